@@ -1,0 +1,49 @@
+/* The host's KVM: /dev/kvm, its API version, capabilities and flavour. One
+ * struct kvm_host serves any number of VMs in a process. */
+#ifndef COLDSTART_KVM_H
+#define COLDSTART_KVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum kvm_flavour {
+	KVM_FLAVOUR_NONE = 0, /* no usable /dev/kvm */
+	KVM_FLAVOUR_VMX,      /* Intel VT-x */
+	KVM_FLAVOUR_SVM,      /* AMD-V */
+	KVM_FLAVOUR_PVM,      /* kvm_pvm: ring-0 guest code is emulated */
+	KVM_FLAVOUR_OTHER,    /* /dev/kvm works, mechanism unknown */
+};
+
+struct kvm_cpuid2;
+
+struct kvm_host {
+	int fd;
+	int api_version;
+	enum kvm_flavour flavour;
+	size_t vcpu_mmap_size;
+	struct kvm_cpuid2 *cpuid; /* KVM_GET_SUPPORTED_CPUID, owned */
+};
+
+/* Where the KVM device lives; tests may point it elsewhere. */
+#define KVM_DEVICE_PATH "/dev/kvm"
+
+/* Opens `path` (NULL for /dev/kvm), checks the API version and the
+ * capabilities coldstart needs. Returns 0 or -errno; -ENOENT, -EACCES and
+ * -ENOTSUP mean the host cannot run VMs (the CLI exits 77). */
+int kvm__open(struct kvm_host *kvm, const char *path);
+void kvm__close(struct kvm_host *kvm);
+
+/* Value of KVM_CHECK_EXTENSION (0 when absent). */
+int kvm__check_cap(const struct kvm_host *kvm, long cap);
+
+/* Detects the flavour from loaded modules and CPU flags; does not need
+ * /dev/kvm to be openable. */
+enum kvm_flavour kvm__detect_flavour(void);
+const char *kvm__flavour_name(enum kvm_flavour flavour);
+
+/* Runs ioctl(2), retrying on EINTR; on failure records "NAME: strerror"
+ * and returns -errno. */
+int kvm__ioctl(int fd, unsigned long request, void *arg, const char *name);
+#define KVM_IOCTL(fd, req, arg) kvm__ioctl((fd), (req), (arg), #req)
+
+#endif

@@ -1,0 +1,169 @@
+/* Guest memory backends: anonymous, memfd and hugetlb. */
+#include "mem.h"
+
+#include "err.h"
+
+#include <fcntl.h>
+#include <linux/memfd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define GUEST_PROT (PROT_READ | PROT_WRITE)
+
+static int anon_map(struct guest_mem *m)
+{
+	void *p = mmap(NULL, m->size, GUEST_PROT,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return err__sys(errno, "mmap of %zu bytes of guest memory",
+				m->size);
+	m->host = p;
+	return 0;
+}
+
+static void plain_unmap(struct guest_mem *m)
+{
+	munmap(m->host, m->size);
+	if (m->fd >= 0)
+		close(m->fd);
+}
+
+static int shared_file_map(struct guest_mem *m, const char *what)
+{
+	void *p;
+
+	if (ftruncate(m->fd, (off_t)m->size) < 0)
+		return err__sys(errno, "sizing %s guest memory", what);
+	p = mmap(NULL, m->size, GUEST_PROT, MAP_SHARED | MAP_NORESERVE, m->fd,
+		 0);
+	if (p == MAP_FAILED)
+		return err__sys(errno, "mmap of %s guest memory", what);
+	m->host = p;
+	return 0;
+}
+
+static int memfd_map(struct guest_mem *m)
+{
+	int ret;
+
+	m->fd = memfd_create("coldstart-guest", MFD_CLOEXEC);
+	if (m->fd < 0)
+		return err__sys(errno, "memfd_create");
+	ret = shared_file_map(m, "memfd");
+	if (ret < 0) {
+		close(m->fd);
+		m->fd = -1;
+	}
+	return ret;
+}
+
+static long free_hugepages(void)
+{
+	static const char path[] =
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
+	char buf[32] = "";
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : 0;
+}
+
+static int hugetlb_map(struct guest_mem *m)
+{
+	long need = (long)(m->size / MEM_ALIGN), have = free_hugepages();
+	int ret;
+
+	if (have < need)
+		return err__set(ENOMEM,
+				"hugetlb backend needs %ld free 2 MiB pages, "
+				"the host has %ld (reserve them with: echo N > "
+				"/proc/sys/vm/nr_hugepages)", need, have);
+	m->fd = memfd_create("coldstart-guest",
+			     MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
+	if (m->fd < 0)
+		return err__sys(errno, "memfd_create(MFD_HUGETLB)");
+	ret = shared_file_map(m, "hugetlb");
+	if (ret < 0) {
+		close(m->fd);
+		m->fd = -1;
+	}
+	return ret;
+}
+
+static const struct guest_mem_ops anon_ops = {
+	.name = "anon",
+	.help = "private anonymous memory (default)",
+	.map = anon_map,
+	.unmap = plain_unmap,
+};
+
+static const struct guest_mem_ops memfd_ops = {
+	.name = "memfd",
+	.help = "shared memfd (a file descriptor other processes could map)",
+	.map = memfd_map,
+	.unmap = plain_unmap,
+};
+
+static const struct guest_mem_ops hugetlb_ops = {
+	.name = "hugetlb",
+	.help = "memfd on 2 MiB hugetlb pages (needs vm.nr_hugepages)",
+	.map = hugetlb_map,
+	.unmap = plain_unmap,
+};
+
+static const struct guest_mem_ops *const backends[] = {
+	&anon_ops, &memfd_ops, &hugetlb_ops, NULL,
+};
+
+const struct guest_mem_ops *const *mem__backends(void)
+{
+	return backends;
+}
+
+const struct guest_mem_ops *mem__backend(const char *name)
+{
+	for (size_t i = 0; backends[i]; i++)
+		if (!strcmp(backends[i]->name, name))
+			return backends[i];
+	return NULL;
+}
+
+int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
+		size_t size)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	if (size == 0 || size % MEM_ALIGN)
+		return err__set(EINVAL, "guest memory size %zu is not a "
+				"positive multiple of 2 MiB", size);
+	m->ops = ops;
+	m->size = size;
+	ret = ops->map(m);
+	if (ret < 0)
+		m->ops = NULL;
+	return ret;
+}
+
+void mem__destroy(struct guest_mem *m)
+{
+	if (m->ops)
+		m->ops->unmap(m);
+	m->ops = NULL;
+	m->host = NULL;
+}
+
+void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len)
+{
+	if (gpa > m->size || len > m->size - gpa)
+		return NULL;
+	return m->host + gpa;
+}

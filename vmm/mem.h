@@ -1,0 +1,46 @@
+/* Guest memory behind a small backend interface. A backend provides one
+ * host mapping of the whole guest-physical range; the snapshot engine adds
+ * restore strategies as further backends. Guest memory is never mapped
+ * executable on the host. */
+#ifndef COLDSTART_MEM_H
+#define COLDSTART_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct guest_mem;
+
+struct guest_mem_ops {
+	const char *name;
+	const char *help;
+	/* Maps m->size bytes into m->host (and m->fd when file-backed). */
+	int (*map)(struct guest_mem *m);
+	/* Releases what map() created. */
+	void (*unmap)(struct guest_mem *m);
+};
+
+struct guest_mem {
+	const struct guest_mem_ops *ops;
+	uint8_t *host;
+	size_t size;
+	int fd; /* -1 for anonymous memory */
+};
+
+/* Backends by name: "anon" (default), "memfd", "hugetlb" (2 MiB pages from
+ * the hugetlb pool; fails clearly when none are reserved). */
+const struct guest_mem_ops *mem__backend(const char *name);
+/* NULL-terminated list, for help text. */
+const struct guest_mem_ops *const *mem__backends(void);
+
+/* Creates memory of `size` bytes (a positive multiple of 2 MiB). */
+int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
+		size_t size);
+void mem__destroy(struct guest_mem *m);
+
+/* Checked translation: the host address of [gpa, gpa + len), or NULL when
+ * any part of it lies outside guest memory (overflow-safe). */
+void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len);
+
+#define MEM_ALIGN (2ull << 20)
+
+#endif

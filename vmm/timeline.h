@@ -1,0 +1,34 @@
+/* A VM's life as named timestamps (CLOCK_MONOTONIC nanoseconds). Marks are
+ * first-wins and atomic, so any vCPU thread may set them. */
+#ifndef COLDSTART_TIMELINE_H
+#define COLDSTART_TIMELINE_H
+
+#include <stdint.h>
+
+enum tl_event {
+	TL_PROCESS_START,
+	TL_KVM_OPENED,
+	TL_VM_CREATED,
+	TL_MEM_READY,
+	TL_VCPU_READY,
+	TL_FIRST_RUN,
+	TL_GUEST_READY,
+	TL_GUEST_DONE,
+	TL_TEARDOWN_DONE,
+	TL_COUNT
+};
+
+struct timeline {
+	uint64_t t[TL_COUNT]; /* 0 = did not happen */
+};
+
+uint64_t timeline__now(void);
+
+/* Records now for `ev` unless already recorded; tl may be NULL. */
+void timeline__mark(struct timeline *tl, enum tl_event ev);
+
+/* Human name ("first KVM_RUN") and JSON key ("first_run"). */
+const char *timeline__name(enum tl_event ev);
+const char *timeline__key(enum tl_event ev);
+
+#endif

@@ -1,0 +1,467 @@
+/* VM lifecycle, vCPU threads and the exit-dispatch loop. */
+#include "vm.h"
+
+#include "cpu_x86.h"
+#include "err.h"
+
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define WAIT_POLL_NS 10000000ull /* how often vm__wait checks for signals */
+
+static const char *const exit_names[] = {
+	[KVM_EXIT_UNKNOWN] = "UNKNOWN",
+	[KVM_EXIT_EXCEPTION] = "EXCEPTION",
+	[KVM_EXIT_IO] = "IO",
+	[KVM_EXIT_HYPERCALL] = "HYPERCALL",
+	[KVM_EXIT_DEBUG] = "DEBUG",
+	[KVM_EXIT_HLT] = "HLT",
+	[KVM_EXIT_MMIO] = "MMIO",
+	[KVM_EXIT_IRQ_WINDOW_OPEN] = "IRQ_WINDOW_OPEN",
+	[KVM_EXIT_SHUTDOWN] = "SHUTDOWN",
+	[KVM_EXIT_FAIL_ENTRY] = "FAIL_ENTRY",
+	[KVM_EXIT_INTR] = "INTR",
+	[KVM_EXIT_SET_TPR] = "SET_TPR",
+	[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS",
+	[KVM_EXIT_NMI] = "NMI",
+	[KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
+	[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT",
+	[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
+	[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
+};
+
+const char *vm__exit_reason_name(uint32_t reason)
+{
+	if (reason < sizeof(exit_names) / sizeof(exit_names[0]) &&
+	    exit_names[reason])
+		return exit_names[reason];
+	return "(unnamed)";
+}
+
+const char *vm__outcome_name(enum vm_outcome outcome)
+{
+	static const char *const names[] = {
+		[VM_RUNNING] = "running", [VM_COMPLETED] = "completed",
+		[VM_FAILED] = "failed",   [VM_STOPPED] = "stopped",
+	};
+
+	return names[outcome];
+}
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+}
+
+static void install_kick_handler(void)
+{
+	struct sigaction sa = { .sa_handler = kick_handler };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(VCPU_KICK_SIGNAL, &sa, NULL);
+}
+
+static void kick_vcpus(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		__atomic_store_n(&vcpu->run->immediate_exit, 1,
+				 __ATOMIC_SEQ_CST);
+		if (vcpu->started)
+			pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+	}
+}
+
+static void vm_vend(struct vm *vm, enum vm_outcome outcome, const char *fmt,
+		    va_list ap)
+{
+	pthread_mutex_lock(&vm->lock);
+	if (!vm->ending) {
+		vm->ending = 1;
+		vm->outcome = outcome;
+		vsnprintf(vm->reason, sizeof(vm->reason), fmt, ap);
+		kick_vcpus(vm);
+	}
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vm_vend(vm, outcome, fmt, ap);
+	va_end(ap);
+}
+
+void vm__interrupt(struct vm *vm)
+{
+	vm->interrupted = 1;
+}
+
+static int handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	int ret = IOTRAP_CONTINUE;
+
+	for (uint32_t i = 0; i < run->io.count && ret == IOTRAP_CONTINUE; i++) {
+		struct io_access a = {
+			.space = IO_SPACE_PIO,
+			.addr = run->io.port,
+			.len = run->io.size,
+			.is_write = run->io.direction == KVM_EXIT_IO_OUT,
+			.data = data + (size_t)i * run->io.size,
+		};
+
+		ret = iotrap__dispatch(&vcpu->vm->io, vcpu, &a);
+	}
+	return ret;
+}
+
+static int handle_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct io_access a = {
+		.space = IO_SPACE_MMIO,
+		.addr = run->mmio.phys_addr,
+		.len = run->mmio.len,
+		.is_write = run->mmio.is_write,
+		.data = run->mmio.data,
+	};
+
+	return iotrap__dispatch(&vcpu->vm->io, vcpu, &a);
+}
+
+static int guest_stopped(struct vcpu *vcpu, const char *what)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
+		return err__set(EFAULT, "vCPU %u: %s", vcpu->id, what);
+	return err__set(EFAULT, "vCPU %u: %s (rip 0x%llx, rsp 0x%llx)",
+			vcpu->id, what, (unsigned long long)regs.rip,
+			(unsigned long long)regs.rsp);
+}
+
+/* IOTRAP_CONTINUE to run again, IOTRAP_STOP when the vCPU is finished,
+ * -errno (message set) on failure. */
+static int handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		return handle_io(vcpu);
+	case KVM_EXIT_MMIO:
+		return handle_mmio(vcpu);
+	case KVM_EXIT_INTR:
+		return IOTRAP_CONTINUE;
+	case KVM_EXIT_SHUTDOWN:
+		return guest_stopped(vcpu, "guest shut down (an exception with "
+				     "no handler, e.g. a page fault)");
+	case KVM_EXIT_HLT:
+		return guest_stopped(vcpu, "guest halted with no way to wake");
+	case KVM_EXIT_INTERNAL_ERROR:
+		return err__set(EIO, "vCPU %u: KVM internal error, suberror %u%s",
+				vcpu->id, run->internal.suberror,
+				run->internal.suberror ==
+						KVM_INTERNAL_ERROR_EMULATION
+					? " (instruction emulation failed)"
+					: "");
+	case KVM_EXIT_FAIL_ENTRY:
+		return err__set(EIO, "vCPU %u: VM entry failed, hardware reason "
+				"0x%llx", vcpu->id,
+				(unsigned long long)run->fail_entry
+					.hardware_entry_failure_reason);
+	default:
+		return err__set(EIO, "vCPU %u: unhandled exit %s (%u)", vcpu->id,
+				vm__exit_reason_name(run->exit_reason),
+				run->exit_reason);
+	}
+}
+
+static void vcpu_finished(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	if (--vm->running == 0 && !vm->ending) {
+		vm->ending = 1;
+		vm->outcome = VM_COMPLETED;
+	}
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+	sigset_t kick;
+	int ret;
+
+	sigemptyset(&kick);
+	sigaddset(&kick, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	while (!__atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE)) {
+		timeline__mark(vm->tl, TL_FIRST_RUN);
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			vm__end(vm, VM_FAILED, "vCPU %u: KVM_RUN: %s", vcpu->id,
+				strerror(errno));
+			break;
+		}
+		vcpu->exits++;
+		ret = handle_exit(vcpu);
+		if (ret == IOTRAP_STOP)
+			break;
+		if (ret < 0) {
+			vm__end(vm, VM_FAILED, "%s", err__last());
+			break;
+		}
+	}
+	vcpu_finished(vcpu);
+	return NULL;
+}
+
+static int create_vcpu(struct vm *vm, unsigned int id)
+{
+	struct vcpu *vcpu = &vm->vcpus[id];
+	void *run;
+	int ret;
+
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = KVM_IOCTL(vm->fd, KVM_CREATE_VCPU, (void *)(uintptr_t)id);
+	if (vcpu->fd < 0)
+		return vcpu->fd;
+	run = mmap(NULL, vm->kvm->vcpu_mmap_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, vcpu->fd, 0);
+	if (run == MAP_FAILED) {
+		ret = err__sys(errno, "mmap of vCPU %u's kvm_run", id);
+		goto err_close;
+	}
+	vcpu->run = run;
+	ret = x86__vcpu_set_cpuid(vcpu);
+	if (ret < 0)
+		goto err_unmap;
+	return 0;
+
+err_unmap:
+	munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
+	vcpu->run = NULL;
+err_close:
+	close(vcpu->fd);
+	vcpu->fd = -1;
+	return ret;
+}
+
+static void destroy_vcpu(struct vm *vm, struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+}
+
+static int set_memory(struct vm *vm)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = vm->mem.size,
+		.userspace_addr = (uintptr_t)vm->mem.host,
+	};
+
+	return KVM_IOCTL(vm->fd, KVM_SET_USER_MEMORY_REGION, &region);
+}
+
+static int check_config(const struct kvm_host *kvm,
+			const struct vm_config *cfg)
+{
+	int max = kvm__check_cap(kvm, KVM_CAP_MAX_VCPUS);
+
+	if (max <= 0)
+		max = kvm__check_cap(kvm, KVM_CAP_NR_VCPUS);
+	if (cfg->nr_vcpus == 0 || (max > 0 && cfg->nr_vcpus > (unsigned)max))
+		return err__set(EINVAL, "%u vCPUs requested; this host allows "
+				"1 to %d", cfg->nr_vcpus, max);
+	return 0;
+}
+
+static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
+			   struct timeline *tl)
+{
+	struct vm *vm = calloc(1, sizeof(*vm));
+	pthread_condattr_t attr;
+
+	if (!vm)
+		return NULL;
+	vm->vcpus = calloc(cfg->nr_vcpus, sizeof(vm->vcpus[0]));
+	if (!vm->vcpus) {
+		free(vm);
+		return NULL;
+	}
+	vm->kvm = kvm;
+	vm->tl = tl;
+	vm->fd = -1;
+	for (unsigned int i = 0; i < cfg->nr_vcpus; i++)
+		vm->vcpus[i].fd = -1;
+	iotrap__init(&vm->io, cfg->strict_io);
+	pthread_mutex_init(&vm->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&vm->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return vm;
+}
+
+static void vm_free(struct vm *vm)
+{
+	pthread_cond_destroy(&vm->cond);
+	pthread_mutex_destroy(&vm->lock);
+	free(vm->vcpus);
+	free(vm);
+}
+
+int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
+	       struct timeline *tl, struct vm **out)
+{
+	struct vm *vm;
+	int ret = check_config(kvm, cfg);
+
+	if (ret < 0)
+		return ret;
+	vm = vm_alloc(kvm, cfg, tl);
+	if (!vm)
+		return err__set(ENOMEM, "allocating a VM");
+	vm->fd = KVM_IOCTL(kvm->fd, KVM_CREATE_VM, NULL);
+	if (vm->fd < 0) {
+		ret = vm->fd;
+		goto err_free;
+	}
+	timeline__mark(tl, TL_VM_CREATED);
+	ret = mem__create(&vm->mem, cfg->mem_ops ? cfg->mem_ops
+						 : mem__backend("anon"),
+			  cfg->mem_size);
+	if (ret < 0)
+		goto err_close;
+	ret = set_memory(vm);
+	if (ret < 0)
+		goto err_mem;
+	timeline__mark(tl, TL_MEM_READY);
+	for (; vm->nr_vcpus < cfg->nr_vcpus; vm->nr_vcpus++) {
+		ret = create_vcpu(vm, vm->nr_vcpus);
+		if (ret < 0)
+			goto err_vcpus;
+	}
+	timeline__mark(tl, TL_VCPU_READY);
+	*out = vm;
+	return 0;
+
+err_vcpus:
+	while (vm->nr_vcpus--)
+		destroy_vcpu(vm, &vm->vcpus[vm->nr_vcpus]);
+err_mem:
+	mem__destroy(&vm->mem);
+err_close:
+	close(vm->fd);
+err_free:
+	vm_free(vm);
+	return ret;
+}
+
+int vm__start(struct vm *vm)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	sigset_t all, old;
+	int ret = 0;
+
+	pthread_once(&once, install_kick_handler);
+	/* Threads inherit a fully blocked mask: process signals such as
+	 * SIGINT go to the caller; each vCPU unblocks only the kick. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_mutex_lock(&vm->lock);
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+		if (ret) {
+			ret = err__sys(ret, "creating the thread of vCPU %u", i);
+			break;
+		}
+		vcpu->started = true;
+		vm->running++;
+	}
+	pthread_mutex_unlock(&vm->lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0)
+		vm__end(vm, VM_FAILED, "%s", err__last());
+	return ret;
+}
+
+static void deadline_after(struct timespec *ts, uint64_t ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ns += (uint64_t)ts->tv_nsec;
+	ts->tv_sec += (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns)
+{
+	uint64_t start = timeline__now();
+	struct timespec poll;
+
+	pthread_mutex_lock(&vm->lock);
+	while (vm->running > 0) {
+		if (vm->interrupted && !vm->ending) {
+			pthread_mutex_unlock(&vm->lock);
+			vm__end(vm, VM_STOPPED, "interrupted by a signal");
+			pthread_mutex_lock(&vm->lock);
+		}
+		if (timeout_ns && !vm->ending &&
+		    timeline__now() - start >= timeout_ns) {
+			pthread_mutex_unlock(&vm->lock);
+			vm__end(vm, VM_STOPPED, "timed out after %.3f s",
+				(double)timeout_ns / 1e9);
+			pthread_mutex_lock(&vm->lock);
+		}
+		deadline_after(&poll, WAIT_POLL_NS);
+		pthread_cond_timedwait(&vm->cond, &vm->lock, &poll);
+	}
+	pthread_mutex_unlock(&vm->lock);
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		if (vm->vcpus[i].started)
+			pthread_join(vm->vcpus[i].thread, NULL);
+		vm->vcpus[i].started = false;
+	}
+	return vm->outcome;
+}
+
+void vm__destroy(struct vm *vm)
+{
+	if (!vm)
+		return;
+	if (vm->running) {
+		vm__end(vm, VM_STOPPED, "destroyed while running");
+		vm__wait(vm, 0);
+	}
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
+		destroy_vcpu(vm, &vm->vcpus[i]);
+	mem__destroy(&vm->mem);
+	close(vm->fd);
+	vm_free(vm);
+}

@@ -1,0 +1,92 @@
+/* A VM and its vCPUs as handles: creation with rollback, one thread per
+ * vCPU, a run loop that dispatches I/O exits to the trap registry, and a
+ * clean stop from any thread (immediate_exit plus a signal). */
+#ifndef COLDSTART_VM_H
+#define COLDSTART_VM_H
+
+#include "iotrap.h"
+#include "kvm.h"
+#include "mem.h"
+#include "timeline.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The signal that kicks a vCPU thread out of KVM_RUN. Its handler is
+ * installed (empty, without SA_RESTART) the first time a VM starts. */
+#define VCPU_KICK_SIGNAL SIGUSR1
+
+struct kvm_run;
+
+struct vcpu {
+	struct vm *vm;
+	unsigned int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool started;
+	uint64_t exits; /* KVM_RUN returns handled */
+};
+
+enum vm_outcome {
+	VM_RUNNING = 0,
+	VM_COMPLETED, /* the guest reached the goal (all vCPUs finished) */
+	VM_FAILED,    /* guest misbehaviour or a VMM error; see reason */
+	VM_STOPPED,   /* stopped from outside: timeout, signal, request */
+};
+
+struct vm_config {
+	uint64_t mem_size; /* multiple of 2 MiB */
+	unsigned int nr_vcpus;
+	const struct guest_mem_ops *mem_ops; /* NULL: anonymous */
+	bool strict_io;    /* unclaimed I/O stops the VM */
+};
+
+struct vm {
+	struct kvm_host *kvm; /* borrowed */
+	int fd;
+	struct guest_mem mem;
+	struct iotrap_table io;
+	unsigned int nr_vcpus;
+	struct vcpu *vcpus;
+	struct timeline *tl; /* borrowed, may be NULL */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int running; /* vCPU threads not yet finished */
+	int ending;           /* set once an outcome is chosen */
+	volatile int interrupted; /* set by vm__interrupt() */
+	enum vm_outcome outcome;
+	char reason[512];
+};
+
+/* Creates the VM, its memory (registered as slot 0 at GPA 0) and its vCPUs
+ * (with CPUID set). Marks VM_CREATED, MEM_READY and VCPU_READY in tl.
+ * On failure nothing is left behind. */
+int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
+	       struct timeline *tl, struct vm **out);
+
+/* Starts one thread per vCPU. Register traps and set registers first. */
+int vm__start(struct vm *vm);
+
+/* Waits until the VM ends or `timeout_ns` passes (0 = no limit); on timeout
+ * stops it with VM_STOPPED. Joins every vCPU thread. Returns the outcome. */
+enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns);
+
+/* Chooses the outcome (first caller wins) and kicks every vCPU out of
+ * KVM_RUN. Safe from any thread, including vCPU threads and trap
+ * handlers. */
+void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Async-signal-safe request to stop (VM_STOPPED, "interrupted"). */
+void vm__interrupt(struct vm *vm);
+
+/* Stops if needed, joins threads, frees everything; NULL is a no-op. */
+void vm__destroy(struct vm *vm);
+
+const char *vm__outcome_name(enum vm_outcome outcome);
+const char *vm__exit_reason_name(uint32_t reason);
+
+#endif
