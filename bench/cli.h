@@ -1,0 +1,46 @@
+/* The coldstart command line: exit codes, the command table's entry type,
+ * and helpers shared by the commands. Only this layer prints fatal errors
+ * and chooses exit codes. */
+#ifndef COLDSTART_CLI_H
+#define COLDSTART_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum cli_exit {
+	CLI_OK = 0,
+	CLI_FAIL = 1,  /* the run failed, or a regression was found */
+	CLI_USAGE = 2, /* bad arguments or incomparable inputs */
+	CLI_SKIP = 77, /* this host cannot run it (no KVM, no huge pages...) */
+};
+
+struct command {
+	const char *name;
+	const char *summary;
+	/* argv[0] is the command's name; returns an enum cli_exit. */
+	int (*run)(int argc, char **argv);
+};
+
+/* CLOCK_MONOTONIC ns at the top of main(): the timeline's origin. */
+extern uint64_t cli_process_start;
+
+/* Prints "coldstart: <message>" to stderr and returns `code`. */
+int cli__error(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The exit code for a -errno from opening KVM or creating a VM: CLI_SKIP
+ * when the host cannot run VMs (no device, no permission, missing
+ * capability or resource), CLI_FAIL otherwise. */
+int cli__exit_for(int err);
+
+/* Absolute path of the running binary, for process-per-VM runs. */
+const char *cli__self_exe(void);
+
+/* Prints a usage line, "Try 'coldstart CMD --help'", returns CLI_USAGE. */
+int cli__usage_error(const char *cmd);
+
+int cmd_run(int argc, char **argv);
+int cmd_sysinfo(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,86 @@
+/* `coldstart bench`: the table of benchmark drivers. */
+#include "cli.h"
+#include "err.h"
+#include "floor.h"
+#include "args.h"
+#include "lifecycle.h"
+
+#include <string.h>
+
+static int cmd_bench_floor(int argc, char **argv);
+
+static const struct command drivers[] = {
+	{ "lifecycle", "create -> READY -> destroy, in-process and "
+		       "process-per-VM, against the floor", cmd_bench_lifecycle },
+	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
+	  cmd_bench_floor },
+};
+
+#define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart bench DRIVER [OPTIONS]\n\nDrivers:\n", out);
+	for (size_t i = 0; i < NR_DRIVERS; i++)
+		fprintf(out, "  %-10s %s\n", drivers[i].name,
+			drivers[i].summary);
+	fputs("\n'coldstart bench DRIVER --help' describes each driver.\n", out);
+}
+
+/* N bare-ioctl cycles, silently: used as a child by the lifecycle driver
+ * and usable alone to check that a host can run VMs at all. */
+static int cmd_bench_floor(int argc, char **argv)
+{
+	const char *kvm_path = NULL;
+	uint64_t n = 1;
+	struct floor f;
+	int ret = 0;
+
+	for (int i = 1; ret == 0 && i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs("Usage: coldstart bench floor [-nN] [--kvm PATH]\n"
+			      "Runs N (default 1) create -> run -> destroy "
+			      "cycles with bare KVM ioctls;\nprints nothing, "
+			      "exits 0 when all succeeded.\n", stdout);
+			return CLI_OK;
+		}
+		if (!strncmp(argv[i], "-n", 2) && argv[i][2])
+			ret = args__u64("-n", argv[i] + 2, 1, 100000000, &n);
+		else if (!strcmp(argv[i], "--kvm") && i + 1 < argc)
+			kvm_path = argv[++i];
+		else
+			ret = err__set(EINVAL, "unexpected argument '%s'",
+				       argv[i]);
+	}
+	if (ret < 0) {
+		cli__error(CLI_USAGE, "bench floor: %s", err__last());
+		return cli__usage_error("bench floor");
+	}
+	ret = floor__open(&f, kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench floor: %s",
+				  err__last());
+	for (uint64_t i = 0; ret == 0 && i < n; i++)
+		ret = floor__cycle(&f);
+	floor__close(&f);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "bench floor: %s", err__last());
+	return CLI_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < NR_DRIVERS; i++)
+		if (!strcmp(argv[1], drivers[i].name))
+			return drivers[i].run(argc - 1, argv + 1);
+	cli__error(CLI_USAGE, "bench: unknown driver '%s'", argv[1]);
+	return cli__usage_error("bench");
+}

@@ -1,0 +1,396 @@
+/* `coldstart run`: one VM with the probe guest, its timeline and result. */
+#include "cmd_run.h"
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <string.h>
+
+#define MiB ((uint64_t)1 << 20)
+#define DEFAULT_TIMEOUT_NS (60ull * 1000000000ull)
+#define DEFAULT_STRIDE 16
+#define MAX_MEM (1ull << 40)
+
+static const char *const pattern_names[] = { "seq", "random", "stride", NULL };
+static const char *const op_names[] = { "read", "write", NULL };
+static const char *const misbehave_names[] = { "none", "abort", "bad-port",
+					       "fault", "hang", NULL };
+static const char *const stop_names[] = { "done", "ready", NULL };
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart run [OPTIONS]\n"
+	      "Runs the built-in probe guest in one VM and prints its timeline.\n\n"
+	      "VM:\n"
+	      "  --mem SIZE          guest memory (default: the least that fits "
+	      "the workload,\n"
+	      "                      at least 2M; a multiple of 2 MiB)\n"
+	      "  --vcpus N           vCPUs, one host thread each (default 1, "
+	      "at most 64)\n"
+	      "  --mem-backend NAME  anon (default), memfd, hugetlb\n"
+	      "  --kvm PATH          KVM device (default /dev/kvm)\n"
+	      "Workload (split evenly across vCPUs):\n"
+	      "  --init SIZE         memory first-touched before READY "
+	      "(default 0)\n"
+	      "  --ws SIZE           working set touched after READY "
+	      "(default 0)\n"
+	      "  --pattern NAME      seq (default), random, stride\n"
+	      "  --stride PAGES      page stride for --pattern stride "
+	      "(default 16)\n"
+	      "  --op NAME           read (default) or write\n"
+	      "  --seed N            seed for random order and written values "
+	      "(default 1)\n"
+	      "  --compute N         spin iterations per vCPU after the "
+	      "working set (default 0)\n"
+	      "Control:\n"
+	      "  --stop-at WHEN      done (default) or ready: stop once every "
+	      "vCPU is READY\n"
+	      "  --timeout DUR       stop the VM after DUR (default 60s; 0 = "
+	      "never)\n"
+	      "  --misbehave WHAT    make the guest fail on purpose: abort, "
+	      "bad-port, fault, hang\n"
+	      "Output:\n"
+	      "  --json              one JSON document on stdout\n"
+	      "  -q, --quiet         print nothing on stdout (errors still go to "
+	      "stderr)\n"
+	      "  -h, --help          this help\n\n"
+	      "Exit codes: 0 the guest finished with the predicted checksum, "
+	      "1 it did not,\n2 usage error, 77 this host cannot run VMs.\n",
+	      out);
+}
+
+enum {
+	OPT_MEM = 256, OPT_VCPUS, OPT_BACKEND, OPT_KVM, OPT_INIT, OPT_WS,
+	OPT_PATTERN, OPT_STRIDE, OPT_OP, OPT_SEED, OPT_COMPUTE, OPT_STOP,
+	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON,
+};
+
+static const struct option options[] = {
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "vcpus", required_argument, NULL, OPT_VCPUS },
+	{ "mem-backend", required_argument, NULL, OPT_BACKEND },
+	{ "kvm", required_argument, NULL, OPT_KVM },
+	{ "init", required_argument, NULL, OPT_INIT },
+	{ "ws", required_argument, NULL, OPT_WS },
+	{ "pattern", required_argument, NULL, OPT_PATTERN },
+	{ "stride", required_argument, NULL, OPT_STRIDE },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "compute", required_argument, NULL, OPT_COMPUTE },
+	{ "stop-at", required_argument, NULL, OPT_STOP },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "misbehave", required_argument, NULL, OPT_MISBEHAVE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_backend(const char *text, struct run_config *cfg)
+{
+	cfg->mem_ops = mem__backend(text);
+	if (cfg->mem_ops)
+		return 0;
+	return err__set(EINVAL, "--mem-backend: '%s' is not one of: anon, "
+			"memfd, hugetlb", text);
+}
+
+static int parse_enum(const char *opt, const char *text,
+		      const char *const *names, uint32_t *out)
+{
+	unsigned int v;
+	int ret = args__choice(opt, text, names, &v);
+
+	if (ret == 0)
+		*out = v;
+	return ret;
+}
+
+static int parse_one(int c, const char *arg, struct run_cli *o)
+{
+	struct run_config *cfg = &o->cfg;
+	struct probe_params *p = &cfg->probe;
+	uint64_t v;
+	uint32_t e = 0;
+	int ret;
+
+	switch (c) {
+	case OPT_MEM:
+		o->mem_given = true;
+		return args__size("--mem", arg, &cfg->mem_size);
+	case OPT_VCPUS:
+		ret = args__u64("--vcpus", arg, 1, PROBE_MAX_VCPUS, &v);
+		cfg->nr_vcpus = (unsigned int)v;
+		return ret;
+	case OPT_BACKEND:
+		return parse_backend(arg, cfg);
+	case OPT_KVM:
+		o->kvm_path = arg;
+		return 0;
+	case OPT_INIT:
+		return args__size("--init", arg, &p->init_bytes);
+	case OPT_WS:
+		return args__size("--ws", arg, &p->ws_bytes);
+	case OPT_PATTERN:
+		return parse_enum("--pattern", arg, pattern_names, &p->pattern);
+	case OPT_STRIDE:
+		ret = args__u64("--stride", arg, 1, UINT32_MAX, &v);
+		p->stride = (uint32_t)v;
+		return ret;
+	case OPT_OP:
+		return parse_enum("--op", arg, op_names, &p->op);
+	case OPT_SEED:
+		return args__u64("--seed", arg, 0, UINT64_MAX, &p->seed);
+	case OPT_COMPUTE:
+		return args__u64("--compute", arg, 0, UINT64_MAX,
+				 &p->compute_iters);
+	case OPT_STOP:
+		ret = parse_enum("--stop-at", arg, stop_names, &e);
+		p->stop_at_ready = e == 1;
+		return ret;
+	case OPT_TIMEOUT:
+		return args__duration("--timeout", arg, &cfg->timeout_ns);
+	case OPT_MISBEHAVE:
+		return parse_enum("--misbehave", arg, misbehave_names,
+				  &p->misbehave);
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	default:
+		return err__set(EINVAL, "unknown option");
+	}
+}
+
+static int check_sizes(struct run_cli *o)
+{
+	struct run_config *cfg = &o->cfg;
+	uint64_t need = runner__min_mem(&cfg->probe);
+
+	if (!o->mem_given)
+		cfg->mem_size = need;
+	if (cfg->mem_size == 0 || cfg->mem_size % MEM_ALIGN ||
+	    cfg->mem_size > MAX_MEM)
+		return err__set(EINVAL, "--mem: %" PRIu64 " bytes is not a "
+				"multiple of 2 MiB between 2M and 1T",
+				cfg->mem_size);
+	if (cfg->mem_size < need)
+		return err__set(EINVAL, "--mem: the workload needs at least "
+				"%" PRIu64 " MiB of guest memory", need / MiB);
+	if (cfg->probe.init_bytes % PROBE_PAGE_SIZE ||
+	    cfg->probe.ws_bytes % PROBE_PAGE_SIZE)
+		return err__set(EINVAL, "--init and --ws must be multiples of "
+				"4 KiB");
+	return 0;
+}
+
+int cmd_run__parse(int argc, char **argv, struct run_cli *o)
+{
+	int c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg.nr_vcpus = 1;
+	o->cfg.timeout_ns = DEFAULT_TIMEOUT_NS;
+	o->cfg.verify = true;
+	o->cfg.probe.seed = 1;
+	o->cfg.probe.stride = DEFAULT_STRIDE;
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
+		if (c == '?')
+			return err__set(EINVAL, "unknown or incomplete option "
+					"'%s'", argv[optind - 1]);
+		ret = parse_one(c, optarg, o);
+	}
+	if (ret == 0 && optind < argc)
+		return err__set(EINVAL, "unexpected argument '%s'",
+				argv[optind]);
+	if (ret == 0 && !o->help)
+		ret = check_sizes(o);
+	if (o->json && o->quiet)
+		return err__set(EINVAL, "--json and --quiet exclude each other");
+	return ret;
+}
+
+static double ms_since_start(const struct timeline *tl, enum tl_event ev)
+{
+	return (double)(tl->t[ev] - tl->t[TL_PROCESS_START]) / 1e6;
+}
+
+static void print_human(const struct run_cli *o, const struct run_result *r)
+{
+	const struct run_config *cfg = &o->cfg;
+	const struct probe_params *p = &cfg->probe;
+	double prev = 0;
+
+	printf("probe guest: %u vCPU%s, %" PRIu64 " MiB %s memory; init %" PRIu64
+	       " KiB, working set %" PRIu64 " KiB (%s %s), compute %" PRIu64 "\n",
+	       cfg->nr_vcpus, cfg->nr_vcpus > 1 ? "s" : "",
+	       cfg->mem_size / MiB, cfg->mem_ops ? cfg->mem_ops->name : "anon",
+	       p->init_bytes >> 10, p->ws_bytes >> 10, pattern_names[p->pattern],
+	       op_names[p->op], p->compute_iters);
+	printf("%12s %12s  %s\n", "time (ms)", "step (ms)", "event");
+	for (int ev = 0; ev < TL_COUNT; ev++) {
+		double t;
+
+		if (!r->tl.t[ev])
+			continue;
+		t = ms_since_start(&r->tl, ev);
+		printf("%12.3f %+12.3f  %s\n", t, t - prev, timeline__name(ev));
+		prev = t;
+	}
+	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
+	       r->reason[0] ? ": " : "", r->reason);
+	if (r->probe.done == cfg->nr_vcpus && cfg->verify)
+		printf("checksum: 0x%016" PRIx64 " (%s 0x%016" PRIx64 ")\n",
+		       r->probe.checksum,
+		       r->checksum_ok ? "matches the prediction"
+				      : "WRONG, the host predicted",
+		       r->expected_checksum);
+	printf("guest work: %" PRIu64 " pages touched after READY, %" PRIu64
+	       " ucalls, %" PRIu64 " VM exits\n", r->probe.pages,
+	       r->probe.ucalls, r->exits);
+	if (r->have_memory)
+		printf("memory before teardown: RSS %" PRIu64 " KiB, PSS %" PRIu64
+		       " KiB, USS %" PRIu64 " KiB; guest resident %" PRIu64
+		       " KiB; VMM overhead (USS - guest) %" PRIu64 " KiB\n",
+		       r->memory.rss_kib, r->memory.pss_kib, r->memory.uss_kib,
+		       r->memory.guest_rss_kib,
+		       memstat__overhead_kib(&r->memory));
+}
+
+static json_t *config_json(const struct run_cli *o)
+{
+	const struct run_config *cfg = &o->cfg;
+	const struct probe_params *p = &cfg->probe;
+
+	return json_pack("{s:s, s:I, s:i, s:s, s:I, s:I, s:s, s:i, s:s, s:I, "
+			 "s:I, s:s, s:s, s:I}",
+			 "guest", "probe", "mem_bytes", (json_int_t)cfg->mem_size,
+			 "vcpus", (int)cfg->nr_vcpus, "mem_backend",
+			 cfg->mem_ops ? cfg->mem_ops->name : "anon",
+			 "init_bytes", (json_int_t)p->init_bytes, "ws_bytes",
+			 (json_int_t)p->ws_bytes, "pattern",
+			 pattern_names[p->pattern], "stride", (int)p->stride,
+			 "op", op_names[p->op], "seed", (json_int_t)p->seed,
+			 "compute_iters", (json_int_t)p->compute_iters,
+			 "stop_at", p->stop_at_ready ? "ready" : "done",
+			 "misbehave", misbehave_names[p->misbehave],
+			 "timeout_ns", (json_int_t)cfg->timeout_ns);
+}
+
+static json_t *timeline_json(const struct timeline *tl)
+{
+	json_t *obj = json_object();
+
+	for (int ev = 0; ev < TL_COUNT; ev++)
+		if (tl->t[ev])
+			json_object_set_new(obj, timeline__key(ev),
+				json_integer((json_int_t)(tl->t[ev] -
+						tl->t[TL_PROCESS_START])));
+	return obj;
+}
+
+static json_t *memory_json(const struct run_result *r)
+{
+	if (!r->have_memory)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			 "rss_kib", (json_int_t)r->memory.rss_kib,
+			 "pss_kib", (json_int_t)r->memory.pss_kib,
+			 "uss_kib", (json_int_t)r->memory.uss_kib,
+			 "guest_rss_kib", (json_int_t)r->memory.guest_rss_kib,
+			 "vmm_overhead_kib",
+			 (json_int_t)memstat__overhead_kib(&r->memory));
+}
+
+static void hex(char *buf, size_t size, uint64_t v)
+{
+	snprintf(buf, size, "0x%016" PRIx64, v);
+}
+
+static void print_json(const struct run_cli *o, const struct run_result *r)
+{
+	char sum[24], want[24];
+	json_t *doc;
+
+	hex(sum, sizeof(sum), r->probe.checksum);
+	hex(want, sizeof(want), r->expected_checksum);
+	doc = json_pack("{s:i, s:s, s:o, s:s, s:s, s:o, s:s, s:s, s:b, s:I, "
+			"s:I, s:I, s:o, s:b}",
+			"schema", 1, "command", "run", "config", config_json(o),
+			"outcome", vm__outcome_name(r->outcome), "reason",
+			r->reason, "timeline_ns", timeline_json(&r->tl),
+			"checksum", sum, "expected_checksum", want,
+			"checksum_ok", r->checksum_ok, "pages_touched",
+			(json_int_t)r->probe.pages, "ucalls",
+			(json_int_t)r->probe.ucalls, "exits",
+			(json_int_t)r->exits, "memory", memory_json(r),
+			"success", runner__succeeded(&o->cfg, r));
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	runner__interrupt();
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli o;
+	struct run_result res = { 0 };
+	struct kvm_host kvm;
+	int ret;
+
+	if (cmd_run__parse(argc, argv, &o) < 0) {
+		cli__error(CLI_USAGE, "run: %s", err__last());
+		return cli__usage_error("run");
+	}
+	if (o.help) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	o.cfg.measure_memory = !o.quiet;
+	res.tl.t[TL_PROCESS_START] = cli_process_start;
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	timeline__mark(&res.tl, TL_KVM_OPENED);
+	catch_signals();
+	ret = runner__probe(&kvm, &o.cfg, &res);
+	kvm__close(&kvm);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	if (o.json)
+		print_json(&o, &res);
+	else if (!o.quiet)
+		print_human(&o, &res);
+	if (runner__succeeded(&o.cfg, &res))
+		return CLI_OK;
+	fprintf(stderr, "coldstart: run failed: %s\n",
+			res.outcome == VM_COMPLETED ? "the checksum is wrong"
+						    : res.reason);
+	return CLI_FAIL;
+}

@@ -1,0 +1,22 @@
+/* `coldstart run`: its options, parsed by a function tests can call. */
+#ifndef COLDSTART_CMD_RUN_H
+#define COLDSTART_CMD_RUN_H
+
+#include "runner.h"
+
+#include <stdbool.h>
+
+struct run_cli {
+	struct run_config cfg;
+	const char *kvm_path; /* NULL: /dev/kvm */
+	bool json;
+	bool quiet;
+	bool help;
+	bool mem_given; /* --mem was set; else sized to fit the workload */
+};
+
+/* Fills `out` from argv (argv[0] = "run"). Returns 0, or -EINVAL with the
+ * reason in err__last(). Sets defaults for everything not given. */
+int cmd_run__parse(int argc, char **argv, struct run_cli *out);
+
+#endif

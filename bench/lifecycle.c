@@ -1,0 +1,505 @@
+/* The lifecycle benchmark: four interleaved series of create -> READY ->
+ * destroy times (coldstart and the floor, in-process and one process per
+ * VM), their summaries and ratios, and the VMM's memory overhead. */
+#include "lifecycle.h"
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "floor.h"
+#include "output.h"
+#include "runner.h"
+#include "stats.h"
+#include "sysinfo.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum series_id { INPROC_COLDSTART, INPROC_FLOOR, PROC_COLDSTART, PROC_FLOOR,
+		 NR_SERIES };
+
+static const struct {
+	const char *name, *mode, *impl;
+} series_info[NR_SERIES] = {
+	[INPROC_COLDSTART] = { "inproc.coldstart", "in-process", "coldstart" },
+	[INPROC_FLOOR] = { "inproc.floor", "in-process", "bare ioctls" },
+	[PROC_COLDSTART] = { "process.coldstart", "process-per-VM",
+			     "coldstart" },
+	[PROC_FLOOR] = { "process.floor", "process-per-VM", "bare ioctls" },
+};
+
+struct series {
+	double *ns; /* counted samples */
+	size_t n;
+	struct summary sum;
+};
+
+struct lifecycle {
+	struct lifecycle_opts o;
+	struct series s[NR_SERIES];
+	json_t *memory; /* from one `coldstart run --json` child, or NULL */
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart bench lifecycle [OPTIONS]\n"
+	      "Times create -> READY -> destroy of the minimal probe guest "
+	      "(1 vCPU, 2 MiB),\nin-process and one process per VM, beside "
+	      "the same cycle done with bare KVM\nioctls in the same run "
+	      "(the floor). Series are interleaved.\n\n"
+	      "  -n, --count N      counted cycles per series (default 200)\n"
+	      "  -w, --warmup N     uncounted cycles first (default 20)\n"
+	      "  --mode MODE        in-process, process or both (default "
+	      "both)\n"
+	      "  --json             JSON (raw samples, summaries, sysinfo) on "
+	      "stdout\n"
+	      "  --out DIR          also write DIR/lifecycle.json and "
+	      "DIR/lifecycle.md\n"
+	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
+	      "  -h, --help         this help\n", out);
+}
+
+int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
+{
+	static const char *const modes[] = { "both", "in-process", "process",
+					     NULL };
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "kvm", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int mode = 0;
+	int c, ret = 0;
+
+	*o = (struct lifecycle_opts){ .count = 200, .warmup = 20 };
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': ret = args__u64("--count", optarg, 1, 1000000, &o->count); break;
+		case 'w': ret = args__u64("--warmup", optarg, 0, 1000000, &o->warmup); break;
+		case 'm': ret = args__choice("--mode", optarg, modes, &mode); break;
+		case 'j': o->json = true; break;
+		case 'o': o->out_dir = optarg; break;
+		case 'k': o->kvm_path = optarg; break;
+		case 'h': return 1;
+		default:
+			return err__set(EINVAL, "unknown or incomplete option "
+					"'%s'", argv[optind - 1]);
+		}
+	}
+	if (ret == 0 && optind < argc)
+		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	o->in_process = mode != 2;
+	o->process = mode != 1;
+	return ret;
+}
+
+static struct run_config minimal_guest(void)
+{
+	return (struct run_config){
+		.mem_size = 2ull << 20,
+		.nr_vcpus = 1,
+		.probe = { .stop_at_ready = true, .seed = 1 },
+		.timeout_ns = 10ull * 1000000000ull,
+	};
+}
+
+static int inproc_coldstart(struct kvm_host *kvm)
+{
+	struct run_config cfg = minimal_guest();
+	struct run_result res = { 0 };
+	int ret = runner__probe(kvm, &cfg, &res);
+
+	if (ret == 0 && !runner__succeeded(&cfg, &res))
+		ret = err__set(EIO, "probe guest did not reach READY: %s",
+			       res.reason);
+	return ret;
+}
+
+/* Runs argv as a child and waits; 0 when it exited 0. */
+static int spawn_wait(char *const argv[])
+{
+	pid_t pid;
+	int status, ret = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+
+	if (ret)
+		return err__sys(ret, "spawning %s", argv[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err__sys(errno, "waiting for %s", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err__set(EIO, "'%s %s' failed (status 0x%x)", argv[0],
+				argv[1], status);
+	return 0;
+}
+
+struct child_args {
+	char *coldstart[8];
+	char *floor[8];
+};
+
+static void child_args(struct child_args *c, const char *exe,
+		       const char *kvm_path)
+{
+	static char run[] = "run", stop[] = "--stop-at=ready", quiet[] = "-q",
+		    bench[] = "bench", floor[] = "floor", one[] = "-n1",
+		    kvm_opt[] = "--kvm";
+	int i = 0, j = 0;
+
+	c->coldstart[i++] = (char *)exe;
+	c->coldstart[i++] = run;
+	c->coldstart[i++] = stop;
+	c->coldstart[i++] = quiet;
+	c->floor[j++] = (char *)exe;
+	c->floor[j++] = bench;
+	c->floor[j++] = floor;
+	c->floor[j++] = one;
+	if (kvm_path) {
+		c->coldstart[i++] = kvm_opt;
+		c->coldstart[i++] = (char *)kvm_path;
+		c->floor[j++] = kvm_opt;
+		c->floor[j++] = (char *)kvm_path;
+	}
+	c->coldstart[i] = NULL;
+	c->floor[j] = NULL;
+}
+
+struct rig {
+	struct kvm_host kvm;
+	struct floor floor;
+	struct child_args args;
+};
+
+static int one_sample(struct rig *rig, enum series_id id)
+{
+	switch (id) {
+	case INPROC_COLDSTART:
+		return inproc_coldstart(&rig->kvm);
+	case INPROC_FLOOR:
+		return floor__cycle(&rig->floor);
+	case PROC_COLDSTART:
+		return spawn_wait(rig->args.coldstart);
+	default:
+		return spawn_wait(rig->args.floor);
+	}
+}
+
+/* Interleaves the two series of a mode, alternating which goes first so
+ * neither always inherits the other's cache state. */
+static int run_pair(struct lifecycle *lc, struct rig *rig, enum series_id a,
+		    const char *what)
+{
+	uint64_t total = lc->o.warmup + lc->o.count;
+
+	for (uint64_t i = 0; i < total; i++) {
+		for (int k = 0; k < 2; k++) {
+			enum series_id id = a + (unsigned int)((k + i) % 2);
+			uint64_t t0 = timeline__now();
+			int ret = one_sample(rig, id);
+			uint64_t dt = timeline__now() - t0;
+
+			if (ret < 0)
+				return ret;
+			if (i >= lc->o.warmup)
+				lc->s[id].ns[lc->s[id].n++] = (double)dt;
+		}
+		if (i % 16 == 0 || i + 1 == total)
+			output__progress(what, (unsigned long)(i + 1),
+					 (unsigned long)total);
+	}
+	output__progress_done();
+	return 0;
+}
+
+/* One `coldstart run --json` child: its memory figures at DONE. */
+static json_t *measure_memory(const char *exe, const char *kvm_path)
+{
+	char *argv[] = { (char *)exe, "run", "--json", kvm_path ? "--kvm" : NULL,
+			 (char *)kvm_path, NULL };
+	posix_spawn_file_actions_t fa;
+	json_t *doc, *mem = NULL;
+	int fds[2], status;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fds) < 0)
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	if (posix_spawn(&pid, exe, &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	doc = f ? json_loadf(f, 0, NULL) : NULL;
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (doc && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		mem = json_incref(json_object_get(doc, "memory"));
+	json_decref(doc);
+	return mem;
+}
+
+static int alloc_series(struct lifecycle *lc)
+{
+	for (int i = 0; i < NR_SERIES; i++) {
+		lc->s[i].ns = calloc(lc->o.count, sizeof(double));
+		if (!lc->s[i].ns)
+			return err__set(ENOMEM, "allocating samples");
+	}
+	return 0;
+}
+
+static void free_series(struct lifecycle *lc)
+{
+	for (int i = 0; i < NR_SERIES; i++)
+		free(lc->s[i].ns);
+	json_decref(lc->memory);
+}
+
+static int open_rig(struct rig *rig, const struct lifecycle_opts *o)
+{
+	const char *exe = cli__self_exe();
+	int ret;
+
+	if (!exe)
+		return err__set(ENOENT, "cannot find the coldstart binary "
+				"(/proc/self/exe)");
+	child_args(&rig->args, exe, o->kvm_path);
+	ret = kvm__open(&rig->kvm, o->kvm_path);
+	if (ret < 0)
+		return ret;
+	ret = floor__open(&rig->floor, o->kvm_path);
+	if (ret < 0)
+		kvm__close(&rig->kvm);
+	return ret;
+}
+
+static int measure(struct lifecycle *lc)
+{
+	struct rig rig;
+	int ret = open_rig(&rig, &lc->o);
+
+	if (ret < 0)
+		return ret;
+	if (lc->o.in_process)
+		ret = run_pair(lc, &rig, INPROC_COLDSTART, "in-process");
+	if (ret == 0 && lc->o.process)
+		ret = run_pair(lc, &rig, PROC_COLDSTART, "process-per-VM");
+	floor__close(&rig.floor);
+	kvm__close(&rig.kvm);
+	if (ret == 0 && lc->o.process)
+		lc->memory = measure_memory(rig.args.coldstart[0],
+					    lc->o.kvm_path);
+	for (int i = 0; ret == 0 && i < NR_SERIES; i++)
+		if (lc->s[i].n)
+			stats__summarize(lc->s[i].ns, lc->s[i].n, &lc->s[i].sum);
+	return ret;
+}
+
+static double rate(const struct series *s)
+{
+	return s->sum.mean > 0 ? 1e9 / s->sum.mean : 0;
+}
+
+/* The table, as Markdown rows or plain columns. */
+static void print_table(FILE *out, const struct lifecycle *lc, bool md)
+{
+	if (md)
+		fputs("| mode | implementation | median ms | p90 ms | p99 ms | "
+		      "min ms | max ms | VMs/s |\n|---|---|--:|--:|--:|--:|--:|--:|\n",
+		      out);
+	else
+		fprintf(out, "%-15s %-12s %8s %8s %8s %8s %8s %8s\n", "mode",
+			"impl", "median", "p90", "p99", "min", "max", "VMs/s");
+	for (int i = 0; i < NR_SERIES; i++) {
+		const struct summary *s = &lc->s[i].sum;
+
+		if (!lc->s[i].n)
+			continue;
+		if (md)
+			fprintf(out, "| %s | %s | %.3f | %.3f | %.3f | %.3f | "
+				"%.3f | %.0f |\n", series_info[i].mode,
+				series_info[i].impl, s->p50 / 1e6, s->p90 / 1e6,
+				s->p99 / 1e6, s->min / 1e6, s->max / 1e6,
+				rate(&lc->s[i]));
+		else
+			fprintf(out, "%-15s %-12s %8.3f %8.3f %8.3f %8.3f "
+				"%8.3f %8.0f\n", series_info[i].mode,
+				series_info[i].impl, s->p50 / 1e6, s->p90 / 1e6,
+				s->p99 / 1e6, s->min / 1e6, s->max / 1e6,
+				rate(&lc->s[i]));
+	}
+}
+
+static void print_ratios(FILE *out, const struct lifecycle *lc)
+{
+	const struct series *s = lc->s;
+
+	if (s[INPROC_COLDSTART].n)
+		fprintf(out, "in-process: coldstart sustains %.1f %% of the "
+			"floor's rate (%.0f vs %.0f VMs/s); median %.3f vs "
+			"%.3f ms\n",
+			100.0 * rate(&s[INPROC_COLDSTART]) / rate(&s[INPROC_FLOOR]),
+			rate(&s[INPROC_COLDSTART]), rate(&s[INPROC_FLOOR]),
+			s[INPROC_COLDSTART].sum.p50 / 1e6,
+			s[INPROC_FLOOR].sum.p50 / 1e6);
+	if (s[PROC_COLDSTART].n)
+		fprintf(out, "process-per-VM: coldstart median %.3f ms, floor "
+			"%.3f ms (%.2fx)\n", s[PROC_COLDSTART].sum.p50 / 1e6,
+			s[PROC_FLOOR].sum.p50 / 1e6,
+			s[PROC_COLDSTART].sum.p50 / s[PROC_FLOOR].sum.p50);
+	if (lc->memory && json_is_object(lc->memory))
+		fprintf(out, "VMM memory (one process, minimal guest at DONE): "
+			"%" JSON_INTEGER_FORMAT " KiB USS beyond guest memory; "
+			"RSS %" JSON_INTEGER_FORMAT " KiB, PSS %"
+			JSON_INTEGER_FORMAT " KiB, USS %" JSON_INTEGER_FORMAT
+			" KiB\n",
+			json_integer_value(json_object_get(lc->memory, "vmm_overhead_kib")),
+			json_integer_value(json_object_get(lc->memory, "rss_kib")),
+			json_integer_value(json_object_get(lc->memory, "pss_kib")),
+			json_integer_value(json_object_get(lc->memory, "uss_kib")));
+}
+
+static json_t *summary_json(const struct summary *s)
+{
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "n", (json_int_t)s->n, "min", s->min, "max", s->max,
+			 "mean", s->mean, "stddev", s->stddev, "p50", s->p50,
+			 "p90", s->p90, "p99", s->p99, "p99_9", s->p999);
+}
+
+static json_t *series_json(const struct lifecycle *lc)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < NR_SERIES; i++) {
+		const struct series *s = &lc->s[i];
+		json_t *samples = json_array();
+
+		if (!s->n)
+			continue;
+		for (size_t k = 0; k < s->n; k++)
+			json_array_append_new(samples, json_integer((json_int_t)s->ns[k]));
+		json_array_append_new(arr, json_pack(
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:f}",
+			"name", series_info[i].name, "mode", series_info[i].mode,
+			"impl", series_info[i].impl, "unit", "ns",
+			"samples_ns", samples, "summary", summary_json(&s->sum),
+			"vms_per_s", rate(s)));
+	}
+	return arr;
+}
+
+static json_t *result_json(const struct lifecycle *lc)
+{
+	json_t *sys = NULL;
+
+	if (sysinfo__collect(&sys) < 0)
+		sys = json_null();
+	return json_pack("{s:i, s:s, s:o, s:{s:s, s:I, s:i, s:I, s:I}, s:o, "
+			 "s:O}",
+			 "schema", 1, "bench", "lifecycle", "sysinfo", sys,
+			 "config", "guest", "probe", "mem_bytes",
+			 (json_int_t)(2 << 20), "vcpus", 1, "count",
+			 (json_int_t)lc->o.count, "warmup",
+			 (json_int_t)lc->o.warmup, "series", series_json(lc),
+			 "memory", lc->memory ? lc->memory : json_null());
+}
+
+static int write_markdown(const struct lifecycle *lc, const char *dir)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return err__sys(errno, "open_memstream");
+	fprintf(f, "# coldstart lifecycle benchmark\n\nCreate -> READY -> "
+		"destroy of the probe guest (1 vCPU, 2 MiB); %" PRIu64
+		" counted cycles per series after %" PRIu64 " warmup; the floor "
+		"is the same cycle with bare KVM ioctls, interleaved.\n\n",
+		lc->o.count, lc->o.warmup);
+	print_table(f, lc, true);
+	fputc('\n', f);
+	print_ratios(f, lc);
+	fputs("\nRaw samples and host metadata: lifecycle.json.\n", f);
+	fclose(f);
+	ret = output__write_file(dir, "lifecycle.md", text, len);
+	free(text);
+	return ret;
+}
+
+static int emit(const struct lifecycle *lc)
+{
+	json_t *doc = result_json(lc);
+	int ret = 0;
+
+	if (lc->o.json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		print_table(stdout, lc, false);
+		print_ratios(stdout, lc);
+	}
+	if (lc->o.out_dir) {
+		ret = output__mkdirs(lc->o.out_dir);
+		if (ret == 0)
+			ret = output__write_json(lc->o.out_dir, "lifecycle.json",
+						 doc);
+		if (ret == 0)
+			ret = write_markdown(lc, lc->o.out_dir);
+		if (ret == 0 && !lc->o.json)
+			printf("results written to %s/\n", lc->o.out_dir);
+	}
+	json_decref(doc);
+	return ret;
+}
+
+int cmd_bench_lifecycle(int argc, char **argv)
+{
+	struct lifecycle lc = { 0 };
+	int ret = lifecycle__parse(argc, argv, &lc.o);
+
+	if (ret == 1) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (ret < 0) {
+		cli__error(CLI_USAGE, "bench lifecycle: %s", err__last());
+		return cli__usage_error("bench lifecycle");
+	}
+	ret = alloc_series(&lc);
+	if (ret == 0)
+		ret = measure(&lc);
+	if (ret == 0)
+		ret = emit(&lc);
+	free_series(&lc);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench lifecycle: %s",
+				  err__last());
+	return CLI_OK;
+}

@@ -1,0 +1,83 @@
+/* coldstart: the command table and dispatch. */
+#include "cli.h"
+#include "timeline.h"
+
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "run", "run one VM (the probe guest) and print its timeline",
+	  cmd_run },
+	{ "bench", "benchmark drivers (lifecycle, floor)", cmd_bench },
+	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
+	{ "help", "show help for coldstart or one command", cmd_help },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart COMMAND [OPTIONS]\n"
+	      "       coldstart --version | --help\n\n"
+	      "Measures how fast and how densely this host starts microVMs.\n\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\nExit codes: 0 ok, 1 failure, 2 usage error, 77 this host "
+	      "cannot run it.\n'coldstart COMMAND --help' describes each "
+	      "command.\n", out);
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *cmd;
+	char help[] = "--help";
+	char *args[] = { NULL, help, NULL };
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	cmd = find(argv[1]);
+	if (!cmd || cmd->run == cmd_help)
+		return cli__error(CLI_USAGE, "no command '%s'", argv[1]);
+	args[0] = argv[1];
+	return cmd->run(2, args);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	cli_process_start = timeline__now();
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("coldstart %s (%s)\n", COLDSTART_VERSION,
+		       COLDSTART_GIT_COMMIT);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	cmd = find(argv[1]);
+	if (!cmd) {
+		cli__error(CLI_USAGE, "unknown command '%s'", argv[1]);
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

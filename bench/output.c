@@ -1,0 +1,129 @@
+/* Atomic result files and terminal progress. */
+#include "output.h"
+
+#include "err.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkstemp creates 0600; results are for sharing, so use the umask. */
+static void fchmod_default(const char *path)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	chmod(path, 0666 & ~mask);
+}
+
+/* Appends a newline to a malloc'ed string; frees it on failure. */
+static char *realloc_newline(char *text, size_t *len)
+{
+	char *grown = realloc(text, *len + 2);
+
+	if (!grown) {
+		free(text);
+		return NULL;
+	}
+	grown[(*len)++] = '\n';
+	grown[*len] = '\0';
+	return grown;
+}
+
+int output__mkdirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(path))
+		return err__set(EINVAL, "bad output directory '%s'", dir);
+	memcpy(path, dir, len + 1);
+	for (char *p = path + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return err__sys(errno, "creating %s", path);
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int output__write_file(const char *dir, const char *name, const char *data,
+		       size_t len)
+{
+	char final[PATH_MAX], tmp[PATH_MAX];
+	int fd, ret;
+
+	if (snprintf(final, sizeof(final), "%s/%s", dir, name) >= PATH_MAX ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= PATH_MAX)
+		return err__set(ENAMETOOLONG, "path %s/%s is too long", dir,
+				name);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return err__sys(errno, "creating a temporary file in %s", dir);
+	ret = write_all(fd, data, len);
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0) {
+		fchmod_default(tmp);
+		if (rename(tmp, final) < 0)
+			ret = -errno;
+	}
+	if (ret < 0) {
+		unlink(tmp);
+		return err__sys(-ret, "writing %s", final);
+	}
+	return 0;
+}
+
+int output__write_json(const char *dir, const char *name, const json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2));
+	size_t len;
+	int ret;
+
+	if (!text)
+		return err__set(ENOMEM, "serialising %s", name);
+	len = strlen(text);
+	text = realloc_newline(text, &len);
+	ret = text ? output__write_file(dir, name, text, len)
+		   : err__set(ENOMEM, "serialising %s", name);
+	free(text);
+	return ret;
+}
+
+void output__progress(const char *what, unsigned long i, unsigned long n)
+{
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r%s: %lu/%lu ", what, i, n);
+}
+
+void output__progress_done(void)
+{
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+}

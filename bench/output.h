@@ -1,0 +1,23 @@
+/* Writing result files safely: a file appears complete under its final
+ * name or not at all. */
+#ifndef COLDSTART_OUTPUT_H
+#define COLDSTART_OUTPUT_H
+
+#include <jansson.h>
+
+/* Creates `dir` and its parents (mode 0755); 0 or -errno. */
+int output__mkdirs(const char *dir);
+
+/* Writes `len` bytes to dir/name through a temporary file, fsync and
+ * rename. 0 or -errno with a message. */
+int output__write_file(const char *dir, const char *name, const char *data,
+		       size_t len);
+
+/* The same for a JSON document (indented, newline-terminated). */
+int output__write_json(const char *dir, const char *name, const json_t *doc);
+
+/* Progress on stderr, only when stderr is a terminal: "\rwhat: i/n". */
+void output__progress(const char *what, unsigned long i, unsigned long n);
+void output__progress_done(void);
+
+#endif

@@ -1,0 +1,37 @@
+/* Host metadata recorded next to every result, so numbers from different
+ * machines, kernels and tunings are never compared blindly. */
+#ifndef COLDSTART_SYSINFO_H
+#define COLDSTART_SYSINFO_H
+
+#include <jansson.h>
+
+/* Version of the object's layout; bumped when a key changes meaning. */
+#define SYSINFO_SCHEMA 1
+
+/*
+ * The object, keys in this order; any value may be null when the host lacks
+ * its source (no file, unparsable text), never a guess:
+ *   schema       SYSINFO_SCHEMA
+ *   coldstart    {version, commit} of this build
+ *   hostname     uname nodename
+ *   kernel       {release, version, machine (uname), cmdline}
+ *   cpu          {model, microcode (cpuinfo strings), online_cpus,
+ *                 smt (bool), governor (cpu0's cpufreq), flags_virt (array:
+ *                 which of "vmx", "svm", "hypervisor" cpuinfo lists)}
+ *   memory       {total_kib, thp_enabled, thp_defrag (the selected word,
+ *                 e.g. "madvise"), ksm_run, ksm_pages_sharing,
+ *                 hugepages_2m_total, hugepages_2m_free}
+ *   kvm          {flavour (kvm__flavour_name), device (/dev/kvm exists),
+ *                 modules: {kvm, kvm_intel, kvm_amd, kvm_pvm when loaded:
+ *                 {parameter: trimmed text}}}
+ *   cgroup       {version: "v2", "hybrid", "v1"}
+ *   mitigations  {vulnerabilities file: trimmed text}, sorted by name
+ *   time_utc     "YYYY-MM-DDTHH:MM:SSZ" when collected
+ */
+
+/* Collects the object above. Returns 0 and stores a new object in *out (the
+ * caller json_decref's it), or -ENOMEM with a message (err__last); a missing
+ * source is never an error. */
+int sysinfo__collect(json_t **out);
+
+#endif
