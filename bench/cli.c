@@ -23,7 +23,7 @@ int cli__error(int code, const char *fmt, ...)
 int cli__exit_for(int err)
 {
 	switch (-err) {
-	case ENOENT:  /* no /dev/kvm */
+	case ENODEV:  /* no /dev/kvm */
 	case EACCES:  /* no permission */
 	case ENOTSUP: /* missing capability, API version, huge pages */
 		return CLI_SKIP;

@@ -29,8 +29,8 @@ int cli__error(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* The exit code for a -errno from opening KVM or creating a VM: CLI_SKIP
- * when the host cannot run VMs (no device, no permission, missing
- * capability or resource), CLI_FAIL otherwise. */
+ * when the host cannot run VMs (-ENODEV no device, -EACCES no permission,
+ * -ENOTSUP missing capability or resource), CLI_FAIL otherwise. */
 int cli__exit_for(int err);
 
 /* Absolute path of the running binary, for process-per-VM runs. */

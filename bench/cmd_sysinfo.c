@@ -42,8 +42,11 @@ static int parse_args(int argc, char **argv, bool *compact)
 			return cli__usage_error("sysinfo");
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		cli__error(CLI_USAGE, "sysinfo: unexpected argument '%s'",
+			   argv[optind]);
 		return cli__usage_error("sysinfo");
+	}
 	return -1;
 }
 

@@ -8,7 +8,6 @@
 #include "err.h"
 #include "kvm.h"
 
-#include <fcntl.h>
 #include <linux/kvm.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -27,10 +26,9 @@ int floor__open(struct floor *f, const char *path)
 {
 	int size;
 
-	f->kvm_fd = open(path ? path : KVM_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	f->kvm_fd = kvm__open_device(path);
 	if (f->kvm_fd < 0)
-		return err__sys(errno, "cannot open %s",
-				path ? path : KVM_DEVICE_PATH);
+		return f->kvm_fd;
 	size = KVM_IOCTL(f->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, NULL);
 	if (size < 0) {
 		close(f->kvm_fd);

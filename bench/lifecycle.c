@@ -495,11 +495,14 @@ int cmd_bench_lifecycle(int argc, char **argv)
 	ret = alloc_series(&lc);
 	if (ret == 0)
 		ret = measure(&lc);
-	if (ret == 0)
-		ret = emit(&lc);
-	free_series(&lc);
-	if (ret < 0)
+	if (ret < 0) {
+		free_series(&lc);
 		return cli__error(cli__exit_for(ret), "bench lifecycle: %s",
 				  err__last());
+	}
+	ret = emit(&lc);
+	free_series(&lc);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "bench lifecycle: %s", err__last());
 	return CLI_OK;
 }

@@ -41,13 +41,16 @@ int kvm__check_cap(const struct kvm_host *kvm, long cap)
 	return ret < 0 ? 0 : ret;
 }
 
-static int open_device(struct kvm_host *kvm, const char *path)
+int kvm__open_device(const char *path)
 {
-	kvm->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (kvm->fd >= 0)
-		return 0;
+	int fd = open(path ? path : KVM_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (!path)
+		path = KVM_DEVICE_PATH;
+	if (fd >= 0)
+		return fd;
 	if (errno == ENOENT)
-		return err__set(ENOENT,
+		return err__set(ENODEV,
 				"%s not found: this host offers no KVM (load "
 				"kvm_intel, kvm_amd or kvm_pvm)", path);
 	if (errno == EACCES || errno == EPERM)
@@ -107,9 +110,9 @@ int kvm__open(struct kvm_host *kvm, const char *path)
 	kvm->flavour = kvm__detect_flavour();
 	if (!path)
 		path = KVM_DEVICE_PATH;
-	ret = open_device(kvm, path);
-	if (ret < 0)
-		return ret;
+	kvm->fd = kvm__open_device(path);
+	if (kvm->fd < 0)
+		return kvm->fd;
 	ret = check_host(kvm, path);
 	if (ret < 0)
 		goto err_close;

@@ -28,10 +28,14 @@ struct kvm_host {
 #define KVM_DEVICE_PATH "/dev/kvm"
 
 /* Opens `path` (NULL for /dev/kvm), checks the API version and the
- * capabilities coldstart needs. Returns 0 or -errno; -ENOENT, -EACCES and
- * -ENOTSUP mean the host cannot run VMs (the CLI exits 77). */
+ * capabilities coldstart needs. Returns 0 or -errno; -ENODEV (no device),
+ * -EACCES and -ENOTSUP mean the host cannot run VMs (the CLI exits 77). */
 int kvm__open(struct kvm_host *kvm, const char *path);
 void kvm__close(struct kvm_host *kvm);
+
+/* Just opens the device: an fd, or -ENODEV / -EACCES / -errno with a
+ * message that says what to do. */
+int kvm__open_device(const char *path);
 
 /* Value of KVM_CHECK_EXTENSION (0 when absent). */
 int kvm__check_cap(const struct kvm_host *kvm, long cap);

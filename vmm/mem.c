@@ -81,7 +81,7 @@ static int hugetlb_map(struct guest_mem *m)
 	int ret;
 
 	if (have < need)
-		return err__set(ENOMEM,
+		return err__set(ENOTSUP,
 				"hugetlb backend needs %ld free 2 MiB pages, "
 				"the host has %ld (reserve them with: echo N > "
 				"/proc/sys/vm/nr_hugepages)", need, have);

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The two entry points of coldstart, for a fresh Debian 12 machine as root:
+#   ./run.sh bench   install, build, benchmark the built-in probe guest and
+#                    write results/<host>-<date>/
+#   ./run.sh test    install, build (plus an ASan/UBSan build) and run
+#                    every test with ctest
+# Both install only Debian packages that are missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Everything coldstart needs to build and test, from Debian's archive.
+PACKAGES=(gcc make cmake pkg-config libjansson-dev libcmocka-dev python3 git)
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+install_missing() {
+	local missing=() p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	log "installing Debian packages: ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "run.sh: installing packages needs root (or install: ${missing[*]})" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() { # DIR CMAKE-ARGS...
+	local dir=$1
+	shift
+	log "building in $dir"
+	cmake -S . -B "$dir" "$@" >/dev/null
+	cmake --build "$dir" -j"$(nproc)"
+}
+
+cmd_bench() {
+	local out="results/$(hostname)-$(date -u +%Y%m%d-%H%M%S)"
+	build build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+	log "benchmarking the probe guest lifecycle -> $out/"
+	build/bench/coldstart bench lifecycle --out "$out" "$@"
+}
+
+cmd_test() {
+	build build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON
+	build build-asan -DCMAKE_BUILD_TYPE=Debug -DCOLDSTART_SANITIZE=ON -DBUILD_TESTING=ON
+	log "running every test (ASan/UBSan build)"
+	ctest --test-dir build-asan --output-on-failure -j2 "$@"
+}
+
+case "${1:-}" in
+bench | test)
+	cmd=$1
+	shift
+	install_missing
+	"cmd_$cmd" "$@"
+	;;
+*)
+	echo "usage: ./run.sh bench [coldstart bench lifecycle options] | ./run.sh test [ctest options]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,47 @@
+# Helpers for black-box tests of the coldstart binary: each check runs the
+# binary under a timeout and asserts its exit code and output.
+# Usage: . lib.sh; COLDSTART=path; expect CODE PATTERN -- ARGS...
+
+pass=0
+failed=0
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+# expect CODE REGEX ARGS...: exit code CODE and REGEX in stdout+stderr.
+expect() {
+	local want=$1 pattern=$2 code
+	shift 2
+	timeout 120 "$COLDSTART" "$@" >"$out" 2>"$err"
+	code=$?
+	if [ "$code" -ne "$want" ]; then
+		echo "FAIL: coldstart $* exited $code, expected $want"
+		sed 's/^/  | /' "$err" | head -5
+		failed=$((failed + 1))
+		return 1
+	fi
+	if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out" "$err"; then
+		echo "FAIL: coldstart $*: output lacks /$pattern/"
+		cat "$out" "$err" | sed 's/^/  | /' | head -8
+		failed=$((failed + 1))
+		return 1
+	fi
+	pass=$((pass + 1))
+}
+
+# json_check PYTHON-EXPR FILE: the expression over `d` (the parsed JSON)
+# must be true.
+json_check() {
+	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$2"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: JSON check '$1' on $2"
+		head -c 600 "$2" | sed 's/^/  | /'
+		failed=$((failed + 1))
+	fi
+}
+
+finish() {
+	echo "$pass passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}

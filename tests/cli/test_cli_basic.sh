@@ -1,0 +1,42 @@
+#!/bin/bash
+# The CLI's contract without KVM: help, version, usage errors, exit codes.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+
+expect 0 '^coldstart [0-9]+\.[0-9]+\.[0-9]+ ' --version
+expect 0 'Commands:' --help
+expect 0 'Usage: coldstart run' help run
+expect 0 'Usage: coldstart run' run --help
+expect 0 'Usage: coldstart bench DRIVER' bench --help
+expect 0 'Usage: coldstart bench lifecycle' bench lifecycle --help
+expect 0 'Usage: coldstart sysinfo' sysinfo --help
+expect 2 'Usage: coldstart COMMAND'
+expect 2 "unknown command 'frobnicate'" frobnicate
+expect 2 "no command 'frobnicate'" help frobnicate
+expect 2 "unknown driver 'nope'" bench nope
+expect 2 "multiple of 2 MiB" run --mem 3M
+expect 2 "is not a size" run --mem lots
+expect 2 "needs at least 10 MiB" run --ws 8M --mem 4M
+expect 2 "multiples of 4 KiB" run --ws 5000
+expect 2 "not one of: seq, random, stride" run --pattern zigzag
+expect 2 "outside 1..64" run --vcpus 0
+expect 2 "outside 1..64" run --vcpus 65
+expect 2 "not a duration" run --timeout soon
+expect 2 "unexpected argument 'extra'" run extra
+expect 2 "unknown or incomplete option '--bogus'" run --bogus
+expect 2 "exclude each other" run --json --quiet
+expect 2 "not one of: anon, memfd, hugetlb" run --mem-backend nvdimm
+expect 2 "outside 1..1000000" bench lifecycle -n 0
+expect 2 "unexpected argument" sysinfo extra
+# A host without KVM: clear message, exit 77.
+expect 77 "/nonexistent/kvm not found" run --kvm /nonexistent/kvm
+expect 77 "not found" bench lifecycle --kvm /nonexistent/kvm -n 1
+expect 77 "not found" bench floor --kvm /nonexistent/kvm
+expect 2 "outside 1..100000000" bench floor -n0
+
+# sysinfo needs no KVM and is valid JSON with the fields reports rely on.
+expect 0 '"flavour"' sysinfo
+cp "$out" "$out.json"
+json_check 'd["schema"] == 1 and d["kvm"]["flavour"] in ("vmx","svm","pvm","other","none") and d["cpu"]["online_cpus"] >= 1 and d["coldstart"]["version"]' "$out.json"
+rm -f "$out.json"
+finish

@@ -1,0 +1,313 @@
+/* KVM tests of the VMM core with the probe guest: correct results across
+ * workloads and shapes, clear failures for guest misbehaviour, and no
+ * leaked descriptors or mappings. Exits 77 where /dev/kvm is missing. */
+#include "err.h"
+#include "probe.h"
+#include "runner.h"
+#include "vm.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define MiB (1ull << 20)
+#define SECOND 1000000000ull
+
+static struct kvm_host kvm;
+
+static struct run_config config(unsigned int vcpus, uint64_t init,
+				uint64_t ws, enum probe_pattern pattern,
+				enum probe_op op)
+{
+	struct run_config cfg = {
+		.nr_vcpus = vcpus,
+		.probe = { .init_bytes = init, .ws_bytes = ws,
+			   .pattern = pattern, .op = op, .seed = 7,
+			   .stride = 5, .compute_iters = 1000 },
+		.timeout_ns = 30 * SECOND,
+		.verify = true,
+	};
+
+	cfg.mem_size = runner__min_mem(&cfg.probe);
+	return cfg;
+}
+
+static void run_ok(const struct run_config *cfg)
+{
+	struct run_result res = { 0 };
+
+	assert_int_equal(runner__probe(&kvm, cfg, &res), 0);
+	if (res.outcome != VM_COMPLETED)
+		fail_msg("outcome %s: %s", vm__outcome_name(res.outcome),
+			 res.reason);
+	assert_int_equal(res.probe.done, cfg->nr_vcpus);
+	assert_int_equal(res.probe.checksum, res.expected_checksum);
+	assert_int_equal(res.probe.pages, cfg->probe.ws_bytes / 4096);
+	/* PHASE x3, READY and DONE per vCPU, all through port I/O. */
+	assert_int_equal(res.probe.ucalls, 5ull * cfg->nr_vcpus);
+	assert_true(res.exits >= res.probe.ucalls);
+	assert_true(runner__succeeded(cfg, &res));
+}
+
+static void test_minimal(void **state)
+{
+	(void)state;
+	run_ok(&(struct run_config){ .mem_size = 2 * MiB, .nr_vcpus = 1,
+				     .verify = true, .timeout_ns = 30 * SECOND });
+}
+
+static void test_seq_read_over_init(void **state)
+{
+	struct run_config cfg = config(1, 8 * MiB, 8 * MiB, PROBE_PATTERN_SEQ,
+				       PROBE_OP_READ);
+
+	(void)state;
+	run_ok(&cfg);
+}
+
+static void test_random_write(void **state)
+{
+	struct run_config cfg = config(1, 0, 16 * MiB, PROBE_PATTERN_RANDOM,
+				       PROBE_OP_WRITE);
+
+	(void)state;
+	run_ok(&cfg);
+}
+
+static void test_stride_read_partial_init(void **state)
+{
+	/* Half the working set was initialised: reads see both values and
+	 * zero pages. */
+	struct run_config cfg = config(1, 4 * MiB, 8 * MiB,
+				       PROBE_PATTERN_STRIDE, PROBE_OP_READ);
+
+	(void)state;
+	run_ok(&cfg);
+}
+
+static void test_two_vcpus(void **state)
+{
+	struct run_config cfg = config(2, 8 * MiB, 8 * MiB,
+				       PROBE_PATTERN_RANDOM, PROBE_OP_READ);
+
+	(void)state;
+	run_ok(&cfg);
+}
+
+static void test_four_vcpus_larger_memory(void **state)
+{
+	struct run_config cfg = config(4, 4 * MiB, 12 * MiB,
+				       PROBE_PATTERN_SEQ, PROBE_OP_WRITE);
+
+	(void)state;
+	cfg.mem_size = 64 * MiB;
+	run_ok(&cfg);
+}
+
+static void test_memfd_backend(void **state)
+{
+	struct run_config cfg = config(1, 2 * MiB, 4 * MiB,
+				       PROBE_PATTERN_RANDOM, PROBE_OP_READ);
+
+	(void)state;
+	cfg.mem_ops = mem__backend("memfd");
+	run_ok(&cfg);
+}
+
+static void test_checksum_depends_on_work(void **state)
+{
+	/* The prediction is not a constant: seeds and patterns change it. */
+	struct run_config a = config(1, 0, 4 * MiB, PROBE_PATTERN_RANDOM,
+				     PROBE_OP_WRITE);
+	struct run_config b = a;
+
+	(void)state;
+	b.probe.seed = 8;
+	assert_int_not_equal(probe__expected_checksum(&a.probe, 1),
+			     probe__expected_checksum(&b.probe, 1));
+	b = a;
+	b.probe.pattern = PROBE_PATTERN_SEQ;
+	assert_int_not_equal(probe__expected_checksum(&a.probe, 1),
+			     probe__expected_checksum(&b.probe, 1));
+}
+
+static void run_fails(enum probe_misbehave what, enum vm_outcome want,
+		      const char *reason, uint64_t timeout_ns)
+{
+	struct run_config cfg = config(1, 0, 0, PROBE_PATTERN_SEQ,
+				       PROBE_OP_READ);
+	struct run_result res = { 0 };
+
+	cfg.probe.misbehave = what;
+	cfg.timeout_ns = timeout_ns;
+	assert_int_equal(runner__probe(&kvm, &cfg, &res), 0);
+	assert_int_equal(res.outcome, want);
+	if (!strstr(res.reason, reason))
+		fail_msg("reason '%s' lacks '%s'", res.reason, reason);
+	assert_false(runner__succeeded(&cfg, &res));
+}
+
+static void test_abort(void **state)
+{
+	(void)state;
+	run_fails(PROBE_MISBEHAVE_ABORT, VM_FAILED, "with code 42", 30 * SECOND);
+}
+
+static void test_unclaimed_port_strict(void **state)
+{
+	(void)state;
+	run_fails(PROBE_MISBEHAVE_BAD_PORT, VM_FAILED, "port 0x99", 30 * SECOND);
+}
+
+static void test_guest_fault(void **state)
+{
+	(void)state;
+	run_fails(PROBE_MISBEHAVE_FAULT, VM_FAILED, "shut down", 30 * SECOND);
+}
+
+static void test_hang_times_out(void **state)
+{
+	(void)state;
+	run_fails(PROBE_MISBEHAVE_HANG, VM_STOPPED, "timed out", SECOND / 5);
+}
+
+static void test_unclaimed_port_lenient(void **state)
+{
+	/* Lenient mode logs and ignores: the guest goes on to DONE. */
+	struct vm_config vcfg = { .mem_size = 2 * MiB, .nr_vcpus = 1 };
+	struct probe_params p = { .misbehave = PROBE_MISBEHAVE_BAD_PORT };
+	struct probe probe;
+	struct vm *vm;
+
+	(void)state;
+	assert_int_equal(vm__create(&kvm, &vcfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait(vm, 30 * SECOND), VM_COMPLETED);
+	assert_int_equal(vm->io.unclaimed, 1);
+	assert_int_equal(probe.state.done, 1);
+	assert_int_equal(probe.state.checksum, probe__expected_checksum(&p, 1));
+	vm__destroy(vm);
+}
+
+static void test_stop_from_another_thread(void **state)
+{
+	struct vm_config vcfg = { .mem_size = 2 * MiB, .nr_vcpus = 2,
+				  .strict_io = true };
+	struct probe_params p = { .misbehave = PROBE_MISBEHAVE_HANG };
+	struct probe probe;
+	struct vm *vm;
+
+	(void)state;
+	assert_int_equal(vm__create(&kvm, &vcfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	usleep(50000);
+	vm__end(vm, VM_STOPPED, "stopped by the test");
+	assert_int_equal(vm__wait(vm, 0), VM_STOPPED);
+	assert_string_equal(vm->reason, "stopped by the test");
+	assert_int_equal(probe.state.ready, 2);
+	vm__destroy(vm);
+}
+
+static void test_bad_config_rejected(void **state)
+{
+	struct run_config cfg = config(1, 0, 4 * MiB, PROBE_PATTERN_SEQ,
+				       PROBE_OP_READ);
+	struct run_result res = { 0 };
+
+	(void)state;
+	cfg.mem_size = 4 * MiB; /* working set needs 6 MiB */
+	assert_int_equal(runner__probe(&kvm, &cfg, &res), -EINVAL);
+	assert_non_null(strstr(err__last(), "raise --mem"));
+	cfg = config(PROBE_MAX_VCPUS + 1, 0, 0, PROBE_PATTERN_SEQ,
+		     PROBE_OP_READ);
+	assert_int_equal(runner__probe(&kvm, &cfg, &res), -EINVAL);
+	assert_int_equal(vm__create(&kvm, &(struct vm_config){
+		.mem_size = 3 * MiB, .nr_vcpus = 1 }, NULL,
+		&(struct vm *){ NULL }), -EINVAL);
+}
+
+static unsigned int count_entries(const char *dir)
+{
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static unsigned int count_lines(const char *path)
+{
+	unsigned int n = 0;
+	int c;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static void test_no_leaks_over_50_vms(void **state)
+{
+	struct run_config cfg = config(2, 2 * MiB, 2 * MiB, PROBE_PATTERN_SEQ,
+				       PROBE_OP_WRITE);
+	struct run_result res;
+	unsigned int fds, maps;
+
+	(void)state;
+	/* One VM first, so one-time allocations (thread stacks cached by
+	 * libc, signal handler) are in the baseline. */
+	run_ok(&cfg);
+	fds = count_entries("/proc/self/fd");
+	maps = count_lines("/proc/self/maps");
+	for (int i = 0; i < 50; i++) {
+		memset(&res, 0, sizeof(res));
+		assert_int_equal(runner__probe(&kvm, &cfg, &res), 0);
+		assert_int_equal(res.outcome, VM_COMPLETED);
+	}
+	assert_int_equal(count_entries("/proc/self/fd"), fds);
+	assert_int_equal(count_lines("/proc/self/maps"), maps);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_seq_read_over_init),
+		cmocka_unit_test(test_random_write),
+		cmocka_unit_test(test_stride_read_partial_init),
+		cmocka_unit_test(test_two_vcpus),
+		cmocka_unit_test(test_four_vcpus_larger_memory),
+		cmocka_unit_test(test_memfd_backend),
+		cmocka_unit_test(test_checksum_depends_on_work),
+		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_unclaimed_port_strict),
+		cmocka_unit_test(test_guest_fault),
+		cmocka_unit_test(test_hang_times_out),
+		cmocka_unit_test(test_unclaimed_port_lenient),
+		cmocka_unit_test(test_stop_from_another_thread),
+		cmocka_unit_test(test_bad_config_rejected),
+		cmocka_unit_test(test_no_leaks_over_50_vms),
+	};
+	int ret = kvm__open(&kvm, NULL);
+
+	if (ret < 0) {
+		fprintf(stderr, "skipping: %s\n", err__last());
+		return 77;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	kvm__close(&kvm);
+	return ret;
+}
