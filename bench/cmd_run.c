@@ -21,6 +21,7 @@ static const char *const op_names[] = { "read", "write", NULL };
 static const char *const misbehave_names[] = { "none", "abort", "bad-port",
 					       "fault", "hang", NULL };
 static const char *const stop_names[] = { "done", "ready", NULL };
+static const char *const cpuid_names[] = { "none", "host", NULL };
 
 static void usage(FILE *out)
 {
@@ -33,6 +34,10 @@ static void usage(FILE *out)
 	      "  --vcpus N           vCPUs, one host thread each (default 1, "
 	      "at most 64)\n"
 	      "  --mem-backend NAME  anon (default), memfd, hugetlb\n"
+	      "  --cpuid WHICH       none (default: the probe guest executes "
+	      "no CPUID) or host\n"
+	      "                      (KVM_GET_SUPPORTED_CPUID, as an OS "
+	      "guest gets)\n"
 	      "  --kvm PATH          KVM device (default /dev/kvm)\n"
 	      "Workload (split evenly across vCPUs):\n"
 	      "  --init SIZE         memory first-touched before READY "
@@ -67,7 +72,7 @@ static void usage(FILE *out)
 enum {
 	OPT_MEM = 256, OPT_VCPUS, OPT_BACKEND, OPT_KVM, OPT_INIT, OPT_WS,
 	OPT_PATTERN, OPT_STRIDE, OPT_OP, OPT_SEED, OPT_COMPUTE, OPT_STOP,
-	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON,
+	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON, OPT_CPUID,
 };
 
 static const struct option options[] = {
@@ -86,6 +91,7 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "misbehave", required_argument, NULL, OPT_MISBEHAVE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "cpuid", required_argument, NULL, OPT_CPUID },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -161,6 +167,10 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_CPUID:
+		ret = parse_enum("--cpuid", arg, cpuid_names, &e);
+		cfg->cpuid = e == 1 ? VM_CPUID_HOST : VM_CPUID_NONE;
+		return ret;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -274,11 +284,12 @@ static json_t *config_json(const struct run_cli *o)
 	const struct run_config *cfg = &o->cfg;
 	const struct probe_params *p = &cfg->probe;
 
-	return json_pack("{s:s, s:I, s:i, s:s, s:I, s:I, s:s, s:i, s:s, s:I, "
-			 "s:I, s:s, s:s, s:I}",
+	return json_pack("{s:s, s:I, s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:s, "
+			 "s:I, s:I, s:s, s:s, s:I}",
 			 "guest", "probe", "mem_bytes", (json_int_t)cfg->mem_size,
 			 "vcpus", (int)cfg->nr_vcpus, "mem_backend",
-			 cfg->mem_ops ? cfg->mem_ops->name : "anon",
+			 cfg->mem_ops ? cfg->mem_ops->name : "anon", "cpuid",
+			 cpuid_names[cfg->cpuid],
 			 "init_bytes", (json_int_t)p->init_bytes, "ws_bytes",
 			 (json_int_t)p->ws_bytes, "pattern",
 			 pattern_names[p->pattern], "stride", (int)p->stride,

@@ -47,6 +47,7 @@ int runner__probe(struct kvm_host *kvm, const struct run_config *cfg,
 		.nr_vcpus = cfg->nr_vcpus,
 		.mem_ops = cfg->mem_ops,
 		.strict_io = true,
+		.cpuid = cfg->cpuid,
 	};
 	struct probe probe;
 	struct vm *vm;

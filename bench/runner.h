@@ -15,6 +15,7 @@ struct run_config {
 	uint64_t mem_size;
 	unsigned int nr_vcpus;
 	const struct guest_mem_ops *mem_ops; /* NULL: anonymous */
+	enum vm_cpuid cpuid;  /* the probe guest needs none */
 	struct probe_params probe;
 	uint64_t timeout_ns;  /* 0: none */
 	bool measure_memory;  /* read /proc/self/smaps before teardown */

@@ -65,11 +65,15 @@ static void set_apic_id(struct kvm_cpuid2 *cpuid, uint32_t id)
 
 int x86__vcpu_set_cpuid(struct vcpu *vcpu)
 {
-	const struct kvm_cpuid2 *host = vcpu->vm->kvm->cpuid;
-	size_t size = sizeof(*host) + host->nent * sizeof(host->entries[0]);
-	struct kvm_cpuid2 *cpuid = malloc(size);
-	int ret;
+	const struct kvm_cpuid2 *host;
+	struct kvm_cpuid2 *cpuid;
+	size_t size;
+	int ret = kvm__supported_cpuid(vcpu->vm->kvm, &host);
 
+	if (ret < 0)
+		return ret;
+	size = sizeof(*host) + host->nent * sizeof(host->entries[0]);
+	cpuid = malloc(size);
 	if (!cpuid)
 		return err__set(ENOMEM, "allocating CPUID for vCPU %u",
 				vcpu->id);

@@ -82,11 +82,16 @@ static int check_host(struct kvm_host *kvm, const char *path)
 	return 0;
 }
 
-static int load_cpuid(struct kvm_host *kvm)
+int kvm__supported_cpuid(struct kvm_host *kvm,
+			 const struct kvm_cpuid2 **out)
 {
 	struct kvm_cpuid2 *cpuid;
 	int ret;
 
+	if (kvm->cpuid) {
+		*out = kvm->cpuid;
+		return 0;
+	}
 	cpuid = calloc(1, sizeof(*cpuid) +
 				  CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
 	if (!cpuid)
@@ -98,6 +103,7 @@ static int load_cpuid(struct kvm_host *kvm)
 		return ret;
 	}
 	kvm->cpuid = cpuid;
+	*out = cpuid;
 	return 0;
 }
 
@@ -114,9 +120,6 @@ int kvm__open(struct kvm_host *kvm, const char *path)
 	if (kvm->fd < 0)
 		return kvm->fd;
 	ret = check_host(kvm, path);
-	if (ret < 0)
-		goto err_close;
-	ret = load_cpuid(kvm);
 	if (ret < 0)
 		goto err_close;
 	if (kvm->flavour == KVM_FLAVOUR_NONE)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define WAIT_POLL_NS 10000000ull /* how often vm__wait checks for signals */
+#define VCPU_STACK_SIZE (256u << 10) /* the run loop needs little */
 
 static const char *const exit_names[] = {
 	[KVM_EXIT_UNKNOWN] = "UNKNOWN",
@@ -253,9 +254,11 @@ static int create_vcpu(struct vm *vm, unsigned int id)
 		goto err_close;
 	}
 	vcpu->run = run;
-	ret = x86__vcpu_set_cpuid(vcpu);
-	if (ret < 0)
-		goto err_unmap;
+	if (vm->cpuid == VM_CPUID_HOST) {
+		ret = x86__vcpu_set_cpuid(vcpu);
+		if (ret < 0)
+			goto err_unmap;
+	}
 	return 0;
 
 err_unmap:
@@ -315,6 +318,7 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 	}
 	vm->kvm = kvm;
 	vm->tl = tl;
+	vm->cpuid = cfg->cpuid;
 	vm->fd = -1;
 	for (unsigned int i = 0; i < cfg->nr_vcpus; i++)
 		vm->vcpus[i].fd = -1;
@@ -388,7 +392,11 @@ int vm__start(struct vm *vm)
 	sigset_t all, old;
 	int ret = 0;
 
+	pthread_attr_t attr;
+
 	pthread_once(&once, install_kick_handler);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, VCPU_STACK_SIZE);
 	/* Threads inherit a fully blocked mask: process signals such as
 	 * SIGINT go to the caller; each vCPU unblocks only the kick. */
 	sigfillset(&all);
@@ -397,7 +405,7 @@ int vm__start(struct vm *vm)
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *vcpu = &vm->vcpus[i];
 
-		ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+		ret = pthread_create(&vcpu->thread, &attr, vcpu_thread, vcpu);
 		if (ret) {
 			ret = err__sys(ret, "creating the thread of vCPU %u", i);
 			break;
@@ -407,6 +415,7 @@ int vm__start(struct vm *vm)
 	}
 	pthread_mutex_unlock(&vm->lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	if (ret < 0)
 		vm__end(vm, VM_FAILED, "%s", err__last());
 	return ret;

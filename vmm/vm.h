@@ -36,11 +36,19 @@ enum vm_outcome {
 	VM_STOPPED,   /* stopped from outside: timeout, signal, request */
 };
 
+/* What CPUID vCPUs get. Guests that never execute CPUID (the probe
+ * guest) need none; an OS needs the host-supported table. */
+enum vm_cpuid {
+	VM_CPUID_NONE = 0,
+	VM_CPUID_HOST, /* KVM_GET_SUPPORTED_CPUID, per-vCPU APIC IDs */
+};
+
 struct vm_config {
 	uint64_t mem_size; /* multiple of 2 MiB */
 	unsigned int nr_vcpus;
 	const struct guest_mem_ops *mem_ops; /* NULL: anonymous */
 	bool strict_io;    /* unclaimed I/O stops the VM */
+	enum vm_cpuid cpuid;
 };
 
 struct vm {
@@ -51,6 +59,7 @@ struct vm {
 	unsigned int nr_vcpus;
 	struct vcpu *vcpus;
 	struct timeline *tl; /* borrowed, may be NULL */
+	enum vm_cpuid cpuid;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -62,7 +71,7 @@ struct vm {
 };
 
 /* Creates the VM, its memory (registered as slot 0 at GPA 0) and its vCPUs
- * (with CPUID set). Marks VM_CREATED, MEM_READY and VCPU_READY in tl.
+ * (with CPUID as configured). Marks VM_CREATED, MEM_READY and VCPU_READY in tl.
  * On failure nothing is left behind. */
 int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	       struct timeline *tl, struct vm **out);

@@ -25,6 +25,7 @@ expect 2 "not a duration" run --timeout soon
 expect 2 "unexpected argument 'extra'" run extra
 expect 2 "unknown or incomplete option '--bogus'" run --bogus
 expect 2 "exclude each other" run --json --quiet
+expect 2 "not one of: none, host" run --cpuid guest
 expect 2 "not one of: anon, memfd, hugetlb" run --mem-backend nvdimm
 expect 2 "outside 1..1000000" bench lifecycle -n 0
 expect 2 "unexpected argument" sysinfo extra

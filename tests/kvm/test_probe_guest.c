@@ -7,6 +7,8 @@
 #include "vm.h"
 
 #include <dirent.h>
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -117,6 +119,38 @@ static void test_memfd_backend(void **state)
 
 	(void)state;
 	cfg.mem_ops = mem__backend("memfd");
+	run_ok(&cfg);
+}
+
+static void test_host_cpuid(void **state)
+{
+	/* An OS guest's CPUID: the host-supported table, each vCPU with its
+	 * own initial APIC ID in leaf 1. */
+	struct vm_config vcfg = { .mem_size = 2 * MiB, .nr_vcpus = 2,
+				  .cpuid = VM_CPUID_HOST };
+	struct {
+		struct kvm_cpuid2 head;
+		struct kvm_cpuid_entry2 e[256];
+	} c;
+	struct run_config cfg = config(2, 2 * MiB, 2 * MiB, PROBE_PATTERN_SEQ,
+				       PROBE_OP_READ);
+	struct vm *vm;
+	int leaf1 = 0;
+
+	(void)state;
+	assert_int_equal(vm__create(&kvm, &vcfg, NULL, &vm), 0);
+	memset(&c, 0, sizeof(c));
+	c.head.nent = 256;
+	assert_int_equal(ioctl(vm->vcpus[1].fd, KVM_GET_CPUID2, &c), 0);
+	assert_true(c.head.nent > 1);
+	for (unsigned int i = 0; i < c.head.nent; i++)
+		if (c.e[i].function == 1) {
+			assert_int_equal(c.e[i].ebx >> 24, 1);
+			leaf1 = 1;
+		}
+	assert_true(leaf1);
+	vm__destroy(vm);
+	cfg.cpuid = VM_CPUID_HOST;
 	run_ok(&cfg);
 }
 
@@ -291,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_two_vcpus),
 		cmocka_unit_test(test_four_vcpus_larger_memory),
 		cmocka_unit_test(test_memfd_backend),
+		cmocka_unit_test(test_host_cpuid),
 		cmocka_unit_test(test_checksum_depends_on_work),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_unclaimed_port_strict),
