@@ -39,9 +39,9 @@ build() { # DIR CMAKE-ARGS...
 
 cmd_bench() {
 	local out="results/$(hostname)-$(date -u +%Y%m%d-%H%M%S)"
-	build build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+	build build-static -DCMAKE_BUILD_TYPE=Release -DCOLDSTART_STATIC=ON -DBUILD_TESTING=OFF
 	log "benchmarking the probe guest lifecycle -> $out/"
-	build/bench/coldstart bench lifecycle --out "$out" "$@"
+	build-static/bench/coldstart bench lifecycle --out "$out" "$@"
 }
 
 cmd_test() {

@@ -123,8 +123,11 @@ int args__duration(const char *opt, const char *text, uint64_t *ns)
 	if (leading_u64(text, &v, &end) == 0)
 		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 			if (!strcmp(end, units[i].suffix)) {
-				if (mul_overflows(v, units[i].ns, ns))
+				uint64_t total;
+
+				if (mul_overflows(v, units[i].ns, &total))
 					break;
+				*ns = total;
 				return 0;
 			}
 	return err__set(EINVAL, "%s: '%s' is not a duration (examples: 500ms, "

@@ -397,10 +397,11 @@ static json_t *series_json(const struct lifecycle *lc)
 
 	for (int i = 0; i < NR_SERIES; i++) {
 		const struct series *s = &lc->s[i];
-		json_t *samples = json_array();
+		json_t *samples;
 
 		if (!s->n)
 			continue;
+		samples = json_array();
 		for (size_t k = 0; k < s->n; k++)
 			json_array_append_new(samples, json_integer((json_int_t)s->ns[k]));
 		json_array_append_new(arr, json_pack(

@@ -8,9 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define GUEST_PROT (PROT_READ | PROT_WRITE)
+
+/* Names the mapping "[anon:coldstart-guest]" in /proc/PID/maps where the
+ * kernel allows (CONFIG_ANON_VMA_NAME), so tools and users can find it. */
+static void name_anon(void *p, size_t size)
+{
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, size,
+	      (unsigned long)MEM_VMA_NAME);
+}
 
 static int anon_map(struct guest_mem *m)
 {
@@ -20,6 +29,7 @@ static int anon_map(struct guest_mem *m)
 	if (p == MAP_FAILED)
 		return err__sys(errno, "mmap of %zu bytes of guest memory",
 				m->size);
+	name_anon(p, m->size);
 	m->host = p;
 	return 0;
 }
@@ -49,7 +59,7 @@ static int memfd_map(struct guest_mem *m)
 {
 	int ret;
 
-	m->fd = memfd_create("coldstart-guest", MFD_CLOEXEC);
+	m->fd = memfd_create(MEM_VMA_NAME, MFD_CLOEXEC);
 	if (m->fd < 0)
 		return err__sys(errno, "memfd_create");
 	ret = shared_file_map(m, "memfd");
@@ -85,7 +95,7 @@ static int hugetlb_map(struct guest_mem *m)
 				"hugetlb backend needs %ld free 2 MiB pages, "
 				"the host has %ld (reserve them with: echo N > "
 				"/proc/sys/vm/nr_hugepages)", need, have);
-	m->fd = memfd_create("coldstart-guest",
+	m->fd = memfd_create(MEM_VMA_NAME,
 			     MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
 	if (m->fd < 0)
 		return err__sys(errno, "memfd_create(MFD_HUGETLB)");
@@ -159,6 +169,7 @@ void mem__destroy(struct guest_mem *m)
 		m->ops->unmap(m);
 	m->ops = NULL;
 	m->host = NULL;
+	m->fd = -1;
 }
 
 void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len)

@@ -43,4 +43,8 @@ void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 
 #define MEM_ALIGN (2ull << 20)
 
+/* Guest memory's name in /proc/PID/maps: "[anon:coldstart-guest]" where
+ * the kernel names anonymous mappings, "/memfd:coldstart-guest" for memfd. */
+#define MEM_VMA_NAME "coldstart-guest"
+
 #endif

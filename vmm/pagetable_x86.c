@@ -114,7 +114,7 @@ int pt__map(struct pt_builder *b, uint64_t va, uint64_t pa, uint64_t len,
 	    unsigned int flags)
 {
 	if ((va | pa | len) % PT_PAGE_4K || va >= VA_LIMIT ||
-	    len > VA_LIMIT - va || pa + len < pa || pa >> 52)
+	    len > VA_LIMIT - va || pa + len < pa || (pa + len - 1) >> 52)
 		return err__set(EINVAL, "cannot map 0x%llx bytes at 0x%llx",
 				(unsigned long long)len,
 				(unsigned long long)va);

@@ -18,6 +18,7 @@ expect 0 'VMM overhead \(USS - guest\) [0-9]+ KiB' run --vcpus 2 --init 4M --ws 
 	--pattern random --op write --compute 10000
 expect 0 'matches the prediction' run --ws 4M --pattern stride --stride 3 --mem-backend memfd
 expect 0 'matches the prediction' run --cpuid host --vcpus 3 --init 2M
+expect 0 'matches the prediction' run --ws 4k --pattern random
 expect 0 '' run --json --init 2M --ws 4M
 cp "$out" "$tmp/run.json"
 json_check 'd["success"] and d["checksum_ok"] and d["checksum"] == d["expected_checksum"] and d["pages_touched"] == 1024 and d["timeline_ns"]["done"] > d["timeline_ns"]["ready"] > 0 and d["memory"]["guest_rss_kib"] >= 2048' "$tmp/run.json"

@@ -59,9 +59,10 @@ static inline struct probe_order probe__order(uint32_t pattern, uint64_t n,
 	if (n == 0)
 		return o;
 	if (pattern == PROBE_PATTERN_RANDOM) {
+		/* The first multiplier in 1..n coprime with n (n = 1: 1). */
 		o.mul = probe__mix(seed) % n;
 		while (o.mul == 0 || probe__gcd(o.mul, n) != 1)
-			o.mul = (o.mul + 1) % n;
+			o.mul = o.mul % n + 1;
 		o.add = probe__mix(seed + 1) % n;
 	} else if (pattern == PROBE_PATTERN_STRIDE) {
 		o.stride = stride ? stride : 1;
