@@ -55,19 +55,26 @@ static int shared_file_map(struct guest_mem *m, const char *what)
 	return 0;
 }
 
-static int memfd_map(struct guest_mem *m)
+/* A memfd with `flags`, sized and mapped shared. */
+static int memfd_backed(struct guest_mem *m, unsigned int flags,
+			const char *what)
 {
 	int ret;
 
-	m->fd = memfd_create(MEM_VMA_NAME, MFD_CLOEXEC);
+	m->fd = memfd_create(MEM_VMA_NAME, MFD_CLOEXEC | flags);
 	if (m->fd < 0)
-		return err__sys(errno, "memfd_create");
-	ret = shared_file_map(m, "memfd");
+		return err__sys(errno, "memfd_create for %s guest memory", what);
+	ret = shared_file_map(m, what);
 	if (ret < 0) {
 		close(m->fd);
 		m->fd = -1;
 	}
 	return ret;
+}
+
+static int memfd_map(struct guest_mem *m)
+{
+	return memfd_backed(m, 0, "memfd");
 }
 
 static long free_hugepages(void)
@@ -88,23 +95,13 @@ static long free_hugepages(void)
 static int hugetlb_map(struct guest_mem *m)
 {
 	long need = (long)(m->size / MEM_ALIGN), have = free_hugepages();
-	int ret;
 
 	if (have < need)
 		return err__set(ENOTSUP,
 				"hugetlb backend needs %ld free 2 MiB pages, "
 				"the host has %ld (reserve them with: echo N > "
 				"/proc/sys/vm/nr_hugepages)", need, have);
-	m->fd = memfd_create(MEM_VMA_NAME,
-			     MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
-	if (m->fd < 0)
-		return err__sys(errno, "memfd_create(MFD_HUGETLB)");
-	ret = shared_file_map(m, "hugetlb");
-	if (ret < 0) {
-		close(m->fd);
-		m->fd = -1;
-	}
-	return ret;
+	return memfd_backed(m, MFD_HUGETLB | MFD_HUGE_2MB, "hugetlb");
 }
 
 static const struct guest_mem_ops anon_ops = {

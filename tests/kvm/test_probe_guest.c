@@ -64,61 +64,40 @@ static void test_minimal(void **state)
 				     .verify = true, .timeout_ns = 30 * SECOND });
 }
 
-static void test_seq_read_over_init(void **state)
+/* Workloads that must reach DONE with the predicted checksum. */
+struct workload {
+	unsigned int vcpus;
+	uint64_t init, ws, mem;
+	enum probe_pattern pattern;
+	enum probe_op op;
+	const char *backend;
+};
+
+static const struct workload workloads[] = {
+	/* Reads over initialised memory. */
+	{ 1, 8 * MiB, 8 * MiB, 0, PROBE_PATTERN_SEQ, PROBE_OP_READ, "anon" },
+	{ 1, 0, 16 * MiB, 0, PROBE_PATTERN_RANDOM, PROBE_OP_WRITE, "anon" },
+	/* Half initialised: reads see both values and zero pages. */
+	{ 1, 4 * MiB, 8 * MiB, 0, PROBE_PATTERN_STRIDE, PROBE_OP_READ, "anon" },
+	{ 2, 8 * MiB, 8 * MiB, 0, PROBE_PATTERN_RANDOM, PROBE_OP_READ, "anon" },
+	{ 4, 4 * MiB, 12 * MiB, 64 * MiB, PROBE_PATTERN_SEQ, PROBE_OP_WRITE,
+	  "anon" },
+	{ 1, 2 * MiB, 4 * MiB, 0, PROBE_PATTERN_RANDOM, PROBE_OP_READ,
+	  "memfd" },
+	/* One page, one vCPU per page. */
+	{ 1, 0, 4096, 0, PROBE_PATTERN_RANDOM, PROBE_OP_WRITE, "anon" },
+	{ 3, 12288, 12288, 0, PROBE_PATTERN_STRIDE, PROBE_OP_READ, "memfd" },
+};
+
+static void test_workload(void **state)
 {
-	struct run_config cfg = config(1, 8 * MiB, 8 * MiB, PROBE_PATTERN_SEQ,
-				       PROBE_OP_READ);
+	const struct workload *w = *state;
+	struct run_config cfg = config(w->vcpus, w->init, w->ws, w->pattern,
+				       w->op);
 
-	(void)state;
-	run_ok(&cfg);
-}
-
-static void test_random_write(void **state)
-{
-	struct run_config cfg = config(1, 0, 16 * MiB, PROBE_PATTERN_RANDOM,
-				       PROBE_OP_WRITE);
-
-	(void)state;
-	run_ok(&cfg);
-}
-
-static void test_stride_read_partial_init(void **state)
-{
-	/* Half the working set was initialised: reads see both values and
-	 * zero pages. */
-	struct run_config cfg = config(1, 4 * MiB, 8 * MiB,
-				       PROBE_PATTERN_STRIDE, PROBE_OP_READ);
-
-	(void)state;
-	run_ok(&cfg);
-}
-
-static void test_two_vcpus(void **state)
-{
-	struct run_config cfg = config(2, 8 * MiB, 8 * MiB,
-				       PROBE_PATTERN_RANDOM, PROBE_OP_READ);
-
-	(void)state;
-	run_ok(&cfg);
-}
-
-static void test_four_vcpus_larger_memory(void **state)
-{
-	struct run_config cfg = config(4, 4 * MiB, 12 * MiB,
-				       PROBE_PATTERN_SEQ, PROBE_OP_WRITE);
-
-	(void)state;
-	cfg.mem_size = 64 * MiB;
-	run_ok(&cfg);
-}
-
-static void test_memfd_backend(void **state)
-{
-	struct run_config cfg = config(1, 2 * MiB, 4 * MiB,
-				       PROBE_PATTERN_RANDOM, PROBE_OP_READ);
-
-	(void)state;
-	cfg.mem_ops = mem__backend("memfd");
+	if (w->mem)
+		cfg.mem_size = w->mem;
+	cfg.mem_ops = mem__backend(w->backend);
 	run_ok(&cfg);
 }
 
@@ -330,12 +309,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_seq_read_over_init),
-		cmocka_unit_test(test_random_write),
-		cmocka_unit_test(test_stride_read_partial_init),
-		cmocka_unit_test(test_two_vcpus),
-		cmocka_unit_test(test_four_vcpus_larger_memory),
-		cmocka_unit_test(test_memfd_backend),
+#define WORKLOAD(i) cmocka_unit_test_prestate(test_workload, \
+					       (void *)&workloads[i])
+		WORKLOAD(0), WORKLOAD(1), WORKLOAD(2), WORKLOAD(3),
+		WORKLOAD(4), WORKLOAD(5), WORKLOAD(6), WORKLOAD(7),
 		cmocka_unit_test(test_host_cpuid),
 		cmocka_unit_test(test_checksum_depends_on_work),
 		cmocka_unit_test(test_abort),
@@ -349,6 +326,8 @@ int main(void)
 	};
 	int ret = kvm__open(&kvm, NULL);
 
+	_Static_assert(sizeof(workloads) / sizeof(workloads[0]) == 8,
+		       "every workload is listed in tests[]");
 	if (ret < 0) {
 		fprintf(stderr, "skipping: %s\n", err__last());
 		return 77;
