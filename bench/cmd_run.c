@@ -232,33 +232,17 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 	return ret;
 }
 
-static double ms_since_start(const struct timeline *tl, enum tl_event ev)
-{
-	return (double)(tl->t[ev] - tl->t[TL_PROCESS_START]) / 1e6;
-}
-
 static void print_human(const struct run_cli *o, const struct run_result *r)
 {
 	const struct run_config *cfg = &o->cfg;
 	const struct probe_params *p = &cfg->probe;
-	double prev = 0;
-
 	printf("probe guest: %u vCPU%s, %" PRIu64 " MiB %s memory; init %" PRIu64
 	       " KiB, working set %" PRIu64 " KiB (%s %s), compute %" PRIu64 "\n",
 	       cfg->nr_vcpus, cfg->nr_vcpus > 1 ? "s" : "",
 	       cfg->mem_size / MiB, cfg->mem_ops ? cfg->mem_ops->name : "anon",
 	       p->init_bytes >> 10, p->ws_bytes >> 10, pattern_names[p->pattern],
 	       op_names[p->op], p->compute_iters);
-	printf("%12s %12s  %s\n", "time (ms)", "step (ms)", "event");
-	for (int ev = 0; ev < TL_COUNT; ev++) {
-		double t;
-
-		if (!r->tl.t[ev])
-			continue;
-		t = ms_since_start(&r->tl, ev);
-		printf("%12.3f %+12.3f  %s\n", t, t - prev, timeline__name(ev));
-		prev = t;
-	}
+	timeline__print(stdout, &r->tl);
 	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
 	       r->reason[0] ? ": " : "", r->reason);
 	if (r->probe.done == cfg->nr_vcpus && cfg->verify)

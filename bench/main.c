@@ -10,6 +10,8 @@ static const struct command commands[] = {
 	{ "run", "run one VM (the probe guest) and print its timeline",
 	  cmd_run },
 	{ "bench", "benchmark drivers (lifecycle, floor)", cmd_bench },
+	{ "snapshot", "create, restore or inspect a snapshot of the probe "
+		      "guest", cmd_snapshot },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
 	{ "help", "show help for coldstart or one command", cmd_help },
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GUEST_PROT (PROT_READ | PROT_WRITE)
@@ -145,16 +146,31 @@ const struct guest_mem_ops *mem__backend(const char *name)
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size)
 {
+	return mem__create_from(m, ops, size, -1);
+}
+
+int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
+		     size_t size, int src_fd)
+{
+	struct timespec t0, t1;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
+	m->src_fd = ops->restore ? src_fd : -1;
+	if (ops->restore && src_fd < 0)
+		return err__set(EINVAL, "restore strategy %s needs a memory "
+				"file", ops->name);
 	if (size == 0 || size % MEM_ALIGN)
 		return err__set(EINVAL, "guest memory size %zu is not a "
 				"positive multiple of 2 MiB", size);
 	m->ops = ops;
 	m->size = size;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ops->map(m);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	m->stats.setup_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll +
+				       (t1.tv_nsec - t0.tv_nsec));
 	if (ret < 0)
 		m->ops = NULL;
 	return ret;

@@ -5,6 +5,7 @@
 #ifndef COLDSTART_MEM_H
 #define COLDSTART_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,17 +14,29 @@ struct guest_mem;
 struct guest_mem_ops {
 	const char *name;
 	const char *help;
+	bool restore; /* fills memory from a snapshot file (src_fd) */
 	/* Maps m->size bytes into m->host (and m->fd when file-backed). */
 	int (*map)(struct guest_mem *m);
 	/* Releases what map() created. */
 	void (*unmap)(struct guest_mem *m);
 };
 
+/* What a backend did to bring memory in, for restore strategies. */
+struct mem_stats {
+	uint64_t bytes_read;  /* from the source file */
+	uint64_t faults;      /* faults served by a handler (uffd) */
+	uint64_t handler_ns;  /* time spent serving them */
+	uint64_t setup_ns;    /* time map() took */
+};
+
 struct guest_mem {
 	const struct guest_mem_ops *ops;
 	uint8_t *host;
 	size_t size;
-	int fd; /* -1 for anonymous memory */
+	int fd;     /* -1 for anonymous memory */
+	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
+	struct mem_stats stats;
+	void *priv; /* backend's own state */
 };
 
 /* Backends by name: "anon" (default), "memfd", "hugetlb" (2 MiB pages from
@@ -35,6 +48,11 @@ const struct guest_mem_ops *const *mem__backends(void);
 /* Creates memory of `size` bytes (a positive multiple of 2 MiB). */
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size);
+
+/* The same for a restore strategy, whose contents come from `src_fd` (a
+ * raw, page-aligned memory file of `size` bytes; borrowed). */
+int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
+		     size_t size, int src_fd);
 void mem__destroy(struct guest_mem *m);
 
 /* Checked translation: the host address of [gpa, gpa + len), or NULL when

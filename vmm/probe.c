@@ -167,6 +167,23 @@ int probe__setup(struct probe *probe, struct vm *vm,
 	return ret;
 }
 
+int probe__attach(struct probe *probe, struct vm *vm,
+		  const struct probe_params *p, const struct probe_state *state)
+{
+	int ret = probe__validate(p, vm->mem.size, vm->nr_vcpus);
+
+	if (ret < 0)
+		return ret;
+	memset(probe, 0, sizeof(*probe));
+	probe->vm = vm;
+	probe->params = *p;
+	probe->params.pause_at_ready = false;
+	probe->params.stop_at_ready = false;
+	probe->state = *state;
+	return iotrap__register(&vm->io, IO_SPACE_PIO, PROBE_UCALL_PORT, 4,
+				ucall_trap, probe, "probe-ucall");
+}
+
 /* READY is a barrier: each vCPU waits until all have reported it, so the
  * request phase starts from a fully initialised memory image. */
 static int on_ready(struct probe *probe, struct vcpu *vcpu)
@@ -182,6 +199,11 @@ static int on_ready(struct probe *probe, struct vcpu *vcpu)
 			pthread_mutex_unlock(&vm->lock);
 			vm__end(vm, VM_COMPLETED, "stopped at READY");
 			return IOTRAP_STOP;
+		}
+		if (probe->params.pause_at_ready) {
+			pthread_mutex_unlock(&vm->lock);
+			vm__request_pause(vm);
+			return IOTRAP_CONTINUE;
 		}
 	}
 	while (probe->state.ready < vm->nr_vcpus && !vm->ending)
@@ -225,6 +247,7 @@ static int ucall_trap(struct vcpu *vcpu, const struct io_access *a,
 	/* One copy: the guest cannot change what we validated. */
 	memcpy(&uc, src, sizeof(uc));
 	__atomic_fetch_add(&probe->state.ucalls, 1, __ATOMIC_RELAXED);
+	timeline__mark(vcpu->vm->tl, TL_FIRST_PROGRESS);
 	switch (uc.cmd) {
 	case PROBE_UCALL_READY:
 		return on_ready(probe, vcpu);

@@ -21,6 +21,7 @@ struct probe_params {
 	uint32_t stride; /* pages */
 	enum probe_misbehave misbehave;
 	bool stop_at_ready; /* end the VM (completed) once all vCPUs are READY */
+	bool pause_at_ready; /* pause the VM (for a snapshot) at READY */
 };
 
 /* The device's state, complete enough to save and restore a VM mid-run. */
@@ -48,6 +49,11 @@ int probe__validate(const struct probe_params *p, uint64_t mem_size,
  * trap with `probe` as its state. */
 int probe__setup(struct probe *probe, struct vm *vm,
 		 const struct probe_params *p);
+
+/* Re-attaches the device to a VM restored from a snapshot: memory and
+ * registers come from the snapshot; the device resumes from `state`. */
+int probe__attach(struct probe *probe, struct vm *vm,
+		  const struct probe_params *p, const struct probe_state *state);
 
 /* The checksum a correct run must report, computed on the host. */
 uint64_t probe__expected_checksum(const struct probe_params *p,

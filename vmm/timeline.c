@@ -9,12 +9,16 @@ static const struct {
 } events[TL_COUNT] = {
 	[TL_PROCESS_START] = { "process start", "process_start" },
 	[TL_KVM_OPENED] = { "/dev/kvm opened", "kvm_opened" },
+	[TL_RESTORE_START] = { "restore start", "restore_start" },
+	[TL_STATE_LOADED] = { "state loaded", "state_loaded" },
 	[TL_VM_CREATED] = { "VM created", "vm_created" },
 	[TL_MEM_READY] = { "memory ready", "memory_ready" },
 	[TL_VCPU_READY] = { "vCPUs ready", "vcpu_ready" },
 	[TL_FIRST_RUN] = { "first KVM_RUN", "first_run" },
+	[TL_FIRST_PROGRESS] = { "first guest progress", "first_progress" },
 	[TL_GUEST_READY] = { "guest READY", "ready" },
 	[TL_GUEST_DONE] = { "guest DONE", "done" },
+	[TL_SNAPSHOT_SAVED] = { "snapshot saved", "snapshot_saved" },
 	[TL_TEARDOWN_DONE] = { "teardown done", "teardown_done" },
 };
 
@@ -44,4 +48,28 @@ const char *timeline__name(enum tl_event ev)
 const char *timeline__key(enum tl_event ev)
 {
 	return events[ev].key;
+}
+
+void timeline__print(FILE *out, const struct timeline *tl)
+{
+	int printed[TL_COUNT] = { 0 };
+	double prev = 0;
+
+	fprintf(out, "%12s %12s  %s\n", "time (ms)", "step (ms)", "event");
+	for (int n = 0; n < TL_COUNT; n++) {
+		int next = -1;
+		double t;
+
+		for (int ev = 0; ev < TL_COUNT; ev++)
+			if (tl->t[ev] && !printed[ev] &&
+			    (next < 0 || tl->t[ev] < tl->t[next]))
+				next = ev;
+		if (next < 0)
+			break;
+		printed[next] = 1;
+		t = (double)(tl->t[next] - tl->t[TL_PROCESS_START]) / 1e6;
+		fprintf(out, "%12.3f %+12.3f  %s\n", t, t - prev,
+			timeline__name((enum tl_event)next));
+		prev = t;
+	}
 }

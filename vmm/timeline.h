@@ -4,16 +4,21 @@
 #define COLDSTART_TIMELINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 enum tl_event {
 	TL_PROCESS_START,
 	TL_KVM_OPENED,
+	TL_RESTORE_START,
+	TL_STATE_LOADED,
 	TL_VM_CREATED,
 	TL_MEM_READY,
 	TL_VCPU_READY,
 	TL_FIRST_RUN,
+	TL_FIRST_PROGRESS, /* the guest's first signal of life */
 	TL_GUEST_READY,
 	TL_GUEST_DONE,
+	TL_SNAPSHOT_SAVED,
 	TL_TEARDOWN_DONE,
 	TL_COUNT
 };
@@ -30,5 +35,9 @@ void timeline__mark(struct timeline *tl, enum tl_event ev);
 /* Human name ("first KVM_RUN") and JSON key ("first_run"). */
 const char *timeline__name(enum tl_event ev);
 const char *timeline__key(enum tl_event ev);
+
+/* Prints the events that happened in time order, in ms since
+ * TL_PROCESS_START, with the step from the previous one. */
+void timeline__print(FILE *out, const struct timeline *tl);
 
 #endif

@@ -204,6 +204,92 @@ static void vcpu_finished(struct vcpu *vcpu)
 	pthread_mutex_unlock(&vm->lock);
 }
 
+static void deadline_after(struct timespec *ts, uint64_t ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ns += (uint64_t)ts->tv_nsec;
+	ts->tv_sec += (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+void vm__request_pause(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	if (!vm->ending && !vm->pause_req) {
+		vm->pause_req = 1;
+		kick_vcpus(vm);
+	}
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static int paused(const struct vm *vm)
+{
+	return vm->pause_req && vm->parked == vm->running;
+}
+
+int vm__wait_paused(struct vm *vm, uint64_t timeout_ns)
+{
+	uint64_t start = timeline__now();
+	struct timespec poll;
+	int ret = 0;
+
+	pthread_mutex_lock(&vm->lock);
+	while (!paused(vm) && !vm->ending) {
+		if (timeout_ns && timeline__now() - start >= timeout_ns) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		deadline_after(&poll, WAIT_POLL_NS);
+		pthread_cond_timedwait(&vm->cond, &vm->lock, &poll);
+	}
+	if (ret == 0 && vm->ending)
+		ret = -ECANCELED;
+	pthread_mutex_unlock(&vm->lock);
+	if (ret == -ETIMEDOUT)
+		return err__set(ETIMEDOUT, "vCPUs did not pause within %.3f s",
+				(double)timeout_ns / 1e9);
+	if (ret == -ECANCELED)
+		return err__set(ECANCELED, "the VM ended before it paused: %s",
+				vm->reason);
+	return 0;
+}
+
+int vm__pause(struct vm *vm, uint64_t timeout_ns)
+{
+	vm__request_pause(vm);
+	return vm__wait_paused(vm, timeout_ns);
+}
+
+void vm__resume(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	vm->pause_req = 0;
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+/* Parks the calling vCPU until resumed or the VM ends. A KVM_RUN with
+ * immediate_exit set first completes an I/O instruction whose exit we just
+ * handled (KVM finishes it, then returns EINTR without running the guest),
+ * so the saved state is after the instruction. */
+static void park(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	ioctl(vcpu->fd, KVM_RUN, 0); /* -EINTR by design */
+	pthread_mutex_lock(&vm->lock);
+	vm->parked++;
+	pthread_cond_broadcast(&vm->cond);
+	while (vm->pause_req && !vm->ending)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	vm->parked--;
+	if (!vm->ending)
+		__atomic_store_n(&vcpu->run->immediate_exit, 0,
+				 __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&vm->lock);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -215,6 +301,10 @@ static void *vcpu_thread(void *arg)
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 	while (!__atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&vm->pause_req, __ATOMIC_ACQUIRE)) {
+			park(vcpu);
+			continue;
+		}
 		timeline__mark(vm->tl, TL_FIRST_RUN);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
@@ -356,9 +446,9 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 		goto err_free;
 	}
 	timeline__mark(tl, TL_VM_CREATED);
-	ret = mem__create(&vm->mem, cfg->mem_ops ? cfg->mem_ops
-						 : mem__backend("anon"),
-			  cfg->mem_size);
+	ret = mem__create_from(&vm->mem, cfg->mem_ops ? cfg->mem_ops
+						      : mem__backend("anon"),
+			       cfg->mem_size, cfg->mem_src_fd);
 	if (ret < 0)
 		goto err_close;
 	ret = set_memory(vm);
@@ -419,14 +509,6 @@ int vm__start(struct vm *vm)
 	if (ret < 0)
 		vm__end(vm, VM_FAILED, "%s", err__last());
 	return ret;
-}
-
-static void deadline_after(struct timespec *ts, uint64_t ns)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ns += (uint64_t)ts->tv_nsec;
-	ts->tv_sec += (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
 }
 
 enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns)

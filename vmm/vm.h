@@ -49,6 +49,7 @@ struct vm_config {
 	const struct guest_mem_ops *mem_ops; /* NULL: anonymous */
 	bool strict_io;    /* unclaimed I/O stops the VM */
 	enum vm_cpuid cpuid;
+	int mem_src_fd;    /* the memory file, read only by restore strategies */
 };
 
 struct vm {
@@ -65,6 +66,8 @@ struct vm {
 	pthread_cond_t cond;
 	unsigned int running; /* vCPU threads not yet finished */
 	int ending;           /* set once an outcome is chosen */
+	int pause_req;        /* vCPUs should park at the next exit */
+	unsigned int parked;  /* vCPU threads parked */
 	volatile int interrupted; /* set by vm__interrupt() */
 	enum vm_outcome outcome;
 	char reason[512];
@@ -88,6 +91,20 @@ enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns);
  * handlers. */
 void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Asks every vCPU to park outside KVM_RUN with pending I/O completed, so
+ * the VM's state is consistent. Returns at once; safe from trap handlers. */
+void vm__request_pause(struct vm *vm);
+
+/* Waits until every running vCPU is parked (0), the VM ended (-ECANCELED)
+ * or `timeout_ns` passed (-ETIMEDOUT; 0 = no limit). */
+int vm__wait_paused(struct vm *vm, uint64_t timeout_ns);
+
+/* vm__request_pause() then vm__wait_paused(). */
+int vm__pause(struct vm *vm, uint64_t timeout_ns);
+
+/* Lets parked vCPUs run again. */
+void vm__resume(struct vm *vm);
 
 /* Async-signal-safe request to stop (VM_STOPPED, "interrupted"). */
 void vm__interrupt(struct vm *vm);

@@ -1,0 +1,423 @@
+/* `coldstart snapshot`: create a snapshot of the probe guest at READY,
+ * restore it with a chosen memory strategy, inspect a snapshot. */
+#include "args.h"
+#include "cli.h"
+#include "cmd_run.h"
+#include "err.h"
+#include "mem_restore.h"
+#include "snapshot.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MiB (1024.0 * 1024.0)
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart snapshot create DIR [--force] [RUN OPTIONS]\n"
+	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
+	      "[--timeout DUR] [--json]\n"
+	      "       coldstart snapshot inspect DIR [--json]\n\n"
+	      "create   runs the probe guest (any `coldstart run` workload "
+	      "option) until every\n         vCPU is READY, pauses it and "
+	      "saves DIR/state and DIR/memory atomically;\n         --force "
+	      "replaces an existing DIR\n"
+	      "restore  restores DIR and runs the request phase to DONE, "
+	      "checking the checksum;\n         --mem-restore chooses how "
+	      "memory comes back:\n", out);
+	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
+	     *s; s++)
+		fprintf(out, "           %-9s %s%s\n", (*s)->name, (*s)->help,
+			s == mem_restore__strategies() + 1 ? " (default)" : "");
+	fputs("inspect  prints the header, sections and sizes\n", out);
+}
+
+static int load_error(int ret)
+{
+	return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
+			  "snapshot: %s", err__last());
+}
+
+/* Runs the guest to READY and saves it. */
+static int create(struct kvm_host *kvm, const struct run_cli *o,
+		  const char *dir, bool force, struct timeline *tl,
+		  struct snapshot_stats *st)
+{
+	struct vm_config vcfg = {
+		.mem_size = o->cfg.mem_size, .nr_vcpus = o->cfg.nr_vcpus,
+		.mem_ops = o->cfg.mem_ops, .strict_io = true,
+		.cpuid = o->cfg.cpuid,
+	};
+	struct probe_params p = o->cfg.probe;
+	struct probe probe;
+	struct vm *vm;
+	int ret = vm__create(kvm, &vcfg, tl, &vm);
+
+	if (ret < 0)
+		return ret;
+	p.pause_at_ready = true;
+	p.stop_at_ready = false;
+	ret = probe__setup(&probe, vm, &p);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0)
+		ret = vm__wait_paused(vm, o->cfg.timeout_ns);
+	if (ret == 0)
+		ret = snapshot__save(vm, &probe, dir, force, st);
+	if (ret == 0)
+		timeline__mark(tl, TL_SNAPSHOT_SAVED);
+	vm__end(vm, VM_STOPPED, "snapshot taken");
+	vm__destroy(vm);
+	timeline__mark(tl, TL_TEARDOWN_DONE);
+	return ret;
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	struct snapshot_stats st;
+	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
+	struct kvm_host kvm;
+	struct run_cli o;
+	bool force = false;
+	char *args[64];
+	int n = 0, ret;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		usage(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
+		return argc > 1 && !strcmp(argv[1], "--help") ? CLI_OK
+							      : CLI_USAGE;
+	}
+	args[n++] = "snapshot create";
+	for (int i = 2; i < argc && n < 63; i++) {
+		if (!strcmp(argv[i], "--force"))
+			force = true;
+		else
+			args[n++] = argv[i];
+	}
+	if (cmd_run__parse(n, args, &o) < 0 || o.quiet) {
+		cli__error(CLI_USAGE, "snapshot create: %s",
+			   o.quiet ? "--quiet is not supported" : err__last());
+		return cli__usage_error("snapshot");
+	}
+	if (o.help) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	timeline__mark(&tl, TL_KVM_OPENED);
+	ret = create(&kvm, &o, argv[1], force, &tl, &st);
+	kvm__close(&kvm);
+	if (ret < 0)
+		return cli__error(ret == -EEXIST ? CLI_USAGE
+						 : cli__exit_for(ret),
+				  "snapshot create: %s", err__last());
+	if (o.json) {
+		json_t *doc = json_pack(
+			"{s:s, s:s, s:I, s:I, s:I, s:I, s:f}", "command",
+			"snapshot create", "dir", argv[1], "state_bytes",
+			(json_int_t)st.state_bytes, "mem_bytes",
+			(json_int_t)st.mem_size, "mem_data_bytes",
+			(json_int_t)st.mem_data_bytes, "save_ns",
+			(json_int_t)st.ns, "save_gb_per_s",
+			st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+		return CLI_OK;
+	}
+	timeline__print(stdout, &tl);
+	printf("snapshot %s: state %" PRIu64 " bytes, memory %.1f MiB "
+	       "(%.1f MiB of data, the rest holes), saved in %.3f ms "
+	       "(%.2f GB/s of guest memory)\n", argv[1], st.state_bytes,
+	       (double)st.mem_size / MiB, (double)st.mem_data_bytes / MiB,
+	       (double)st.ns / 1e6,
+	       st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
+	return CLI_OK;
+}
+
+struct restore_opts {
+	const char *dir, *kvm_path;
+	const struct guest_mem_ops *strategy;
+	uint64_t timeout_ns;
+	bool json;
+};
+
+static int parse_restore(int argc, char **argv, struct restore_opts *o)
+{
+	static const struct option opts[] = {
+		{ "mem-restore", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "kvm", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	*o = (struct restore_opts){ .dir = argv[1],
+				    .strategy = mem_restore__strategy("mmap"),
+				    .timeout_ns = 60ull * 1000000000ull };
+	optind = 2;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'm') {
+			o->strategy = mem_restore__strategy(optarg);
+			if (!o->strategy)
+				ret = err__set(EINVAL, "--mem-restore: '%s' is "
+					       "not one of: eager, mmap, "
+					       "populate", optarg);
+		} else if (c == 't') {
+			ret = args__duration("--timeout", optarg, &o->timeout_ns);
+		} else if (c == 'j') {
+			o->json = true;
+		} else if (c == 'k') {
+			o->kvm_path = optarg;
+		} else {
+			ret = err__set(EINVAL, "unknown or incomplete option "
+				       "'%s'", argv[optind - 1]);
+		}
+	}
+	if (ret == 0 && optind < argc)
+		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	return ret;
+}
+
+struct restore_result {
+	struct timeline tl;
+	enum vm_outcome outcome;
+	char reason[512];
+	struct probe_state probe;
+	struct mem_stats mem;
+	uint64_t expected;
+	unsigned int nr_vcpus;
+};
+
+static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
+		       struct restore_result *res)
+{
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	int ret;
+
+	timeline__mark(&res->tl, TL_RESTORE_START);
+	ret = snapshot__open(&snap, o->dir);
+	if (ret < 0)
+		return ret;
+	timeline__mark(&res->tl, TL_STATE_LOADED);
+	ret = snapshot__restore(kvm, &snap, o->strategy, &res->tl, &vm, &probe);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0) {
+		vm__wait(vm, o->timeout_ns);
+		res->outcome = vm->outcome;
+		snprintf(res->reason, sizeof(res->reason), "%s", vm->reason);
+		probe__save_state(&probe, &res->probe);
+		res->mem = vm->mem.stats;
+		res->nr_vcpus = vm->nr_vcpus;
+	}
+	if (vm && ret >= 0)
+		vm__destroy(vm);
+	timeline__mark(&res->tl, TL_TEARDOWN_DONE);
+	if (ret == 0)
+		res->expected = probe__expected_checksum(&snap.params,
+							 snap.cfg.nr_vcpus);
+	snapshot__close(&snap);
+	return ret;
+}
+
+static bool restore_ok(const struct restore_result *r)
+{
+	return r->outcome == VM_COMPLETED && r->probe.done == r->nr_vcpus &&
+	       r->probe.checksum == r->expected;
+}
+
+static double since(const struct timeline *tl, enum tl_event from,
+		    enum tl_event to)
+{
+	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from]) / 1e6
+					: -1;
+}
+
+static void print_restore(const struct restore_opts *o,
+			  const struct restore_result *r)
+{
+	timeline__print(stdout, &r->tl);
+	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read\n",
+	       o->strategy->name, (double)r->mem.setup_ns / 1e6,
+	       (double)r->mem.bytes_read / MiB);
+	printf("restore start -> first KVM_RUN %.3f ms, -> DONE %.3f ms\n",
+	       since(&r->tl, TL_RESTORE_START, TL_FIRST_RUN),
+	       since(&r->tl, TL_RESTORE_START, TL_GUEST_DONE));
+	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
+	       r->reason[0] ? ": " : "", r->reason);
+	if (r->probe.done == r->nr_vcpus)
+		printf("checksum: 0x%016" PRIx64 " (%s 0x%016" PRIx64 ")\n",
+		       r->probe.checksum,
+		       r->probe.checksum == r->expected
+			       ? "matches the prediction"
+			       : "WRONG, the host predicted",
+		       r->expected);
+}
+
+static void print_restore_json(const struct restore_opts *o,
+			       const struct restore_result *r)
+{
+	json_t *tl = json_object();
+	json_t *doc;
+
+	for (int ev = 0; ev < TL_COUNT; ev++)
+		if (r->tl.t[ev])
+			json_object_set_new(tl, timeline__key(ev),
+				json_integer((json_int_t)(r->tl.t[ev] -
+						r->tl.t[TL_PROCESS_START])));
+	doc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:{s:I, s:I, s:I, s:I},"
+			" s:b, s:I}",
+			"command", "snapshot restore", "dir", o->dir,
+			"mem_restore", o->strategy->name, "timeline_ns", tl,
+			"outcome", vm__outcome_name(r->outcome), "reason",
+			r->reason, "memory", "setup_ns",
+			(json_int_t)r->mem.setup_ns, "bytes_read",
+			(json_int_t)r->mem.bytes_read, "faults",
+			(json_int_t)r->mem.faults, "handler_ns",
+			(json_int_t)r->mem.handler_ns, "success",
+			restore_ok(r), "pages_touched",
+			(json_int_t)r->probe.pages);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static int cmd_restore(int argc, char **argv)
+{
+	struct restore_result res = { .tl.t[TL_PROCESS_START] = cli_process_start };
+	struct restore_opts o;
+	struct kvm_host kvm;
+	int ret;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (parse_restore(argc, argv, &o) < 0) {
+		cli__error(CLI_USAGE, "snapshot restore: %s", err__last());
+		return cli__usage_error("snapshot");
+	}
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	timeline__mark(&res.tl, TL_KVM_OPENED);
+	ret = restore_run(&kvm, &o, &res);
+	kvm__close(&kvm);
+	if (ret < 0)
+		return load_error(ret);
+	if (o.json)
+		print_restore_json(&o, &res);
+	else
+		print_restore(&o, &res);
+	if (restore_ok(&res))
+		return CLI_OK;
+	fprintf(stderr, "coldstart: restored guest failed: %s\n",
+		res.outcome == VM_COMPLETED ? "the checksum is wrong"
+					    : res.reason);
+	return CLI_FAIL;
+}
+
+static json_t *sections_json(const struct snapshot *s)
+{
+	json_t *arr = json_array();
+	struct snap_section sec;
+	const void *payload;
+	size_t cursor = 0;
+
+	while (snap__next(&s->r, &cursor, &sec, &payload)) {
+		const char *name = snap__type_name(sec.type);
+
+		json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:I}",
+			"name", name ? name : "unknown", "type", (int)sec.type,
+			"index", (int)sec.index, "bytes", (json_int_t)sec.len));
+	}
+	return arr;
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+	struct snapshot s;
+	struct stat st = { 0 };
+	json_t *doc, *secs;
+	int ret;
+
+	if (argc < 2 || argv[1][0] == '-' || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "--json"))) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	ret = snapshot__open(&s, argv[1]);
+	if (ret < 0)
+		return load_error(ret);
+	fstat(s.mem_fd, &st);
+	secs = sections_json(&s);
+	doc = json_pack("{s:s, s:i, s:s, s:I, s:i, s:s, s:I, s:I, s:I, s:I, "
+			"s:o, s:{s:I, s:I, s:I}}",
+			"dir", s.dir, "format_version", (int)s.r.hdr.version,
+			"checksum", "ok", "created_ns",
+			(json_int_t)s.r.hdr.created_ns, "vcpus",
+			(int)s.r.hdr.nr_vcpus, "cpu_vendor", s.r.hdr.cpu_vendor,
+			"state_bytes", (json_int_t)s.state_len,
+			"mem_bytes", (json_int_t)s.mem.size, "mem_data_bytes",
+			(json_int_t)s.mem.data_bytes, "mem_allocated_bytes",
+			(json_int_t)st.st_blocks * 512, "sections", secs,
+			"probe", "init_bytes", (json_int_t)s.params.init_bytes,
+			"ws_bytes", (json_int_t)s.params.ws_bytes, "ready",
+			(json_int_t)s.probe_state.ready);
+	if (argc == 3) {
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else {
+		printf("snapshot %s: format version %u, checksum ok, %u vCPU(s), "
+		       "CPU vendor %.16s\nstate file %zu bytes; memory %.1f MiB "
+		       "(%.1f MiB data, %.1f MiB allocated on disk)\n"
+		       "probe guest: init %" PRIu64 " KiB, working set %" PRIu64
+		       " KiB, paused at READY\nsections:\n", s.dir,
+		       s.r.hdr.version, s.r.hdr.nr_vcpus, s.r.hdr.cpu_vendor,
+		       s.state_len, (double)s.mem.size / MiB,
+		       (double)s.mem.data_bytes / MiB,
+		       (double)st.st_blocks * 512 / MiB,
+		       s.params.init_bytes >> 10, s.params.ws_bytes >> 10);
+		for (size_t i = 0; i < json_array_size(secs); i++) {
+			json_t *e = json_array_get(secs, i);
+
+			printf("  %-16s vcpu %-3" JSON_INTEGER_FORMAT " %8"
+			       JSON_INTEGER_FORMAT " bytes\n",
+			       json_string_value(json_object_get(e, "name")),
+			       json_integer_value(json_object_get(e, "index")),
+			       json_integer_value(json_object_get(e, "bytes")));
+		}
+	}
+	json_decref(doc);
+	snapshot__close(&s);
+	return CLI_OK;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "create"))
+		return cmd_create(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "restore"))
+		return cmd_restore(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "inspect"))
+		return cmd_inspect(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (argc >= 2)
+		cli__error(CLI_USAGE, "snapshot: unknown action '%s'", argv[1]);
+	usage(stderr);
+	return CLI_USAGE;
+}

@@ -1,0 +1,203 @@
+/* Building and validating snapshot state files. */
+#include "format.h"
+
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+static const struct {
+	uint32_t type;
+	const char *name;
+} type_names[] = {
+	{ SNAP_VM_CONFIG, "vm.config" },
+	{ SNAP_VM_CLOCK, "vm.clock" },
+	{ SNAP_VCPU_REGS, "vcpu.regs" },
+	{ SNAP_VCPU_SREGS, "vcpu.sregs" },
+	{ SNAP_VCPU_XSAVE, "vcpu.xsave" },
+	{ SNAP_VCPU_XCRS, "vcpu.xcrs" },
+	{ SNAP_VCPU_MSRS, "vcpu.msrs" },
+	{ SNAP_VCPU_MP_STATE, "vcpu.mp_state" },
+	{ SNAP_VCPU_EVENTS, "vcpu.events" },
+	{ SNAP_VCPU_DEBUGREGS, "vcpu.debugregs" },
+	{ SNAP_VCPU_CPUID, "vcpu.cpuid" },
+	{ SNAP_VCPU_TSC_KHZ, "vcpu.tsc_khz" },
+	{ SNAP_DEV_PROBE, "device.probe" },
+	{ SNAP_MEMORY, "memory" },
+};
+
+const char *snap__type_name(uint32_t type)
+{
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (type_names[i].type == type)
+			return type_names[i].name;
+	return NULL;
+}
+
+static void append(struct snap_writer *w, const void *data, size_t len)
+{
+	size_t need = ALIGN8(len);
+
+	if (w->err)
+		return;
+	if (w->len + need > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		uint8_t *grown;
+
+		while (cap < w->len + need)
+			cap *= 2;
+		grown = realloc(w->buf, cap);
+		if (!grown) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->buf = grown;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, data, len);
+	memset(w->buf + w->len + len, 0, need - len);
+	w->len += need;
+}
+
+void snap__begin(struct snap_writer *w, const struct snap_header *hdr)
+{
+	struct snap_header h = *hdr;
+
+	memset(w, 0, sizeof(*w));
+	memcpy(h.magic, SNAP_MAGIC, sizeof(h.magic));
+	h.version = SNAP_VERSION;
+	h.header_size = sizeof(h);
+	append(w, &h, sizeof(h));
+}
+
+void snap__add(struct snap_writer *w, uint32_t type, uint32_t index,
+	       const void *data, size_t len)
+{
+	struct snap_section s = { .type = type, .index = index, .len = len };
+
+	append(w, &s, sizeof(s));
+	append(w, data, len);
+}
+
+int snap__finish(struct snap_writer *w)
+{
+	struct snap_trailer t = { .magic = SNAP_TRAILER_MAGIC };
+
+	if (!w->err)
+		t.crc32 = (uint32_t)crc32(0, w->buf, (uInt)w->len);
+	append(w, &t, sizeof(t));
+	if (w->err)
+		return err__set(ENOMEM, "building the snapshot state");
+	return 0;
+}
+
+static int check_header(struct snap_reader *r, const uint8_t *buf,
+			size_t len)
+{
+	if (len < sizeof(r->hdr) + sizeof(struct snap_trailer))
+		return err__set(EINVAL, "state file is truncated (%zu bytes)",
+				len);
+	memcpy(&r->hdr, buf, sizeof(r->hdr));
+	if (memcmp(r->hdr.magic, SNAP_MAGIC, sizeof(r->hdr.magic)))
+		return err__set(EINVAL, "not a coldstart snapshot (bad magic)");
+	if (r->hdr.version != SNAP_VERSION)
+		return err__set(EPROTO, "snapshot format version %u, this "
+				"coldstart reads version %u", r->hdr.version,
+				SNAP_VERSION);
+	if (r->hdr.header_size != sizeof(r->hdr))
+		return err__set(EINVAL, "snapshot header size %u, expected %zu",
+				r->hdr.header_size, sizeof(r->hdr));
+	return 0;
+}
+
+static int check_trailer(const uint8_t *buf, size_t len)
+{
+	struct snap_trailer t;
+	uint32_t crc;
+
+	memcpy(&t, buf + len - sizeof(t), sizeof(t));
+	if (t.magic != SNAP_TRAILER_MAGIC)
+		return err__set(EINVAL, "state file is truncated or has "
+				"trailing data (no end marker)");
+	crc = (uint32_t)crc32(0, buf, (uInt)(len - sizeof(t)));
+	if (crc != t.crc32)
+		return err__set(EINVAL, "state file checksum mismatch (stored "
+				"0x%08x, computed 0x%08x): the file is corrupt",
+				t.crc32, crc);
+	return 0;
+}
+
+int snap__next(const struct snap_reader *r, size_t *cursor,
+	       struct snap_section *sec, const void **payload)
+{
+	size_t at = *cursor ? *cursor : sizeof(r->hdr);
+
+	if (at >= r->len)
+		return 0;
+	memcpy(sec, r->buf + at, sizeof(*sec));
+	*payload = r->buf + at + sizeof(*sec);
+	*cursor = at + sizeof(*sec) + ALIGN8(sec->len);
+	return 1;
+}
+
+static const char *type_or_unknown(uint32_t type)
+{
+	const char *name = snap__type_name(type);
+
+	return name ? name : "(unknown)";
+}
+
+/* Every section must lie inside the file, back to back. */
+static int check_sections(const struct snap_reader *r)
+{
+	size_t at = sizeof(r->hdr);
+
+	while (at < r->len) {
+		struct snap_section s;
+
+		if (r->len - at < sizeof(s))
+			return err__set(EINVAL, "section header at offset %zu "
+					"is cut off", at);
+		memcpy(&s, r->buf + at, sizeof(s));
+		at += sizeof(s);
+		if (s.len > r->len - at || ALIGN8(s.len) > r->len - at)
+			return err__set(EINVAL, "section %s at offset %zu "
+					"claims %llu bytes, past the end",
+					type_or_unknown(s.type),
+					at - sizeof(s),
+					(unsigned long long)s.len);
+		at += ALIGN8(s.len);
+	}
+	return 0;
+}
+
+int snap__parse(struct snap_reader *r, const uint8_t *buf, size_t len)
+{
+	int ret = check_header(r, buf, len);
+
+	if (ret == 0)
+		ret = check_trailer(buf, len);
+	if (ret < 0)
+		return ret;
+	r->buf = buf;
+	r->len = len - sizeof(struct snap_trailer);
+	return check_sections(r);
+}
+
+const void *snap__find(const struct snap_reader *r, uint32_t type,
+		       uint32_t index, size_t *len)
+{
+	struct snap_section s;
+	const void *payload;
+	size_t cursor = 0;
+
+	while (snap__next(r, &cursor, &s, &payload))
+		if (s.type == type && s.index == index) {
+			*len = (size_t)s.len;
+			return payload;
+		}
+	return NULL;
+}

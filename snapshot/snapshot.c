@@ -1,0 +1,440 @@
+/* Saving, validating and restoring snapshot directories. */
+#include "snapshot.h"
+
+#include "err.h"
+#include "mem.h"
+#include "state_x86.h"
+#include "vm.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096u
+#define WRITE_CHUNK (1u << 20)
+#define MAX_STATE_BYTES (64u << 20)
+
+/* The probe device as saved (section device.probe): fixed-width fields,
+ * independent of the in-memory structs' layout. */
+struct snap_probe {
+	uint64_t init_bytes, ws_bytes, compute_iters, seed;
+	uint32_t pattern, op, stride, misbehave;
+	uint32_t ready, done;
+	uint64_t checksum, pages, ucalls;
+	uint32_t phase[PROBE_MAX_VCPUS];
+};
+_Static_assert(sizeof(struct snap_probe) == 80 + 4 * PROBE_MAX_VCPUS,
+	       "probe record layout");
+
+/* dir/name into out (PATH_MAX bytes); -ENAMETOOLONG when it does not fit. */
+static int join(char *out, const char *dir, const char *name)
+{
+	if (snprintf(out, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+		return err__set(ENAMETOOLONG, "path %s/%s is too long", dir,
+				name);
+	return 0;
+}
+
+static int is_zero(const uint8_t *p, size_t len)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	for (size_t i = 0; i < len / 8; i++)
+		if (w[i])
+			return 0;
+	return 1;
+}
+
+static int write_at(int fd, const uint8_t *p, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -(n < 0 ? errno : EIO);
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Writes the non-zero pages of guest memory; zero pages stay holes. */
+static int save_memory(const struct guest_mem *mem, int fd, uint64_t *data)
+{
+	size_t run = 0, start = 0;
+	int ret;
+
+	if (ftruncate(fd, (off_t)mem->size) < 0)
+		return err__sys(errno, "sizing the memory file");
+	*data = 0;
+	for (size_t off = 0; off <= mem->size; off += PAGE) {
+		int keep = off < mem->size && !is_zero(mem->host + off, PAGE);
+
+		if (keep && run == 0)
+			start = off;
+		if (keep)
+			run += PAGE;
+		if (run && (!keep || run == WRITE_CHUNK)) {
+			ret = write_at(fd, mem->host + start, run, (off_t)start);
+			if (ret < 0)
+				return err__sys(-ret, "writing the memory file");
+			*data += run;
+			start += run;
+			run = 0;
+		}
+	}
+	if (fsync(fd) < 0)
+		return err__sys(errno, "fsync of the memory file");
+	return 0;
+}
+
+static void probe_record(const struct probe *probe, struct snap_probe *rec)
+{
+	const struct probe_params *p = &probe->params;
+	struct probe_state st;
+
+	probe__save_state(probe, &st);
+	memset(rec, 0, sizeof(*rec));
+	*rec = (struct snap_probe){
+		.init_bytes = p->init_bytes, .ws_bytes = p->ws_bytes,
+		.compute_iters = p->compute_iters, .seed = p->seed,
+		.pattern = p->pattern, .op = p->op, .stride = p->stride,
+		.misbehave = p->misbehave, .ready = st.ready, .done = st.done,
+		.checksum = st.checksum, .pages = st.pages, .ucalls = st.ucalls,
+	};
+	memcpy(rec->phase, st.phase, sizeof(rec->phase));
+}
+
+static int build_state(struct vm *vm, const struct probe *probe,
+		       uint64_t data_bytes, struct snap_writer *w)
+{
+	struct snap_header hdr = { .mem_size = vm->mem.size,
+				   .nr_vcpus = vm->nr_vcpus,
+				   .flavour = vm->kvm->flavour };
+	struct snap_vm_config cfg = { .mem_size = vm->mem.size,
+				      .nr_vcpus = vm->nr_vcpus,
+				      .cpuid = vm->cpuid,
+				      .strict_io = vm->io.strict, .guest = 1 };
+	struct snap_memory mem = { .size = vm->mem.size,
+				   .data_bytes = data_bytes,
+				   .page_size = PAGE };
+	struct snap_probe rec;
+	struct timespec now;
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	hdr.created_ns = (uint64_t)now.tv_sec * 1000000000ull +
+			 (uint64_t)now.tv_nsec;
+	state__cpu_vendor(hdr.cpu_vendor);
+	snap__begin(w, &hdr);
+	snap__add(w, SNAP_VM_CONFIG, 0, &cfg, sizeof(cfg));
+	snap__add(w, SNAP_MEMORY, 0, &mem, sizeof(mem));
+	probe_record(probe, &rec);
+	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
+	ret = state__save_vm(vm, w);
+	if (ret == 0)
+		ret = snap__finish(w);
+	return ret;
+}
+
+static int write_file(const char *dir, const char *name, const void *data,
+		      size_t len)
+{
+	char path[PATH_MAX];
+	int fd, ret = join(path, dir, name);
+
+	if (ret < 0)
+		return ret;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err__sys(errno, "creating %s", path);
+	ret = write_at(fd, data, len, 0);
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	return ret < 0 ? err__sys(-ret, "writing %s", path) : 0;
+}
+
+static int open_new(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd = join(path, dir, name);
+
+	if (fd < 0)
+		return fd;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	return fd < 0 ? err__sys(errno, "creating %s", path) : fd;
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (join(path, dir, SNAPSHOT_STATE_FILE) == 0)
+		unlink(path);
+	if (join(path, dir, SNAPSHOT_MEMORY_FILE) == 0)
+		unlink(path);
+	rmdir(dir);
+}
+
+static void fsync_parent(const char *dir)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int fd;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* Moves the finished temporary directory to `dir`. */
+static int publish(const char *tmp, const char *dir, bool replace)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0) {
+		if (!replace)
+			return err__set(EEXIST, "%s exists (replace it with "
+					"--force)", dir);
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) < 0)
+			return err__sys(errno, "replacing %s", dir);
+		remove_dir(tmp); /* now holds the old snapshot */
+	} else if (rename(tmp, dir) < 0) {
+		return err__sys(errno, "renaming %s to %s", tmp, dir);
+	}
+	fsync_parent(dir);
+	return 0;
+}
+
+int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
+		   bool replace, struct snapshot_stats *st)
+{
+	char tmp[PATH_MAX];
+	struct snap_writer w = { 0 };
+	uint64_t t0 = timeline__now();
+	int fd, ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!replace && access(dir, F_OK) == 0)
+		return err__set(EEXIST, "%s exists (replace it with --force)",
+				dir);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= PATH_MAX)
+		return err__set(ENAMETOOLONG, "snapshot path is too long");
+	if (!mkdtemp(tmp))
+		return err__sys(errno, "creating a directory next to %s", dir);
+	fd = open_new(tmp, SNAPSHOT_MEMORY_FILE);
+	ret = fd < 0 ? fd : save_memory(&vm->mem, fd, &st->mem_data_bytes);
+	if (fd >= 0)
+		close(fd);
+	if (ret == 0)
+		ret = build_state(vm, probe, st->mem_data_bytes, &w);
+	if (ret == 0)
+		ret = write_file(tmp, SNAPSHOT_STATE_FILE, w.buf, w.len);
+	if (ret == 0)
+		ret = publish(tmp, dir, replace);
+	if (ret < 0)
+		remove_dir(tmp);
+	st->state_bytes = w.len;
+	st->mem_size = vm->mem.size;
+	st->ns = timeline__now() - t0;
+	free(w.buf);
+	return ret;
+}
+
+static int read_state(struct snapshot *s)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd = join(path, s->dir, SNAPSHOT_STATE_FILE);
+
+	if (fd < 0)
+		return fd;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err__sys(errno, "%s is not a snapshot: cannot open its "
+				"state file", s->dir);
+	if (fstat(fd, &st) < 0 || st.st_size > MAX_STATE_BYTES) {
+		close(fd);
+		return err__set(EINVAL, "%s: state file is missing or larger "
+				"than %u MiB", path, MAX_STATE_BYTES >> 20);
+	}
+	s->state_len = (size_t)st.st_size;
+	s->state = malloc(s->state_len ? s->state_len : 1);
+	n = s->state ? pread(fd, s->state, s->state_len, 0) : -1;
+	close(fd);
+	if (n != (ssize_t)s->state_len)
+		return err__sys(n < 0 ? errno : EIO, "reading %s", path);
+	return 0;
+}
+
+/* Copies section (type, 0) of exactly `size` bytes into `out`. */
+static int copy_section(const struct snapshot *s, uint32_t type, void *out,
+			size_t size)
+{
+	size_t len;
+	const void *p = snap__find(&s->r, type, 0, &len);
+
+	if (!p)
+		return err__set(EINVAL, "snapshot lacks section %s",
+				snap__type_name(type));
+	if (len != size)
+		return err__set(EINVAL, "section %s has %zu bytes, expected %zu",
+				snap__type_name(type), len, size);
+	memcpy(out, p, size);
+	return 0;
+}
+
+static void params_from(const struct snap_probe *rec, struct probe_params *p,
+			struct probe_state *st)
+{
+	*p = (struct probe_params){
+		.init_bytes = rec->init_bytes, .ws_bytes = rec->ws_bytes,
+		.compute_iters = rec->compute_iters, .seed = rec->seed,
+		.pattern = (enum probe_pattern)rec->pattern,
+		.op = (enum probe_op)rec->op, .stride = rec->stride,
+		.misbehave = (enum probe_misbehave)rec->misbehave,
+	};
+	*st = (struct probe_state){
+		.ready = rec->ready, .done = rec->done,
+		.checksum = rec->checksum, .pages = rec->pages,
+		.ucalls = rec->ucalls,
+	};
+	memcpy(st->phase, rec->phase, sizeof(st->phase));
+}
+
+static int check_config(const struct snapshot *s)
+{
+	const struct snap_header *h = &s->r.hdr;
+
+	if (s->cfg.mem_size != h->mem_size || s->mem.size != h->mem_size ||
+	    s->cfg.nr_vcpus != h->nr_vcpus)
+		return err__set(EINVAL, "snapshot header and sections disagree "
+				"on memory size or vCPU count");
+	if (!h->mem_size || h->mem_size % MEM_ALIGN)
+		return err__set(EINVAL, "snapshot memory size %llu is not a "
+				"multiple of 2 MiB",
+				(unsigned long long)h->mem_size);
+	if (!h->nr_vcpus || h->nr_vcpus > PROBE_MAX_VCPUS || s->cfg.guest != 1)
+		return err__set(EINVAL, "snapshot has %u vCPUs of guest kind %u; "
+				"this coldstart restores probe guests with 1 to "
+				"%u", h->nr_vcpus, s->cfg.guest, PROBE_MAX_VCPUS);
+	if (s->mem.compression || s->mem.page_size != PAGE)
+		return err__set(ENOTSUP, "snapshot memory uses compression %u "
+				"and page size %u; supported: raw, 4096",
+				s->mem.compression, s->mem.page_size);
+	return 0;
+}
+
+static int open_memory(struct snapshot *s)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int ret = join(path, s->dir, SNAPSHOT_MEMORY_FILE);
+
+	if (ret < 0)
+		return ret;
+	s->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->mem_fd < 0)
+		return err__sys(errno, "cannot open the memory file %s", path);
+	if (fstat(s->mem_fd, &st) < 0)
+		return err__sys(errno, "stat of %s", path);
+	if ((uint64_t)st.st_size != s->r.hdr.mem_size)
+		return err__set(EINVAL, "memory file %s is %lld bytes, the "
+				"state says %llu (truncated or mismatched)",
+				path, (long long)st.st_size,
+				(unsigned long long)s->r.hdr.mem_size);
+	return 0;
+}
+
+int snapshot__open(struct snapshot *s, const char *dir)
+{
+	struct snap_probe rec;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->mem_fd = -1;
+	if (snprintf(s->dir, sizeof(s->dir), "%s", dir) >= (int)sizeof(s->dir))
+		return err__set(ENAMETOOLONG, "snapshot path is too long");
+	ret = read_state(s);
+	if (ret == 0)
+		ret = snap__parse(&s->r, s->state, s->state_len);
+	if (ret == 0)
+		ret = copy_section(s, SNAP_VM_CONFIG, &s->cfg, sizeof(s->cfg));
+	if (ret == 0)
+		ret = copy_section(s, SNAP_MEMORY, &s->mem, sizeof(s->mem));
+	if (ret == 0)
+		ret = copy_section(s, SNAP_DEV_PROBE, &rec, sizeof(rec));
+	if (ret == 0)
+		ret = check_config(s);
+	if (ret == 0) {
+		params_from(&rec, &s->params, &s->probe_state);
+		ret = probe__validate(&s->params, s->cfg.mem_size,
+				      s->cfg.nr_vcpus);
+	}
+	if (ret == 0)
+		ret = open_memory(s);
+	if (ret < 0)
+		snapshot__close(s);
+	return ret;
+}
+
+void snapshot__close(struct snapshot *s)
+{
+	free(s->state);
+	s->state = NULL;
+	if (s->mem_fd >= 0)
+		close(s->mem_fd);
+	s->mem_fd = -1;
+}
+
+int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
+		      const struct guest_mem_ops *strategy,
+		      struct timeline *tl, struct vm **out,
+		      struct probe *probe)
+{
+	struct vm_config cfg = {
+		.mem_size = s->cfg.mem_size,
+		.nr_vcpus = s->cfg.nr_vcpus,
+		.mem_ops = strategy,
+		.strict_io = s->cfg.strict_io,
+		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
+		.mem_src_fd = s->mem_fd,
+	};
+	struct vm *vm;
+	int ret = state__check_host(kvm, &s->r);
+
+	if (ret < 0)
+		return ret;
+	ret = vm__create(kvm, &cfg, tl, &vm);
+	if (ret < 0)
+		return ret;
+	ret = state__restore_vm(vm, &s->r);
+	if (ret == 0)
+		ret = probe__attach(probe, vm, &s->params, &s->probe_state);
+	if (ret < 0) {
+		vm__destroy(vm);
+		return ret;
+	}
+	*out = vm;
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* Snapshots of a paused VM running the probe guest: a directory holding
+ * `state` (vCPU, VM and device state; format.h) and `memory` (raw guest
+ * memory, page-aligned, sparse where the guest has only zeros). */
+#ifndef COLDSTART_SNAPSHOT_H
+#define COLDSTART_SNAPSHOT_H
+
+#include "format.h"
+#include "probe.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vm;
+struct kvm_host;
+struct guest_mem_ops;
+struct timeline;
+
+#define SNAPSHOT_STATE_FILE "state"
+#define SNAPSHOT_MEMORY_FILE "memory"
+
+/* The VM's shape as saved (section vm.config). */
+struct snap_vm_config {
+	uint64_t mem_size;
+	uint32_t nr_vcpus;
+	uint32_t cpuid;     /* enum vm_cpuid */
+	uint32_t strict_io;
+	uint32_t guest;     /* 1: the probe guest */
+};
+
+/* The memory file as saved (section memory). */
+struct snap_memory {
+	uint64_t size;       /* bytes, = mem_size */
+	uint64_t data_bytes; /* bytes written (non-zero pages) */
+	uint32_t page_size;
+	uint32_t compression; /* 0: raw */
+};
+
+struct snapshot_stats {
+	uint64_t state_bytes;
+	uint64_t mem_size;
+	uint64_t mem_data_bytes;
+	uint64_t ns; /* wall time of snapshot__save */
+};
+
+/* Saves the paused `vm` and its probe device into `dir`, atomically: the
+ * files are written and fsynced in a temporary directory next to `dir`,
+ * which is then renamed into place (exchanged with an existing `dir` when
+ * `replace`; otherwise an existing `dir` is -EEXIST). */
+int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
+		   bool replace, struct snapshot_stats *st);
+
+struct snapshot {
+	char dir[PATH_MAX];
+	uint8_t *state;    /* the state file's image */
+	size_t state_len;
+	struct snap_reader r;
+	int mem_fd;
+	struct snap_vm_config cfg;
+	struct snap_memory mem;
+	struct probe_params params;
+	struct probe_state probe_state;
+};
+
+/* Reads and validates a snapshot (state file, memory file's size);
+ * -errno with a message naming the problem. Nothing is modified. */
+int snapshot__open(struct snapshot *s, const char *dir);
+void snapshot__close(struct snapshot *s);
+
+/* Creates a VM from the snapshot with memory restore `strategy`, its
+ * vCPU, VM and probe state restored, ready for vm__start. */
+int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
+		      const struct guest_mem_ops *strategy,
+		      struct timeline *tl, struct vm **out,
+		      struct probe *probe);
+
+#endif
