@@ -194,16 +194,14 @@ static int on_ready(struct probe *probe, struct vcpu *vcpu)
 	pthread_mutex_lock(&vm->lock);
 	if (++probe->state.ready == vm->nr_vcpus) {
 		timeline__mark(vm->tl, TL_GUEST_READY);
+		/* Before the waiters wake, so none re-enters the guest. */
+		if (probe->params.pause_at_ready)
+			vm__request_pause_locked(vm);
 		pthread_cond_broadcast(&vm->cond);
 		if (probe->params.stop_at_ready) {
 			pthread_mutex_unlock(&vm->lock);
 			vm__end(vm, VM_COMPLETED, "stopped at READY");
 			return IOTRAP_STOP;
-		}
-		if (probe->params.pause_at_ready) {
-			pthread_mutex_unlock(&vm->lock);
-			vm__request_pause(vm);
-			return IOTRAP_CONTINUE;
 		}
 	}
 	while (probe->state.ready < vm->nr_vcpus && !vm->ending)

@@ -212,13 +212,18 @@ static void deadline_after(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 }
 
-void vm__request_pause(struct vm *vm)
+void vm__request_pause_locked(struct vm *vm)
 {
-	pthread_mutex_lock(&vm->lock);
 	if (!vm->ending && !vm->pause_req) {
 		vm->pause_req = 1;
 		kick_vcpus(vm);
 	}
+}
+
+void vm__request_pause(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	vm__request_pause_locked(vm);
 	pthread_mutex_unlock(&vm->lock);
 }
 

@@ -95,6 +95,8 @@ void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
 /* Asks every vCPU to park outside KVM_RUN with pending I/O completed, so
  * the VM's state is consistent. Returns at once; safe from trap handlers. */
 void vm__request_pause(struct vm *vm);
+/* The same with vm->lock held (device handlers that hold it already). */
+void vm__request_pause_locked(struct vm *vm);
 
 /* Waits until every running vCPU is parked (0), the VM ended (-ECANCELED)
  * or `timeout_ns` passed (-ETIMEDOUT; 0 = no limit). */

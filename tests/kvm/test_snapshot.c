@@ -1,0 +1,259 @@
+/* KVM tests of snapshots: run the probe guest to READY, save, destroy,
+ * restore with every memory strategy and finish with exactly the checksum
+ * of an uninterrupted run; restored registers equal the saved ones; pause
+ * and resume alone do not disturb the guest. Exits 77 without /dev/kvm. */
+#include "err.h"
+#include "mem_restore.h"
+#include "probe.h"
+#include "runner.h"
+#include "snapshot.h"
+#include "vm.h"
+
+#include <linux/kvm.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define MiB (1ull << 20)
+#define SECOND 1000000000ull
+
+static struct kvm_host kvm;
+static char tmpdir[] = "/tmp/coldstart-snaptest.XXXXXX";
+
+static struct probe_params workload(void)
+{
+	return (struct probe_params){ .init_bytes = 4 * MiB,
+				      .ws_bytes = 6 * MiB,
+				      .pattern = PROBE_PATTERN_RANDOM,
+				      .op = PROBE_OP_READ, .seed = 11,
+				      .compute_iters = 5000 };
+}
+
+/* Runs to READY, pauses and saves into tmpdir/name. */
+static void take(const char *name, unsigned int vcpus,
+		 const struct probe_params *wp)
+{
+	struct vm_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = vcpus,
+				 .strict_io = true };
+	struct probe_params p = *wp;
+	struct snapshot_stats st;
+	char dir[256];
+	struct probe probe;
+	struct vm *vm;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	p.pause_at_ready = true;
+	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	assert_int_equal(probe.state.ready, vcpus);
+	if (snapshot__save(vm, &probe, dir, false, &st) < 0)
+		fail_msg("save: %s", err__last());
+	assert_int_equal(st.mem_size, 8 * MiB);
+	/* Only the 4 MiB init region and the system pages are non-zero. */
+	assert_true(st.mem_data_bytes >= 4 * MiB);
+	assert_true(st.mem_data_bytes < 5 * MiB);
+	vm__destroy(vm);
+}
+
+/* Restores tmpdir/name with `strategy` and runs it to DONE. */
+static void restore_and_check(const char *name, const char *strategy)
+{
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256];
+	uint64_t want;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	if (snapshot__open(&snap, dir) < 0)
+		fail_msg("open: %s", err__last());
+	if (snapshot__restore(&kvm, &snap, mem_restore__strategy(strategy),
+			      NULL, &vm, &probe) < 0)
+		fail_msg("restore: %s", err__last());
+	assert_int_equal(vm__start(vm), 0);
+	if (vm__wait(vm, 30 * SECOND) != VM_COMPLETED)
+		fail_msg("%s: %s", strategy, vm->reason);
+	want = probe__expected_checksum(&snap.params, snap.cfg.nr_vcpus);
+	assert_int_equal(probe.state.done, snap.cfg.nr_vcpus);
+	assert_int_equal(probe.state.checksum, want);
+	assert_int_equal(probe.state.pages, snap.params.ws_bytes / 4096);
+	vm__destroy(vm);
+	snapshot__close(&snap);
+}
+
+static void test_every_strategy_one_vcpu(void **state)
+{
+	struct probe_params p = workload();
+
+	(void)state;
+	take("one", 1, &p);
+	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
+	     *s; s++)
+		restore_and_check("one", (*s)->name);
+	/* The same snapshot restores any number of times. */
+	restore_and_check("one", "mmap");
+}
+
+static void test_every_strategy_three_vcpus(void **state)
+{
+	struct probe_params p = workload();
+
+	(void)state;
+	p.op = PROBE_OP_WRITE;
+	p.pattern = PROBE_PATTERN_STRIDE;
+	p.stride = 7;
+	take("three", 3, &p);
+	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
+	     *s; s++)
+		restore_and_check("three", (*s)->name);
+}
+
+static void test_matches_uninterrupted_run(void **state)
+{
+	/* The restored guest's checksum equals a run that never stopped. */
+	struct probe_params p = workload();
+	struct run_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = 1,
+				  .probe = p, .timeout_ns = 30 * SECOND,
+				  .verify = true };
+	struct run_result res = { 0 };
+
+	(void)state;
+	assert_int_equal(runner__probe(&kvm, &cfg, &res), 0);
+	assert_int_equal(res.outcome, VM_COMPLETED);
+	assert_int_equal(res.probe.checksum,
+			 probe__expected_checksum(&p, 1));
+	take("same", 1, &p);
+	restore_and_check("same", "eager");
+}
+
+static void test_registers_round_trip(void **state)
+{
+	/* Save, destroy, recreate, restore, compare (KVM selftests' shape). */
+	struct probe_params p = workload();
+	struct snapshot snap;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	const void *saved;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256];
+	size_t len;
+
+	(void)state;
+	take("regs", 2, &p);
+	snprintf(dir, sizeof(dir), "%s/regs", tmpdir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_int_equal(snapshot__restore(&kvm, &snap,
+					   mem_restore__strategy("mmap"), NULL,
+					   &vm, &probe), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(ioctl(vm->vcpus[i].fd, KVM_GET_REGS, &regs), 0);
+		saved = snap__find(&snap.r, SNAP_VCPU_REGS, i, &len);
+		assert_non_null(saved);
+		assert_int_equal(len, sizeof(regs));
+		assert_memory_equal(&regs, saved, sizeof(regs));
+		assert_int_equal(ioctl(vm->vcpus[i].fd, KVM_GET_SREGS, &sregs),
+				 0);
+		saved = snap__find(&snap.r, SNAP_VCPU_SREGS, i, &len);
+		assert_int_equal(sregs.cr3, ((const struct kvm_sregs *)saved)->cr3);
+		assert_int_equal(sregs.efer,
+				 ((const struct kvm_sregs *)saved)->efer);
+		assert_int_equal(sregs.cs.selector, PROBE_SEL_CODE);
+	}
+	vm__destroy(vm);
+	snapshot__close(&snap);
+}
+
+static void test_pause_resume_in_place(void **state)
+{
+	/* Pausing at READY and resuming without a snapshot changes nothing. */
+	struct vm_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = 2,
+				 .strict_io = true };
+	struct probe_params p = workload();
+	struct probe probe;
+	struct vm *vm;
+
+	(void)state;
+	p.pause_at_ready = true;
+	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	assert_int_equal(vm->parked, 2);
+	assert_int_equal(probe.state.done, 0);
+	vm__resume(vm);
+	assert_int_equal(vm__wait(vm, 30 * SECOND), VM_COMPLETED);
+	assert_int_equal(probe.state.checksum, probe__expected_checksum(&p, 2));
+	vm__destroy(vm);
+}
+
+static void test_existing_dir_refused(void **state)
+{
+	struct probe_params p = workload();
+	struct vm_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = 1,
+				 .strict_io = true };
+	struct snapshot_stats st;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256];
+
+	(void)state;
+	take("exists", 1, &p);
+	snprintf(dir, sizeof(dir), "%s/exists", tmpdir);
+	p.pause_at_ready = true;
+	p.init_bytes = 2 * MiB;
+	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	assert_int_equal(snapshot__save(vm, &probe, dir, false, &st), -EEXIST);
+	assert_non_null(strstr(err__last(), "exists"));
+	/* Replacing swaps in the new one whole. */
+	assert_int_equal(snapshot__save(vm, &probe, dir, true, &st), 0);
+	vm__destroy(vm);
+	restore_and_check("exists", "eager");
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_strategy_one_vcpu),
+		cmocka_unit_test(test_every_strategy_three_vcpus),
+		cmocka_unit_test(test_matches_uninterrupted_run),
+		cmocka_unit_test(test_registers_round_trip),
+		cmocka_unit_test(test_pause_resume_in_place),
+		cmocka_unit_test(test_existing_dir_refused),
+	};
+	int ret = kvm__open(&kvm, NULL);
+
+	if (ret < 0) {
+		fprintf(stderr, "skipping: %s\n", err__last());
+		return 77;
+	}
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	remove_tree(tmpdir);
+	kvm__close(&kvm);
+	return ret;
+}
