@@ -170,7 +170,7 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 			if (!o->strategy)
 				ret = err__set(EINVAL, "--mem-restore: '%s' is "
 					       "not one of: eager, mmap, "
-					       "populate", optarg);
+					       "populate, uffd", optarg);
 		} else if (c == 't') {
 			ret = args__duration("--timeout", optarg, &o->timeout_ns);
 		} else if (c == 'j') {

@@ -2,6 +2,7 @@
 #include "mem_restore.h"
 
 #include "err.h"
+#include "mem_uffd.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -112,7 +113,7 @@ static const struct guest_mem_ops populate_ops = {
 };
 
 static const struct guest_mem_ops *const strategies[] = {
-	&eager_ops, &mmap_ops, &populate_ops, NULL,
+	&eager_ops, &mmap_ops, &populate_ops, &mem_uffd_ops, NULL,
 };
 
 const struct guest_mem_ops *const *mem_restore__strategies(void)

@@ -176,6 +176,13 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	return ret;
 }
 
+void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
+		     void *ctx)
+{
+	__atomic_store_n(&m->fail_ctx, ctx, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->fail, fail, __ATOMIC_RELEASE);
+}
+
 void mem__destroy(struct guest_mem *m)
 {
 	if (m->ops)

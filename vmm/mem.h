@@ -37,6 +37,10 @@ struct guest_mem {
 	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
 	struct mem_stats stats;
 	void *priv; /* backend's own state */
+	/* Called (from any thread) when the backend can no longer provide
+	 * memory, e.g. a lazy restore lost its file; set by the VM. */
+	void (*fail)(void *ctx, const char *reason);
+	void *fail_ctx;
 };
 
 /* Backends by name: "anon" (default), "memfd", "hugetlb" (2 MiB pages from
@@ -53,6 +57,11 @@ int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
  * raw, page-aligned memory file of `size` bytes; borrowed). */
 int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 		     size_t size, int src_fd);
+
+/* Sets the failure hook before memory is used (mem__create_from clears
+ * it); backends with a handler thread call it at most once. */
+void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
+		     void *ctx);
 void mem__destroy(struct guest_mem *m);
 
 /* Checked translation: the host address of [gpa, gpa + len), or NULL when

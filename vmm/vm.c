@@ -373,6 +373,11 @@ static void destroy_vcpu(struct vm *vm, struct vcpu *vcpu)
 		close(vcpu->fd);
 }
 
+static void mem_failed(void *ctx, const char *reason)
+{
+	vm__end(ctx, VM_FAILED, "guest memory: %s", reason);
+}
+
 static int set_memory(struct vm *vm)
 {
 	struct kvm_userspace_memory_region region = {
@@ -456,6 +461,7 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 			       cfg->mem_size, cfg->mem_src_fd);
 	if (ret < 0)
 		goto err_close;
+	mem__on_failure(&vm->mem, mem_failed, vm);
 	ret = set_memory(vm);
 	if (ret < 0)
 		goto err_mem;
