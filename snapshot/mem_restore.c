@@ -100,6 +100,7 @@ static const struct guest_mem_ops mmap_ops = {
 	.help = "MAP_PRIVATE mapping of the memory file (lazy, shares clean "
 		"pages through the page cache)",
 	.restore = true,
+	.file_pages = true,
 	.map = private_map,
 	.unmap = unmap_only,
 };
@@ -108,6 +109,7 @@ static const struct guest_mem_ops populate_ops = {
 	.name = "populate",
 	.help = "MAP_PRIVATE mapping plus MADV_POPULATE_WRITE before resuming",
 	.restore = true,
+	.file_pages = true,
 	.map = populate_map,
 	.unmap = unmap_only,
 };

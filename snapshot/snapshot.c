@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,17 +67,40 @@ static int write_at(int fd, const uint8_t *p, size_t len, off_t off)
 	return 0;
 }
 
+/* Residency of every page, where a page that is not resident is known to
+ * be zero (anonymous and memfd memory; not a lazily mapped file); else
+ * NULL and every page is read. Skipping those pages also spares the reads
+ * from faulting them in. */
+static unsigned char *resident_pages(const struct guest_mem *mem)
+{
+	unsigned char *vec;
+
+	if (mem->ops->file_pages)
+		return NULL;
+	vec = malloc(mem->size / PAGE);
+	if (vec && mincore(mem->host, mem->size, vec) < 0) {
+		free(vec);
+		vec = NULL;
+	}
+	return vec;
+}
+
 /* Writes the non-zero pages of guest memory; zero pages stay holes. */
 static int save_memory(const struct guest_mem *mem, int fd, uint64_t *data)
 {
+	unsigned char *resident = resident_pages(mem);
 	size_t run = 0, start = 0;
-	int ret;
+	int ret = 0;
 
-	if (ftruncate(fd, (off_t)mem->size) < 0)
+	if (ftruncate(fd, (off_t)mem->size) < 0) {
+		free(resident);
 		return err__sys(errno, "sizing the memory file");
+	}
 	*data = 0;
-	for (size_t off = 0; off <= mem->size; off += PAGE) {
-		int keep = off < mem->size && !is_zero(mem->host + off, PAGE);
+	for (size_t off = 0; ret == 0 && off <= mem->size; off += PAGE) {
+		int keep = off < mem->size &&
+			   (!resident || (resident[off / PAGE] & 1)) &&
+			   !is_zero(mem->host + off, PAGE);
 
 		if (keep && run == 0)
 			start = off;
@@ -84,13 +108,14 @@ static int save_memory(const struct guest_mem *mem, int fd, uint64_t *data)
 			run += PAGE;
 		if (run && (!keep || run == WRITE_CHUNK)) {
 			ret = write_at(fd, mem->host + start, run, (off_t)start);
-			if (ret < 0)
-				return err__sys(-ret, "writing the memory file");
 			*data += run;
 			start += run;
 			run = 0;
 		}
 	}
+	free(resident);
+	if (ret < 0)
+		return err__sys(-ret, "writing the memory file");
 	if (fsync(fd) < 0)
 		return err__sys(errno, "fsync of the memory file");
 	return 0;

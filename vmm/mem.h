@@ -15,6 +15,7 @@ struct guest_mem_ops {
 	const char *name;
 	const char *help;
 	bool restore; /* fills memory from a snapshot file (src_fd) */
+	bool file_pages; /* pages not resident may still hold file data */
 	/* Maps m->size bytes into m->host (and m->fd when file-backed). */
 	int (*map)(struct guest_mem *m);
 	/* Releases what map() created. */
