@@ -170,7 +170,8 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 			if (!o->strategy)
 				ret = err__set(EINVAL, "--mem-restore: '%s' is "
 					       "not one of: eager, mmap, "
-					       "populate, uffd", optarg);
+					       "populate, uffd, prefetch",
+					       optarg);
 		} else if (c == 't') {
 			ret = args__duration("--timeout", optarg, &o->timeout_ns);
 		} else if (c == 'j') {

@@ -115,7 +115,8 @@ static const struct guest_mem_ops populate_ops = {
 };
 
 static const struct guest_mem_ops *const strategies[] = {
-	&eager_ops, &mmap_ops, &populate_ops, &mem_uffd_ops, NULL,
+	&eager_ops, &mmap_ops, &populate_ops, &mem_uffd_ops,
+	&mem_prefetch_ops, NULL,
 };
 
 const struct guest_mem_ops *const *mem_restore__strategies(void)

@@ -5,7 +5,7 @@
 
 #include "mem.h"
 
-/* "eager", "mmap", "populate", "uffd"; NULL if unknown. */
+/* "eager", "mmap", "populate", "uffd", "prefetch"; NULL if unknown. */
 const struct guest_mem_ops *mem_restore__strategy(const char *name);
 /* NULL-terminated list, for help text and benchmarks. */
 const struct guest_mem_ops *const *mem_restore__strategies(void);

@@ -1,11 +1,15 @@
-/* The userfaultfd restore strategy: anonymous guest memory registered for
- * missing-page faults, served by a handler thread with UFFDIO_COPY from
- * the memory file, or UFFDIO_ZEROPAGE where the file has a hole. */
+/* The userfaultfd restore strategies: anonymous guest memory registered
+ * for missing-page faults, served by a handler thread with UFFDIO_COPY
+ * from the memory file, or UFFDIO_ZEROPAGE where the file has a hole.
+ * prefetch (REAP-style) adds a working set: recorded in first-touch order
+ * on a restore without one, installed in bulk before the guest runs on
+ * later restores. */
 #include "mem_uffd.h"
 
 #include "err.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +33,18 @@ struct uffd_state {
 	pthread_t thread;
 	uint8_t *data_map; /* bit per page: the file has data there */
 	uint8_t *buf;      /* one page, staging UFFDIO_COPY */
+	bool record;       /* log faulting pages for a working set */
+	uint32_t *log;     /* page numbers in first-touch order */
+	size_t log_len, log_cap;
+};
+
+#define WSET_MAGIC "CSWSET01"
+#define WSET_MERGE_GAP 32 /* pages: FaaSnap merges regions closer than this */
+
+struct wset_header {
+	char magic[8];
+	uint32_t count;
+	uint32_t reserved;
 };
 
 static uint64_t now_ns(void)
@@ -110,6 +127,22 @@ static int serve(struct uffd_state *u, uint64_t addr)
 	return 0;
 }
 
+static void log_page(struct uffd_state *u, uint64_t addr)
+{
+	uint32_t page = (uint32_t)((addr - (uintptr_t)u->m->host) / PAGE);
+
+	if (u->log_len == u->log_cap) {
+		size_t cap = u->log_cap ? u->log_cap * 2 : 4096;
+		uint32_t *grown = realloc(u->log, cap * sizeof(*grown));
+
+		if (!grown)
+			return; /* the working set is a hint: keep serving */
+		u->log = grown;
+		u->log_cap = cap;
+	}
+	u->log[u->log_len++] = page;
+}
+
 /* Reports the failure to the VM and lets blocked faults go: once the
  * range is unregistered they retry against plain anonymous memory, and
  * the VM, already ending, stops its vCPUs. */
@@ -148,6 +181,8 @@ static void *handler(void *arg)
 			give_up(u);
 			break;
 		}
+		if (u->record)
+			log_page(u, msg.arg.pagefault.address);
 		u->m->stats.faults++;
 		u->m->stats.handler_ns += now_ns() - t0;
 	}
@@ -242,4 +277,179 @@ const struct guest_mem_ops mem_uffd_ops = {
 	.restore = true,
 	.map = uffd_map,
 	.unmap = uffd_unmap,
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Reads a working-set file: its pages, or -errno with a message. A
+ * missing file is -ENOENT with no message (record one instead). */
+static int wset_read(const char *path, uint64_t pages, uint32_t **out,
+		     uint32_t *count)
+{
+	struct wset_header h;
+	struct stat st;
+	uint32_t *v = NULL;
+	int ret = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT
+				       : err__sys(errno, "opening %s", path);
+	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    memcmp(h.magic, WSET_MAGIC, 8) ||
+	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.count * 4)
+		ret = err__set(EINVAL, "%s is not a valid working-set file "
+			       "(delete it to record a new one)", path);
+	if (ret == 0 && !(v = malloc((h.count ? h.count : 1) * 4ull)))
+		ret = err__set(ENOMEM, "reading %s", path);
+	if (ret == 0 && pread(fd, v, h.count * 4ull, sizeof(h)) !=
+				(ssize_t)(h.count * 4ull))
+		ret = err__sys(errno ? errno : EIO, "reading %s", path);
+	for (uint32_t i = 0; ret == 0 && i < h.count; i++)
+		if (v[i] >= pages)
+			ret = err__set(EINVAL, "%s names page %u beyond guest "
+				       "memory (delete it to record again)",
+				       path, v[i]);
+	close(fd);
+	if (ret < 0) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*count = h.count;
+	return 0;
+}
+
+/* Writes the recorded first-touch log next to the snapshot (temporary
+ * file and rename, like every snapshot file). */
+static void wset_write(struct uffd_state *u)
+{
+	struct wset_header h = { .count = (uint32_t)u->log_len };
+	char tmp[4096];
+	int fd;
+
+	memcpy(h.magic, WSET_MAGIC, 8);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", u->m->wset_path) >=
+	    (int)sizeof(tmp))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, &h, sizeof(h)) == sizeof(h) &&
+	    write(fd, u->log, u->log_len * 4) == (ssize_t)(u->log_len * 4) &&
+	    fsync(fd) == 0 && close(fd) == 0) {
+		if (rename(tmp, u->m->wset_path) < 0)
+			unlink(tmp);
+		return;
+	}
+	close(fd);
+	unlink(tmp);
+}
+
+/* Installs [first, last] pages with one read and one UFFDIO_COPY. */
+static int install_region(struct uffd_state *u, uint64_t first,
+			  uint64_t last, uint8_t *buf)
+{
+	struct guest_mem *m = u->m;
+	size_t len = (size_t)((last - first + 1) * PAGE);
+	ssize_t n = pread(m->src_fd, buf, len, (off_t)(first * PAGE));
+	struct uffdio_copy c = { .dst = (uintptr_t)m->host + first * PAGE,
+				 .src = (uintptr_t)buf, .len = len };
+
+	if (n != (ssize_t)len)
+		return err__set(EIO, "the memory file could not be read at "
+				"offset 0x%llx: was it truncated?",
+				(unsigned long long)(first * PAGE));
+	m->stats.bytes_read += len;
+	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+		return err__sys(errno, "UFFDIO_COPY of %zu bytes", len);
+	return 0;
+}
+
+/* Sorts the working set, merges pages closer than WSET_MERGE_GAP into
+ * regions and installs each region in bulk. */
+static int install_wset(struct uffd_state *u, uint32_t *pages, uint32_t n)
+{
+	size_t cap = 0;
+	uint8_t *buf = NULL;
+	int ret = 0;
+
+	qsort(pages, n, sizeof(*pages), cmp_u32);
+	for (uint32_t i = 0; ret == 0 && i < n;) {
+		uint32_t j = i;
+
+		while (j + 1 < n && pages[j + 1] - pages[j] <= WSET_MERGE_GAP)
+			j++;
+		size_t len = (size_t)(pages[j] - pages[i] + 1) * PAGE;
+		if (len > cap) {
+			free(buf);
+			buf = aligned_alloc(PAGE, len);
+			cap = buf ? len : 0;
+		}
+		ret = buf ? install_region(u, pages[i], pages[j], buf)
+			  : err__set(ENOMEM, "staging the working set");
+		i = j + 1;
+	}
+	free(buf);
+	return ret;
+}
+
+static int prefetch_map(struct guest_mem *m)
+{
+	uint32_t *pages = NULL, n = 0;
+	struct uffd_state *u;
+	int ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, &pages,
+					   &n)
+			       : -ENOENT;
+
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	ret = uffd_map(m);
+	if (ret < 0) {
+		free(pages);
+		return ret;
+	}
+	u = m->priv;
+	if (pages) {
+		ret = install_wset(u, pages, n);
+		free(pages);
+		if (ret < 0)
+			uffd_unmap(m);
+	} else {
+		u->record = m->wset_path != NULL;
+	}
+	return ret;
+}
+
+static void prefetch_unmap(struct guest_mem *m)
+{
+	struct uffd_state *u = m->priv;
+
+	if (u->record && u->log_len) {
+		/* Stop the handler first so the log is final. */
+		uint64_t one = 1;
+
+		if (write(u->stop_fd, &one, sizeof(one)) == sizeof(one))
+			pthread_join(u->thread, NULL);
+		close(u->stop_fd);
+		u->stop_fd = -1;
+		wset_write(u);
+		teardown(u, false);
+		munmap(m->host, m->size);
+		return;
+	}
+	uffd_unmap(m);
+}
+
+const struct guest_mem_ops mem_prefetch_ops = {
+	.name = "prefetch",
+	.help = "uffd plus a working set (REAP): installs DIR/wset in bulk "
+		"before the guest runs; records it on a restore without one",
+	.restore = true,
+	.map = prefetch_map,
+	.unmap = prefetch_unmap,
 };

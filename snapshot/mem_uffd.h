@@ -5,5 +5,6 @@
 #include "mem.h"
 
 extern const struct guest_mem_ops mem_uffd_ops;
+extern const struct guest_mem_ops mem_prefetch_ops;
 
 #endif

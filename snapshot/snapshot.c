@@ -207,6 +207,8 @@ static void remove_dir(const char *dir)
 		unlink(path);
 	if (join(path, dir, SNAPSHOT_MEMORY_FILE) == 0)
 		unlink(path);
+	if (join(path, dir, SNAPSHOT_WSET_FILE) == 0)
+		unlink(path);
 	rmdir(dir);
 }
 
@@ -437,13 +439,18 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		      struct timeline *tl, struct vm **out,
 		      struct probe *probe)
 {
+	char wset[PATH_MAX];
+	struct mem_source src = { .fd = s->mem_fd };
+
+	if (join(wset, s->dir, SNAPSHOT_WSET_FILE) == 0)
+		src.wset_path = wset;
 	struct vm_config cfg = {
 		.mem_size = s->cfg.mem_size,
 		.nr_vcpus = s->cfg.nr_vcpus,
 		.mem_ops = strategy,
 		.strict_io = s->cfg.strict_io,
 		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
-		.mem_src_fd = s->mem_fd,
+		.mem_src = &src,
 	};
 	struct vm *vm;
 	int ret = state__check_host(kvm, &s->r);

@@ -18,6 +18,8 @@ struct timeline;
 
 #define SNAPSHOT_STATE_FILE "state"
 #define SNAPSHOT_MEMORY_FILE "memory"
+/* The working set the prefetch strategy recorded (first-touch order). */
+#define SNAPSHOT_WSET_FILE "wset"
 
 /* The VM's shape as saved (section vm.config). */
 struct snap_vm_config {

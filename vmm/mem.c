@@ -146,19 +146,20 @@ const struct guest_mem_ops *mem__backend(const char *name)
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size)
 {
-	return mem__create_from(m, ops, size, -1);
+	return mem__create_from(m, ops, size, NULL);
 }
 
 int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
-		     size_t size, int src_fd)
+		     size_t size, const struct mem_source *src)
 {
 	struct timespec t0, t1;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
-	m->src_fd = ops->restore ? src_fd : -1;
-	if (ops->restore && src_fd < 0)
+	m->src_fd = ops->restore && src ? src->fd : -1;
+	m->wset_path = ops->restore && src ? src->wset_path : NULL;
+	if (ops->restore && m->src_fd < 0)
 		return err__set(EINVAL, "restore strategy %s needs a memory "
 				"file", ops->name);
 	if (size == 0 || size % MEM_ALIGN)

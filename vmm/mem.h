@@ -36,6 +36,7 @@ struct guest_mem {
 	size_t size;
 	int fd;     /* -1 for anonymous memory */
 	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
+	const char *wset_path; /* working-set file for prefetch, or NULL */
 	struct mem_stats stats;
 	void *priv; /* backend's own state */
 	/* Called (from any thread) when the backend can no longer provide
@@ -54,10 +55,16 @@ const struct guest_mem_ops *const *mem__backends(void);
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size);
 
-/* The same for a restore strategy, whose contents come from `src_fd` (a
- * raw, page-aligned memory file of `size` bytes; borrowed). */
+/* Where a restore strategy's contents come from (borrowed). */
+struct mem_source {
+	int fd;                /* raw, page-aligned memory file */
+	const char *wset_path; /* working-set file (prefetch), may be NULL */
+};
+
+/* The same for a restore strategy (src required) or any backend (src
+ * ignored, may be NULL). */
 int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
-		     size_t size, int src_fd);
+		     size_t size, const struct mem_source *src);
 
 /* Sets the failure hook before memory is used (mem__create_from clears
  * it); backends with a handler thread call it at most once. */

@@ -458,7 +458,7 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	timeline__mark(tl, TL_VM_CREATED);
 	ret = mem__create_from(&vm->mem, cfg->mem_ops ? cfg->mem_ops
 						      : mem__backend("anon"),
-			       cfg->mem_size, cfg->mem_src_fd);
+			       cfg->mem_size, cfg->mem_src);
 	if (ret < 0)
 		goto err_close;
 	mem__on_failure(&vm->mem, mem_failed, vm);

@@ -49,7 +49,7 @@ struct vm_config {
 	const struct guest_mem_ops *mem_ops; /* NULL: anonymous */
 	bool strict_io;    /* unclaimed I/O stops the VM */
 	enum vm_cpuid cpuid;
-	int mem_src_fd;    /* the memory file, read only by restore strategies */
+	const struct mem_source *mem_src; /* restore strategies only */
 };
 
 struct vm {

@@ -259,6 +259,59 @@ static void test_uffd_lost_memory_file(void **state)
 	snapshot__close(&snap);
 }
 
+/* Restores with prefetch; returns faults the uffd handler served. */
+static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
+{
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	uint64_t faults;
+
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	if (snapshot__restore(&kvm, &snap, mem_restore__strategy("prefetch"),
+			      NULL, &vm, &probe) < 0) {
+		snapshot__close(&snap);
+		return UINT64_MAX;
+	}
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait(vm, 30 * SECOND), want);
+	assert_int_equal(probe.state.checksum,
+			 probe__expected_checksum(&snap.params, 1));
+	faults = vm->mem.stats.faults;
+	vm__destroy(vm);
+	snapshot__close(&snap);
+	return faults;
+}
+
+static void test_prefetch_records_then_replays(void **state)
+{
+	struct probe_params p = workload();
+	char dir[256], wset[300];
+	uint64_t recorded;
+	FILE *f;
+
+	(void)state;
+	take("wset", 1, &p);
+	snprintf(dir, sizeof(dir), "%s/wset", tmpdir);
+	snprintf(wset, sizeof(wset), "%s/wset", dir);
+	assert_int_not_equal(access(wset, F_OK), 0);
+	/* First restore: served lazily, the touched pages recorded. */
+	recorded = prefetch_once(dir, VM_COMPLETED);
+	assert_true(recorded >= p.ws_bytes / 4096);
+	assert_int_equal(access(wset, F_OK), 0);
+	/* Replay: the working set is installed up front, so the request
+	 * phase takes no userfaults at all. */
+	assert_int_equal(prefetch_once(dir, VM_COMPLETED), 0);
+	/* A corrupt working set is refused with a message, not trusted. */
+	f = fopen(wset, "r+");
+	assert_non_null(f);
+	fputs("garbage!", f);
+	fclose(f);
+	assert_int_equal(prefetch_once(dir, VM_COMPLETED), UINT64_MAX);
+	if (!strstr(err__last(), "not a valid working-set file"))
+		fail_msg("message: %s", err__last());
+}
+
 static void remove_tree(const char *dir)
 {
 	char cmd[512];
@@ -278,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_pause_resume_in_place),
 		cmocka_unit_test(test_existing_dir_refused),
 		cmocka_unit_test(test_uffd_lost_memory_file),
+		cmocka_unit_test(test_prefetch_records_then_replays),
 	};
 	int ret = kvm__open(&kvm, NULL);
 
