@@ -229,6 +229,7 @@ static void teardown(struct uffd_state *u, bool started)
 		close(u->uffd);
 	free(u->data_map);
 	free(u->buf);
+	free(u->log);
 	free(u);
 }
 
