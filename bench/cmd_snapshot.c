@@ -203,7 +203,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 {
 	struct snapshot snap;
 	struct probe probe;
-	struct vm *vm;
+	struct vm *vm = NULL;
 	int ret;
 
 	timeline__mark(&res->tl, TL_RESTORE_START);
@@ -222,8 +222,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		res->mem = vm->mem.stats;
 		res->nr_vcpus = vm->nr_vcpus;
 	}
-	if (vm && ret >= 0)
-		vm__destroy(vm);
+	vm__destroy(vm);
 	timeline__mark(&res->tl, TL_TEARDOWN_DONE);
 	if (ret == 0)
 		res->expected = probe__expected_checksum(&snap.params,
@@ -393,10 +392,18 @@ static int cmd_inspect(int argc, char **argv)
 		for (size_t i = 0; i < json_array_size(secs); i++) {
 			json_t *e = json_array_get(secs, i);
 
-			printf("  %-16s vcpu %-3" JSON_INTEGER_FORMAT " %8"
-			       JSON_INTEGER_FORMAT " bytes\n",
+			json_int_t type = json_integer_value(
+				json_object_get(e, "type"));
+			char who[16] = "vm";
+
+			/* Per-vCPU sections are numbered 16..63. */
+			if (type >= SNAP_VCPU_REGS && type < SNAP_DEV_PROBE)
+				snprintf(who, sizeof(who), "vcpu %d",
+					 (int)json_integer_value(
+						 json_object_get(e, "index")));
+			printf("  %-16s %-8s %8" JSON_INTEGER_FORMAT " bytes\n",
 			       json_string_value(json_object_get(e, "name")),
-			       json_integer_value(json_object_get(e, "index")),
+			       who,
 			       json_integer_value(json_object_get(e, "bytes")));
 		}
 	}

@@ -6,6 +6,7 @@
 #include "state_x86.h"
 #include "vm.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -199,6 +200,16 @@ static int open_new(const char *dir, const char *name)
 	return fd < 0 ? err__sys(errno, "creating %s", path) : fd;
 }
 
+/* mkdtemp creates 0700; a snapshot is meant to be shared like any file
+ * the user creates, so follow the umask. */
+static void chmod_default(const char *dir)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	chmod(dir, 0777 & ~mask);
+}
+
 static void remove_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -233,15 +244,66 @@ static void fsync_parent(const char *dir)
 	}
 }
 
+/* Opens a snapshot file for reading; never blocks (a FIFO planted in a
+ * snapshot directory must not hang us) and accepts regular files only. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return err__sys(errno, "cannot open %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err__set(EINVAL, "%s is not a regular file", path);
+	}
+	/* Plain blocking reads from here on. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Whether `dir` is a directory holding nothing but snapshot files, with a
+ * state file that starts with our magic: the only thing --force replaces. */
+static bool is_snapshot_dir(const char *dir)
+{
+	char path[PATH_MAX], magic[sizeof(SNAP_MAGIC) - 1];
+	struct dirent *e;
+	bool ok = true;
+	DIR *d = opendir(dir);
+	int fd;
+
+	if (!d)
+		return false;
+	while (ok && (e = readdir(d)))
+		ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		     !strcmp(e->d_name, SNAPSHOT_STATE_FILE) ||
+		     !strcmp(e->d_name, SNAPSHOT_MEMORY_FILE) ||
+		     !strcmp(e->d_name, SNAPSHOT_WSET_FILE);
+	closedir(d);
+	if (!ok || join(path, dir, SNAPSHOT_STATE_FILE) < 0)
+		return false;
+	fd = open_regular(path);
+	if (fd < 0)
+		return false;
+	ok = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	     !memcmp(magic, SNAP_MAGIC, sizeof(magic));
+	close(fd);
+	return ok;
+}
+
 /* Moves the finished temporary directory to `dir`. */
 static int publish(const char *tmp, const char *dir, bool replace)
 {
 	struct stat st;
 
-	if (stat(dir, &st) == 0) {
+	if (lstat(dir, &st) == 0) {
 		if (!replace)
 			return err__set(EEXIST, "%s exists (replace it with "
 					"--force)", dir);
+		if (!is_snapshot_dir(dir))
+			return err__set(EEXIST, "%s exists and is not a "
+					"coldstart snapshot; not replacing it",
+					dir);
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) < 0)
 			return err__sys(errno, "replacing %s", dir);
 		remove_dir(tmp); /* now holds the old snapshot */
@@ -264,10 +326,14 @@ int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 	if (!replace && access(dir, F_OK) == 0)
 		return err__set(EEXIST, "%s exists (replace it with --force)",
 				dir);
+	if (replace && access(dir, F_OK) == 0 && !is_snapshot_dir(dir))
+		return err__set(EEXIST, "%s exists and is not a coldstart "
+				"snapshot; not replacing it", dir);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= PATH_MAX)
 		return err__set(ENAMETOOLONG, "snapshot path is too long");
 	if (!mkdtemp(tmp))
 		return err__sys(errno, "creating a directory next to %s", dir);
+	chmod_default(tmp);
 	fd = open_new(tmp, SNAPSHOT_MEMORY_FILE);
 	ret = fd < 0 ? fd : save_memory(&vm->mem, fd, &st->mem_data_bytes);
 	if (fd >= 0)
@@ -296,14 +362,16 @@ static int read_state(struct snapshot *s)
 
 	if (fd < 0)
 		return fd;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err__sys(errno, "%s is not a snapshot: cannot open its "
+	fd = open_regular(path);
+	if (fd == -ENOENT)
+		return err__sys(ENOENT, "%s is not a snapshot: cannot open its "
 				"state file", s->dir);
+	if (fd < 0)
+		return fd;
 	if (fstat(fd, &st) < 0 || st.st_size > MAX_STATE_BYTES) {
 		close(fd);
-		return err__set(EINVAL, "%s: state file is missing or larger "
-				"than %u MiB", path, MAX_STATE_BYTES >> 20);
+		return err__set(EINVAL, "%s: state file is larger than %u MiB",
+				path, MAX_STATE_BYTES >> 20);
 	}
 	s->state_len = (size_t)st.st_size;
 	s->state = malloc(s->state_len ? s->state_len : 1);
@@ -380,9 +448,11 @@ static int open_memory(struct snapshot *s)
 
 	if (ret < 0)
 		return ret;
-	s->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	s->mem_fd = open_regular(path);
+	if (s->mem_fd == -ENOENT)
+		return err__sys(ENOENT, "cannot open the memory file %s", path);
 	if (s->mem_fd < 0)
-		return err__sys(errno, "cannot open the memory file %s", path);
+		return s->mem_fd;
 	if (fstat(s->mem_fd, &st) < 0)
 		return err__sys(errno, "stat of %s", path);
 	if ((uint64_t)st.st_size != s->r.hdr.mem_size)
