@@ -15,31 +15,44 @@ static void unmap_only(struct guest_mem *m)
 	munmap(m->host, m->size);
 }
 
-/* Reads the file's data extents (SEEK_DATA/SEEK_HOLE) into `dst`: holes
- * are never read, they stay zero in fresh anonymous memory. */
-static int read_extents(struct guest_mem *m, uint8_t *dst)
+int mem_restore__for_each_extent(int fd, uint64_t size,
+				 int (*fn)(void *ctx, uint64_t start,
+					   uint64_t end),
+				 void *ctx)
 {
-	off_t end = (off_t)m->size, data, hole;
+	off_t end = (off_t)size, data, hole;
+	int ret;
 
-	for (data = lseek(m->src_fd, 0, SEEK_DATA); data >= 0 && data < end;
-	     data = lseek(m->src_fd, hole, SEEK_DATA)) {
-		hole = lseek(m->src_fd, data, SEEK_HOLE);
+	for (data = lseek(fd, 0, SEEK_DATA); data >= 0 && data < end;
+	     data = lseek(fd, hole, SEEK_DATA)) {
+		hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0 || hole > end)
 			hole = end;
-		for (off_t at = data; at < hole;) {
-			ssize_t n = pread(m->src_fd, dst + at,
-					  (size_t)(hole - at), at);
-
-			if (n <= 0)
-				return err__sys(n < 0 ? errno : EIO,
-						"reading the memory file at "
-						"offset %lld", (long long)at);
-			at += n;
-			m->stats.bytes_read += (uint64_t)n;
-		}
+		ret = fn(ctx, (uint64_t)data, (uint64_t)hole);
+		if (ret < 0)
+			return ret;
 	}
 	if (data < 0 && errno != ENXIO)
 		return err__sys(errno, "seeking the memory file");
+	return 0;
+}
+
+/* Reads one data extent into the same offsets of guest memory. */
+static int read_extent(void *ctx, uint64_t start, uint64_t end)
+{
+	struct guest_mem *m = ctx;
+
+	for (uint64_t at = start; at < end;) {
+		ssize_t n = pread(m->src_fd, m->host + at, (size_t)(end - at),
+				  (off_t)at);
+
+		if (n <= 0)
+			return err__sys(n < 0 ? errno : EIO, "reading the memory "
+					"file at offset %llu",
+					(unsigned long long)at);
+		at += (uint64_t)n;
+		m->stats.bytes_read += (uint64_t)n;
+	}
 	return 0;
 }
 
@@ -51,13 +64,14 @@ static int eager_map(struct guest_mem *m)
 
 	if (p == MAP_FAILED)
 		return err__sys(errno, "mmap of guest memory");
-	ret = read_extents(m, p);
+	/* Holes are never read: they stay zero in fresh anonymous memory. */
+	m->host = p;
+	ret = mem_restore__for_each_extent(m->src_fd, m->size, read_extent, m);
 	if (ret < 0) {
 		munmap(p, m->size);
-		return ret;
+		m->host = NULL;
 	}
-	m->host = p;
-	return 0;
+	return ret;
 }
 
 static int private_map(struct guest_mem *m)

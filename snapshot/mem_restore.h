@@ -5,9 +5,18 @@
 
 #include "mem.h"
 
+#include <stdint.h>
+
 /* "eager", "mmap", "populate", "uffd", "prefetch"; NULL if unknown. */
 const struct guest_mem_ops *mem_restore__strategy(const char *name);
 /* NULL-terminated list, for help text and benchmarks. */
 const struct guest_mem_ops *const *mem_restore__strategies(void);
+
+/* Calls fn for each data extent [start, end) of the first `size` bytes of
+ * a sparse file (SEEK_DATA/SEEK_HOLE); stops at fn's first -errno. */
+int mem_restore__for_each_extent(int fd, uint64_t size,
+				 int (*fn)(void *ctx, uint64_t start,
+					   uint64_t end),
+				 void *ctx);
 
 #endif

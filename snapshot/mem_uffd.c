@@ -7,6 +7,7 @@
 #include "mem_uffd.h"
 
 #include "err.h"
+#include "mem_restore.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -71,24 +72,20 @@ static int open_uffd(void)
 	return fd < 0 ? err__sys(errno, "USERFAULTFD_IOC_NEW") : fd;
 }
 
-/* Marks the pages the file has data for (SEEK_DATA/SEEK_HOLE extents). */
+/* Marks the pages of one data extent in the data map. */
+static int mark_extent(void *ctx, uint64_t start, uint64_t end)
+{
+	struct uffd_state *u = ctx;
+
+	for (uint64_t p = start / PAGE; p < (end + PAGE - 1) / PAGE; p++)
+		u->data_map[p / 8] |= (uint8_t)(1u << (p % 8));
+	return 0;
+}
+
 static int map_extents(struct uffd_state *u)
 {
-	const struct guest_mem *m = u->m;
-	off_t end = (off_t)m->size, data, hole;
-
-	for (data = lseek(m->src_fd, 0, SEEK_DATA); data >= 0 && data < end;
-	     data = lseek(m->src_fd, hole, SEEK_DATA)) {
-		hole = lseek(m->src_fd, data, SEEK_HOLE);
-		if (hole < 0 || hole > end)
-			hole = end;
-		for (uint64_t p = (uint64_t)data / PAGE;
-		     p < ((uint64_t)hole + PAGE - 1) / PAGE; p++)
-			u->data_map[p / 8] |= (uint8_t)(1u << (p % 8));
-	}
-	if (data < 0 && errno != ENXIO)
-		return err__sys(errno, "seeking the memory file");
-	return 0;
+	return mem_restore__for_each_extent(u->m->src_fd, u->m->size,
+					    mark_extent, u);
 }
 
 static int has_data(const struct uffd_state *u, uint64_t page)
