@@ -17,14 +17,16 @@
 
 static void usage(FILE *out)
 {
-	fputs("Usage: coldstart snapshot create DIR [--force] [RUN OPTIONS]\n"
+	fputs("Usage: coldstart snapshot create DIR [--force] [--compress] "
+	      "[RUN OPTIONS]\n"
 	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
 	      "[--timeout DUR] [--json]\n"
 	      "       coldstart snapshot inspect DIR [--json]\n\n"
 	      "create   runs the probe guest (any `coldstart run` workload "
 	      "option) until every\n         vCPU is READY, pauses it and "
 	      "saves DIR/state and DIR/memory atomically;\n         --force "
-	      "replaces an existing DIR\n"
+	      "replaces an existing snapshot at DIR; --compress writes memory "
+	      "as\n         zstd chunks (restore with eager or uffd)\n"
 	      "restore  restores DIR and runs the request phase to DONE, "
 	      "checking the checksum;\n         --mem-restore chooses how "
 	      "memory comes back:\n", out);
@@ -43,7 +45,7 @@ static int load_error(int ret)
 
 /* Runs the guest to READY and saves it. */
 static int create(struct kvm_host *kvm, const struct run_cli *o,
-		  const char *dir, bool force, struct timeline *tl,
+		  const char *dir, unsigned int flags, struct timeline *tl,
 		  struct snapshot_stats *st)
 {
 	struct vm_config vcfg = {
@@ -66,7 +68,7 @@ static int create(struct kvm_host *kvm, const struct run_cli *o,
 	if (ret == 0)
 		ret = vm__wait_paused(vm, o->cfg.timeout_ns);
 	if (ret == 0)
-		ret = snapshot__save(vm, &probe, dir, force, st);
+		ret = snapshot__save(vm, &probe, dir, flags, st);
 	if (ret == 0)
 		timeline__mark(tl, TL_SNAPSHOT_SAVED);
 	vm__end(vm, VM_STOPPED, "snapshot taken");
@@ -81,7 +83,7 @@ static int cmd_create(int argc, char **argv)
 	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
 	struct kvm_host kvm;
 	struct run_cli o;
-	bool force = false;
+	unsigned int flags = 0;
 	char *args[64];
 	int n = 0, ret;
 
@@ -93,7 +95,9 @@ static int cmd_create(int argc, char **argv)
 	args[n++] = "snapshot create";
 	for (int i = 2; i < argc && n < 63; i++) {
 		if (!strcmp(argv[i], "--force"))
-			force = true;
+			flags |= SNAPSHOT_REPLACE;
+		else if (!strcmp(argv[i], "--compress"))
+			flags |= SNAPSHOT_COMPRESS;
 		else
 			args[n++] = argv[i];
 	}
@@ -110,7 +114,7 @@ static int cmd_create(int argc, char **argv)
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
 	timeline__mark(&tl, TL_KVM_OPENED);
-	ret = create(&kvm, &o, argv[1], force, &tl, &st);
+	ret = create(&kvm, &o, argv[1], flags, &tl, &st);
 	kvm__close(&kvm);
 	if (ret < 0)
 		return cli__error(ret == -EEXIST ? CLI_USAGE
@@ -118,11 +122,12 @@ static int cmd_create(int argc, char **argv)
 				  "snapshot create: %s", err__last());
 	if (o.json) {
 		json_t *doc = json_pack(
-			"{s:s, s:s, s:I, s:I, s:I, s:I, s:f}", "command",
+			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "command",
 			"snapshot create", "dir", argv[1], "state_bytes",
 			(json_int_t)st.state_bytes, "mem_bytes",
 			(json_int_t)st.mem_size, "mem_data_bytes",
-			(json_int_t)st.mem_data_bytes, "save_ns",
+			(json_int_t)st.mem_data_bytes, "mem_file_bytes",
+			(json_int_t)st.mem_file_bytes, "save_ns",
 			(json_int_t)st.ns, "save_gb_per_s",
 			st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
 
@@ -133,10 +138,11 @@ static int cmd_create(int argc, char **argv)
 	}
 	timeline__print(stdout, &tl);
 	printf("snapshot %s: state %" PRIu64 " bytes, memory %.1f MiB "
-	       "(%.1f MiB of data, the rest holes), saved in %.3f ms "
+	       "(%.1f MiB of data, %.1f MiB on disk%s), saved in %.3f ms "
 	       "(%.2f GB/s of guest memory)\n", argv[1], st.state_bytes,
 	       (double)st.mem_size / MiB, (double)st.mem_data_bytes / MiB,
-	       (double)st.ns / 1e6,
+	       (double)st.mem_file_bytes / MiB,
+	       flags & SNAPSHOT_COMPRESS ? ", zstd" : "", (double)st.ns / 1e6,
 	       st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
 	return CLI_OK;
 }

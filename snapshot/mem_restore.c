@@ -3,6 +3,9 @@
 
 #include "err.h"
 #include "mem_uffd.h"
+#include "zmem.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +59,35 @@ static int read_extent(void *ctx, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/* Decompresses every non-zero chunk in place. */
+static int decompress_all(struct guest_mem *m)
+{
+	const struct zmem *z = m->zmem;
+	void *scratch = malloc(zmem__scratch_size(z));
+	uint64_t read;
+	int ret = scratch ? 0 : err__set(ENOMEM, "allocating zstd scratch");
+
+	for (uint32_t i = 0; ret == 0 && i < z->nchunks; i++) {
+		if (!z->index[i].csize)
+			continue;
+		ret = zmem__read_chunk(z, i, m->host + (uint64_t)i * z->chunk_size,
+				       scratch, &read);
+		m->stats.bytes_read += read;
+	}
+	free(scratch);
+	return ret;
+}
+
+/* Strategies that map the file itself need it raw. */
+static int need_raw(const struct guest_mem *m)
+{
+	if (!m->zmem)
+		return 0;
+	return err__set(EINVAL, "--mem-restore %s maps the memory file and "
+			"needs it raw; this snapshot is compressed (use eager "
+			"or uffd)", m->ops->name);
+}
+
 static int eager_map(struct guest_mem *m)
 {
 	void *p = mmap(NULL, m->size, GUEST_PROT,
@@ -66,7 +98,9 @@ static int eager_map(struct guest_mem *m)
 		return err__sys(errno, "mmap of guest memory");
 	/* Holes are never read: they stay zero in fresh anonymous memory. */
 	m->host = p;
-	ret = mem_restore__for_each_extent(m->src_fd, m->size, read_extent, m);
+	ret = m->zmem ? decompress_all(m)
+		      : mem_restore__for_each_extent(m->src_fd, m->size,
+						     read_extent, m);
 	if (ret < 0) {
 		munmap(p, m->size);
 		m->host = NULL;
@@ -76,7 +110,12 @@ static int eager_map(struct guest_mem *m)
 
 static int private_map(struct guest_mem *m)
 {
-	void *p = mmap(NULL, m->size, GUEST_PROT, MAP_PRIVATE | MAP_NORESERVE,
+	void *p;
+	int ret = need_raw(m);
+
+	if (ret < 0)
+		return ret;
+	p = mmap(NULL, m->size, GUEST_PROT, MAP_PRIVATE | MAP_NORESERVE,
 		       m->src_fd, 0);
 
 	if (p == MAP_FAILED)

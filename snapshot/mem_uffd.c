@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "mem_restore.h"
+#include "zmem.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -34,6 +35,8 @@ struct uffd_state {
 	pthread_t thread;
 	uint8_t *data_map; /* bit per page: the file has data there */
 	uint8_t *buf;      /* one page, staging UFFDIO_COPY */
+	uint8_t *zbuf;     /* one chunk, decompressed (compressed source) */
+	uint8_t *zscratch; /* one compressed frame */
 	bool record;       /* log faulting pages for a working set */
 	uint32_t *log;     /* page numbers in first-touch order */
 	size_t log_len, log_cap;
@@ -84,8 +87,16 @@ static int mark_extent(void *ctx, uint64_t start, uint64_t end)
 
 static int map_extents(struct uffd_state *u)
 {
-	return mem_restore__for_each_extent(u->m->src_fd, u->m->size,
-					    mark_extent, u);
+	const struct zmem *z = u->m->zmem;
+
+	if (!z)
+		return mem_restore__for_each_extent(u->m->src_fd, u->m->size,
+						    mark_extent, u);
+	for (uint32_t i = 0; i < z->nchunks; i++)
+		if (z->index[i].csize)
+			mark_extent(u, (uint64_t)i * z->chunk_size,
+				    (uint64_t)(i + 1) * z->chunk_size);
+	return 0;
 }
 
 static int has_data(const struct uffd_state *u, uint64_t page)
@@ -93,11 +104,42 @@ static int has_data(const struct uffd_state *u, uint64_t page)
 	return u->data_map[page / 8] & (1u << (page % 8));
 }
 
+/* Installs the whole chunk holding `addr`: decompressing is per chunk, so
+ * installing less would decompress the same chunk again. */
+static int serve_chunk(struct uffd_state *u, uint64_t addr)
+{
+	struct guest_mem *m = u->m;
+	const struct zmem *z = m->zmem;
+	uint32_t i = (uint32_t)((addr - (uintptr_t)m->host) / z->chunk_size);
+	uint64_t dst = (uintptr_t)m->host + (uint64_t)i * z->chunk_size, read;
+	int ret;
+
+	if (!z->index[i].csize) {
+		struct uffdio_zeropage zp = { .range = { dst, z->chunk_size } };
+
+		if (ioctl(u->uffd, UFFDIO_ZEROPAGE, &zp) < 0 && errno != EEXIST)
+			return err__sys(errno, "UFFDIO_ZEROPAGE of chunk %u", i);
+		return 0;
+	}
+	ret = zmem__read_chunk(z, i, u->zbuf, u->zscratch, &read);
+	if (ret < 0)
+		return ret;
+	m->stats.bytes_read += read;
+	struct uffdio_copy c = { .dst = dst, .src = (uintptr_t)u->zbuf,
+				 .len = z->chunk_size };
+	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+		return err__sys(errno, "UFFDIO_COPY of chunk %u", i);
+	return 0;
+}
+
 /* Serves one missing page; -errno with a message on failure. */
 static int serve(struct uffd_state *u, uint64_t addr)
 {
 	struct guest_mem *m = u->m;
 	uint64_t off = (addr - (uintptr_t)m->host) & ~(PAGE - 1);
+
+	if (m->zmem)
+		return serve_chunk(u, addr);
 	uint64_t dst = (uintptr_t)m->host + off;
 	ssize_t n;
 
@@ -226,6 +268,8 @@ static void teardown(struct uffd_state *u, bool started)
 		close(u->uffd);
 	free(u->data_map);
 	free(u->buf);
+	free(u->zbuf);
+	free(u->zscratch);
 	free(u->log);
 	free(u);
 }
@@ -242,9 +286,14 @@ static int uffd_map(struct guest_mem *m)
 	u->uffd = u->stop_fd = -1;
 	u->data_map = calloc(m->size / PAGE / 8 + 1, 1);
 	u->buf = aligned_alloc(PAGE, PAGE);
+	if (m->zmem) {
+		u->zbuf = aligned_alloc(PAGE, m->zmem->chunk_size);
+		u->zscratch = malloc(zmem__scratch_size(m->zmem));
+	}
 	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!u->data_map || !u->buf || p == MAP_FAILED) {
+	if (!u->data_map || !u->buf || p == MAP_FAILED ||
+	    (m->zmem && (!u->zbuf || !u->zscratch))) {
 		ret = err__set(ENOMEM, "allocating guest memory for uffd");
 		goto err;
 	}
@@ -400,7 +449,13 @@ static int prefetch_map(struct guest_mem *m)
 {
 	uint32_t *pages = NULL, n = 0;
 	struct uffd_state *u;
-	int ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, &pages,
+	int ret;
+
+	if (m->zmem)
+		return err__set(EINVAL, "--mem-restore prefetch reads the "
+				"memory file in regions and needs it raw; this "
+				"snapshot is compressed (use eager or uffd)");
+	ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, &pages,
 					   &n)
 			       : -ENOENT;
 

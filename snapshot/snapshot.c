@@ -68,6 +68,9 @@ static int write_at(int fd, const uint8_t *p, size_t len, off_t off)
 	return 0;
 }
 
+static int save_raw(const struct guest_mem *mem,
+		    const unsigned char *resident, int fd, uint64_t *data);
+
 /* Residency of every page, where a page that is not resident is known to
  * be zero (anonymous and memfd memory; not a lazily mapped file); else
  * NULL and every page is read. Skipping those pages also spares the reads
@@ -86,17 +89,34 @@ static unsigned char *resident_pages(const struct guest_mem *mem)
 	return vec;
 }
 
-/* Writes the non-zero pages of guest memory; zero pages stay holes. */
-static int save_memory(const struct guest_mem *mem, int fd, uint64_t *data)
+/* Writes guest memory compressed, or raw with holes for zero pages. */
+static int save_memory(const struct guest_mem *mem, int fd, bool compress,
+		       uint64_t *data, uint64_t *file)
 {
 	unsigned char *resident = resident_pages(mem);
+	int ret;
+
+	if (compress) {
+		ret = zmem__write(mem->host, mem->size, resident, fd, data,
+				  file);
+		free(resident);
+		if (ret == 0 && fsync(fd) < 0)
+			ret = err__sys(errno, "fsync of the memory file");
+		return ret;
+	}
+	ret = save_raw(mem, resident, fd, data);
+	free(resident);
+	*file = *data;
+	return ret;
+}
+static int save_raw(const struct guest_mem *mem,
+		    const unsigned char *resident, int fd, uint64_t *data)
+{
 	size_t run = 0, start = 0;
 	int ret = 0;
 
-	if (ftruncate(fd, (off_t)mem->size) < 0) {
-		free(resident);
+	if (ftruncate(fd, (off_t)mem->size) < 0)
 		return err__sys(errno, "sizing the memory file");
-	}
 	*data = 0;
 	for (size_t off = 0; ret == 0 && off <= mem->size; off += PAGE) {
 		int keep = off < mem->size &&
@@ -114,7 +134,6 @@ static int save_memory(const struct guest_mem *mem, int fd, uint64_t *data)
 			run = 0;
 		}
 	}
-	free(resident);
 	if (ret < 0)
 		return err__sys(-ret, "writing the memory file");
 	if (fsync(fd) < 0)
@@ -140,7 +159,8 @@ static void probe_record(const struct probe *probe, struct snap_probe *rec)
 }
 
 static int build_state(struct vm *vm, const struct probe *probe,
-		       uint64_t data_bytes, struct snap_writer *w)
+		       uint64_t data_bytes, bool compress,
+		       struct snap_writer *w)
 {
 	struct snap_header hdr = { .mem_size = vm->mem.size,
 				   .nr_vcpus = vm->nr_vcpus,
@@ -151,7 +171,8 @@ static int build_state(struct vm *vm, const struct probe *probe,
 				      .strict_io = vm->io.strict, .guest = 1 };
 	struct snap_memory mem = { .size = vm->mem.size,
 				   .data_bytes = data_bytes,
-				   .page_size = PAGE };
+				   .page_size = PAGE,
+				   .compression = compress ? 1 : 0 };
 	struct snap_probe rec;
 	struct timespec now;
 	int ret;
@@ -315,8 +336,10 @@ static int publish(const char *tmp, const char *dir, bool replace)
 }
 
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
-		   bool replace, struct snapshot_stats *st)
+		   unsigned int flags, struct snapshot_stats *st)
 {
+	bool replace = flags & SNAPSHOT_REPLACE;
+	bool compress = flags & SNAPSHOT_COMPRESS;
 	char tmp[PATH_MAX];
 	struct snap_writer w = { 0 };
 	uint64_t t0 = timeline__now();
@@ -335,11 +358,13 @@ int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 		return err__sys(errno, "creating a directory next to %s", dir);
 	chmod_default(tmp);
 	fd = open_new(tmp, SNAPSHOT_MEMORY_FILE);
-	ret = fd < 0 ? fd : save_memory(&vm->mem, fd, &st->mem_data_bytes);
+	ret = fd < 0 ? fd : save_memory(&vm->mem, fd, compress,
+					&st->mem_data_bytes,
+					&st->mem_file_bytes);
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
-		ret = build_state(vm, probe, st->mem_data_bytes, &w);
+		ret = build_state(vm, probe, st->mem_data_bytes, compress, &w);
 	if (ret == 0)
 		ret = write_file(tmp, SNAPSHOT_STATE_FILE, w.buf, w.len);
 	if (ret == 0)
@@ -433,9 +458,9 @@ static int check_config(const struct snapshot *s)
 		return err__set(EINVAL, "snapshot has %u vCPUs of guest kind %u; "
 				"this coldstart restores probe guests with 1 to "
 				"%u", h->nr_vcpus, s->cfg.guest, PROBE_MAX_VCPUS);
-	if (s->mem.compression || s->mem.page_size != PAGE)
+	if (s->mem.compression > 1 || s->mem.page_size != PAGE)
 		return err__set(ENOTSUP, "snapshot memory uses compression %u "
-				"and page size %u; supported: raw, 4096",
+				"and page size %u; supported: raw or zstd, 4096",
 				s->mem.compression, s->mem.page_size);
 	return 0;
 }
@@ -455,6 +480,11 @@ static int open_memory(struct snapshot *s)
 		return s->mem_fd;
 	if (fstat(s->mem_fd, &st) < 0)
 		return err__sys(errno, "stat of %s", path);
+	if (s->mem.compression) {
+		ret = zmem__open(&s->zmem, s->mem_fd, s->r.hdr.mem_size);
+		s->compressed = ret == 0;
+		return ret;
+	}
 	if ((uint64_t)st.st_size != s->r.hdr.mem_size)
 		return err__set(EINVAL, "memory file %s is %lld bytes, the "
 				"state says %llu (truncated or mismatched)",
@@ -497,6 +527,9 @@ int snapshot__open(struct snapshot *s, const char *dir)
 
 void snapshot__close(struct snapshot *s)
 {
+	if (s->compressed)
+		zmem__close(&s->zmem);
+	s->compressed = false;
 	free(s->state);
 	s->state = NULL;
 	if (s->mem_fd >= 0)
@@ -514,6 +547,8 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 
 	if (join(wset, s->dir, SNAPSHOT_WSET_FILE) == 0)
 		src.wset_path = wset;
+	if (s->compressed)
+		src.zmem = &s->zmem;
 	struct vm_config cfg = {
 		.mem_size = s->cfg.mem_size,
 		.nr_vcpus = s->cfg.nr_vcpus,

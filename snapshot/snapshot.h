@@ -6,6 +6,7 @@
 
 #include "format.h"
 #include "probe.h"
+#include "zmem.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -35,22 +36,28 @@ struct snap_memory {
 	uint64_t size;       /* bytes, = mem_size */
 	uint64_t data_bytes; /* bytes written (non-zero pages) */
 	uint32_t page_size;
-	uint32_t compression; /* 0: raw */
+	uint32_t compression; /* 0: raw, 1: zstd chunks (zmem.h) */
 };
 
 struct snapshot_stats {
 	uint64_t state_bytes;
 	uint64_t mem_size;
 	uint64_t mem_data_bytes;
+	uint64_t mem_file_bytes; /* on disk: data, or compressed size */
 	uint64_t ns; /* wall time of snapshot__save */
 };
 
+/* snapshot__save flags. */
+#define SNAPSHOT_REPLACE 1u  /* swap out an existing snapshot at dir */
+#define SNAPSHOT_COMPRESS 2u /* zstd-chunked memory file (zmem.h) */
+
 /* Saves the paused `vm` and its probe device into `dir`, atomically: the
  * files are written and fsynced in a temporary directory next to `dir`,
- * which is then renamed into place (exchanged with an existing `dir` when
- * `replace`; otherwise an existing `dir` is -EEXIST). */
+ * which is then renamed into place (exchanged with an existing snapshot
+ * at `dir` under SNAPSHOT_REPLACE; otherwise an existing `dir` is
+ * -EEXIST). */
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
-		   bool replace, struct snapshot_stats *st);
+		   unsigned int flags, struct snapshot_stats *st);
 
 struct snapshot {
 	char dir[PATH_MAX];
@@ -62,6 +69,8 @@ struct snapshot {
 	struct snap_memory mem;
 	struct probe_params params;
 	struct probe_state probe_state;
+	bool compressed;
+	struct zmem zmem; /* when compressed */
 };
 
 /* Reads and validates a snapshot (state file, memory file's size);

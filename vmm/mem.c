@@ -159,6 +159,7 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	m->fd = -1;
 	m->src_fd = ops->restore && src ? src->fd : -1;
 	m->wset_path = ops->restore && src ? src->wset_path : NULL;
+	m->zmem = ops->restore && src ? src->zmem : NULL;
 	if (ops->restore && m->src_fd < 0)
 		return err__set(EINVAL, "restore strategy %s needs a memory "
 				"file", ops->name);

@@ -37,6 +37,7 @@ struct guest_mem {
 	int fd;     /* -1 for anonymous memory */
 	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
 	const char *wset_path; /* working-set file for prefetch, or NULL */
+	const struct zmem *zmem; /* compressed source, or NULL (raw) */
 	struct mem_stats stats;
 	void *priv; /* backend's own state */
 	/* Called (from any thread) when the backend can no longer provide
@@ -56,9 +57,12 @@ int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size);
 
 /* Where a restore strategy's contents come from (borrowed). */
+struct zmem;
+
 struct mem_source {
 	int fd;                /* raw, page-aligned memory file */
 	const char *wset_path; /* working-set file (prefetch), may be NULL */
+	const struct zmem *zmem; /* fd is zstd chunks (snapshot/zmem.h) */
 };
 
 /* The same for a restore strategy (src required) or any backend (src

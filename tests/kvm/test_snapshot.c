@@ -37,9 +37,9 @@ static struct probe_params workload(void)
 				      .compute_iters = 5000 };
 }
 
-/* Runs to READY, pauses and saves into tmpdir/name. */
-static void take(const char *name, unsigned int vcpus,
-		 const struct probe_params *wp)
+/* Runs to READY, pauses and saves into tmpdir/name with `flags`. */
+static void take_flags(const char *name, unsigned int vcpus,
+		       const struct probe_params *wp, unsigned int flags)
 {
 	struct vm_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = vcpus,
 				 .strict_io = true };
@@ -56,13 +56,19 @@ static void take(const char *name, unsigned int vcpus,
 	assert_int_equal(vm__start(vm), 0);
 	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
 	assert_int_equal(probe.state.ready, vcpus);
-	if (snapshot__save(vm, &probe, dir, false, &st) < 0)
+	if (snapshot__save(vm, &probe, dir, flags, &st) < 0)
 		fail_msg("save: %s", err__last());
 	assert_int_equal(st.mem_size, 8 * MiB);
 	/* Only the init region and the system pages are non-zero. */
 	assert_true(st.mem_data_bytes >= wp->init_bytes);
 	assert_true(st.mem_data_bytes < wp->init_bytes + MiB);
 	vm__destroy(vm);
+}
+
+static void take(const char *name, unsigned int vcpus,
+		 const struct probe_params *wp)
+{
+	take_flags(name, vcpus, wp, 0);
 }
 
 /* Restores tmpdir/name with `strategy` and runs it to DONE. */
@@ -216,10 +222,11 @@ static void test_existing_dir_refused(void **state)
 	assert_int_equal(probe__setup(&probe, vm, &p), 0);
 	assert_int_equal(vm__start(vm), 0);
 	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
-	assert_int_equal(snapshot__save(vm, &probe, dir, false, &st), -EEXIST);
+	assert_int_equal(snapshot__save(vm, &probe, dir, 0, &st), -EEXIST);
 	assert_non_null(strstr(err__last(), "exists"));
 	/* Replacing swaps in the new one whole. */
-	assert_int_equal(snapshot__save(vm, &probe, dir, true, &st), 0);
+	assert_int_equal(snapshot__save(vm, &probe, dir, SNAPSHOT_REPLACE, &st),
+			 0);
 	vm__destroy(vm);
 	restore_and_check("exists", "eager");
 }
@@ -312,6 +319,34 @@ static void test_prefetch_records_then_replays(void **state)
 		fail_msg("message: %s", err__last());
 }
 
+static void test_compressed(void **state)
+{
+	/* zstd chunks: eager and uffd restore them exactly; strategies that
+	 * map the file refuse with a reason. */
+	struct probe_params p = workload();
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256];
+
+	(void)state;
+	take_flags("zstd", 2, &p, SNAPSHOT_COMPRESS);
+	restore_and_check("zstd", "eager");
+	restore_and_check("zstd", "uffd");
+	snprintf(dir, sizeof(dir), "%s/zstd", tmpdir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_true(snap.compressed);
+	for (const char *const *s = (const char *const[]){ "mmap", "populate",
+							  "prefetch", NULL };
+	     *s; s++) {
+		assert_int_equal(snapshot__restore(&kvm, &snap,
+						   mem_restore__strategy(*s),
+						   NULL, &vm, &probe), -EINVAL);
+		assert_non_null(strstr(err__last(), "compressed"));
+	}
+	snapshot__close(&snap);
+}
+
 static void remove_tree(const char *dir)
 {
 	char cmd[512];
@@ -332,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_existing_dir_refused),
 		cmocka_unit_test(test_uffd_lost_memory_file),
 		cmocka_unit_test(test_prefetch_records_then_replays),
+		cmocka_unit_test(test_compressed),
 	};
 	int ret = kvm__open(&kvm, NULL);
 
