@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Everything coldstart needs to build and test, from Debian's archive.
-PACKAGES=(gcc make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git)
+PACKAGES=(gcc make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -4,6 +4,7 @@
 #include "floor.h"
 #include "args.h"
 #include "lifecycle.h"
+#include "bench_probes.h"
 
 #include <string.h>
 
@@ -14,6 +15,8 @@ static const struct command drivers[] = {
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
 	  cmd_bench_floor },
+	{ "probes", "the eBPF probes' overhead: runs without and with "
+		    "--probes", cmd_bench_probes },
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

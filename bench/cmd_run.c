@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "run_probes.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -61,6 +62,12 @@ static void usage(FILE *out)
 	      "bad-port, fault, hang\n"
 	      "Output:\n"
 	      "  --json              one JSON document on stdout\n"
+	      "  --probes[=SET]      attach eBPF probes before the VM starts "
+	      "and add their\n"
+	      "                      breakdown to the output; SET: default, "
+	      "all, or a list of\n"
+	      "                      kvmexit,faults,kvmioctl,schedlat,"
+	      "mmaplock,faulttime\n"
 	      "  -q, --quiet         print nothing on stdout (errors still go to "
 	      "stderr)\n"
 	      "  -h, --help          this help\n\n"
@@ -72,7 +79,7 @@ static void usage(FILE *out)
 enum {
 	OPT_MEM = 256, OPT_VCPUS, OPT_BACKEND, OPT_KVM, OPT_INIT, OPT_WS,
 	OPT_PATTERN, OPT_STRIDE, OPT_OP, OPT_SEED, OPT_COMPUTE, OPT_STOP,
-	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON, OPT_CPUID,
+	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON, OPT_CPUID, OPT_PROBES,
 };
 
 static const struct option options[] = {
@@ -92,6 +99,7 @@ static const struct option options[] = {
 	{ "misbehave", required_argument, NULL, OPT_MISBEHAVE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "cpuid", required_argument, NULL, OPT_CPUID },
+	{ "probes", optional_argument, NULL, OPT_PROBES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -171,6 +179,8 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 		ret = parse_enum("--cpuid", arg, cpuid_names, &e);
 		cfg->cpuid = e == 1 ? VM_CPUID_HOST : VM_CPUID_NONE;
 		return ret;
+	case OPT_PROBES:
+		return probes__parse_set(arg ? arg : "default", &o->probes);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -314,7 +324,8 @@ static void hex(char *buf, size_t size, uint64_t v)
 	snprintf(buf, size, "0x%016" PRIx64, v);
 }
 
-static void print_json(const struct run_cli *o, const struct run_result *r)
+static void print_json(const struct run_cli *o, const struct run_result *r,
+		       const struct run_probes *rp)
 {
 	char sum[24], want[24];
 	json_t *doc;
@@ -332,6 +343,7 @@ static void print_json(const struct run_cli *o, const struct run_result *r)
 			(json_int_t)r->probe.ucalls, "exits",
 			(json_int_t)r->exits, "memory", memory_json(r),
 			"success", runner__succeeded(&o->cfg, r));
+	run_probes__add_json(rp, &r->tl, doc);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 	json_decref(doc);
@@ -356,6 +368,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_cli o;
 	struct run_result res = { 0 };
+	struct run_probes rp;
 	struct kvm_host kvm;
 	int ret;
 
@@ -369,19 +382,30 @@ int cmd_run(int argc, char **argv)
 	}
 	o.cfg.measure_memory = !o.quiet;
 	res.tl.t[TL_PROCESS_START] = cli_process_start;
-	ret = kvm__open(&kvm, o.kvm_path);
+	ret = run_probes__attach(o.probes, &rp);
 	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "run: %s", err__last());
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0) {
+		run_probes__free(&rp);
 		return cli__error(cli__exit_for(ret), "%s", err__last());
+	}
 	timeline__mark(&res.tl, TL_KVM_OPENED);
 	catch_signals();
 	ret = runner__probe(&kvm, &o.cfg, &res);
 	kvm__close(&kvm);
-	if (ret < 0)
+	run_probes__finish(&rp);
+	if (ret < 0) {
+		run_probes__free(&rp);
 		return cli__error(cli__exit_for(ret), "%s", err__last());
+	}
 	if (o.json)
-		print_json(&o, &res);
+		print_json(&o, &res, &rp);
 	else if (!o.quiet)
 		print_human(&o, &res);
+	if (!o.json && !o.quiet)
+		run_probes__print(&rp, &res.tl);
+	run_probes__free(&rp);
 	if (runner__succeeded(&o.cfg, &res))
 		return CLI_OK;
 	fprintf(stderr, "coldstart: run failed: %s\n",

@@ -13,6 +13,7 @@ struct run_cli {
 	bool quiet;
 	bool help;
 	bool mem_given; /* --mem was set; else sized to fit the workload */
+	unsigned int probes; /* --probes[=SET]: enum probes_set, 0 = none */
 };
 
 /* Fills `out` from argv (argv[0] = "run"). Returns 0, or -EINVAL with the

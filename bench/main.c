@@ -13,6 +13,7 @@ static const struct command commands[] = {
 	{ "snapshot", "create, restore or inspect a snapshot of the probe "
 		      "guest", cmd_snapshot },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
+	{ "probe", "observe a VMM process with eBPF probes", cmd_probe },
 	{ "help", "show help for coldstart or one command", cmd_help },
 };
 

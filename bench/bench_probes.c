@@ -1,0 +1,370 @@
+/* `coldstart bench probes`: what the eBPF probes cost the measured
+ * metric. Interleaves `coldstart run --json` children without and with
+ * --probes (pair order alternating) and compares the same timeline spans
+ * of both: start (KVM opened to READY, the metric coldstart exists for;
+ * attaching happens before it), boot (first KVM_RUN to READY) and the
+ * VM's whole life (to teardown done; it includes the run's reading of
+ * /proc/self/smaps_rollup, which the probes' own mappings slow down). */
+#include "bench_probes.h"
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "probes.h"
+#include "stats.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TARGET_PCT 5.0
+
+enum { WITHOUT, WITH, NR_VARIANTS };
+enum { SPAN_START, SPAN_BOOT, SPAN_VM, NR_SPANS };
+
+static const char *const variant_names[NR_VARIANTS] = { "without",
+							"with" };
+static const struct {
+	const char *name, *from, *to;
+} spans[NR_SPANS] = {
+	[SPAN_START] = { "start", "kvm_opened", "ready" },
+	[SPAN_BOOT] = { "boot", "first_run", "ready" },
+	[SPAN_VM] = { "vm", "kvm_opened", "teardown_done" },
+};
+
+struct bench_probes {
+	uint64_t count, warmup, vcpus;
+	char init[32];
+	char probes[80]; /* "--probes=SET" */
+	bool json;
+	double *ns[NR_VARIANTS][NR_SPANS];
+	size_t n;
+	struct summary sum[NR_VARIANTS][NR_SPANS];
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart bench probes [OPTIONS]\n"
+	      "Measures the eBPF probes' overhead: `coldstart run` children "
+	      "without and with\n--probes, interleaved, compared on start "
+	      "(KVM opened to READY), boot (first\nKVM_RUN to READY) and the "
+	      "VM's whole life (to teardown). Target: at most 5 %\non start "
+	      "(reported, not enforced).\n\n"
+	      "  -n, --count N    pairs measured (default 20)\n"
+	      "  -w, --warmup N   pairs first, not counted (default 2)\n"
+	      "  --init SIZE      memory the guest first-touches before READY "
+	      "(default 16M)\n"
+	      "  --vcpus N        vCPUs (default 1)\n"
+	      "  --probes SET     the probes to measure (default: default)\n"
+	      "  --json           JSON on stdout\n"
+	      "  -h, --help       this help\n\n"
+	      "Exit codes: 0 measured, 1 a run failed, 2 usage error, 77 no "
+	      "KVM or no probes.\n", out);
+}
+
+static int parse(int argc, char **argv, struct bench_probes *b)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "init", required_argument, NULL, 'i' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "probes", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int set;
+	uint64_t size;
+	int c, ret = 0;
+
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 &&
+	       (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			ret = args__u64("--count", optarg, 1, 100000,
+					&b->count);
+			break;
+		case 'w':
+			ret = args__u64("--warmup", optarg, 0, 100000,
+					&b->warmup);
+			break;
+		case 'i':
+			ret = args__size("--init", optarg, &size);
+			snprintf(b->init, sizeof(b->init), "%s", optarg);
+			break;
+		case 'v':
+			ret = args__u64("--vcpus", optarg, 1, 64, &b->vcpus);
+			break;
+		case 'p':
+			ret = probes__parse_set(optarg, &set);
+			snprintf(b->probes, sizeof(b->probes), "--probes=%s",
+				 optarg);
+			break;
+		case 'j':
+			b->json = true;
+			break;
+		case 'h':
+			return 1;
+		default:
+			return err__set(EINVAL, "unknown or incomplete option "
+					"'%s'", argv[optind - 1]);
+		}
+	}
+	if (ret == 0 && optind < argc)
+		return err__set(EINVAL, "unexpected argument '%s'",
+				argv[optind]);
+	return ret;
+}
+
+/* Runs one child and returns its JSON document, or NULL with
+ * *exit_code set. */
+static json_t *run_child(char *const argv[], int *exit_code)
+{
+	posix_spawn_file_actions_t fa;
+	json_t *doc = NULL;
+	int fds[2], status;
+	pid_t pid;
+	FILE *f;
+
+	*exit_code = CLI_FAIL;
+	if (pipe(fds) < 0)
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (f) {
+		doc = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
+		fclose(f);
+	} else {
+		close(fds[0]);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status))
+		*exit_code = WEXITSTATUS(status);
+	if (*exit_code != 0) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static double span_ns(json_t *doc, int span)
+{
+	json_t *tl = json_object_get(doc, "timeline_ns");
+	json_int_t from = json_integer_value(json_object_get(tl,
+							spans[span].from));
+	json_int_t to = json_integer_value(json_object_get(tl,
+							spans[span].to));
+
+	return to > from && from > 0 ? (double)(to - from) : -1;
+}
+
+static int one(struct bench_probes *b, int variant, bool counted)
+{
+	char vcpus[24];
+	char *argv[] = { (char *)cli__self_exe(), "run", "--json", "--init",
+			 b->init, "--vcpus", vcpus,
+			 variant == WITH ? b->probes : NULL, NULL };
+	int code;
+	json_t *doc;
+
+	snprintf(vcpus, sizeof(vcpus), "%" PRIu64, b->vcpus);
+	doc = run_child(argv, &code);
+	if (!doc)
+		return code == CLI_SKIP ? -ENOTSUP
+					: err__set(EIO, "coldstart run%s "
+						   "exited with %d",
+						   variant == WITH ? " --probes"
+								   : "",
+						   code);
+	for (int s = 0; counted && s < NR_SPANS; s++) {
+		double ns = span_ns(doc, s);
+
+		if (ns < 0) {
+			json_decref(doc);
+			return err__set(EIO, "a run lacks its %s span",
+					spans[s].name);
+		}
+		b->ns[variant][s][b->n] = ns;
+	}
+	json_decref(doc);
+	return 0;
+}
+
+static int measure(struct bench_probes *b)
+{
+	uint64_t total = b->warmup + b->count;
+	int ret = 0;
+
+	for (int v = 0; v < NR_VARIANTS; v++)
+		for (int s = 0; s < NR_SPANS; s++) {
+			b->ns[v][s] = calloc(b->count, sizeof(double));
+			if (!b->ns[v][s])
+				return err__sys(ENOMEM, "samples");
+		}
+	for (uint64_t i = 0; ret == 0 && i < total; i++) {
+		bool counted = i >= b->warmup;
+		int first = i % 2; /* alternate which variant goes first */
+
+		ret = one(b, first, counted);
+		if (ret == 0)
+			ret = one(b, !first, counted);
+		if (ret == 0 && counted)
+			b->n++;
+	}
+	for (int v = 0; ret == 0 && v < NR_VARIANTS; v++)
+		for (int s = 0; ret == 0 && s < NR_SPANS; s++)
+			ret = stats__summarize(b->ns[v][s], b->n,
+					       &b->sum[v][s]);
+	return ret;
+}
+
+static double overhead_pct(const struct bench_probes *b, int s)
+{
+	return (b->sum[WITH][s].p50 / b->sum[WITHOUT][s].p50 - 1) * 100;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the per-pair ratios: each pair ran back to back, so
+ * drift and other load on the host cancel better than in medians. */
+static double paired_pct(const struct bench_probes *b, int s)
+{
+	double *ratio = malloc(b->n * sizeof(*ratio)), pct = 0;
+
+	if (!ratio)
+		return overhead_pct(b, s);
+	for (size_t i = 0; i < b->n; i++)
+		ratio[i] = b->ns[WITH][s][i] / b->ns[WITHOUT][s][i];
+	qsort(ratio, b->n, sizeof(*ratio), cmp_double);
+	pct = (stats__percentile_sorted(ratio, b->n, 50) - 1) * 100;
+	free(ratio);
+	return pct;
+}
+
+static void print_table(const struct bench_probes *b)
+{
+	printf("probe overhead: %zu interleaved pairs of `coldstart run "
+	       "--init %s --vcpus %" PRIu64 "` without and with %s\n", b->n,
+	       b->init, b->vcpus, b->probes);
+	printf("%-6s %-16s %10s %10s %10s %10s\n", "span", "probes",
+	       "p50 ms", "p90 ms", "mean ms", "stddev");
+	for (int s = 0; s < NR_SPANS; s++) {
+		for (int v = 0; v < NR_VARIANTS; v++) {
+			const struct summary *m = &b->sum[v][s];
+
+			printf("%-6s %-16s %10.3f %10.3f %10.3f %10.3f\n",
+			       spans[s].name, variant_names[v], m->p50 / 1e6,
+			       m->p90 / 1e6, m->mean / 1e6, m->stddev / 1e6);
+		}
+		printf("%-6s overhead: %+.1f %% on the medians, %+.1f %% "
+		       "median of paired ratios", spans[s].name,
+		       overhead_pct(b, s), paired_pct(b, s));
+		if (s == SPAN_START)
+			printf(" (target at most %.0f %%: %s)", TARGET_PCT,
+			       paired_pct(b, s) <= TARGET_PCT ? "met"
+							      : "missed");
+		putchar('\n');
+	}
+}
+
+static json_t *summary_json(const struct summary *m)
+{
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "n",
+			 (json_int_t)m->n, "min", m->min, "max", m->max,
+			 "mean", m->mean, "stddev", m->stddev, "p50", m->p50,
+			 "p90", m->p90);
+}
+
+static void print_json(const struct bench_probes *b)
+{
+	json_t *out = json_array(), *doc;
+
+	for (int s = 0; s < NR_SPANS; s++) {
+		json_t *samples[NR_VARIANTS];
+
+		for (int v = 0; v < NR_VARIANTS; v++) {
+			samples[v] = json_array();
+			for (size_t i = 0; i < b->n; i++)
+				json_array_append_new(samples[v],
+					json_real(b->ns[v][s][i]));
+		}
+		json_array_append_new(out, json_pack(
+			"{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f}",
+			"span",
+			spans[s].name, "from", spans[s].from, "to",
+			spans[s].to, "without_ns", samples[WITHOUT],
+			"with_ns", samples[WITH], "without",
+			summary_json(&b->sum[WITHOUT][s]), "with",
+			summary_json(&b->sum[WITH][s]), "overhead_pct",
+			overhead_pct(b, s), "paired_overhead_pct",
+			paired_pct(b, s)));
+	}
+	doc = json_pack("{s:i, s:s, s:{s:s, s:I, s:s, s:I}, s:o, s:f}",
+			"schema", 1, "bench", "probes", "config", "init",
+			b->init, "vcpus", (json_int_t)b->vcpus, "probes",
+			b->probes + strlen("--probes="), "pairs",
+			(json_int_t)b->n, "spans", out, "target_pct",
+			TARGET_PCT);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+int cmd_bench_probes(int argc, char **argv)
+{
+	struct bench_probes b = { .count = 20, .warmup = 2, .vcpus = 1,
+				  .init = "16M", .probes = "--probes=default" };
+	int ret = parse(argc, argv, &b);
+
+	if (ret == 1) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (ret < 0) {
+		cli__error(CLI_USAGE, "bench probes: %s", err__last());
+		return cli__usage_error("bench probes");
+	}
+	if (!cli__self_exe())
+		return cli__error(CLI_FAIL, "bench probes: cannot find my "
+				  "own binary");
+	ret = measure(&b);
+	if (ret == 0 && b.json)
+		print_json(&b);
+	else if (ret == 0)
+		print_table(&b);
+	for (int v = 0; v < NR_VARIANTS; v++)
+		for (int s = 0; s < NR_SPANS; s++)
+			free(b.ns[v][s]);
+	if (ret == -ENOTSUP)
+		return cli__error(CLI_SKIP, "bench probes: `coldstart run "
+				  "--probes` cannot run here (exit 77)");
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "bench probes: %s", err__last());
+	return CLI_OK;
+}

@@ -1,0 +1,8 @@
+/* `coldstart bench probes`: the eBPF probes' overhead on the measured
+ * metric, from interleaved runs without and with them. */
+#ifndef COLDSTART_BENCH_PROBES_H
+#define COLDSTART_BENCH_PROBES_H
+
+int cmd_bench_probes(int argc, char **argv);
+
+#endif

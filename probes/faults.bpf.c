@@ -1,0 +1,170 @@
+/* Probe faults: guest memory faults of the target's vCPUs (the kvmmmu
+ * tracepoints) and host page faults of the target, as counts and a
+ * timeline ring buffer of single faults. It runs on every guest fault,
+ * so it keeps to per-CPU slots and one ring-buffer record per fault: no
+ * hash maps, no histogram (the loader builds that from the timeline).
+ *
+ * Untimed (the default), the record is written when KVM requests the
+ * SPTE: one program per fault. Timed, a fault starts with the walk of the
+ * guest's page tables (shadow paging) or the TDP fault exit, and its
+ * record is written with the handling time when the SPTE is set: three
+ * programs per fault. (KVM requests the SPTE only after it has faulted
+ * the host page in, so that is no start.) */
+#include "vmlinux.h"
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "faults.h"
+#include "target.bpf.h"
+
+/* Whether kvm_mmu_set_spte is attached to time each fault. */
+const volatile bool timed = false;
+
+__u64 lost = 0;      /* timeline records the ring buffer had no room for */
+__u64 unmatched = 0; /* SPTEs set without a start on this CPU */
+
+/* The guest fault each CPU is handling: start, thread, write flag. */
+struct target_slot slots[TARGET_MAX_CPUS] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FAULTS_RINGBUF_BYTES);
+} events SEC(".maps");
+
+/* No wakeup: the reader drains the buffer on its own schedule, so the
+ * faulting thread never pays for waking it. */
+static __always_inline void emit(__u32 tid, enum faults_kind kind, __u64 ts,
+				 __u64 addr, __u64 dur, __u32 flags)
+{
+	struct faults_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&lost, 1);
+		return;
+	}
+	e->ts = ts;
+	e->addr = addr;
+	e->dur_ns = dur > 0xffffffffull ? 0xffffffffu : (__u32)dur;
+	e->tid = tid;
+	e->kind = kind;
+	e->flags = flags;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* A shadow-paging fault begins with the walk of the guest's page tables
+ * (the emulator walks too; the next fault's walk overwrites those). */
+SEC("tp_btf/kvm_mmu_pagetable_walk")
+int BPF_PROG(faults_walk)
+{
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_MMU_PAGETABLE_WALK);
+	target__slot_start(slots, tid, 0);
+	return 0;
+}
+
+/* A TDP (EPT/NPT) fault begins with the hardware exit. */
+SEC("tp_btf/kvm_page_fault")
+int BPF_PROG(faults_tdp)
+{
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_KVM_PAGE_FAULT);
+	if (timed)
+		target__slot_start(slots, tid, 0);
+	return 0;
+}
+
+/* Once per guest fault that maps memory, shadow or TDP. */
+SEC("tp_btf/kvm_mmu_spte_requested")
+int BPF_PROG(faults_spte_requested, struct kvm_page_fault *fault)
+{
+	struct target_slot *s;
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_MMU_SPTE_REQUESTED);
+	if (!timed) {
+		emit(tid, FAULTS_GUEST, bpf_ktime_get_ns(), fault->addr, 0,
+		     fault->write ? FAULTS_FLAG_WRITE : 0);
+		return 0;
+	}
+	s = &slots[target__cpu()];
+	if (s->tid == tid)
+		s->aux = fault->write ? FAULTS_FLAG_WRITE : 0;
+	return 0;
+}
+
+SEC("tp_btf/kvm_mmu_set_spte")
+int BPF_PROG(faults_set_spte, int level, gfn_t gfn)
+{
+	struct target_slot *s;
+	__u64 now, dur;
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_MMU_SET_SPTE);
+	s = target__slot_end(slots, tid);
+	if (!s) {
+		__sync_fetch_and_add(&unmatched, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	dur = now - s->ts;
+	emit(tid, FAULTS_GUEST, s->ts, gfn << 12, dur, s->aux);
+	return 0;
+}
+
+SEC("tp_btf/kvm_mmu_get_page")
+int BPF_PROG(faults_get_page)
+{
+	__u32 tid;
+
+	if (target__current(&tid))
+		target__count(PEV_MMU_GET_PAGE);
+	return 0;
+}
+
+SEC("tp_btf/kvm_mmu_prepare_zap_page")
+int BPF_PROG(faults_zap_page)
+{
+	__u32 tid;
+
+	if (target__current(&tid))
+		target__count(PEV_MMU_PREPARE_ZAP_PAGE);
+	return 0;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(faults_host_user, unsigned long address)
+{
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_PAGE_FAULT_USER);
+	emit(tid, FAULTS_HOST_USER, bpf_ktime_get_ns(), address, 0, 0);
+	return 0;
+}
+
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(faults_host_kernel, unsigned long address)
+{
+	__u32 tid;
+
+	if (!target__current(&tid))
+		return 0;
+	target__count(PEV_PAGE_FAULT_KERNEL);
+	emit(tid, FAULTS_HOST_KERNEL, bpf_ktime_get_ns(), address, 0, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

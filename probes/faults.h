@@ -1,0 +1,34 @@
+/* Probe faults: guest memory faults (KVM's shadow or TDP MMU) and host
+ * page faults of the VMM process, as counts, a handling-time histogram
+ * and a timeline of individual faults through a ring buffer (per-thread
+ * figures come from the timeline). Shared by faults.bpf.c and its
+ * loader. */
+#ifndef COLDSTART_PROBES_FAULTS_H
+#define COLDSTART_PROBES_FAULTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FAULTS_RINGBUF_BYTES (2u << 20)
+
+enum faults_kind {
+	FAULTS_GUEST = 1,       /* a guest fault: ts, gpa; timed: dur_ns */
+	FAULTS_HOST_USER = 2,   /* a host fault in user mode: ts, address */
+	FAULTS_HOST_KERNEL = 3, /* a host fault in kernel mode: ts, address */
+};
+
+#define FAULTS_FLAG_WRITE 1u /* the guest fault was a write */
+
+/* One ring-buffer record. */
+struct faults_event {
+	__u64 ts;     /* CLOCK_MONOTONIC ns; for a guest fault, its start */
+	__u64 addr;   /* guest-physical (guest) or host-virtual address */
+	__u32 dur_ns; /* timed guest faults: start to SPTE set; else 0 */
+	__u32 tid;
+	__u16 kind;   /* enum faults_kind */
+	__u16 flags;  /* FAULTS_FLAG_* */
+	__u32 pad;
+};
+
+#endif

@@ -1,0 +1,75 @@
+#!/bin/bash
+# `coldstart probe` and `coldstart run --probes` end to end: exit codes,
+# the breakdown, the JSON "probes" object, "not observed" for events that
+# never fired. Skips (77) where the probes cannot run.
+. "$(dirname "$0")/../cli/lib.sh"
+COLDSTART=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out" "$err"; [ -n "${sleeper:-}" ] && kill $sleeper 2>/dev/null' EXIT
+
+# Usage errors come first: they need neither BPF nor KVM.
+expect 0 'Usage: coldstart probe' probe --help
+expect 2 'give either --pid N or -- COMMAND' probe
+expect 2 'give either --pid N or -- COMMAND' probe --pid 1 -- true
+expect 2 'not a duration' probe --pid 1 --duration soon
+expect 1 'no process 2147483000' probe --pid 2147483000
+
+if [ ! -c /dev/kvm ]; then
+	echo "skipping the rest: no /dev/kvm"
+	finish || exit 1
+	exit 77
+fi
+timeout 60 "$COLDSTART" run --probes -q >/dev/null 2>"$err"
+if [ $? -eq 77 ]; then
+	echo "skipping the rest: $(cat "$err")"
+	finish || exit 1
+	exit 77
+fi
+
+# run --probes: 16 MiB first-touched = 4096 guest faults before READY;
+# port-I/O exits equal the ucalls; MMIO never fires for this guest.
+expect 0 '' run --probes --json --init 16M
+cp "$out" "$tmp/run.json"
+json_check '4096 <= d["probes"]["faults"]["guest"] <= 4096 + 256' "$tmp/run.json"
+json_check 'd["probes"]["exits"]["by_kind"]["pio_out"] + d["probes"]["exits"]["by_kind"]["pio_in"] == d["ucalls"] == 5' "$tmp/run.json"
+json_check 'd["probes"]["tracepoints"]["kvm:kvm_mmio"]["attached"] and d["probes"]["tracepoints"]["kvm:kvm_mmio"]["count"] is None and d["probes"]["tracepoints"]["kvm:kvm_mmio"]["status"] == "not observed on this host" and d["probes"]["exits"]["by_kind"]["mmio_write"] is None' "$tmp/run.json"
+json_check '[p for p in d["probes"]["phases"] if p["name"] == "boot"][0]["guest_faults"] >= 4096' "$tmp/run.json"
+json_check 'd["probes"]["ioctls"]["KVM_CREATE_VM"]["count"] == 1 and d["probes"]["ioctls"]["KVM_RUN"]["count"] >= 5' "$tmp/run.json"
+json_check 'sum(1 for t in d["probes"]["threads"] if t["vcpu"]) == 1' "$tmp/run.json"
+expect 0 'not observed on this host: .*kvm:kvm_mmio' run --probes --init 4M
+expect 0 'guest memory faults \(kvmmmu:kvm_mmu_spte_requested\): 10[0-9][0-9] ' run --probes --init 4M
+expect 0 'by phase:' run --probes --init 4M
+
+# probe -- COMMAND: observed from its first instruction.
+expect 0 '' probe --json -- "$COLDSTART" run -q --vcpus 2
+cp "$out" "$tmp/probe.json"
+json_check 'd["command"] == "probe" and d["probes"]["exits"]["by_kind"]["pio_out"] == 10 and d["probes"]["ioctls"]["KVM_CREATE_VCPU"]["count"] == 2' "$tmp/probe.json"
+expect 0 '' probe --csv "$tmp/faults.csv" -- "$COLDSTART" run -q --init 2M
+if [ "$(grep -c ',guest,' "$tmp/faults.csv")" -ge 512 ] && head -1 "$tmp/faults.csv" | grep -q '^time_ms,kind,tid,addr,dur_us$'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: the fault CSV lacks 512 guest faults"; head -3 "$tmp/faults.csv"
+	failed=$((failed + 1))
+fi
+expect 1 'probe: false exited with 1' probe -- false
+
+# probe --pid: a process that is no VMM shows no KVM events at all.
+sleep 30 &
+sleeper=$!
+expect 0 '' probe --json --pid $sleeper --duration 200ms
+cp "$out" "$tmp/sleep.json"
+json_check 'd["probes"]["faults"]["guest"] is None and d["probes"]["exits"]["by_kind"]["pio_out"] is None and d["probes"]["ioctls"] is None' "$tmp/sleep.json"
+# Ctrl-C ends observing and prints the breakdown.
+timeout 30 "$COLDSTART" probe --pid $sleeper >"$out" 2>"$err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+code=$?
+if [ "$code" -eq 0 ] && grep -q "probes: process $sleeper observed" "$out"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: SIGINT to probe --pid: exit $code"; cat "$out" "$err" | head -5
+	failed=$((failed + 1))
+fi
+finish
