@@ -42,6 +42,7 @@ int cli__usage_error(const char *cmd);
 int cmd_run(int argc, char **argv);
 int cmd_sysinfo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 

@@ -12,6 +12,8 @@ static const struct command commands[] = {
 	{ "bench", "benchmark drivers (lifecycle, floor)", cmd_bench },
 	{ "snapshot", "create, restore or inspect a snapshot of the probe "
 		      "guest", cmd_snapshot },
+	{ "compare", "compare two results: regressions, like benchstat",
+	  cmd_compare },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
 	{ "probe", "observe a VMM process with eBPF probes", cmd_probe },
 	{ "help", "show help for coldstart or one command", cmd_help },

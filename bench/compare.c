@@ -1,0 +1,525 @@
+/* BASE vs NEW result documents: parsing, comparability, verdicts,
+ * exports. */
+#include "compare.h"
+
+#include "err.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPREAD_RESAMPLES 1000
+#define SPREAD_SEED 1
+#define PERMUTATION_RESAMPLES 10000
+#define PERMUTATION_SEED 1
+
+/* ---- parsing ---- */
+
+static int parse_samples(const json_t *js, struct result_series *s)
+{
+	const json_t *arr = json_object_get(js, "samples_ns"), *v;
+	size_t i;
+
+	if (!arr)
+		arr = json_object_get(js, "samples");
+	if (!json_is_array(arr))
+		return err__set(EINVAL, "series '%s' has no samples_ns[] "
+				"array", s->name);
+	if (json_array_size(arr) == 0)
+		return err__set(EINVAL, "series '%s' has no samples", s->name);
+	s->samples = malloc(json_array_size(arr) * sizeof(double));
+	if (!s->samples)
+		return err__set(ENOMEM, "allocating samples");
+	json_array_foreach(arr, i, v) {
+		if (!json_is_number(v))
+			return err__set(EINVAL, "sample %zu of series '%s' is "
+					"not a number", i, s->name);
+		s->samples[i] = json_number_value(v);
+	}
+	s->n = json_array_size(arr);
+	return 0;
+}
+
+static int parse_series(const json_t *js, size_t i, struct result_series *s)
+{
+	const char *better;
+
+	if (!json_is_object(js))
+		return err__set(EINVAL, "series[%zu] is not an object", i);
+	s->name = json_string_value(json_object_get(js, "name"));
+	if (!s->name || !*s->name)
+		return err__set(EINVAL, "series[%zu] has no name", i);
+	s->unit = json_string_value(json_object_get(js, "unit"));
+	if (!s->unit)
+		s->unit = "ns";
+	better = json_string_value(json_object_get(js, "better"));
+	s->higher_is_better = better && !strcmp(better, "higher");
+	return parse_samples(js, s);
+}
+
+static int check_header(const json_t *root)
+{
+	const json_t *schema = json_object_get(root, "schema");
+
+	if (!json_is_object(root))
+		return err__set(EINVAL, "not a coldstart result (the top level "
+				"is not a JSON object)");
+	if (!json_is_integer(schema))
+		return err__set(EINVAL, "not a coldstart result (no \"schema\" "
+				"version)");
+	if (json_integer_value(schema) != COMPARE_SCHEMA)
+		return err__set(EINVAL, "result schema version %" JSON_INTEGER_FORMAT
+				" is not supported (this coldstart reads %d)",
+				json_integer_value(schema), COMPARE_SCHEMA);
+	if (!json_is_string(json_object_get(root, "bench")) ||
+	    !*json_string_value(json_object_get(root, "bench")))
+		return err__set(EINVAL, "not a coldstart result (no \"bench\" "
+				"name)");
+	if (!json_is_array(json_object_get(root, "series")) ||
+	    !json_array_size(json_object_get(root, "series")))
+		return err__set(EINVAL, "no \"series\" in the result");
+	return 0;
+}
+
+static const json_t *object_or_null(const json_t *v)
+{
+	return json_is_object(v) ? v : json_null();
+}
+
+int compare__parse(json_t *root, struct result_doc *doc)
+{
+	const json_t *series;
+	int ret = check_header(root);
+
+	*doc = (struct result_doc){ 0 };
+	if (ret < 0)
+		return ret;
+	series = json_object_get(root, "series");
+	doc->root = json_incref(root);
+	doc->bench = json_string_value(json_object_get(root, "bench"));
+	doc->config = object_or_null(json_object_get(root, "config"));
+	doc->sysinfo = object_or_null(json_object_get(root, "sysinfo"));
+	doc->series = calloc(json_array_size(series), sizeof(*doc->series));
+	if (!doc->series) {
+		compare__free(doc);
+		return err__set(ENOMEM, "allocating series");
+	}
+	for (size_t i = 0; i < json_array_size(series); i++) {
+		struct result_series *s = &doc->series[doc->nr_series++];
+
+		ret = parse_series(json_array_get(series, i), i, s);
+		if (ret == 0 && compare__find(doc, s->name) != s)
+			ret = err__set(EINVAL, "series '%s' appears twice",
+				       s->name);
+		if (ret < 0) {
+			compare__free(doc);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void compare__free(struct result_doc *doc)
+{
+	for (size_t i = 0; i < doc->nr_series; i++)
+		free(doc->series[i].samples);
+	free(doc->series);
+	json_decref(doc->root);
+	*doc = (struct result_doc){ 0 };
+}
+
+const struct result_series *compare__find(const struct result_doc *doc,
+					  const char *name)
+{
+	for (size_t i = 0; i < doc->nr_series; i++)
+		if (doc->series[i].name && !strcmp(doc->series[i].name, name))
+			return &doc->series[i];
+	return NULL;
+}
+
+/* ---- comparability ---- */
+
+int compare__same_bench(const struct result_doc *base,
+			const struct result_doc *new_)
+{
+	if (strcmp(base->bench, new_->bench))
+		return err__set(EINVAL, "results of different benches: '%s' "
+				"vs '%s'", base->bench, new_->bench);
+	return 0;
+}
+
+/* sysinfo.a.b as a string, "(unknown)" when absent. */
+static const char *sysinfo_str(const json_t *sys, const char *a,
+			       const char *b)
+{
+	const json_t *v = json_object_get(sys, a);
+	const char *s;
+
+	if (b)
+		v = json_object_get(v, b);
+	s = json_string_value(v);
+	return s ? s : "(unknown)";
+}
+
+static int same_host(const json_t *a, const json_t *b)
+{
+	static const struct {
+		const char *key, *sub, *what;
+	} fields[] = {
+		{ "hostname", NULL, "hostname" },
+		{ "cpu", "model", "CPU model" },
+		{ "kvm", "flavour", "KVM flavour" },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const char *x = sysinfo_str(a, fields[i].key, fields[i].sub);
+		const char *y = sysinfo_str(b, fields[i].key, fields[i].sub);
+
+		if (strcmp(x, y))
+			return err__set(EINVAL, "different hosts: %s '%s' vs "
+					"'%s'", fields[i].what, x, y);
+	}
+	return 0;
+}
+
+/* The first key whose value differs between objects a and b (one side
+ * may lack it), or NULL. */
+static const char *first_difference(const json_t *a, const json_t *b)
+{
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)a, key, v)
+		if (!json_equal(v, json_object_get(b, key)))
+			return key;
+	json_object_foreach((json_t *)b, key, v)
+		if (!json_object_get(a, key))
+			return key;
+	return NULL;
+}
+
+static int config_difference(const char *key, const json_t *a,
+			     const json_t *b)
+{
+	char *x = json_dumps(json_object_get(a, key),
+			     JSON_COMPACT | JSON_ENCODE_ANY);
+	char *y = json_dumps(json_object_get(b, key),
+			     JSON_COMPACT | JSON_ENCODE_ANY);
+	int ret = err__set(EINVAL, "different configurations: config.%s %s "
+			   "vs %s", key, x ? x : "(none)", y ? y : "(none)");
+
+	free(x);
+	free(y);
+	return ret;
+}
+
+static int same_config(const json_t *a, const json_t *b)
+{
+	json_t *ca, *cb;
+	const char *key;
+	int ret = 0;
+
+	if (json_is_null(a) != json_is_null(b))
+		return err__set(EINVAL, "different configurations: only one "
+				"result has a \"config\"");
+	ca = json_deep_copy(a);
+	cb = json_deep_copy(b);
+	if (!ca || !cb) {
+		ret = err__set(ENOMEM, "copying the configurations");
+		goto out;
+	}
+	json_object_del(ca, "count");
+	json_object_del(cb, "count");
+	key = first_difference(ca, cb);
+	if (key)
+		ret = config_difference(key, ca, cb);
+out:
+	json_decref(ca);
+	json_decref(cb);
+	return ret;
+}
+
+int compare__same_setup(const struct result_doc *base,
+			const struct result_doc *new_)
+{
+	int ret = same_host(base->sysinfo, new_->sysinfo);
+
+	return ret < 0 ? ret : same_config(base->config, new_->config);
+}
+
+/* ---- verdicts ---- */
+
+void compare__default_opts(struct compare_opts *o)
+{
+	*o = (struct compare_opts){ .alpha = 0.01, .threshold = 0.05,
+				    .test = COMPARE_UTEST };
+}
+
+double compare__threshold_for(const struct compare_opts *o,
+			      const char *name)
+{
+	double t = o->threshold;
+
+	for (size_t i = 0; i < o->nr_overrides; i++)
+		if (!fnmatch(o->overrides[i].pattern, name, 0))
+			t = o->overrides[i].threshold;
+	return t;
+}
+
+/* Half-width of the bootstrap 95 % interval of the median, relative. */
+static int median_spread(const double *x, size_t n, double median,
+			 double *spread)
+{
+	double lo, hi;
+	int ret = stats__bootstrap_median_ci(x, n, SPREAD_RESAMPLES, 0.95,
+					     SPREAD_SEED, &lo, &hi);
+
+	if (ret < 0)
+		return err__set(-ret, "bootstrap of the median");
+	*spread = median != 0 ? fmax(hi - median, median - lo) / fabs(median)
+			      : 0;
+	return 0;
+}
+
+/* 2 / C(nb + nn, nb): the two most extreme of all splits. */
+static double smallest_p(size_t nb, size_t nn)
+{
+	double log_c = lgamma((double)(nb + nn) + 1) -
+		       lgamma((double)nb + 1) - lgamma((double)nn + 1);
+
+	return fmin(1.0, 2 * exp(-log_c));
+}
+
+static int test_p(const double *base, size_t nb, const double *new_,
+		  size_t nn, const struct compare_opts *o, double *p)
+{
+	struct mann_whitney mw;
+	struct permutation pm;
+	int ret;
+
+	if (o->test == COMPARE_PERMUTATION) {
+		ret = stats__permutation_test(base, nb, new_, nn, STATS_MEDIAN,
+					      PERMUTATION_RESAMPLES,
+					      PERMUTATION_SEED, &pm);
+		*p = pm.p;
+	} else {
+		ret = stats__mann_whitney(base, nb, new_, nn, &mw);
+		*p = mw.p;
+	}
+	return ret < 0 ? err__set(-ret, "significance test") : 0;
+}
+
+static double relative_delta(double base, double new_)
+{
+	if (base != 0)
+		return new_ / base - 1;
+	return new_ == 0 ? 0 : copysign(INFINITY, new_);
+}
+
+static enum compare_verdict verdict(const struct compare_row *r,
+				    bool higher_is_better, double alpha)
+{
+	double worse = higher_is_better ? -r->delta : r->delta;
+
+	if (!(r->p < alpha))
+		return COMPARE_SAME;
+	if (fabs(r->delta) <= r->threshold)
+		return COMPARE_WITHIN;
+	return worse > 0 ? COMPARE_REGRESSED : COMPARE_IMPROVED;
+}
+
+static int describe_side(const double *x, size_t n, double *median,
+			 double *spread, struct outliers *out)
+{
+	int ret = stats__outliers(x, n, STATS_OUTLIER_K, out);
+
+	if (ret < 0)
+		return err__set(-ret, "outlier check");
+	*median = out->median;
+	return median_spread(x, n, *median, spread);
+}
+
+int compare__samples(const double *base, size_t nb, const double *new_,
+		     size_t nn, bool higher_is_better, double threshold,
+		     const struct compare_opts *o, struct compare_row *row)
+{
+	int ret;
+
+	if (nb == 0 || nn == 0)
+		return err__set(EINVAL, "a series without samples");
+	row->n_base = nb;
+	row->n_new = nn;
+	row->threshold = threshold;
+	ret = describe_side(base, nb, &row->base_median, &row->base_spread,
+			    &row->base_out);
+	if (ret == 0)
+		ret = describe_side(new_, nn, &row->new_median,
+				    &row->new_spread, &row->new_out);
+	if (ret == 0)
+		ret = test_p(base, nb, new_, nn, o, &row->p);
+	if (ret < 0)
+		return ret;
+	row->min_p = smallest_p(nb, nn);
+	if (o->test == COMPARE_PERMUTATION)
+		row->min_p = fmax(row->min_p,
+				  1.0 / (PERMUTATION_RESAMPLES + 1));
+	row->delta = relative_delta(row->base_median, row->new_median);
+	row->verdict = verdict(row, higher_is_better, o->alpha);
+	return 0;
+}
+
+/* ---- whole documents ---- */
+
+static int compare_pair(const struct result_series *b,
+			const struct result_series *n,
+			const struct compare_opts *o, struct compare_row *row)
+{
+	if (strcmp(b->unit, n->unit))
+		return err__set(EINVAL, "series '%s' is in %s in BASE but in "
+				"%s in NEW", b->name, b->unit, n->unit);
+	row->name = b->name;
+	row->unit = b->unit;
+	return compare__samples(b->samples, b->n, n->samples, n->n,
+				b->higher_is_better,
+				compare__threshold_for(o, b->name), o, row);
+}
+
+/* Names of `a`'s series that `b` lacks. */
+static size_t missing_from(const struct result_doc *a,
+			   const struct result_doc *b, const char **names)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->nr_series; i++)
+		if (!compare__find(b, a->series[i].name))
+			names[k++] = a->series[i].name;
+	return k;
+}
+
+static int alloc_result(const struct result_doc *base,
+			const struct result_doc *new_,
+			struct compare_result *res)
+{
+	*res = (struct compare_result){ 0 };
+	res->rows = calloc(base->nr_series, sizeof(*res->rows));
+	res->only_base = calloc(base->nr_series, sizeof(char *));
+	res->only_new = calloc(new_->nr_series, sizeof(char *));
+	if (!res->rows || !res->only_base || !res->only_new) {
+		compare__free_result(res);
+		return err__set(ENOMEM, "allocating the comparison");
+	}
+	return 0;
+}
+
+int compare__docs(const struct result_doc *base,
+		  const struct result_doc *new_, const struct compare_opts *o,
+		  struct compare_result *res)
+{
+	int ret = alloc_result(base, new_, res);
+
+	for (size_t i = 0; ret == 0 && i < base->nr_series; i++) {
+		const struct result_series *b = &base->series[i];
+		const struct result_series *n = compare__find(new_, b->name);
+		struct compare_row *row = &res->rows[res->nr_rows];
+
+		if (!n)
+			continue;
+		ret = compare_pair(b, n, o, row);
+		res->nr_rows++;
+		res->regressions += row->verdict == COMPARE_REGRESSED;
+	}
+	if (ret == 0 && res->nr_rows == 0)
+		ret = err__set(EINVAL, "no common series: BASE has '%s'%s, "
+			       "NEW has '%s'%s", base->series[0].name,
+			       base->nr_series > 1 ? "..." : "",
+			       new_->series[0].name,
+			       new_->nr_series > 1 ? "..." : "");
+	if (ret < 0) {
+		compare__free_result(res);
+		return ret;
+	}
+	res->nr_only_base = missing_from(base, new_, res->only_base);
+	res->nr_only_new = missing_from(new_, base, res->only_new);
+	return 0;
+}
+
+void compare__free_result(struct compare_result *res)
+{
+	free(res->rows);
+	free(res->only_base);
+	free(res->only_new);
+	*res = (struct compare_result){ 0 };
+}
+
+/* ---- exports ---- */
+
+static json_t *github_entry(const struct result_doc *doc,
+			    const struct result_series *s)
+{
+	bool ns = !strcmp(s->unit, "ns");
+	double median, spread = 0;
+	char *name = NULL, range[32];
+	json_t *e = NULL;
+
+	if (stats__median(s->samples, s->n, &median) < 0 ||
+	    median_spread(s->samples, s->n, median, &spread) < 0 ||
+	    asprintf(&name, "%s/%s", doc->bench, s->name) < 0)
+		return NULL;
+	snprintf(range, sizeof(range), "± %.1f%%", 100 * spread);
+	e = json_pack("{s:s, s:s, s:f, s:s}", "name", name, "unit",
+		      ns ? "ms" : s->unit, "value", ns ? median / 1e6 : median,
+		      "range", range);
+	free(name);
+	return e;
+}
+
+json_t *compare__github_json(const struct result_doc *doc)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < doc->nr_series; i++) {
+		json_t *e;
+
+		if (doc->series[i].higher_is_better)
+			continue; /* customSmallerIsBetter cannot say it */
+		e = github_entry(doc, &doc->series[i]);
+		if (!e || json_array_append_new(arr, e) < 0) {
+			json_decref(arr);
+			err__set(ENOMEM, "building the github JSON");
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* Go benchmark names hold no white space. */
+static void put_token(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(isspace((unsigned char)*s) ? '_' : *s, out);
+}
+
+void compare__write_gobench(const struct result_doc *doc, FILE *out)
+{
+	fprintf(out, "goos: linux\ngoarch: amd64\npkg: coldstart/%s\n",
+		doc->bench);
+	fputs("cpu: ", out);
+	put_token(out, sysinfo_str(doc->sysinfo, "cpu", "model"));
+	fputc('\n', out);
+	for (size_t i = 0; i < doc->nr_series; i++) {
+		const struct result_series *s = &doc->series[i];
+
+		for (size_t k = 0; k < s->n; k++) {
+			fprintf(out, "Benchmark%c", toupper((unsigned char)
+							   doc->bench[0]));
+			put_token(out, doc->bench + 1);
+			fputc('/', out);
+			put_token(out, s->name);
+			fprintf(out, " 1 %.15g ", s->samples[k]);
+			put_token(out, s->unit);
+			fputs("/op\n", out);
+		}
+	}
+}

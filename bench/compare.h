@@ -1,0 +1,143 @@
+/* Comparing two result documents of one benchmark (BASE and NEW): parsing
+ * their series, checking they are comparable, a verdict per series (a
+ * significance test plus a practical threshold on the median), and the
+ * export formats CI tools consume. Pure functions over parsed JSON;
+ * errors are -errno with a message in err__last(). */
+#ifndef COLDSTART_COMPARE_H
+#define COLDSTART_COMPARE_H
+
+#include "stats.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The result schema version this code reads. */
+#define COMPARE_SCHEMA 1
+
+/* One series of a result document: raw samples in run order. */
+struct result_series {
+	const char *name; /* borrowed from the document */
+	const char *unit; /* "unit", "ns" when absent */
+	double *samples;  /* owned */
+	size_t n;
+	bool higher_is_better; /* "better": "higher"; times are lower */
+};
+
+/* A parsed result document: any bench whose JSON has "schema", "bench",
+ * "config", "sysinfo" and "series"[] of {name, unit, samples_ns[] (or
+ * samples[])}, as `coldstart bench lifecycle` writes. */
+struct result_doc {
+	json_t *root; /* a reference is held */
+	const char *bench;
+	const json_t *config;  /* JSON null when absent */
+	const json_t *sysinfo; /* JSON null when absent */
+	struct result_series *series;
+	size_t nr_series;
+};
+
+/* Parses `root` (takes its own reference). -EINVAL with a message naming
+ * the problem (wrong schema, no series, a sample that is not a number,
+ * a series name used twice), -ENOMEM. */
+int compare__parse(json_t *root, struct result_doc *doc);
+void compare__free(struct result_doc *doc);
+
+/* The series named `name`, or NULL. */
+const struct result_series *compare__find(const struct result_doc *doc,
+					  const char *name);
+
+/* 0 when both documents come from the same bench; -EINVAL otherwise (no
+ * --force can make different benches comparable). */
+int compare__same_bench(const struct result_doc *base,
+			const struct result_doc *new_);
+
+/* 0 when both come from the same host and configuration: sysinfo's
+ * hostname, CPU model and KVM flavour, and the "config" object apart from
+ * its "count" (the number of samples, which the tests allow to differ).
+ * -EINVAL with a message naming the first difference otherwise. */
+int compare__same_setup(const struct result_doc *base,
+			const struct result_doc *new_);
+
+enum compare_test {
+	COMPARE_UTEST,       /* Mann-Whitney U (default, as benchstat) */
+	COMPARE_PERMUTATION, /* permutation test on the median difference */
+};
+
+/* A per-series threshold: series whose name matches the fnmatch(3)
+ * pattern use `threshold` (a fraction); the last match wins. */
+struct metric_threshold {
+	const char *pattern;
+	double threshold;
+};
+
+struct compare_opts {
+	double alpha;     /* significance level (0.01) */
+	double threshold; /* practical threshold on the median, fraction */
+	const struct metric_threshold *overrides;
+	size_t nr_overrides;
+	enum compare_test test;
+};
+
+/* alpha 0.01, threshold 5 %, the U test, no overrides. */
+void compare__default_opts(struct compare_opts *o);
+
+/* The threshold that applies to the series `name`. */
+double compare__threshold_for(const struct compare_opts *o,
+			      const char *name);
+
+enum compare_verdict {
+	COMPARE_SAME,      /* not significant: benchstat's "~" */
+	COMPARE_WITHIN,    /* significant, |delta| within the threshold */
+	COMPARE_IMPROVED,  /* significant, better beyond the threshold */
+	COMPARE_REGRESSED, /* significant, worse beyond the threshold */
+};
+
+/* The comparison of one series. Spreads are the half-width of a 95 %
+ * bootstrap interval of the median (1000 resamples, fixed seed), as a
+ * fraction of the median, like benchstat's "± x%". */
+struct compare_row {
+	const char *name, *unit;
+	size_t n_base, n_new;
+	double base_median, new_median;
+	double base_spread, new_spread;
+	double delta; /* new median / base median - 1 */
+	double p;
+	double threshold;
+	double min_p; /* the smallest p these sample sizes can give */
+	enum compare_verdict verdict;
+	struct outliers base_out, new_out;
+};
+
+/* Compares samples of one metric. A series regresses when p < alpha AND
+ * its median got worse by more than `threshold`. -EINVAL when a side has
+ * no samples, -ENOMEM. */
+int compare__samples(const double *base, size_t nb, const double *new_,
+		     size_t nn, bool higher_is_better, double threshold,
+		     const struct compare_opts *o, struct compare_row *row);
+
+struct compare_result {
+	struct compare_row *rows; /* series in both, in BASE's order */
+	size_t nr_rows;
+	size_t regressions;
+	const char **only_base, **only_new; /* names in one side only */
+	size_t nr_only_base, nr_only_new;
+};
+
+/* Matches series by name and compares each pair. -EINVAL when no series
+ * is common or a common series changed its unit, -ENOMEM. */
+int compare__docs(const struct result_doc *base,
+		  const struct result_doc *new_, const struct compare_opts *o,
+		  struct compare_result *res);
+void compare__free_result(struct compare_result *res);
+
+/* github-action-benchmark's customSmallerIsBetter JSON: one entry per
+ * lower-is-better series, {"name": "BENCH/SERIES", "unit", "value":
+ * median (ns series in ms), "range": "± x%"}. New reference. */
+json_t *compare__github_json(const struct result_doc *doc);
+
+/* Go benchmark text format, one line per sample
+ * ("BenchmarkBENCH/SERIES 1 123456 ns/op") after "key: value"
+ * configuration lines, so benchstat reads our results. */
+void compare__write_gobench(const struct result_doc *doc, FILE *out);
+
+#endif

@@ -1,0 +1,386 @@
+/* Unit tests for bench/compare.c: verdicts on synthetic samples, result
+ * parsing, comparability checks and the export formats. */
+#include "compare.h"
+#include "err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#define N 20
+
+/* n lognormal samples around `median` with log-sd `sigma`. */
+static void lognormal(double *x, size_t n, double median, double sigma,
+		      uint64_t seed)
+{
+	struct stats_rng rng;
+
+	stats__rng_seed(&rng, seed);
+	for (size_t i = 0; i < n; i++)
+		x[i] = median * exp(sigma * stats__rng_normal(&rng));
+}
+
+static struct compare_row compare(const double *a, size_t na,
+				  const double *b, size_t nb, bool higher,
+				  double threshold, enum compare_test test)
+{
+	struct compare_opts o;
+	struct compare_row row = { 0 };
+
+	compare__default_opts(&o);
+	o.test = test;
+	assert_int_equal(compare__samples(a, na, b, nb, higher, threshold, &o,
+					  &row), 0);
+	return row;
+}
+
+static void identical_inputs_are_the_same(void **state)
+{
+	double a[N];
+	struct compare_row r;
+
+	(void)state;
+	lognormal(a, N, 1.5e6, 0.05, 1);
+	r = compare(a, N, a, N, false, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+	assert_true(r.p == 1);
+	assert_true(r.delta == 0);
+	assert_int_equal(r.n_base, N);
+	assert_int_equal(r.n_new, N);
+	r = compare(a, N, a, N, false, 0.05, COMPARE_PERMUTATION);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+	assert_true(r.p == 1);
+}
+
+/* Median 1.5 ms, 5 % noise, NEW 20 % slower, n = 20 per side. */
+static void shift_of_20_percent_regresses(void **state)
+{
+	double a[N], b[N];
+	struct compare_row r;
+
+	(void)state;
+	lognormal(a, N, 1.5e6, 0.05, 1);
+	lognormal(b, N, 1.8e6, 0.05, 2);
+	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_REGRESSED);
+	assert_true(r.p < 0.001);
+	assert_true(r.delta > 0.10 && r.delta < 0.30);
+	r = compare(a, N, b, N, false, 0.05, COMPARE_PERMUTATION);
+	assert_int_equal(r.verdict, COMPARE_REGRESSED);
+	/* Beyond the practical threshold only if it is set above 20 %. */
+	r = compare(a, N, b, N, false, 0.40, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_WITHIN);
+}
+
+/* Two draws of the same noise, and a real but small change (2 % at 1 %
+ * noise, n = 50): neither is a regression; the second is significant. */
+static void noise_within_threshold_is_not_a_regression(void **state)
+{
+	double a[50], b[50];
+	struct compare_row r;
+
+	(void)state;
+	lognormal(a, N, 1.5e6, 0.05, 3);
+	lognormal(b, N, 1.5e6, 0.05, 4);
+	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
+	assert_int_not_equal(r.verdict, COMPARE_REGRESSED);
+	assert_true(fabs(r.delta) < 0.05);
+	lognormal(a, 50, 1.5e6, 0.01, 5);
+	lognormal(b, 50, 1.53e6, 0.01, 6);
+	r = compare(a, 50, b, 50, false, 0.05, COMPARE_UTEST);
+	assert_true(r.p < 0.01);
+	assert_int_equal(r.verdict, COMPARE_WITHIN);
+}
+
+static void improvement_is_not_a_regression(void **state)
+{
+	double a[N], b[N];
+	struct compare_row r;
+
+	(void)state;
+	lognormal(a, N, 1.5e6, 0.05, 7);
+	lognormal(b, N, 1.2e6, 0.05, 8);
+	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_IMPROVED);
+	assert_true(r.delta < -0.1);
+	/* The same drop in a higher-is-better metric is a regression. */
+	r = compare(a, N, b, N, true, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_REGRESSED);
+}
+
+/* Too few samples can never be significant at 0.01: 3+3 gives at best
+ * p = 2/20. */
+static void tiny_samples_cannot_regress(void **state)
+{
+	static const double a[] = { 1, 2, 3 }, b[] = { 10, 20, 30 };
+	struct compare_row r;
+
+	(void)state;
+	r = compare(a, 3, b, 3, false, 0.05, COMPARE_UTEST);
+	assert_true(fabs(r.min_p - 0.1) < 1e-12);
+	assert_true(fabs(r.p - 0.1) < 1e-12);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+}
+
+static void threshold_overrides_last_match_wins(void **state)
+{
+	static const struct metric_threshold ov[] = {
+		{ "inproc.*", 0.10 },
+		{ "inproc.floor", 0.01 },
+	};
+	struct compare_opts o;
+
+	(void)state;
+	compare__default_opts(&o);
+	assert_true(o.alpha == 0.01 && o.threshold == 0.05);
+	o.overrides = ov;
+	o.nr_overrides = 2;
+	assert_true(compare__threshold_for(&o, "inproc.coldstart") == 0.10);
+	assert_true(compare__threshold_for(&o, "inproc.floor") == 0.01);
+	assert_true(compare__threshold_for(&o, "process.floor") == 0.05);
+}
+
+/* ---- documents ---- */
+
+static json_t *series(const char *name, double median, uint64_t seed)
+{
+	double x[N];
+	json_t *s = json_array();
+
+	lognormal(x, N, median, 0.03, seed);
+	for (int i = 0; i < N; i++)
+		json_array_append_new(s, json_integer((json_int_t)x[i]));
+	return json_pack("{s:s, s:s, s:o}", "name", name, "unit", "ns",
+			 "samples_ns", s);
+}
+
+/* A lifecycle-like document with two series; `scale` multiplies the
+ * first one. */
+static json_t *doc_json(const char *host, json_int_t mem, json_int_t count,
+			double scale, uint64_t seed)
+{
+	return json_pack("{s:i, s:s, s:{s:s, s:I, s:I}, s:{s:s, s:{s:s}, "
+			 "s:{s:s}}, s:[o, o]}",
+			 "schema", 1, "bench", "lifecycle", "config", "guest",
+			 "probe", "mem_bytes", mem, "count", count, "sysinfo",
+			 "hostname", host, "cpu", "model", "AMD EPYC", "kvm",
+			 "flavour", "vmx", "series",
+			 series("inproc.coldstart", 1.5e6 * scale, seed),
+			 series("inproc.floor", 1.2e6, seed + 100));
+}
+
+static void parse(json_t *root, struct result_doc *doc)
+{
+	assert_non_null(root);
+	assert_int_equal(compare__parse(root, doc), 0);
+	json_decref(root);
+}
+
+static void parse_reads_series(void **state)
+{
+	struct result_doc doc;
+	const struct result_series *s;
+
+	(void)state;
+	parse(doc_json("a", 2 << 20, N, 1, 1), &doc);
+	assert_string_equal(doc.bench, "lifecycle");
+	assert_int_equal(doc.nr_series, 2);
+	s = compare__find(&doc, "inproc.floor");
+	assert_non_null(s);
+	assert_int_equal(s->n, N);
+	assert_string_equal(s->unit, "ns");
+	assert_false(s->higher_is_better);
+	assert_null(compare__find(&doc, "nope"));
+	compare__free(&doc);
+}
+
+/* Each malformed document fails with a message naming the problem. */
+static void parse_rejects_malformed(void **state)
+{
+	static const struct {
+		const char *json, *message;
+	} bad[] = {
+		{ "[1, 2]", "not a JSON object" },
+		{ "{\"bench\": \"x\"}", "no \"schema\"" },
+		{ "{\"schema\": 2, \"bench\": \"x\", \"series\": []}",
+		  "schema version 2 is not supported" },
+		{ "{\"schema\": 1, \"series\": []}", "no \"bench\"" },
+		{ "{\"schema\": 1, \"bench\": \"x\"}", "no \"series\"" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": []}",
+		  "no \"series\"" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": [3]}",
+		  "series[0] is not an object" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": [{}]}",
+		  "series[0] has no name" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": "
+		  "[{\"name\": \"a\"}]}", "'a' has no samples_ns[]" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": "
+		  "[{\"name\": \"a\", \"samples_ns\": []}]}",
+		  "'a' has no samples" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": "
+		  "[{\"name\": \"a\", \"samples_ns\": [1, \"2\"]}]}",
+		  "sample 1 of series 'a' is not a number" },
+		{ "{\"schema\": 1, \"bench\": \"x\", \"series\": "
+		  "[{\"name\": \"a\", \"samples_ns\": [1]}, "
+		  "{\"name\": \"a\", \"samples\": [2]}]}",
+		  "'a' appears twice" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *root = json_loads(bad[i].json, 0, NULL);
+		struct result_doc doc;
+
+		assert_non_null(root);
+		assert_int_equal(compare__parse(root, &doc), -EINVAL);
+		if (!strstr(err__last(), bad[i].message))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].json,
+				 err__last(), bad[i].message);
+		json_decref(root);
+	}
+}
+
+static void setup_checks(void **state)
+{
+	struct result_doc a, b;
+
+	(void)state;
+	parse(doc_json("a", 2 << 20, N, 1, 1), &a);
+	/* Another count of samples is the same configuration. */
+	parse(doc_json("a", 2 << 20, 2 * N, 1, 2), &b);
+	assert_int_equal(compare__same_bench(&a, &b), 0);
+	assert_int_equal(compare__same_setup(&a, &b), 0);
+	compare__free(&b);
+	parse(doc_json("b", 2 << 20, N, 1, 2), &b);
+	assert_int_equal(compare__same_setup(&a, &b), -EINVAL);
+	assert_non_null(strstr(err__last(), "hostname 'a' vs 'b'"));
+	compare__free(&b);
+	parse(doc_json("a", 4 << 20, N, 1, 2), &b);
+	assert_int_equal(compare__same_setup(&a, &b), -EINVAL);
+	assert_non_null(strstr(err__last(),
+			       "config.mem_bytes 2097152 vs 4194304"));
+	json_object_set_new(b.root, "bench", json_string("rate"));
+	b.bench = "rate";
+	assert_int_equal(compare__same_bench(&a, &b), -EINVAL);
+	assert_non_null(strstr(err__last(), "different benches"));
+	compare__free(&b);
+	compare__free(&a);
+}
+
+static void docs_match_series_by_name(void **state)
+{
+	struct result_doc a, b;
+	struct compare_result res;
+	struct compare_opts o;
+	json_t *root;
+
+	(void)state;
+	compare__default_opts(&o);
+	parse(doc_json("a", 2 << 20, N, 1, 1), &a);
+	root = doc_json("a", 2 << 20, N, 1.2, 2);
+	/* NEW: inproc.floor renamed, so each side has one of its own. */
+	json_object_set_new(json_array_get(json_object_get(root, "series"), 1),
+			    "name", json_string("inproc.floor2"));
+	parse(root, &b);
+	assert_int_equal(compare__docs(&a, &b, &o, &res), 0);
+	assert_int_equal(res.nr_rows, 1);
+	assert_string_equal(res.rows[0].name, "inproc.coldstart");
+	assert_int_equal(res.rows[0].verdict, COMPARE_REGRESSED);
+	assert_int_equal(res.regressions, 1);
+	assert_int_equal(res.nr_only_base, 1);
+	assert_string_equal(res.only_base[0], "inproc.floor");
+	assert_int_equal(res.nr_only_new, 1);
+	assert_string_equal(res.only_new[0], "inproc.floor2");
+	compare__free_result(&res);
+	/* No series in common. */
+	json_object_set_new(json_array_get(json_object_get(b.root, "series"), 0),
+			    "name", json_string("other"));
+	b.series[0].name = "other";
+	assert_int_equal(compare__docs(&a, &b, &o, &res), -EINVAL);
+	assert_non_null(strstr(err__last(), "no common series"));
+	/* A unit that changed. */
+	b.series[0].name = "inproc.coldstart";
+	b.series[0].unit = "ms";
+	assert_int_equal(compare__docs(&a, &b, &o, &res), -EINVAL);
+	assert_non_null(strstr(err__last(), "in ns in BASE but in ms"));
+	compare__free(&b);
+	compare__free(&a);
+}
+
+static void github_export(void **state)
+{
+	struct result_doc d;
+	json_t *arr, *e;
+	double median;
+
+	(void)state;
+	parse(doc_json("a", 2 << 20, N, 1, 1), &d);
+	d.series[1].higher_is_better = true; /* left out */
+	arr = compare__github_json(&d);
+	assert_non_null(arr);
+	assert_int_equal(json_array_size(arr), 1);
+	e = json_array_get(arr, 0);
+	assert_string_equal(json_string_value(json_object_get(e, "name")),
+			    "lifecycle/inproc.coldstart");
+	assert_string_equal(json_string_value(json_object_get(e, "unit")),
+			    "ms");
+	assert_int_equal(stats__median(d.series[0].samples, N, &median), 0);
+	assert_true(fabs(json_real_value(json_object_get(e, "value")) -
+			 median / 1e6) < 1e-12);
+	assert_non_null(strstr(json_string_value(json_object_get(e, "range")),
+			       "%"));
+	json_decref(arr);
+	compare__free(&d);
+}
+
+static void gobench_export(void **state)
+{
+	struct result_doc d;
+	char *text = NULL, line[128];
+	size_t len = 0, lines = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	parse(doc_json("a", 2 << 20, N, 1, 1), &d);
+	compare__write_gobench(&d, f);
+	fclose(f);
+	assert_non_null(strstr(text, "pkg: coldstart/lifecycle\n"));
+	assert_non_null(strstr(text, "cpu: AMD_EPYC\n"));
+	snprintf(line, sizeof(line),
+		 "\nBenchmarkLifecycle/inproc.floor 1 %.15g ns/op\n",
+		 d.series[1].samples[0]);
+	assert_non_null(strstr(text, line));
+	for (char *p = text; (p = strstr(p, "\nBenchmark")); p++)
+		lines++;
+	assert_int_equal(lines, 2 * N);
+	free(text);
+	compare__free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(identical_inputs_are_the_same),
+		cmocka_unit_test(shift_of_20_percent_regresses),
+		cmocka_unit_test(noise_within_threshold_is_not_a_regression),
+		cmocka_unit_test(improvement_is_not_a_regression),
+		cmocka_unit_test(tiny_samples_cannot_regress),
+		cmocka_unit_test(threshold_overrides_last_match_wins),
+		cmocka_unit_test(parse_reads_series),
+		cmocka_unit_test(parse_rejects_malformed),
+		cmocka_unit_test(setup_checks),
+		cmocka_unit_test(docs_match_series_by_name),
+		cmocka_unit_test(github_export),
+		cmocka_unit_test(gobench_export),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
