@@ -12,11 +12,19 @@
  * the host page in, so that is no start.) */
 #include "vmlinux.h"
 
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
 #include "faults.h"
 #include "target.bpf.h"
+
+/* The fields used of KVM's fault descriptor, relocated at load time
+ * (CO-RE): where KVM is a module, vmlinux.h does not describe it. */
+struct kvm_page_fault___cs {
+	__u64 addr;
+	bool write;
+} __attribute__((preserve_access_index));
 
 /* Whether kvm_mmu_set_spte is attached to time each fault. */
 const volatile bool timed = false;
@@ -83,22 +91,24 @@ int BPF_PROG(faults_tdp)
 
 /* Once per guest fault that maps memory, shadow or TDP. */
 SEC("tp_btf/kvm_mmu_spte_requested")
-int BPF_PROG(faults_spte_requested, struct kvm_page_fault *fault)
+int BPF_PROG(faults_spte_requested, struct kvm_page_fault___cs *fault)
 {
 	struct target_slot *s;
+	__u32 flags;
 	__u32 tid;
 
 	if (!target__current(&tid))
 		return 0;
 	target__count(PEV_MMU_SPTE_REQUESTED);
+	flags = BPF_CORE_READ(fault, write) ? FAULTS_FLAG_WRITE : 0;
 	if (!timed) {
-		emit(tid, FAULTS_GUEST, bpf_ktime_get_ns(), fault->addr, 0,
-		     fault->write ? FAULTS_FLAG_WRITE : 0);
+		emit(tid, FAULTS_GUEST, bpf_ktime_get_ns(),
+		     BPF_CORE_READ(fault, addr), 0, flags);
 		return 0;
 	}
 	s = &slots[target__cpu()];
 	if (s->tid == tid)
-		s->aux = fault->write ? FAULTS_FLAG_WRITE : 0;
+		s->aux = flags;
 	return 0;
 }
 

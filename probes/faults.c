@@ -27,7 +27,7 @@ int faults__open(struct loader *l, const struct probes_setup *s)
 		bpf_program__set_autoload(skel->progs.faults_tdp, false);
 		bpf_program__set_autoload(skel->progs.faults_set_spte, false);
 	}
-	ret = loader__load(l, skel->skeleton, skel->obj, s->vmlinux);
+	ret = loader__load(l, skel->skeleton, skel->obj, s);
 	if (ret < 0)
 		return ret;
 	l->skip_tid = &skel->bss->skip_tid;

@@ -24,7 +24,7 @@ int kvmexit__open(struct loader *l, const struct probes_setup *s)
 	l->destroy = destroy;
 	skel->rodata->targ_tgid = (__u32)s->tgid;
 	skel->rodata->kvm_run_cmd = KVM_RUN;
-	ret = loader__load(l, skel->skeleton, skel->obj, s->vmlinux);
+	ret = loader__load(l, skel->skeleton, skel->obj, s);
 	if (ret < 0)
 		return ret;
 	l->skip_tid = &skel->bss->skip_tid;

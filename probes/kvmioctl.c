@@ -48,7 +48,7 @@ int kvmioctl__open(struct loader *l, const struct probes_setup *s)
 	skel->rodata->targ_tgid = (__u32)s->tgid;
 	for (int i = 0; i < KVMIOCTL_NR; i++)
 		skel->rodata->cmds[i] = numbers[i];
-	ret = loader__load(l, skel->skeleton, skel->obj, s->vmlinux);
+	ret = loader__load(l, skel->skeleton, skel->obj, s);
 	if (ret < 0)
 		return ret;
 	l->skip_tid = &skel->bss->skip_tid;

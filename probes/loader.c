@@ -98,18 +98,23 @@ int loader__event_of_section(const char *section)
 	return -1;
 }
 
-/* Whether the kernel has the tracepoint: its btf_trace_* typedef. */
-static bool kernel_has(const struct btf *vmlinux, const char *section)
+/* Whether the kernel has the tracepoint: its btf_trace_* typedef, in
+ * vmlinux or, where KVM is a module, in the kvm module's BTF (which
+ * libbpf also searches when it attaches). */
+static bool kernel_has(const struct probes_setup *setup, const char *section)
 {
 	char name[128];
 
 	snprintf(name, sizeof(name), "btf_trace_%s",
 		 section + strlen(SECTION_PREFIX));
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+	if (btf__find_by_name_kind(setup->vmlinux, name, BTF_KIND_TYPEDEF) >= 0)
+		return true;
+	return setup->kvm &&
+	       btf__find_by_name_kind(setup->kvm, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
 int loader__load(struct loader *l, struct bpf_object_skeleton *s,
-		 struct bpf_object *obj, const struct btf *vmlinux)
+		 struct bpf_object *obj, const struct probes_setup *setup)
 {
 	struct bpf_program *prog;
 	int ret;
@@ -117,7 +122,7 @@ int loader__load(struct loader *l, struct bpf_object_skeleton *s,
 	l->obj = obj;
 	bpf_object__for_each_program(prog, obj)
 		if (bpf_program__autoload(prog) &&
-		    !kernel_has(vmlinux, bpf_program__section_name(prog)))
+		    !kernel_has(setup, bpf_program__section_name(prog)))
 			bpf_program__set_autoload(prog, false);
 	libbpf_msg[0] = '\0';
 	ret = bpf_object__load_skeleton(s);

@@ -16,6 +16,7 @@ struct probes_setup {
 	pid_t tgid;
 	unsigned int set; /* enum probes_set */
 	const struct btf *vmlinux;
+	const struct btf *kvm; /* the kvm module's BTF, or NULL (built in) */
 };
 
 /* One loaded probe: its skeleton and the pieces the aggregator needs. */
@@ -38,7 +39,7 @@ void loader__init_libbpf(void);
 /* Turns off programs whose tracepoint this kernel lacks, then loads the
  * object through its skeleton. -EACCES without permission. */
 int loader__load(struct loader *l, struct bpf_object_skeleton *s,
-		 struct bpf_object *obj, const struct btf *vmlinux);
+		 struct bpf_object *obj, const struct probes_setup *setup);
 
 /* Attaches each loaded program on its own, marking what attached. */
 int loader__attach(struct loader *l, bool attached[PEV_COUNT]);

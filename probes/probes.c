@@ -33,6 +33,7 @@ struct probes {
 	pid_t tgid;
 	unsigned int set;
 	struct btf *vmlinux;
+	struct btf *kvm; /* NULL where KVM is built in */
 	struct loader loaders[NR_PROBES];
 	bool attached[PEV_COUNT];
 	uint64_t start_ns, end_ns;
@@ -176,6 +177,9 @@ static int load_all(struct probes *p)
 				"(/sys/kernel/btf/vmlinux), which CO-RE "
 				"probes need");
 	setup.vmlinux = p->vmlinux;
+	/* Where KVM is a module its tracepoints' types are in its BTF. */
+	p->kvm = btf__load_module_btf("kvm", p->vmlinux);
+	setup.kvm = p->kvm;
 	for (int i = 0; i < NR_PROBES; i++) {
 		if (!(p->set & probe_defs[i].bit))
 			continue;
@@ -292,6 +296,7 @@ void probes__destroy(struct probes *p)
 	ring_buffer__free(p->rb);
 	for (int i = NR_PROBES - 1; i >= 0; i--)
 		loader__close(&p->loaders[i]);
+	btf__free(p->kvm);
 	btf__free(p->vmlinux);
 	free(p->timeline);
 	free(p);

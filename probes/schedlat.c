@@ -19,7 +19,7 @@ int schedlat__open(struct loader *l, const struct probes_setup *s)
 	l->skel = skel;
 	l->destroy = destroy;
 	skel->rodata->targ_tgid = (__u32)s->tgid;
-	ret = loader__load(l, skel->skeleton, skel->obj, s->vmlinux);
+	ret = loader__load(l, skel->skeleton, skel->obj, s);
 	if (ret < 0)
 		return ret;
 	l->skip_tid = &skel->bss->skip_tid;
