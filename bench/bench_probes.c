@@ -26,6 +26,8 @@
 extern char **environ;
 
 #define TARGET_PCT 5.0
+#define BOOTSTRAP_RESAMPLES 2000
+#define BOOTSTRAP_SEED 1
 
 enum { WITHOUT, WITH, NR_VARIANTS };
 enum { SPAN_START, SPAN_BOOT, SPAN_VM, NR_SPANS };
@@ -251,20 +253,42 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median of the per-pair ratios: each pair ran back to back, so
- * drift and other load on the host cancel better than in medians. */
-static double paired_pct(const struct bench_probes *b, int s)
+/* The median of the per-pair ratios as a percentage, with its 95 %
+ * bootstrap interval: each pair ran back to back, so drift and other
+ * load on the host cancel better than in medians. */
+struct paired {
+	double pct, lo, hi;
+};
+
+static struct paired paired_pct(const struct bench_probes *b, int s)
 {
-	double *ratio = malloc(b->n * sizeof(*ratio)), pct = 0;
+	double *ratio = malloc(b->n * sizeof(*ratio));
+	struct paired p = { overhead_pct(b, s), 0, 0 };
 
 	if (!ratio)
-		return overhead_pct(b, s);
+		return p;
 	for (size_t i = 0; i < b->n; i++)
 		ratio[i] = b->ns[WITH][s][i] / b->ns[WITHOUT][s][i];
+	if (stats__bootstrap_median_ci(ratio, b->n, BOOTSTRAP_RESAMPLES, 0.95,
+				       BOOTSTRAP_SEED, &p.lo, &p.hi) == 0) {
+		p.lo = (p.lo - 1) * 100;
+		p.hi = (p.hi - 1) * 100;
+	}
 	qsort(ratio, b->n, sizeof(*ratio), cmp_double);
-	pct = (stats__percentile_sorted(ratio, b->n, 50) - 1) * 100;
+	p.pct = (stats__percentile_sorted(ratio, b->n, 50) - 1) * 100;
 	free(ratio);
-	return pct;
+	return p;
+}
+
+/* Against the target: met when the whole interval is within it, missed
+ * when the whole interval is above, otherwise not settled by this run. */
+static const char *verdict(struct paired p)
+{
+	if (p.hi <= TARGET_PCT)
+		return "met";
+	if (p.lo > TARGET_PCT)
+		return "missed";
+	return "inconclusive: more pairs or a quieter host";
 }
 
 static void print_table(const struct bench_probes *b)
@@ -282,13 +306,14 @@ static void print_table(const struct bench_probes *b)
 			       spans[s].name, variant_names[v], m->p50 / 1e6,
 			       m->p90 / 1e6, m->mean / 1e6, m->stddev / 1e6);
 		}
-		printf("%-6s overhead: %+.1f %% on the medians, %+.1f %% "
-		       "median of paired ratios", spans[s].name,
-		       overhead_pct(b, s), paired_pct(b, s));
+		struct paired p = paired_pct(b, s);
+
+		printf("%-6s overhead: %+.1f %% on the medians; median of "
+		       "paired ratios %+.1f %% (95 %% CI %+.1f .. %+.1f %%)",
+		       spans[s].name, overhead_pct(b, s), p.pct, p.lo, p.hi);
 		if (s == SPAN_START)
-			printf(" (target at most %.0f %%: %s)", TARGET_PCT,
-			       paired_pct(b, s) <= TARGET_PCT ? "met"
-							      : "missed");
+			printf("; target at most %.0f %%: %s", TARGET_PCT,
+			       verdict(p));
 		putchar('\n');
 	}
 }
@@ -306,6 +331,7 @@ static void print_json(const struct bench_probes *b)
 	json_t *out = json_array(), *doc;
 
 	for (int s = 0; s < NR_SPANS; s++) {
+		struct paired p = paired_pct(b, s);
 		json_t *samples[NR_VARIANTS];
 
 		for (int v = 0; v < NR_VARIANTS; v++) {
@@ -315,15 +341,15 @@ static void print_json(const struct bench_probes *b)
 					json_real(b->ns[v][s][i]));
 		}
 		json_array_append_new(out, json_pack(
-			"{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f}",
+			"{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:[f, f]}",
 			"span",
 			spans[s].name, "from", spans[s].from, "to",
 			spans[s].to, "without_ns", samples[WITHOUT],
 			"with_ns", samples[WITH], "without",
 			summary_json(&b->sum[WITHOUT][s]), "with",
 			summary_json(&b->sum[WITH][s]), "overhead_pct",
-			overhead_pct(b, s), "paired_overhead_pct",
-			paired_pct(b, s)));
+			overhead_pct(b, s), "paired_overhead_pct", p.pct,
+			"paired_overhead_ci95_pct", p.lo, p.hi));
 	}
 	doc = json_pack("{s:i, s:s, s:{s:s, s:I, s:s, s:I}, s:o, s:f}",
 			"schema", 1, "bench", "probes", "config", "init",

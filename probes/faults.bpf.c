@@ -12,7 +12,6 @@
  * the host page in, so that is no start.) */
 #include "vmlinux.h"
 
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -40,17 +39,30 @@ struct {
 	__uint(max_entries, FAULTS_RINGBUF_BYTES);
 } events SEC(".maps");
 
-/* No wakeup: the reader drains the buffer on its own schedule, so the
- * faulting thread never pays for waking it. */
+/* Tracepoint programs run with preemption off, so a CPU's stage has one
+ * writer at a time and needs no atomics. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct faults_stage);
+} stage SEC(".maps");
+
+/* Stages the record; a full stage goes to the ring buffer. The reader is
+ * woken only once the buffer is half full: waking it on every batch, or
+ * letting it poll, preempts vCPUs when they fill every core. */
 static __always_inline void emit(__u32 tid, enum faults_kind kind, __u64 ts,
 				 __u64 addr, __u64 dur, __u32 flags)
 {
-	struct faults_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u32 zero = 0, n;
+	__u64 wake;
+	struct faults_stage *st = bpf_map_lookup_elem(&stage, &zero);
+	struct faults_event *e;
 
-	if (!e) {
-		__sync_fetch_and_add(&lost, 1);
+	if (!st)
 		return;
-	}
+	n = st->n & (FAULTS_BATCH - 1);
+	e = &st->ev[n];
 	e->ts = ts;
 	e->addr = addr;
 	e->dur_ns = dur > 0xffffffffull ? 0xffffffffu : (__u32)dur;
@@ -58,7 +70,17 @@ static __always_inline void emit(__u32 tid, enum faults_kind kind, __u64 ts,
 	e->kind = kind;
 	e->flags = flags;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	if (++n < FAULTS_BATCH) {
+		st->n = n;
+		return;
+	}
+	st->n = 0;
+	wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+			       FAULTS_RINGBUF_BYTES / 2
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, st->ev, sizeof(st->ev), wake))
+		__sync_fetch_and_add(&lost, FAULTS_BATCH);
 }
 
 /* A shadow-paging fault begins with the walk of the guest's page tables
@@ -100,10 +122,11 @@ int BPF_PROG(faults_spte_requested, struct kvm_page_fault___cs *fault)
 	if (!target__current(&tid))
 		return 0;
 	target__count(PEV_MMU_SPTE_REQUESTED);
-	flags = BPF_CORE_READ(fault, write) ? FAULTS_FLAG_WRITE : 0;
+	/* Direct loads: a tp_btf argument is a trusted kernel pointer. */
+	flags = fault->write ? FAULTS_FLAG_WRITE : 0;
 	if (!timed) {
-		emit(tid, FAULTS_GUEST, bpf_ktime_get_ns(),
-		     BPF_CORE_READ(fault, addr), 0, flags);
+		emit(tid, FAULTS_GUEST, bpf_ktime_get_ns(), fault->addr, 0,
+		     flags);
 		return 0;
 	}
 	s = &slots[target__cpu()];

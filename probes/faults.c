@@ -6,6 +6,8 @@
 #include "err.h"
 #include "faults.skel.h"
 
+#include <stdlib.h>
+
 static void destroy(void *skel)
 {
 	faults_bpf__destroy(skel);
@@ -42,6 +44,36 @@ int faults__collect(const struct loader *l, struct probes_report *r)
 
 	r->guest_fault_unmatched = skel->bss->unmatched;
 	r->timeline_lost += skel->bss->lost;
+	return 0;
+}
+
+/* Per-CPU map values are read as an array of 8-byte aligned slots. */
+_Static_assert(sizeof(struct faults_stage) % 8 == 0,
+	       "faults_stage must be a multiple of 8 bytes");
+
+int faults__drain_stages(const struct loader *l,
+			 void (*fn)(void *ctx, const struct faults_event *e),
+			 void *ctx)
+{
+	const struct faults_bpf *skel = l->skel;
+	int cpus = libbpf_num_possible_cpus();
+	struct faults_stage *st;
+	__u32 zero = 0;
+
+	if (cpus <= 0)
+		return err__sys(-cpus, "probe faults: counting CPUs");
+	st = calloc((size_t)cpus, sizeof(*st));
+	if (!st)
+		return err__sys(ENOMEM, "probe faults: stages");
+	if (bpf_map__lookup_elem(skel->maps.stage, &zero, sizeof(zero), st,
+				 (size_t)cpus * sizeof(*st), 0)) {
+		free(st);
+		return err__sys(errno, "probe faults: reading stages");
+	}
+	for (int cpu = 0; cpu < cpus; cpu++)
+		for (__u32 i = 0; i < st[cpu].n && i < FAULTS_BATCH; i++)
+			fn(ctx, &st[cpu].ev[i]);
+	free(st);
 	return 0;
 }
 

@@ -11,6 +11,10 @@
 #endif
 
 #define FAULTS_RINGBUF_BYTES (2u << 20)
+/* Records go to the ring buffer in batches, staged per CPU: one ring
+ * buffer operation (a lock shared by all CPUs) per FAULTS_BATCH faults.
+ * A power of two. */
+#define FAULTS_BATCH 16
 
 enum faults_kind {
 	FAULTS_GUEST = 1,       /* a guest fault: ts, gpa; timed: dur_ns */
@@ -29,6 +33,14 @@ struct faults_event {
 	__u16 kind;   /* enum faults_kind */
 	__u16 flags;  /* FAULTS_FLAG_* */
 	__u32 pad;
+};
+
+/* One CPU's records not yet in the ring buffer; a ring-buffer record is
+ * its full ev[] array. */
+struct faults_stage {
+	__u32 n;
+	__u32 pad;
+	struct faults_event ev[FAULTS_BATCH];
 };
 
 #endif

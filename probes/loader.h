@@ -74,6 +74,11 @@ int kvmexit__collect(const struct loader *l, struct probes_report *r);
 int faults__open(struct loader *l, const struct probes_setup *s);
 int faults__collect(const struct loader *l, struct probes_report *r);
 int faults__threads_from_timeline(struct probes_report *r);
+/* After detaching: passes each CPU's records not yet in the ring buffer
+ * to fn. */
+int faults__drain_stages(const struct loader *l,
+			 void (*fn)(void *ctx, const struct faults_event *e),
+			 void *ctx);
 int kvmioctl__open(struct loader *l, const struct probes_setup *s);
 int kvmioctl__collect(const struct loader *l, struct probes_report *r);
 int schedlat__open(struct loader *l, const struct probes_setup *s);

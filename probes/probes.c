@@ -5,15 +5,17 @@
 #include "err.h"
 
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NR_PROBES 5
-#define DRAIN_INTERVAL_NS 10000000L /* 10 ms: the ring buffer holds 100k */
+#define FAULTS_INDEX 1 /* in probe_defs[] */
 #define TIMELINE_MAX (1u << 21)     /* records kept; 64 MiB */
 
 static const struct {
@@ -41,7 +43,7 @@ struct probes {
 	struct ring_buffer *rb;
 	pthread_t reader;
 	bool reader_running;
-	volatile int stop;
+	int stop_fd; /* eventfd: the reader ends when it is written */
 	pthread_barrier_t started; /* the reader published its tid */
 
 	struct faults_event *timeline; /* appended by the reader only */
@@ -62,13 +64,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static void append(struct probes *p, const struct faults_event *e)
 {
-	struct probes *p = ctx;
 	struct faults_event *grown;
 
-	if (size < sizeof(*p->timeline))
-		return 0;
 	if (p->nr_timeline == p->cap_timeline) {
 		size_t cap = p->cap_timeline ? p->cap_timeline * 2 : 4096;
 
@@ -77,30 +76,51 @@ static int on_record(void *ctx, void *data, size_t size)
 				: NULL;
 		if (!grown) {
 			p->timeline_dropped++;
-			return 0;
+			return;
 		}
 		p->timeline = grown;
 		p->cap_timeline = cap;
 	}
-	memcpy(&p->timeline[p->nr_timeline++], data, sizeof(*p->timeline));
+	p->timeline[p->nr_timeline++] = *e;
+}
+
+/* A ring-buffer record: a batch of records (struct faults_stage.ev). */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct faults_event *e = data;
+
+	for (size_t i = 0; i < size / sizeof(*e); i++)
+		append(ctx, &e[i]);
 	return 0;
 }
 
-/* Drains the ring buffer every few ms; its own thread is excluded from
- * what the probes count, since it may live in the target. */
+static void on_staged(void *ctx, const struct faults_event *e)
+{
+	append(ctx, e);
+}
+
+/* Drains the ring buffer when the BPF side wakes it (the buffer is half
+ * full) and ends when stop_fd is written: it never polls, so it never
+ * preempts a vCPU for nothing. Its own thread is excluded from what the
+ * probes count, since it may live in the target. */
 static void *reader_main(void *arg)
 {
 	struct probes *p = arg;
-	struct timespec pause = { 0, DRAIN_INTERVAL_NS };
+	struct pollfd fds[2] = {
+		{ .fd = ring_buffer__epoll_fd(p->rb), .events = POLLIN },
+		{ .fd = p->stop_fd, .events = POLLIN },
+	};
 	__u32 tid = (__u32)syscall(SYS_gettid);
 
 	for (int i = 0; i < NR_PROBES; i++)
 		if (p->loaders[i].skip_tid)
 			*p->loaders[i].skip_tid = tid;
 	pthread_barrier_wait(&p->started);
-	while (!p->stop) {
-		ring_buffer__consume(p->rb);
-		nanosleep(&pause, NULL);
+	while (!(fds[1].revents & POLLIN)) {
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents & POLLIN)
+			ring_buffer__consume(p->rb);
 	}
 	return NULL;
 }
@@ -127,6 +147,9 @@ static int start_reader(struct probes *p)
 	}
 	if (!p->rb)
 		return 0;
+	p->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (p->stop_fd < 0)
+		return err__sys(errno, "probes: eventfd");
 	pthread_barrier_init(&p->started, NULL, 2);
 	/* Signals (Ctrl-C, vCPU kicks) belong to the other threads. */
 	sigfillset(&all);
@@ -145,9 +168,12 @@ static int start_reader(struct probes *p)
 
 static void stop_reader(struct probes *p)
 {
+	uint64_t one = 1;
+
 	if (!p->reader_running)
 		return;
-	p->stop = 1;
+	if (write(p->stop_fd, &one, sizeof(one)) != sizeof(one))
+		pthread_cancel(p->reader); /* cannot happen with an eventfd */
 	pthread_join(p->reader, NULL);
 	p->reader_running = false;
 	ring_buffer__consume(p->rb); /* what came after the last pass */
@@ -204,6 +230,7 @@ int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
 	if (!p)
 		return err__sys(ENOMEM, "probes");
 	p->tgid = tgid;
+	p->stop_fd = -1;
 	p->set = set & PROBES_ALL;
 	if (p->set & PROBES_FAULTTIME)
 		p->set |= PROBES_FAULTS;
@@ -257,6 +284,11 @@ int probes__finish(struct probes *p, struct probes_report **out)
 	p->end_ns = now_ns();
 	detach_all(p);
 	stop_reader(p);
+	if (p->loaders[FAULTS_INDEX].skel)
+		ret = faults__drain_stages(&p->loaders[FAULTS_INDEX],
+					   on_staged, p);
+	if (ret < 0)
+		return ret;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return err__sys(ENOMEM, "probes: the report");
@@ -294,6 +326,8 @@ void probes__destroy(struct probes *p)
 	detach_all(p);
 	stop_reader(p);
 	ring_buffer__free(p->rb);
+	if (p->stop_fd >= 0)
+		close(p->stop_fd);
 	for (int i = NR_PROBES - 1; i >= 0; i--)
 		loader__close(&p->loaders[i]);
 	btf__free(p->kvm);

@@ -94,9 +94,9 @@ bool probes__built(void);
  * to load BPF; -ESRCH: no such process. */
 int probes__attach(pid_t tgid, unsigned int set, struct probes **out);
 
-/* "default", "all", or a comma-separated list of probe names (kvmexit,
- * faults, kvmioctl, schedlat, mmaplock, faulttime) into a set; -EINVAL
- * otherwise. */
+/* A comma-separated list of probe names (kvmexit, faults, kvmioctl,
+ * schedlat, mmaplock, faulttime) and the groups default and all into a
+ * set; -EINVAL otherwise. */
 int probes__parse_set(const char *text, unsigned int *set);
 
 /* The probe (one bit of enum probes_set) that counts an event. */

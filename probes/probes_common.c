@@ -136,6 +136,14 @@ unsigned int probes__event_probe(enum probes_ev ev)
 
 static int parse_name(const char *name, size_t len, unsigned int *set)
 {
+	if (len == 7 && !strncmp(name, "default", len)) {
+		*set |= PROBES_DEFAULT;
+		return 0;
+	}
+	if (len == 3 && !strncmp(name, "all", len)) {
+		*set |= PROBES_ALL;
+		return 0;
+	}
 	for (unsigned int i = 0; i < NR_PROBE_NAMES; i++)
 		if (strlen(probe_names[i]) == len &&
 		    !strncmp(name, probe_names[i], len)) {
@@ -151,12 +159,8 @@ int probes__parse_set(const char *text, unsigned int *set)
 {
 	unsigned int s = 0;
 
-	if (!strcmp(text, "default") || !*text) {
+	if (!*text) {
 		*set = PROBES_DEFAULT;
-		return 0;
-	}
-	if (!strcmp(text, "all")) {
-		*set = PROBES_ALL;
 		return 0;
 	}
 	while (*text) {

@@ -53,6 +53,26 @@ else
 fi
 expect 1 'probe: false exited with 1' probe -- false
 
+# Without permission to load BPF (an unprivileged user): 77 and why.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$COLDSTART" run --probes >"$out" 2>"$err"
+	code=$?
+	if [ "$code" -eq 77 ] && grep -q 'not permitted' "$err"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: run --probes as nobody: exit $code"; cat "$err"
+		failed=$((failed + 1))
+	fi
+fi
+
+# The overhead benchmark runs pairs and reports each span (numbers are
+# measured, not judged: timing has no place in pass/fail tests).
+expect 0 '' bench probes -n 2 -w 0 --init 2M --json
+cp "$out" "$tmp/overhead.json"
+json_check 'd["bench"] == "probes" and d["config"]["pairs"] == 2 and [s["span"] for s in d["spans"]] == ["start", "boot", "vm"] and all(len(s["with_ns"]) == 2 and s["without"]["p50"] > 0 for s in d["spans"])' "$tmp/overhead.json"
+expect 2 "'frobs' is not a probe" bench probes --probes kvmexit,frobs
+
 # probe --pid: a process that is no VMM shows no KVM events at all.
 sleep 30 &
 sleeper=$!
