@@ -13,6 +13,7 @@
 #include "probes.h"
 #include "stats.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -30,6 +31,15 @@ extern char **environ;
 #define BOOTSTRAP_SEED 1
 
 enum { WITHOUT, WITH, NR_VARIANTS };
+
+enum attach_mode {
+	ATTACH_SELF,    /* `run --probes`: loads in the measured process */
+	ATTACH_OUTSIDE, /* `probe -- run`: the run waits for the loading */
+	ATTACH_MATCHED, /* both runs of a pair wait alike; we load */
+};
+
+static const char *const attach_names[] = { "self", "outside", "matched",
+					    NULL };
 enum { SPAN_START, SPAN_BOOT, SPAN_VM, NR_SPANS };
 
 static const char *const variant_names[NR_VARIANTS] = { "without",
@@ -46,6 +56,8 @@ struct bench_probes {
 	uint64_t count, warmup, vcpus;
 	char init[32];
 	char probes[80]; /* "--probes=SET" */
+	unsigned int set;
+	enum attach_mode attach;
 	bool json;
 	double *ns[NR_VARIANTS][NR_SPANS];
 	size_t n;
@@ -66,6 +78,16 @@ static void usage(FILE *out)
 	      "(default 16M)\n"
 	      "  --vcpus N        vCPUs (default 1)\n"
 	      "  --probes SET     the probes to measure (default: default)\n"
+	      "  --attach HOW     self (default): `run --probes`, loading in "
+	      "the measured\n"
+	      "                   process; outside: `probe -- run`, the run "
+	      "waits before exec\n"
+	      "                   while another process loads; matched: both "
+	      "runs of a pair\n"
+	      "                   wait before exec while this process loads, "
+	      "and only one is\n"
+	      "                   then observed: the probes' execution cost "
+	      "alone\n"
 	      "  --json           JSON on stdout\n"
 	      "  -h, --help       this help\n\n"
 	      "Exit codes: 0 measured, 1 a run failed, 2 usage error, 77 no "
@@ -80,11 +102,12 @@ static int parse(int argc, char **argv, struct bench_probes *b)
 		{ "init", required_argument, NULL, 'i' },
 		{ "vcpus", required_argument, NULL, 'v' },
 		{ "probes", required_argument, NULL, 'p' },
+		{ "attach", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int set;
+	unsigned int where;
 	uint64_t size;
 	int c, ret = 0;
 
@@ -109,9 +132,14 @@ static int parse(int argc, char **argv, struct bench_probes *b)
 			ret = args__u64("--vcpus", optarg, 1, 64, &b->vcpus);
 			break;
 		case 'p':
-			ret = probes__parse_set(optarg, &set);
+			ret = probes__parse_set(optarg, &b->set);
 			snprintf(b->probes, sizeof(b->probes), "--probes=%s",
 				 optarg);
+			break;
+		case 'a':
+			ret = args__choice("--attach", optarg, attach_names,
+					   &where);
+			b->attach = where;
 			break;
 		case 'j':
 			b->json = true;
@@ -155,7 +183,13 @@ static json_t *run_child(char *const argv[], int *exit_code)
 	close(fds[1]);
 	f = fdopen(fds[0], "r");
 	if (f) {
+		char rest[4096];
+
 		doc = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
+		/* Whatever follows (a probe's report) must not hit a closed
+		 * pipe. */
+		while (fread(rest, 1, sizeof(rest), f) > 0)
+			;
 		fclose(f);
 	} else {
 		close(fds[0]);
@@ -181,17 +215,36 @@ static double span_ns(json_t *doc, int span)
 	return to > from && from > 0 ? (double)(to - from) : -1;
 }
 
+static int record(struct bench_probes *b, int variant, json_t *doc,
+		  bool counted)
+{
+	for (int s = 0; counted && s < NR_SPANS; s++) {
+		double ns = span_ns(doc, s);
+
+		if (ns < 0)
+			return err__set(EIO, "a run lacks its %s span",
+					spans[s].name);
+		b->ns[variant][s][b->n] = ns;
+	}
+	return 0;
+}
+
 static int one(struct bench_probes *b, int variant, bool counted)
 {
-	char vcpus[24];
-	char *argv[] = { (char *)cli__self_exe(), "run", "--json", "--init",
-			 b->init, "--vcpus", vcpus,
-			 variant == WITH ? b->probes : NULL, NULL };
-	int code;
+	char *exe = (char *)cli__self_exe(), vcpus[24];
+	char *run[] = { exe, "run", "--json", "--init", b->init, "--vcpus",
+			vcpus, variant == WITH ? b->probes : NULL, NULL };
+	/* The child's JSON comes first on stdout, the probe's report after. */
+	char *outside[] = { exe, "probe", b->probes, "--", exe, "run",
+			    "--json", "--init", b->init, "--vcpus", vcpus,
+			    NULL };
+	int code, ret;
 	json_t *doc;
 
 	snprintf(vcpus, sizeof(vcpus), "%" PRIu64, b->vcpus);
-	doc = run_child(argv, &code);
+	doc = run_child(variant == WITH && b->attach == ATTACH_OUTSIDE ? outside
+								       : run,
+			&code);
 	if (!doc)
 		return code == CLI_SKIP ? -ENOTSUP
 					: err__set(EIO, "coldstart run%s "
@@ -199,18 +252,117 @@ static int one(struct bench_probes *b, int variant, bool counted)
 						   variant == WITH ? " --probes"
 								   : "",
 						   code);
-	for (int s = 0; counted && s < NR_SPANS; s++) {
-		double ns = span_ns(doc, s);
-
-		if (ns < 0) {
-			json_decref(doc);
-			return err__set(EIO, "a run lacks its %s span",
-					spans[s].name);
-		}
-		b->ns[variant][s][b->n] = ns;
-	}
+	ret = record(b, variant, doc, counted);
 	json_decref(doc);
-	return 0;
+	return ret;
+}
+
+/* A `coldstart run --json` child held before exec until released. */
+struct held {
+	pid_t pid;
+	int go, out; /* write a byte to go; its stdout comes out of out */
+};
+
+static int hold(char *const argv[], struct held *h)
+{
+	int go[2], out[2];
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return err__sys(errno, "pipe");
+	if (pipe2(out, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return err__sys(errno, "pipe");
+	}
+	h->pid = fork();
+	if (h->pid == 0) {
+		if (read(go[0], &c, 1) == 1 && dup2(out[1], STDOUT_FILENO) >= 0)
+			execv(argv[0], argv);
+		_exit(127);
+	}
+	close(go[0]);
+	close(out[1]);
+	h->go = go[1];
+	h->out = out[0];
+	if (h->pid > 0)
+		return 0;
+	close(h->go);
+	close(h->out);
+	return err__sys(errno, "fork");
+}
+
+/* Releases the child, or with go = false makes it exit unrun; returns
+ * its document (NULL unless it ran and exited 0). */
+static json_t *release(struct held *h, bool go, int *code)
+{
+	FILE *f;
+	json_t *doc = NULL;
+	int status;
+
+	*code = CLI_FAIL;
+	if (go && write(h->go, "g", 1) != 1)
+		go = false;
+	close(h->go);
+	f = fdopen(h->out, "r");
+	if (f) {
+		doc = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
+		fclose(f);
+	} else {
+		close(h->out);
+	}
+	waitpid(h->pid, &status, 0);
+	if (WIFEXITED(status))
+		*code = WEXITSTATUS(status);
+	if (!go || *code != 0) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Both children wait before exec while the probes load for one of them;
+ * then each runs in turn, the observed one with the probes started. */
+static int matched_pair(struct bench_probes *b, int first, bool counted)
+{
+	char *exe = (char *)cli__self_exe(), vcpus[24];
+	char *run[] = { exe, "run", "--json", "--init", b->init, "--vcpus",
+			vcpus, NULL };
+	struct held h[NR_VARIANTS];
+	struct probes *p = NULL;
+	int ret, code = 0;
+
+	snprintf(vcpus, sizeof(vcpus), "%" PRIu64, b->vcpus);
+	ret = hold(run, &h[WITHOUT]);
+	if (ret < 0)
+		return ret;
+	ret = hold(run, &h[WITH]);
+	if (ret < 0) {
+		release(&h[WITHOUT], false, &code);
+		return ret;
+	}
+	ret = probes__load(h[WITH].pid, b->set, &p);
+	for (int i = 0, v = first; i < NR_VARIANTS; i++, v = !v) {
+		json_t *doc;
+
+		if (ret == 0 && v == WITH)
+			ret = probes__start(p);
+		doc = release(&h[v], ret == 0, &code);
+		if (v == WITH) {
+			probes__destroy(p);
+			p = NULL;
+		}
+		if (ret == 0 && !doc)
+			ret = code == CLI_SKIP ? -ENOTSUP
+					       : err__set(EIO, "coldstart run "
+							  "exited with %d",
+							  code);
+		if (ret == 0)
+			ret = record(b, v, doc, counted);
+		json_decref(doc);
+	}
+	probes__destroy(p);
+	return ret;
 }
 
 static int measure(struct bench_probes *b)
@@ -228,9 +380,13 @@ static int measure(struct bench_probes *b)
 		bool counted = i >= b->warmup;
 		int first = i % 2; /* alternate which variant goes first */
 
-		ret = one(b, first, counted);
-		if (ret == 0)
-			ret = one(b, !first, counted);
+		if (b->attach == ATTACH_MATCHED) {
+			ret = matched_pair(b, first, counted);
+		} else {
+			ret = one(b, first, counted);
+			if (ret == 0)
+				ret = one(b, !first, counted);
+		}
 		if (ret == 0 && counted)
 			b->n++;
 	}
@@ -294,8 +450,12 @@ static const char *verdict(struct paired p)
 static void print_table(const struct bench_probes *b)
 {
 	printf("probe overhead: %zu interleaved pairs of `coldstart run "
-	       "--init %s --vcpus %" PRIu64 "` without and with %s\n", b->n,
-	       b->init, b->vcpus, b->probes);
+	       "--init %s --vcpus %" PRIu64 "` without and with %s%s\n",
+	       b->n, b->init, b->vcpus, b->probes + strlen("--probes="),
+	       b->attach == ATTACH_SELF ? "" :
+	       b->attach == ATTACH_OUTSIDE ? " attached by `coldstart probe --`"
+					   : " (matched: both held, then one "
+					     "observed)");
 	printf("%-6s %-16s %10s %10s %10s %10s\n", "span", "probes",
 	       "p50 ms", "p90 ms", "mean ms", "stddev");
 	for (int s = 0; s < NR_SPANS; s++) {
@@ -351,10 +511,11 @@ static void print_json(const struct bench_probes *b)
 			overhead_pct(b, s), "paired_overhead_pct", p.pct,
 			"paired_overhead_ci95_pct", p.lo, p.hi));
 	}
-	doc = json_pack("{s:i, s:s, s:{s:s, s:I, s:s, s:I}, s:o, s:f}",
+	doc = json_pack("{s:i, s:s, s:{s:s, s:I, s:s, s:s, s:I}, s:o, s:f}",
 			"schema", 1, "bench", "probes", "config", "init",
 			b->init, "vcpus", (json_int_t)b->vcpus, "probes",
-			b->probes + strlen("--probes="), "pairs",
+			b->probes + strlen("--probes="), "attach",
+			attach_names[b->attach], "pairs",
 			(json_int_t)b->n, "spans", out, "target_pct",
 			TARGET_PCT);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -365,7 +526,8 @@ static void print_json(const struct bench_probes *b)
 int cmd_bench_probes(int argc, char **argv)
 {
 	struct bench_probes b = { .count = 20, .warmup = 2, .vcpus = 1,
-				  .init = "16M", .probes = "--probes=default" };
+				  .init = "16M", .probes = "--probes=default",
+				  .set = PROBES_DEFAULT };
 	int ret = parse(argc, argv, &b);
 
 	if (ret == 1) {

@@ -5,6 +5,7 @@
 #include "err.h"
 
 #include <pthread.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -217,7 +218,7 @@ static int load_all(struct probes *p)
 	return 0;
 }
 
-int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
+int probes__load(pid_t tgid, unsigned int set, struct probes **out)
 {
 	struct probes *p;
 	int ret = check_target(tgid);
@@ -236,18 +237,46 @@ int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
 		p->set |= PROBES_FAULTS;
 	loader__init_libbpf();
 	ret = load_all(p);
+	/* The kernel's BTF (tens of MiB parsed) is needed only to load. */
+	btf__free(p->kvm);
+	btf__free(p->vmlinux);
+	p->kvm = p->vmlinux = NULL;
+	malloc_trim(0);
 	if (ret == 0)
 		ret = start_reader(p);
-	for (int i = 0; ret == 0 && i < NR_PROBES; i++)
-		if (p->loaders[i].skel)
-			ret = loader__attach(&p->loaders[i], p->attached);
 	if (ret < 0) {
 		probes__destroy(p);
 		return ret;
 	}
-	p->start_ns = now_ns();
 	*out = p;
 	return 0;
+}
+
+int probes__start(struct probes *p)
+{
+	int ret = 0;
+
+	for (int i = 0; ret == 0 && i < NR_PROBES; i++)
+		if (p->loaders[i].skel)
+			ret = loader__attach(&p->loaders[i], p->attached);
+	if (ret < 0)
+		return ret;
+	p->start_ns = now_ns();
+	return 0;
+}
+
+int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
+{
+	int ret = probes__load(tgid, set, out);
+
+	if (ret < 0)
+		return ret;
+	ret = probes__start(*out);
+	if (ret < 0) {
+		probes__destroy(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 static void detach_all(struct probes *p)

@@ -94,6 +94,13 @@ bool probes__built(void);
  * to load BPF; -ESRCH: no such process. */
 int probes__attach(pid_t tgid, unsigned int set, struct probes **out);
 
+/* probes__attach() in two steps: loading (the slow part: BTF, the
+ * verifier) and attaching, for callers that must not load while they
+ * measure. After probes__load() nothing is observed until
+ * probes__start(). */
+int probes__load(pid_t tgid, unsigned int set, struct probes **out);
+int probes__start(struct probes *p);
+
 /* A comma-separated list of probe names (kvmexit, faults, kvmioctl,
  * schedlat, mmaplock, faulttime) and the groups default and all into a
  * set; -EINVAL otherwise. */

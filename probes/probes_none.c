@@ -20,6 +20,17 @@ int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
 			"with BTF, then rebuild", COLDSTART_BPF_MISSING);
 }
 
+int probes__load(pid_t tgid, unsigned int set, struct probes **out)
+{
+	return probes__attach(tgid, set, out);
+}
+
+int probes__start(struct probes *p)
+{
+	(void)p;
+	return err__set(ENOTSUP, "probes are not built");
+}
+
 int probes__finish(struct probes *p, struct probes_report **out)
 {
 	(void)p;

@@ -71,6 +71,9 @@ fi
 expect 0 '' bench probes -n 2 -w 0 --init 2M --json
 cp "$out" "$tmp/overhead.json"
 json_check 'd["bench"] == "probes" and d["config"]["pairs"] == 2 and [s["span"] for s in d["spans"]] == ["start", "boot", "vm"] and all(len(s["with_ns"]) == 2 and s["without"]["p50"] > 0 for s in d["spans"])' "$tmp/overhead.json"
+expect 0 '' bench probes -n 1 -w 0 --init 2M --attach matched --json
+cp "$out" "$tmp/matched.json"
+json_check 'd["config"]["attach"] == "matched" and all(len(s["with_ns"]) == 1 for s in d["spans"])' "$tmp/matched.json"
 expect 2 "'frobs' is not a probe" bench probes --probes kvmexit,frobs
 
 # probe --pid: a process that is no VMM shows no KVM events at all.
