@@ -8,6 +8,8 @@
 #include "err.h"
 #include "floor.h"
 #include "output.h"
+#include "probes.h"
+#include "run_probes.h"
 #include "runner.h"
 #include "stats.h"
 #include "sysinfo.h"
@@ -46,6 +48,8 @@ struct lifecycle {
 	struct lifecycle_opts o;
 	struct series s[NR_SERIES];
 	json_t *memory; /* from one `coldstart run --json` child, or NULL */
+	struct run_probes rp; /* --probes: over the in-process series */
+	uint64_t inproc_start; /* origin of the probes' timeline */
 };
 
 static void usage(FILE *out)
@@ -64,6 +68,9 @@ static void usage(FILE *out)
 	      "  --out DIR          also write DIR/lifecycle.json and "
 	      "DIR/lifecycle.md\n"
 	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
+	      "  --probes[=SET]     eBPF breakdown of the in-process series "
+	      "(default set,\n"
+	      "                     or a list as in `coldstart run --probes`)\n"
 	      "  -h, --help         this help\n", out);
 }
 
@@ -78,6 +85,7 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "kvm", required_argument, NULL, 'k' },
+		{ "probes", optional_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +103,11 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 		case 'j': o->json = true; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'k': o->kvm_path = optarg; break;
+		case 'p':
+			o->probes = PROBES_DEFAULT;
+			if (optarg)
+				ret = probes__parse_set(optarg, &o->probes);
+			break;
 		case 'h': return 1;
 		default:
 			return err__set(EINVAL, "unknown or incomplete option "
@@ -277,6 +290,7 @@ static void free_series(struct lifecycle *lc)
 	for (int i = 0; i < NR_SERIES; i++)
 		free(lc->s[i].ns);
 	json_decref(lc->memory);
+	run_probes__free(&lc->rp);
 }
 
 static int open_rig(struct rig *rig, const struct lifecycle_opts *o)
@@ -304,8 +318,12 @@ static int measure(struct lifecycle *lc)
 
 	if (ret < 0)
 		return ret;
-	if (lc->o.in_process)
+	if (lc->o.in_process && lc->o.probes)
+		ret = run_probes__attach(lc->o.probes, &lc->rp);
+	lc->inproc_start = timeline__now();
+	if (ret == 0 && lc->o.in_process)
 		ret = run_pair(lc, &rig, INPROC_COLDSTART, "in-process");
+	run_probes__finish(&lc->rp);
 	if (ret == 0 && lc->o.process)
 		ret = run_pair(lc, &rig, PROC_COLDSTART, "process-per-VM");
 	floor__close(&rig.floor);
@@ -383,6 +401,26 @@ static void print_ratios(FILE *out, const struct lifecycle *lc)
 			json_integer_value(json_object_get(lc->memory, "uss_kib")));
 }
 
+static struct probe_report_opts probe_opts(const struct lifecycle *lc)
+{
+	return (struct probe_report_opts){ .origin_ns = lc->inproc_start };
+}
+
+/* The probes' breakdown of the in-process series, when asked for. */
+static void print_probes(FILE *out, const struct lifecycle *lc, bool md)
+{
+	struct probe_report_opts o = probe_opts(lc);
+
+	if (!lc->rp.report)
+		return;
+	fprintf(out, md ? "\n## Where the time goes (eBPF, in-process series, "
+			  "both implementations)\n\n```\n"
+			: "\neBPF breakdown of the in-process series:\n");
+	probe_report__print(out, lc->rp.report, &o);
+	if (md)
+		fputs("```\n", out);
+}
+
 static json_t *summary_json(const struct summary *s)
 {
 	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -420,14 +458,19 @@ static json_t *result_json(const struct lifecycle *lc)
 
 	if (sysinfo__collect(&sys) < 0)
 		sys = json_null();
+	struct probe_report_opts po = probe_opts(lc);
+	json_t *probes = lc->rp.report ? probe_report__json(lc->rp.report, &po)
+				       : NULL;
+
 	return json_pack("{s:i, s:s, s:o, s:{s:s, s:I, s:i, s:I, s:I}, s:o, "
-			 "s:O}",
+			 "s:O, s:o}",
 			 "schema", 1, "bench", "lifecycle", "sysinfo", sys,
 			 "config", "guest", "probe", "mem_bytes",
 			 (json_int_t)(2 << 20), "vcpus", 1, "count",
 			 (json_int_t)lc->o.count, "warmup",
 			 (json_int_t)lc->o.warmup, "series", series_json(lc),
-			 "memory", lc->memory ? lc->memory : json_null());
+			 "memory", lc->memory ? lc->memory : json_null(),
+			 "probes", probes ? probes : json_null());
 }
 
 static int write_markdown(const struct lifecycle *lc, const char *dir)
@@ -447,6 +490,7 @@ static int write_markdown(const struct lifecycle *lc, const char *dir)
 	print_table(f, lc, true);
 	fputc('\n', f);
 	print_ratios(f, lc);
+	print_probes(f, lc, true);
 	fputs("\nRaw samples and host metadata: lifecycle.json.\n", f);
 	fclose(f);
 	ret = output__write_file(dir, "lifecycle.md", text, len);
@@ -465,6 +509,7 @@ static int emit(const struct lifecycle *lc)
 	} else {
 		print_table(stdout, lc, false);
 		print_ratios(stdout, lc);
+		print_probes(stdout, lc, false);
 	}
 	if (lc->o.out_dir) {
 		ret = output__mkdirs(lc->o.out_dir);

@@ -15,6 +15,7 @@ struct lifecycle_opts {
 	bool json;        /* JSON on stdout instead of the table */
 	const char *out_dir; /* also write lifecycle.json and lifecycle.md */
 	const char *kvm_path;
+	unsigned int probes; /* enum probes_set over the in-process series */
 };
 
 int cmd_bench_lifecycle(int argc, char **argv);

@@ -95,4 +95,15 @@ else
 	echo "FAIL: SIGINT to probe --pid: exit $code"; cat "$out" "$err" | head -5
 	failed=$((failed + 1))
 fi
+
+# bench lifecycle --probes: the in-process series (coldstart and the floor,
+# 3 warmup + 4 counted cycles each) creates exactly 14 VMs in this process.
+expect 0 'results written to' bench lifecycle -n 4 -w 3 --mode in-process --probes --out "$tmp/lc"
+json_check 'd["probes"]["ioctls"]["KVM_CREATE_VM"]["count"] == 14 and d["probes"]["ioctls"]["KVM_CREATE_VCPU"]["count"] == 14' "$tmp/lc/lifecycle.json"
+if grep -q 'Where the time goes' "$tmp/lc/lifecycle.md"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: lifecycle.md lacks the probes section"; failed=$((failed + 1))
+fi
+expect 2 "'nosuchprobe' is not a probe" bench lifecycle -n 1 --probes=nosuchprobe
 finish
