@@ -38,10 +38,8 @@ static void add_thread(void *ctx, __u32 tid, const void *v)
 	struct probes_report *r = ctx;
 	struct probes_thread *t = loader__thread(r, tid);
 
-	if (!t) {
-		r->threads_dropped++;
+	if (!t)
 		return;
-	}
 	for (int k = 0; k < KVMEXIT_NR_KINDS; k++) {
 		t->exits[k] += kt->kinds[k];
 		if (kt->kinds[k] && k != KVMEXIT_EMULATE)

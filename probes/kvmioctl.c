@@ -62,10 +62,8 @@ static void add_thread(void *ctx, __u32 tid, const void *v)
 	struct probes_report *r = ctx;
 	struct probes_thread *t = loader__thread(r, tid);
 
-	if (!t) {
-		r->threads_dropped++;
+	if (!t)
 		return;
-	}
 	t->kvm_runs += kt->runs;
 	t->kvm_run_ns += kt->run_ns;
 	if (kt->runs)
@@ -83,10 +81,8 @@ static void add_pending(void *ctx, __u32 tid, const void *v)
 	if (p->cmd != KVMIOCTL_RUN)
 		return;
 	t = loader__thread(r, tid);
-	if (!t) {
-		r->threads_dropped++;
+	if (!t)
 		return;
-	}
 	t->vcpu = true;
 	if (r->end_ns > p->ts)
 		t->kvm_run_ns += r->end_ns - p->ts;

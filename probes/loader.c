@@ -214,8 +214,10 @@ struct probes_thread *loader__thread(struct probes_report *r, __u32 tid)
 	if (t)
 		return t;
 	grown = realloc(r->threads, (r->nr_threads + 1) * sizeof(*grown));
-	if (!grown)
+	if (!grown) {
+		r->threads_dropped++;
 		return NULL;
+	}
 	r->threads = grown;
 	r->threads[r->nr_threads++] = key;
 	qsort(r->threads, r->nr_threads, sizeof(key), by_tid);

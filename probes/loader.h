@@ -64,7 +64,8 @@ int loader__for_each_thread(struct bpf_map *map, void *value, size_t size,
 /* Adds the probe's per-CPU event counts to the report's. */
 void loader__sum_counts(const struct loader *l, struct probes_report *r);
 
-/* Finds or adds the report's entry for `tid`; NULL on -ENOMEM. */
+/* Finds or adds the report's entry for `tid`; NULL on -ENOMEM, counted
+ * in r->threads_dropped. */
 struct probes_thread *loader__thread(struct probes_report *r, __u32 tid);
 
 /* Each probe: opens, configures and loads into `l`; then fills its part

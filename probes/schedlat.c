@@ -33,10 +33,8 @@ static void add_thread(void *ctx, __u32 tid, const void *v)
 	struct probes_report *r = ctx;
 	struct probes_thread *t = loader__thread(r, tid);
 
-	if (!t) {
-		r->threads_dropped++;
+	if (!t)
 		return;
-	}
 	t->sched_waits += st->waits;
 	t->sched_delay_ns += st->delay_ns;
 	if (st->max_ns > t->sched_delay_max_ns)
