@@ -2,6 +2,7 @@
 #include "snapshot.h"
 
 #include "err.h"
+#include "fileio.h"
 #include "mem.h"
 #include "state_x86.h"
 #include "vm.h"
@@ -50,22 +51,6 @@ static int is_zero(const uint8_t *p, size_t len)
 		if (w[i])
 			return 0;
 	return 1;
-}
-
-static int write_at(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -(n < 0 ? errno : EIO);
-		p += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
 }
 
 static int save_raw(const struct guest_mem *mem,
@@ -128,7 +113,8 @@ static int save_raw(const struct guest_mem *mem,
 		if (keep)
 			run += PAGE;
 		if (run && (!keep || run == WRITE_CHUNK)) {
-			ret = write_at(fd, mem->host + start, run, (off_t)start);
+			ret = fileio__pwrite_all(fd, mem->host + start, run,
+						 start);
 			*data += run;
 			start += run;
 			run = 0;
@@ -203,7 +189,7 @@ static int write_file(const char *dir, const char *name, const void *data,
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return err__sys(errno, "creating %s", path);
-	ret = write_at(fd, data, len, 0);
+	ret = fileio__pwrite_all(fd, data, len, 0);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	close(fd);

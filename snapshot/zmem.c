@@ -2,6 +2,7 @@
 #include "zmem.h"
 
 #include "err.h"
+#include "fileio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +14,10 @@
 
 static int write_all(int fd, const void *p, size_t len, uint64_t off)
 {
-	const uint8_t *b = p;
+	int ret = fileio__pwrite_all(fd, p, len, off);
 
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err__sys(n < 0 ? errno : EIO,
-					"writing the compressed memory file");
-		b += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return ret < 0 ? err__sys(-ret, "writing the compressed memory file")
+		       : 0;
 }
 
 static int chunk_is_zero(const uint8_t *p, size_t len,
