@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "output.h"
 #include "run_probes.h"
 
 #include <getopt.h>
@@ -294,18 +295,6 @@ static json_t *config_json(const struct run_cli *o)
 			 "timeout_ns", (json_int_t)cfg->timeout_ns);
 }
 
-static json_t *timeline_json(const struct timeline *tl)
-{
-	json_t *obj = json_object();
-
-	for (int ev = 0; ev < TL_COUNT; ev++)
-		if (tl->t[ev])
-			json_object_set_new(obj, timeline__key(ev),
-				json_integer((json_int_t)(tl->t[ev] -
-						tl->t[TL_PROCESS_START])));
-	return obj;
-}
-
 static json_t *memory_json(const struct run_result *r)
 {
 	if (!r->have_memory)
@@ -336,7 +325,7 @@ static void print_json(const struct run_cli *o, const struct run_result *r,
 			"s:I, s:I, s:o, s:b}",
 			"schema", 1, "command", "run", "config", config_json(o),
 			"outcome", vm__outcome_name(r->outcome), "reason",
-			r->reason, "timeline_ns", timeline_json(&r->tl),
+			r->reason, "timeline_ns", output__timeline_json(&r->tl),
 			"checksum", sum, "expected_checksum", want,
 			"checksum_ok", r->checksum_ok, "pages_touched",
 			(json_int_t)r->probe.pages, "ucalls",

@@ -5,6 +5,7 @@
 #include "cmd_run.h"
 #include "err.h"
 #include "mem_restore.h"
+#include "output.h"
 #include "snapshot.h"
 
 #include <getopt.h>
@@ -274,18 +275,12 @@ static void print_restore(const struct restore_opts *o,
 static void print_restore_json(const struct restore_opts *o,
 			       const struct restore_result *r)
 {
-	json_t *tl = json_object();
-	json_t *doc;
-
-	for (int ev = 0; ev < TL_COUNT; ev++)
-		if (r->tl.t[ev])
-			json_object_set_new(tl, timeline__key(ev),
-				json_integer((json_int_t)(r->tl.t[ev] -
-						r->tl.t[TL_PROCESS_START])));
-	doc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:{s:I, s:I, s:I, s:I},"
-			" s:b, s:I}",
+	json_t *doc = json_pack(
+		"{s:s, s:s, s:s, s:o, s:s, s:s, s:{s:I, s:I, s:I, s:I}, s:b, "
+		"s:I}",
 			"command", "snapshot restore", "dir", o->dir,
-			"mem_restore", o->strategy->name, "timeline_ns", tl,
+			"mem_restore", o->strategy->name, "timeline_ns",
+			output__timeline_json(&r->tl),
 			"outcome", vm__outcome_name(r->outcome), "reason",
 			r->reason, "memory", "setup_ns",
 			(json_int_t)r->mem.setup_ns, "bytes_read",

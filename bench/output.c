@@ -116,6 +116,18 @@ int output__write_json(const char *dir, const char *name, const json_t *doc)
 	return ret;
 }
 
+json_t *output__timeline_json(const struct timeline *tl)
+{
+	json_t *obj = json_object();
+
+	for (int ev = 0; ev < TL_COUNT; ev++)
+		if (tl->t[ev])
+			json_object_set_new(obj, timeline__key(ev),
+				json_integer((json_int_t)(tl->t[ev] -
+						tl->t[TL_PROCESS_START])));
+	return obj;
+}
+
 void output__progress(const char *what, unsigned long i, unsigned long n)
 {
 	if (isatty(STDERR_FILENO))

@@ -3,6 +3,8 @@
 #ifndef COLDSTART_OUTPUT_H
 #define COLDSTART_OUTPUT_H
 
+#include "timeline.h"
+
 #include <jansson.h>
 
 /* Creates `dir` and its parents (mode 0755); 0 or -errno. */
@@ -15,6 +17,9 @@ int output__write_file(const char *dir, const char *name, const char *data,
 
 /* The same for a JSON document (indented, newline-terminated). */
 int output__write_json(const char *dir, const char *name, const json_t *doc);
+
+/* The events of `tl` that happened, as {"key": ns since process start}. */
+json_t *output__timeline_json(const struct timeline *tl);
 
 /* Progress on stderr, only when stderr is a terminal: "\rwhat: i/n". */
 void output__progress(const char *what, unsigned long i, unsigned long n);
