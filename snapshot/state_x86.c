@@ -48,9 +48,10 @@ static int save_struct(struct vcpu *vcpu, struct snap_writer *w,
 	return 0;
 }
 
-static size_t xsave_size(struct vm *vm)
+/* The XSAVE area KVM exchanges: KVM_CAP_XSAVE2's size where larger. */
+static size_t xsave_size(const struct kvm_host *kvm)
 {
-	int size = kvm__check_cap(vm->kvm, KVM_CAP_XSAVE2);
+	int size = kvm__check_cap(kvm, KVM_CAP_XSAVE2);
 
 	return size > (int)sizeof(struct kvm_xsave) ? (size_t)size
 						    : sizeof(struct kvm_xsave);
@@ -58,7 +59,7 @@ static size_t xsave_size(struct vm *vm)
 
 static int save_xsave(struct vcpu *vcpu, struct snap_writer *w)
 {
-	size_t size = xsave_size(vcpu->vm);
+	size_t size = xsave_size(vcpu->vm->kvm);
 	void *buf = calloc(1, size);
 	int ret;
 
@@ -187,7 +188,10 @@ int state__save_vm(struct vm *vm, struct snap_writer *w)
 	return 0;
 }
 
-/* Section (type, vCPU idx) of exactly `size` bytes, or -EINVAL. */
+/* Section (type, vCPU idx) of exactly `size` bytes (any size when 0),
+ * or -EINVAL. */
+/* Returns the payload's length (sections are far below INT_MAX: the
+ * state file is capped at 64 MiB). */
 static int need(const struct snap_reader *r, uint32_t type, uint32_t idx,
 		size_t size, const void **out)
 {
@@ -202,7 +206,7 @@ static int need(const struct snap_reader *r, uint32_t type, uint32_t idx,
 				"expected %zu", snap__type_name(type), idx, len,
 				size);
 	*out = p;
-	return 0;
+	return (int)len;
 }
 
 /* Sets one fixed-size struct; the payload is copied so KVM never sees
@@ -298,8 +302,7 @@ static int restore_msrs(struct vcpu *vcpu, const struct snap_reader *r)
 
 	if (ret < 0)
 		return ret;
-	len = 0;
-	snap__find(r, SNAP_VCPU_MSRS, vcpu->id, &len);
+	len = (size_t)ret;
 	if (len < sizeof(m->head) || len > sizeof(*m))
 		return err__set(EINVAL, "section vcpu.msrs has a bad size");
 	m = calloc(1, sizeof(*m));
@@ -317,7 +320,7 @@ static int restore_msrs(struct vcpu *vcpu, const struct snap_reader *r)
 
 static int restore_xsave(struct vcpu *vcpu, const struct snap_reader *r)
 {
-	size_t size = xsave_size(vcpu->vm);
+	size_t size = xsave_size(vcpu->vm->kvm);
 
 	/* KVM_SET_XSAVE reads as much as KVM_CAP_XSAVE2 says. */
 	return restore_struct(vcpu, r, SNAP_VCPU_XSAVE, KVM_SET_XSAVE,
@@ -439,10 +442,9 @@ int state__check_host(struct kvm_host *kvm, const struct snap_reader *r)
 	const struct kvm_cpuid2 *host;
 	struct cpuid_buf *c;
 	size_t len;
-	int xs = kvm__check_cap(kvm, KVM_CAP_XSAVE2), ret;
+	int ret;
 	const void *p = snap__find(r, SNAP_VCPU_XSAVE, 0, &len);
-	size_t want = xs > (int)sizeof(struct kvm_xsave)
-			      ? (size_t)xs : sizeof(struct kvm_xsave);
+	size_t want = xsave_size(kvm);
 
 	if (p && len != want)
 		return err__set(ENOTSUP, "the snapshot's XSAVE area is %zu "
