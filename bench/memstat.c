@@ -35,20 +35,13 @@ static int read_rollup(struct memstat *m)
 	return 0;
 }
 
-/* Whether an smaps header line ("start-end perms ...") starts at addr. */
-static int header_starts_at(const char *line, uintptr_t addr)
+/* Whether `line` is an smaps header ("start-end perms ..."); its start
+ * address in *start. */
+static int parse_header(const char *line, uintptr_t *start)
 {
-	uintptr_t start, end;
+	uintptr_t end;
 
-	return sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &start, &end) == 2 &&
-	       start == addr;
-}
-
-static int is_header(const char *line)
-{
-	uintptr_t start, end;
-
-	return sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &start, &end) == 2;
+	return sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", start, &end) == 2;
 }
 
 static int read_guest(struct memstat *m, const void *guest)
@@ -60,8 +53,10 @@ static int read_guest(struct memstat *m, const void *guest)
 	if (!f)
 		return err__sys(errno, "opening /proc/self/smaps");
 	while (fgets(line, sizeof(line), f)) {
-		if (is_header(line))
-			inside = header_starts_at(line, (uintptr_t)guest);
+		uintptr_t start;
+
+		if (parse_header(line, &start))
+			inside = start == (uintptr_t)guest;
 		else if (inside)
 			add_field(line, &m->guest_rss_kib, NULL,
 				  &m->guest_private_kib);
