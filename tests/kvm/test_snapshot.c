@@ -203,6 +203,34 @@ static void test_pause_resume_in_place(void **state)
 	vm__destroy(vm);
 }
 
+static void test_pause_from_outside(void **state)
+{
+	/* A guest busy in ring 3 is paused from another thread, parks every
+	 * vCPU outside KVM_RUN, and runs again after resume. */
+	struct vm_config cfg = { .mem_size = 8 * MiB, .nr_vcpus = 2,
+				 .strict_io = true };
+	struct probe_params p = { .misbehave = PROBE_MISBEHAVE_HANG };
+	struct probe probe;
+	struct vm *vm;
+
+	(void)state;
+	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
+	assert_int_equal(probe__setup(&probe, vm, &p), 0);
+	assert_int_equal(vm__start(vm), 0);
+	usleep(20000);
+	assert_int_equal(vm__pause(vm, 10 * SECOND), 0);
+	assert_int_equal(vm->parked, 2);
+	vm__resume(vm);
+	/* The pause state is reusable: a second cycle works too. */
+	assert_int_equal(vm__pause(vm, 10 * SECOND), 0);
+	assert_int_equal(vm->parked, 2);
+	vm__resume(vm);
+	assert_int_equal(vm->outcome, VM_RUNNING);
+	vm__end(vm, VM_STOPPED, "test over");
+	assert_int_equal(vm__wait(vm, 0), VM_STOPPED);
+	vm__destroy(vm);
+}
+
 static void test_existing_dir_refused(void **state)
 {
 	struct probe_params p = workload();
@@ -364,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_matches_uninterrupted_run),
 		cmocka_unit_test(test_registers_round_trip),
 		cmocka_unit_test(test_pause_resume_in_place),
+		cmocka_unit_test(test_pause_from_outside),
 		cmocka_unit_test(test_existing_dir_refused),
 		cmocka_unit_test(test_uffd_lost_memory_file),
 		cmocka_unit_test(test_prefetch_records_then_replays),
