@@ -49,11 +49,7 @@ static int create(struct kvm_host *kvm, const struct run_cli *o,
 		  const char *dir, unsigned int flags, struct timeline *tl,
 		  struct snapshot_stats *st)
 {
-	struct vm_config vcfg = {
-		.mem_size = o->cfg.mem_size, .nr_vcpus = o->cfg.nr_vcpus,
-		.mem_ops = o->cfg.mem_ops, .strict_io = true,
-		.cpuid = o->cfg.cpuid,
-	};
+	struct vm_config vcfg = runner__vm_config(&o->cfg);
 	struct probe_params p = o->cfg.probe;
 	struct probe probe;
 	struct vm *vm;

@@ -39,16 +39,21 @@ static void collect(const struct run_config *cfg, struct vm *vm,
 		res->have_memory = true;
 }
 
-int runner__probe(struct kvm_host *kvm, const struct run_config *cfg,
-		  struct run_result *res)
+struct vm_config runner__vm_config(const struct run_config *cfg)
 {
-	struct vm_config vcfg = {
+	return (struct vm_config){
 		.mem_size = cfg->mem_size,
 		.nr_vcpus = cfg->nr_vcpus,
 		.mem_ops = cfg->mem_ops,
 		.strict_io = true,
 		.cpuid = cfg->cpuid,
 	};
+}
+
+int runner__probe(struct kvm_host *kvm, const struct run_config *cfg,
+		  struct run_result *res)
+{
+	struct vm_config vcfg = runner__vm_config(cfg);
 	struct probe probe;
 	struct vm *vm;
 	int ret = probe__validate(&cfg->probe, cfg->mem_size, cfg->nr_vcpus);

@@ -38,6 +38,10 @@ struct run_result {
  * plus the larger of init and working set, rounded up to 2 MiB. */
 uint64_t runner__min_mem(const struct probe_params *p);
 
+/* The VM a run config asks for (strict I/O: the probe guest claims all
+ * its ports). */
+struct vm_config runner__vm_config(const struct run_config *cfg);
+
 /* Creates, runs and destroys one VM. Returns 0 when the VM ran (whatever
  * its outcome: see res->outcome) or -errno when it could not be set up. */
 int runner__probe(struct kvm_host *kvm, const struct run_config *cfg,
