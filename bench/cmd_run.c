@@ -108,11 +108,8 @@ static const struct option options[] = {
 
 static int parse_backend(const char *text, struct run_config *cfg)
 {
-	cfg->mem_ops = mem__backend(text);
-	if (cfg->mem_ops)
-		return 0;
-	return err__set(EINVAL, "--mem-backend: '%s' is not one of: anon, "
-			"memfd, hugetlb", text);
+	return mem__choose(mem__backends(), "--mem-backend", text,
+			   &cfg->mem_ops);
 }
 
 static int parse_enum(const char *opt, const char *text,

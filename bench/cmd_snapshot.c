@@ -169,12 +169,9 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'm') {
-			o->strategy = mem_restore__strategy(optarg);
-			if (!o->strategy)
-				ret = err__set(EINVAL, "--mem-restore: '%s' is "
-					       "not one of: eager, mmap, "
-					       "populate, uffd, prefetch",
-					       optarg);
+			ret = mem__choose(mem_restore__strategies(),
+					  "--mem-restore", optarg,
+					  &o->strategy);
 		} else if (c == 't') {
 			ret = args__duration("--timeout", optarg, &o->timeout_ns);
 		} else if (c == 'j') {

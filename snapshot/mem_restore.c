@@ -179,8 +179,5 @@ const struct guest_mem_ops *const *mem_restore__strategies(void)
 
 const struct guest_mem_ops *mem_restore__strategy(const char *name)
 {
-	for (size_t i = 0; strategies[i]; i++)
-		if (!strcmp(strategies[i]->name, name))
-			return strategies[i];
-	return NULL;
+	return mem__find(strategies, name);
 }

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/memfd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -135,12 +136,34 @@ const struct guest_mem_ops *const *mem__backends(void)
 	return backends;
 }
 
+const struct guest_mem_ops *mem__find(const struct guest_mem_ops *const *list,
+				      const char *name)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i]->name, name))
+			return list[i];
+	return NULL;
+}
+
+int mem__choose(const struct guest_mem_ops *const *list, const char *opt,
+		const char *name, const struct guest_mem_ops **out)
+{
+	char names[256] = "";
+	size_t used = 0;
+
+	*out = mem__find(list, name);
+	if (*out)
+		return 0;
+	for (size_t i = 0; list[i] && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used,
+					 "%s%s", i ? ", " : "", list[i]->name);
+	return err__set(EINVAL, "%s: '%s' is not one of: %s", opt, name,
+			names);
+}
+
 const struct guest_mem_ops *mem__backend(const char *name)
 {
-	for (size_t i = 0; backends[i]; i++)
-		if (!strcmp(backends[i]->name, name))
-			return backends[i];
-	return NULL;
+	return mem__find(backends, name);
 }
 
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,

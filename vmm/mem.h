@@ -52,6 +52,15 @@ const struct guest_mem_ops *mem__backend(const char *name);
 /* NULL-terminated list, for help text. */
 const struct guest_mem_ops *const *mem__backends(void);
 
+/* The entry named `name` in the NULL-terminated `list`, or NULL. */
+const struct guest_mem_ops *mem__find(const struct guest_mem_ops *const *list,
+				      const char *name);
+
+/* mem__find for a command-line option: -EINVAL naming `opt` and listing
+ * every name in `list` when `name` is not one of them. */
+int mem__choose(const struct guest_mem_ops *const *list, const char *opt,
+		const char *name, const struct guest_mem_ops **out);
+
 /* Creates memory of `size` bytes (a positive multiple of 2 MiB). */
 int mem__create(struct guest_mem *m, const struct guest_mem_ops *ops,
 		size_t size);
