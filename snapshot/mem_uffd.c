@@ -33,6 +33,7 @@ struct uffd_state {
 	int uffd;
 	int stop_fd;       /* eventfd: tells the handler to exit */
 	pthread_t thread;
+	bool running;      /* the handler thread exists */
 	uint8_t *data_map; /* bit per page: the file has data there */
 	uint8_t *buf;      /* one page, staging UFFDIO_COPY */
 	uint8_t *zbuf;     /* one chunk, decompressed (compressed source) */
@@ -251,17 +252,27 @@ static int setup(struct uffd_state *u)
 	if (u->stop_fd < 0)
 		return err__sys(errno, "eventfd");
 	ret = pthread_create(&u->thread, NULL, handler, u);
-	return ret ? err__sys(ret, "creating the uffd handler thread") : 0;
+	if (ret)
+		return err__sys(ret, "creating the uffd handler thread");
+	u->running = true;
+	return 0;
 }
 
-static void teardown(struct uffd_state *u, bool started)
+/* Tells the handler thread to exit and waits for it. */
+static void stop_handler(struct uffd_state *u)
 {
-	if (started) {
-		uint64_t one = 1;
+	uint64_t one = 1;
 
-		if (write(u->stop_fd, &one, sizeof(one)) == sizeof(one))
-			pthread_join(u->thread, NULL);
-	}
+	if (!u->running)
+		return;
+	if (write(u->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(u->thread, NULL);
+	u->running = false;
+}
+
+static void teardown(struct uffd_state *u)
+{
+	stop_handler(u);
 	if (u->stop_fd >= 0)
 		close(u->stop_fd);
 	if (u->uffd >= 0)
@@ -307,13 +318,13 @@ static int uffd_map(struct guest_mem *m)
 err_unmap:
 	munmap(p, m->size);
 err:
-	teardown(u, false);
+	teardown(u);
 	return ret;
 }
 
 static void uffd_unmap(struct guest_mem *m)
 {
-	teardown(m->priv, true);
+	teardown(m->priv);
 	munmap(m->host, m->size);
 }
 
@@ -483,17 +494,8 @@ static void prefetch_unmap(struct guest_mem *m)
 	struct uffd_state *u = m->priv;
 
 	if (u->record && u->log_len) {
-		/* Stop the handler first so the log is final. */
-		uint64_t one = 1;
-
-		if (write(u->stop_fd, &one, sizeof(one)) == sizeof(one))
-			pthread_join(u->thread, NULL);
-		close(u->stop_fd);
-		u->stop_fd = -1;
+		stop_handler(u); /* so the log is final */
 		wset_write(u);
-		teardown(u, false);
-		munmap(m->host, m->size);
-		return;
 	}
 	uffd_unmap(m);
 }
