@@ -63,6 +63,23 @@ static void set_apic_id(struct kvm_cpuid2 *cpuid, uint32_t id)
 	}
 }
 
+int x86__vm_create_irqchip(struct vm *vm)
+{
+	uint64_t idmap = X86_KVM_IDENTITY_MAP_ADDR;
+	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+	int ret;
+
+	ret = KVM_IOCTL(vm->fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap);
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_SET_TSS_ADDR,
+				(void *)(uintptr_t)X86_KVM_TSS_ADDR);
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_CREATE_IRQCHIP, NULL);
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_CREATE_PIT2, &pit);
+	return ret < 0 ? ret : 0;
+}
+
 int x86__vcpu_set_cpuid(struct vcpu *vcpu)
 {
 	const struct kvm_cpuid2 *host;

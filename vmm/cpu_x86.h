@@ -35,6 +35,18 @@ struct x86_long_mode {
 	bool nx;                 /* set EFER.NXE (page tables use PT_NX) */
 };
 
+/* Guest-physical addresses KVM needs for its own use on x86 (the TSS
+ * of real-mode emulation, 3 pages, and the EPT identity map, 1 page), just
+ * below the 4 GiB boundary where no guest RAM lives. */
+#define X86_KVM_IDENTITY_MAP_ADDR 0xfffbc000ull
+#define X86_KVM_TSS_ADDR 0xfffbd000ull
+
+struct vm;
+
+/* Creates the in-kernel interrupt controllers (PIC, IOAPIC, a LAPIC per
+ * vCPU created afterwards) and the PIT. Call before creating vCPUs. */
+int x86__vm_create_irqchip(struct vm *vm);
+
 /* Sets the host-supported CPUID on the vCPU with its own APIC IDs. */
 int x86__vcpu_set_cpuid(struct vcpu *vcpu);
 

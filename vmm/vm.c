@@ -456,6 +456,12 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 		goto err_free;
 	}
 	timeline__mark(tl, TL_VM_CREATED);
+	if (cfg->irqchip) {
+		ret = x86__vm_create_irqchip(vm);
+		if (ret < 0)
+			goto err_close;
+		vm->irqchip = true;
+	}
 	ret = mem__create_from(&vm->mem, cfg->mem_ops ? cfg->mem_ops
 						      : mem__backend("anon"),
 			       cfg->mem_size, cfg->mem_src);

@@ -50,6 +50,7 @@ struct vm_config {
 	bool strict_io;    /* unclaimed I/O stops the VM */
 	enum vm_cpuid cpuid;
 	const struct mem_source *mem_src; /* restore strategies only */
+	bool irqchip; /* in-kernel PIC, IOAPIC, LAPICs and PIT (OS guests) */
 };
 
 struct vm {
@@ -61,6 +62,7 @@ struct vm {
 	struct vcpu *vcpus;
 	struct timeline *tl; /* borrowed, may be NULL */
 	enum vm_cpuid cpuid;
+	bool irqchip;         /* in-kernel irqchip and PIT exist */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
