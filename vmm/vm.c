@@ -493,6 +493,26 @@ err_free:
 	return ret;
 }
 
+struct device *vm__find_device(struct vm *vm, const char *name)
+{
+	for (unsigned int i = 0; i < vm->nr_devices; i++)
+		if (!strcmp(vm->devices[i].ops->name, name))
+			return &vm->devices[i];
+	return NULL;
+}
+
+int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev)
+{
+	if (vm__find_device(vm, ops->name))
+		return err__set(EEXIST, "device '%s' registered twice",
+				ops->name);
+	if (vm->nr_devices == VM_MAX_DEVICES)
+		return err__set(ENOSPC, "more than %d devices",
+				VM_MAX_DEVICES);
+	vm->devices[vm->nr_devices++] = (struct device){ ops, dev };
+	return 0;
+}
+
 int vm__start(struct vm *vm)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;

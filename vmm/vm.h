@@ -4,6 +4,7 @@
 #ifndef COLDSTART_VM_H
 #define COLDSTART_VM_H
 
+#include "device.h"
 #include "iotrap.h"
 #include "kvm.h"
 #include "mem.h"
@@ -63,6 +64,8 @@ struct vm {
 	struct timeline *tl; /* borrowed, may be NULL */
 	enum vm_cpuid cpuid;
 	bool irqchip;         /* in-kernel irqchip and PIT exist */
+	struct device devices[VM_MAX_DEVICES]; /* with state to snapshot */
+	unsigned int nr_devices;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -80,6 +83,14 @@ struct vm {
  * On failure nothing is left behind. */
 int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	       struct timeline *tl, struct vm **out);
+
+/* Registers a device whose state snapshots save and restore (device.h);
+ * `dev` is borrowed and must outlive the VM. -EEXIST for a name already
+ * registered, -ENOSPC past VM_MAX_DEVICES. */
+int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev);
+
+/* The registered device named `name`, or NULL. */
+struct device *vm__find_device(struct vm *vm, const char *name);
 
 /* Starts one thread per vCPU. Register traps and set registers first. */
 int vm__start(struct vm *vm);

@@ -1,0 +1,29 @@
+/* Emulated devices as the VM sees them for snapshots: each registers its
+ * state under a unique name so snapshot save and restore can handle every
+ * device without knowing it. Device state lives in the device's own
+ * struct, never in file-scope statics. */
+#ifndef COLDSTART_DEVICE_H
+#define COLDSTART_DEVICE_H
+
+#include <stddef.h>
+
+struct device_ops {
+	const char *name; /* unique per VM, e.g. "serial.com1" */
+	/* Bytes save() writes: fixed for a device (a versioned struct). */
+	size_t (*state_size)(const void *dev);
+	/* Copies the state into buf (state_size bytes). Called with every
+	 * vCPU paused. 0 or -errno with a message. */
+	int (*save)(const void *dev, void *buf, size_t len);
+	/* Loads a state save() wrote; -EINVAL with a message when len or a
+	 * version field does not fit. Called before vCPUs start. */
+	int (*restore)(void *dev, const void *buf, size_t len);
+};
+
+struct device {
+	const struct device_ops *ops;
+	void *dev;
+};
+
+#define VM_MAX_DEVICES 16
+
+#endif
