@@ -9,10 +9,10 @@
 #include "floor.h"
 #include "output.h"
 #include "probes.h"
+#include "result.h"
 #include "run_probes.h"
 #include "runner.h"
 #include "stats.h"
-#include "sysinfo.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -421,59 +421,51 @@ static void print_probes(FILE *out, const struct lifecycle *lc, bool md)
 		fputs("```\n", out);
 }
 
-static json_t *summary_json(const struct summary *s)
+/* Each series through the shared result helper, plus lifecycle's own
+ * mode/impl labels and the sustained rate. */
+static int add_series(json_t *doc, const struct lifecycle *lc)
 {
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-			 "n", (json_int_t)s->n, "min", s->min, "max", s->max,
-			 "mean", s->mean, "stddev", s->stddev, "p50", s->p50,
-			 "p90", s->p90, "p99", s->p99, "p99_9", s->p999);
-}
-
-static json_t *series_json(const struct lifecycle *lc)
-{
-	json_t *arr = json_array();
-
 	for (int i = 0; i < NR_SERIES; i++) {
 		const struct series *s = &lc->s[i];
-		json_t *samples;
+		json_t *js;
 
 		if (!s->n)
 			continue;
-		samples = json_array();
-		for (size_t k = 0; k < s->n; k++)
-			json_array_append_new(samples, json_integer((json_int_t)s->ns[k]));
-		json_array_append_new(arr, json_pack(
-			"{s:s, s:s, s:s, s:s, s:o, s:o, s:f}",
-			"name", series_info[i].name, "mode", series_info[i].mode,
-			"impl", series_info[i].impl, "unit", "ns",
-			"samples_ns", samples, "summary", summary_json(&s->sum),
-			"vms_per_s", rate(s)));
+		js = result__add_series(doc, series_info[i].name, "ns",
+					RESULT_LOWER, json_pack("{s:s, s:s}",
+					"mode", series_info[i].mode, "impl",
+					series_info[i].impl), s->ns, s->n);
+		if (!js)
+			return -ENOMEM;
+		json_object_set_new(js, "mode", json_string(series_info[i].mode));
+		json_object_set_new(js, "impl", json_string(series_info[i].impl));
+		json_object_set_new(js, "vms_per_s", json_real(rate(s)));
 	}
-	return arr;
+	return 0;
 }
 
 static json_t *result_json(const struct lifecycle *lc)
 {
-	json_t *sys = NULL;
-
-	if (sysinfo__collect(&sys) < 0)
-		sys = json_null();
 	struct probe_report_opts po = probe_opts(lc);
 	json_t *probes = lc->rp.report ? probe_report__json(lc->rp.report, &po)
 				       : NULL;
+	json_t *doc = result__new("lifecycle", json_pack(
+		"{s:s, s:I, s:i, s:I, s:I}", "guest", "probe", "mem_bytes",
+		(json_int_t)(2 << 20), "vcpus", 1, "count",
+		(json_int_t)lc->o.count, "warmup", (json_int_t)lc->o.warmup));
 
-	return json_pack("{s:i, s:s, s:o, s:{s:s, s:I, s:i, s:I, s:I}, s:o, "
-			 "s:O, s:o}",
-			 "schema", 1, "bench", "lifecycle", "sysinfo", sys,
-			 "config", "guest", "probe", "mem_bytes",
-			 (json_int_t)(2 << 20), "vcpus", 1, "count",
-			 (json_int_t)lc->o.count, "warmup",
-			 (json_int_t)lc->o.warmup, "series", series_json(lc),
-			 "memory", lc->memory ? lc->memory : json_null(),
-			 "probes", probes ? probes : json_null());
+	if (!doc || add_series(doc, lc) < 0) {
+		json_decref(doc);
+		json_decref(probes);
+		return NULL;
+	}
+	json_object_set(doc, "memory", lc->memory ? lc->memory : json_null());
+	json_object_set_new(doc, "probes", probes ? probes : json_null());
+	return doc;
 }
 
-static int write_markdown(const struct lifecycle *lc, const char *dir)
+static int write_markdown(const struct lifecycle *lc, const json_t *doc,
+			  const char *dir)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -491,6 +483,7 @@ static int write_markdown(const struct lifecycle *lc, const char *dir)
 	fputc('\n', f);
 	print_ratios(f, lc);
 	print_probes(f, lc, true);
+	result__md_warnings(f, doc);
 	fputs("\nRaw samples and host metadata: lifecycle.json.\n", f);
 	fclose(f);
 	ret = output__write_file(dir, "lifecycle.md", text, len);
@@ -503,9 +496,10 @@ static int emit(const struct lifecycle *lc)
 	json_t *doc = result_json(lc);
 	int ret = 0;
 
+	if (!doc)
+		return err__set(ENOMEM, "building the result");
 	if (lc->o.json) {
-		json_dumpf(doc, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
+		result__print_json(stdout, doc);
 	} else {
 		print_table(stdout, lc, false);
 		print_ratios(stdout, lc);
@@ -517,7 +511,7 @@ static int emit(const struct lifecycle *lc)
 			ret = output__write_json(lc->o.out_dir, "lifecycle.json",
 						 doc);
 		if (ret == 0)
-			ret = write_markdown(lc, lc->o.out_dir);
+			ret = write_markdown(lc, doc, lc->o.out_dir);
 		if (ret == 0 && !lc->o.json)
 			printf("results written to %s/\n", lc->o.out_dir);
 	}

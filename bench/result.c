@@ -1,0 +1,199 @@
+/* The shared result document: skeleton, series with summaries and
+ * warnings, JSON and Markdown output. */
+#include "result.h"
+
+#include "err.h"
+#include "output.h"
+#include "sysinfo.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bootstrap of the median: enough resamples for a stable 95 % interval,
+ * few enough to stay well under a millisecond per 1,000 samples. */
+#define CI_RESAMPLES 1000
+#define CI_SEED 1
+
+json_t *result__new(const char *name, json_t *config)
+{
+	json_t *sys = NULL, *doc, *build;
+
+	if (sysinfo__collect(&sys) < 0)
+		sys = json_null();
+	build = json_deep_copy(json_object_get(sys, "coldstart"));
+	doc = json_pack("{s:i, s:s, s:o, s:o, s:o, s:[], s:[]}", "schema",
+			RESULT_SCHEMA, "bench", name, "coldstart",
+			build ? build : json_null(), "sysinfo", sys, "config",
+			config ? config : json_object(), "series", "warnings");
+	if (!doc)
+		err__set(ENOMEM, "building the %s result", name);
+	return doc;
+}
+
+void result__warn(json_t *doc, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(json_object_get(doc, "warnings"),
+			      json_string(buf));
+}
+
+json_t *result__summary_json(const double *samples, size_t n)
+{
+	struct summary s;
+	double lo, hi;
+
+	if (n == 0 || stats__summarize(samples, n, &s) < 0)
+		return NULL;
+	if (stats__bootstrap_median_ci(samples, n, CI_RESAMPLES, 0.95, CI_SEED,
+				       &lo, &hi) < 0)
+		lo = hi = s.p50;
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+			 "s:[f, f]}", "n", (json_int_t)s.n, "min", s.min, "max",
+			 s.max, "mean", s.mean, "stddev", s.stddev, "cv", s.cv,
+			 "p50", s.p50, "p90", s.p90, "p99", s.p99, "p99_9",
+			 s.p999, "ci95_median", lo, hi);
+}
+
+static json_t *samples_json(const double *samples, size_t n, bool integer)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++)
+		json_array_append_new(arr, integer ?
+			json_integer((json_int_t)llround(samples[i])) :
+			json_real(samples[i]));
+	return arr;
+}
+
+/* MAD outliers and a slow first sample: what a reader should look at
+ * before trusting a median. */
+static void outlier_warnings(json_t *doc, const char *name,
+			     const double *samples, size_t n)
+{
+	struct outliers o;
+
+	if (n < 3 || stats__outliers(samples, n, STATS_OUTLIER_K, &o) < 0)
+		return;
+	if (o.count)
+		result__warn(doc, "%s: %zu of %zu samples are outliers (more "
+			     "than %.0f robust standard deviations from the "
+			     "median)", name, o.count, n, STATS_OUTLIER_K);
+	if (o.first_slow)
+		result__warn(doc, "%s: the first counted sample is slow (%g vs "
+			     "median %g): a first-run effect; consider more "
+			     "warmup", name, samples[0], o.median);
+}
+
+json_t *result__add_series(json_t *doc, const char *name, const char *unit,
+			   enum result_better better, json_t *params,
+			   const double *samples, size_t n)
+{
+	bool ns = !strcmp(unit, "ns");
+	json_t *s = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "unit", unit,
+			      "better", better == RESULT_HIGHER ? "higher"
+								: "lower",
+			      "params", params ? params : json_object());
+	json_t *sum = result__summary_json(samples, n);
+
+	if (!s || json_object_set_new(s, ns ? "samples_ns" : "samples",
+				      samples_json(samples, n, ns)) ||
+	    json_object_set_new(s, "summary", sum ? sum : json_null()) ||
+	    json_array_append_new(json_object_get(doc, "series"), s)) {
+		err__set(ENOMEM, "adding series %s", name);
+		return NULL;
+	}
+	outlier_warnings(doc, name, samples, n);
+	return s;
+}
+
+void result__print_json(FILE *out, const json_t *doc)
+{
+	json_dumpf(doc, out, JSON_INDENT(2));
+	fputc('\n', out);
+}
+
+int result__write(const json_t *doc, const char *dir, const char *md)
+{
+	const char *bench = json_string_value(json_object_get(doc, "bench"));
+	char name[256];
+	int ret = output__mkdirs(dir);
+
+	if (ret == 0) {
+		snprintf(name, sizeof(name), "%s.json", bench);
+		ret = output__write_json(dir, name, doc);
+	}
+	if (ret == 0 && md) {
+		snprintf(name, sizeof(name), "%s.md", bench);
+		ret = output__write_file(dir, name, md, strlen(md));
+	}
+	return ret;
+}
+
+double result__stat(const json_t *series, const char *key)
+{
+	return json_number_value(json_object_get(
+		json_object_get(series, "summary"), key));
+}
+
+/* "k=v, k=v" of a params object. */
+static void print_params(FILE *out, const json_t *params)
+{
+	const char *key, *sep = "";
+	json_t *v;
+
+	json_object_foreach((json_t *)params, key, v) {
+		char *text = json_dumps(v, JSON_ENCODE_ANY);
+
+		if (json_is_string(v))
+			fprintf(out, "%s%s=%s", sep, key, json_string_value(v));
+		else
+			fprintf(out, "%s%s=%s", sep, key, text ? text : "?");
+		free(text);
+		sep = ", ";
+	}
+}
+
+void result__md_series(FILE *out, const json_t *doc)
+{
+	const json_t *s;
+	size_t i;
+
+	fputs("| series | params | unit | n | median | p90 | p99 | min | max | "
+	      "95% CI of median |\n|---|---|---|--:|--:|--:|--:|--:|--:|---|\n",
+	      out);
+	json_array_foreach(json_object_get(doc, "series"), i, s) {
+		const char *unit = json_string_value(json_object_get(s, "unit"));
+		const json_t *ci = json_object_get(json_object_get(s, "summary"),
+						   "ci95_median");
+		double k = !strcmp(unit, "ns") ? 1e6 : 1;
+
+		fprintf(out, "| %s | ", json_string_value(json_object_get(s, "name")));
+		print_params(out, json_object_get(s, "params"));
+		fprintf(out, " | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | "
+			"%.3f..%.3f |\n", k > 1 ? "ms" : unit,
+			result__stat(s, "n"), result__stat(s, "p50") / k,
+			result__stat(s, "p90") / k, result__stat(s, "p99") / k,
+			result__stat(s, "min") / k, result__stat(s, "max") / k,
+			json_number_value(json_array_get(ci, 0)) / k,
+			json_number_value(json_array_get(ci, 1)) / k);
+	}
+}
+
+void result__md_warnings(FILE *out, const json_t *doc)
+{
+	const json_t *w = json_object_get(doc, "warnings"), *v;
+	size_t i;
+
+	if (!json_array_size(w))
+		return;
+	fputs("\n## Warnings\n\n", out);
+	json_array_foreach(w, i, v)
+		fprintf(out, "- %s\n", json_string_value(v));
+}

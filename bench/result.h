@@ -1,0 +1,66 @@
+/* The result document every benchmark driver writes (schema 1): the
+ * skeleton with host and build metadata, series of raw samples with their
+ * summaries and warnings, and writing NAME.json + NAME.md into --out DIR.
+ *
+ * Document layout (what `coldstart compare` and `coldstart report` read):
+ *   {"schema": 1, "bench": NAME, "coldstart": {version, commit},
+ *    "sysinfo": {...}, "config": {...}, "series": [SERIES...],
+ *    "warnings": [strings], ...driver-specific top-level objects}
+ * SERIES:
+ *   {"name": unique, "unit": "ns" | "vms_per_s" | "kib" | ...,
+ *    "better": "lower" | "higher", "params": {...},
+ *    "samples_ns": [...] (unit "ns", integers) or "samples": [...],
+ *    "summary": {n, min, max, mean, stddev, cv, p50, p90, p99, p99_9,
+ *                ci95_median: [lo, hi]}, ...driver-specific fields}
+ */
+#ifndef COLDSTART_RESULT_H
+#define COLDSTART_RESULT_H
+
+#include "stats.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define RESULT_SCHEMA 1
+
+enum result_better { RESULT_LOWER, RESULT_HIGHER };
+
+/* A new document for bench `name`; takes the reference to `config` (an
+ * object; NULL: empty). Collects sysinfo. NULL with a message on ENOMEM. */
+json_t *result__new(const char *name, json_t *config);
+
+/* Appends a series of `n` samples in run order (n may be 0: no summary)
+ * and returns it (borrowed) for driver-specific fields, or NULL with a
+ * message. Takes the reference to `params` (NULL: {}). Adds MAD-outlier
+ * and first-run warnings about the series to the document. */
+json_t *result__add_series(json_t *doc, const char *name, const char *unit,
+			   enum result_better better, json_t *params,
+			   const double *samples, size_t n);
+
+/* The summary object of `samples` (see above); NULL when n == 0 or out of
+ * memory. */
+json_t *result__summary_json(const double *samples, size_t n);
+
+/* Appends a formatted warning to doc's "warnings". */
+void result__warn(json_t *doc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The document, indented, on `out`. */
+void result__print_json(FILE *out, const json_t *doc);
+
+/* Writes dir/BENCH.json and dir/BENCH.md (md: the Markdown text, may be
+ * NULL) after creating dir; 0 or -errno with a message. */
+int result__write(const json_t *doc, const char *dir, const char *md);
+
+/* A Markdown table of every series: name, params, n, median, p90, p99,
+ * min, max, CI of the median (ns shown in ms). */
+void result__md_series(FILE *out, const json_t *doc);
+
+/* The document's warnings as a Markdown list (nothing when none). */
+void result__md_warnings(FILE *out, const json_t *doc);
+
+/* A series' summary value (e.g. "p50"), 0 when absent. */
+double result__stat(const json_t *series, const char *key);
+
+#endif
