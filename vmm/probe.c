@@ -179,6 +179,7 @@ int probe__attach(struct probe *probe, struct vm *vm,
 	probe->params = *p;
 	probe->params.pause_at_ready = false;
 	probe->params.stop_at_ready = false;
+	probe->params.pause_at_phase = 0;
 	probe->state = *state;
 	return iotrap__register(&vm->io, IO_SPACE_PIO, PROBE_UCALL_PORT, 4,
 				ucall_trap, probe, "probe-ucall");
@@ -210,6 +211,33 @@ static int on_ready(struct probe *probe, struct vcpu *vcpu)
 		ret = IOTRAP_STOP;
 	pthread_mutex_unlock(&vm->lock);
 	(void)vcpu;
+	return ret;
+}
+
+/* A PHASE report; the phase chosen by pause_at_phase is a barrier like
+ * READY whose last vCPU requests the pause, so all park at the same
+ * point of the program. */
+static int on_phase(struct probe *probe, struct vcpu *vcpu, uint64_t phase)
+{
+	struct vm *vm = probe->vm;
+	int ret = IOTRAP_CONTINUE;
+
+	pthread_mutex_lock(&vm->lock);
+	probe->state.phase[vcpu->id] = (uint32_t)phase;
+	if (!probe->params.pause_at_phase ||
+	    phase != probe->params.pause_at_phase) {
+		pthread_mutex_unlock(&vm->lock);
+		return IOTRAP_CONTINUE;
+	}
+	if (++probe->at_pause_phase == vm->nr_vcpus) {
+		vm__request_pause_locked(vm);
+		pthread_cond_broadcast(&vm->cond);
+	}
+	while (probe->at_pause_phase < vm->nr_vcpus && !vm->ending)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	if (vm->ending)
+		ret = IOTRAP_STOP;
+	pthread_mutex_unlock(&vm->lock);
 	return ret;
 }
 
@@ -250,8 +278,7 @@ static int ucall_trap(struct vcpu *vcpu, const struct io_access *a,
 	case PROBE_UCALL_READY:
 		return on_ready(probe, vcpu);
 	case PROBE_UCALL_PHASE:
-		probe->state.phase[vcpu->id] = (uint32_t)uc.args[0];
-		return IOTRAP_CONTINUE;
+		return on_phase(probe, vcpu, uc.args[0]);
 	case PROBE_UCALL_DONE:
 		return on_done(probe, &uc);
 	case PROBE_UCALL_ABORT:

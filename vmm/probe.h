@@ -22,6 +22,10 @@ struct probe_params {
 	enum probe_misbehave misbehave;
 	bool stop_at_ready; /* end the VM (completed) once all vCPUs are READY */
 	bool pause_at_ready; /* pause the VM (for a snapshot) at READY */
+	/* Pause the VM once every vCPU reported this PHASE (enum
+	 * probe_phase; 0: never), e.g. for a diff snapshot after the
+	 * request phase. */
+	uint32_t pause_at_phase;
 };
 
 /* The device's state, complete enough to save and restore a VM mid-run. */
@@ -38,6 +42,7 @@ struct probe {
 	struct vm *vm;
 	struct probe_params params;
 	struct probe_state state;
+	uint32_t at_pause_phase; /* vCPUs that reported pause_at_phase */
 };
 
 /* Checks params against the VM's shape; -EINVAL with a message naming the

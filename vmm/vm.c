@@ -382,12 +382,37 @@ static int set_memory(struct vm *vm)
 {
 	struct kvm_userspace_memory_region region = {
 		.slot = 0,
+		.flags = vm->dirty_log ? KVM_MEM_LOG_DIRTY_PAGES : 0,
 		.guest_phys_addr = 0,
 		.memory_size = vm->mem.size,
 		.userspace_addr = (uintptr_t)vm->mem.host,
 	};
 
 	return KVM_IOCTL(vm->fd, KVM_SET_USER_MEMORY_REGION, &region);
+}
+
+int vm__dirty_log_start(struct vm *vm)
+{
+	int ret;
+
+	if (vm->dirty_log)
+		return 0;
+	vm->dirty_log = true;
+	ret = set_memory(vm);
+	if (ret < 0)
+		vm->dirty_log = false;
+	return ret;
+}
+
+int vm__dirty_log_get(struct vm *vm, uint64_t *bitmap)
+{
+	struct kvm_dirty_log log = { .slot = 0, .dirty_bitmap = bitmap };
+	int ret;
+
+	if (!vm->dirty_log)
+		return err__set(EINVAL, "dirty-page tracking was not started");
+	ret = KVM_IOCTL(vm->fd, KVM_GET_DIRTY_LOG, &log);
+	return ret < 0 ? ret : 0;
 }
 
 static int check_config(const struct kvm_host *kvm,

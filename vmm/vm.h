@@ -64,6 +64,7 @@ struct vm {
 	struct timeline *tl; /* borrowed, may be NULL */
 	enum vm_cpuid cpuid;
 	bool irqchip;         /* in-kernel irqchip and PIT exist */
+	bool dirty_log;       /* KVM_MEM_LOG_DIRTY_PAGES on guest memory */
 	struct device devices[VM_MAX_DEVICES]; /* with state to snapshot */
 	unsigned int nr_devices;
 
@@ -117,6 +118,16 @@ int vm__wait_paused(struct vm *vm, uint64_t timeout_ns);
 
 /* vm__request_pause() then vm__wait_paused(). */
 int vm__pause(struct vm *vm, uint64_t timeout_ns);
+
+/* Starts tracking the pages the guest writes (KVM_MEM_LOG_DIRTY_PAGES on
+ * guest memory), for diff snapshots; the VM must be paused or not yet
+ * started. Writes by the VMM itself are not tracked. */
+int vm__dirty_log_start(struct vm *vm);
+
+/* Fills `bitmap` (one bit per 4 KiB page of guest memory, in 64-bit words)
+ * with the pages the guest wrote since tracking started or since the last
+ * call, and re-arms tracking (KVM_GET_DIRTY_LOG). */
+int vm__dirty_log_get(struct vm *vm, uint64_t *bitmap);
 
 /* Lets parked vCPUs run again. */
 void vm__resume(struct vm *vm);
