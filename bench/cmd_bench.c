@@ -5,6 +5,7 @@
 #include "args.h"
 #include "lifecycle.h"
 #include "bench_probes.h"
+#include "restore.h"
 
 #include <string.h>
 
@@ -15,6 +16,8 @@ static const struct command drivers[] = {
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
 	  cmd_bench_floor },
+	{ "restore", "snapshot restore strategies x memory x working set, "
+		     "cold and warm cache", cmd_bench_restore },
 	{ "probes", "the eBPF probes' overhead: runs without and with "
 		    "--probes", cmd_bench_probes },
 };
