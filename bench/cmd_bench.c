@@ -5,6 +5,7 @@
 #include "args.h"
 #include "lifecycle.h"
 #include "bench_probes.h"
+#include "boot.h"
 #include "restore.h"
 
 #include <string.h>
@@ -14,6 +15,8 @@ static int cmd_bench_floor(int argc, char **argv);
 static const struct command drivers[] = {
 	{ "lifecycle", "create -> READY -> destroy, in-process and "
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
+	{ "boot", "N fresh VMs: the distribution of every timeline phase",
+	  cmd_bench_boot },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
 	  cmd_bench_floor },
 	{ "restore", "snapshot restore strategies x memory x working set, "

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 
 /* Bootstrap of the median: enough resamples for a stable 95 % interval,
  * few enough to stay well under a millisecond per 1,000 samples. */
@@ -133,6 +134,32 @@ int result__write(const json_t *doc, const char *dir, const char *md)
 		snprintf(name, sizeof(name), "%s.md", bench);
 		ret = output__write_file(dir, name, md, strlen(md));
 	}
+	return ret;
+}
+
+int result__emit(const json_t *doc, bool json, const char *dir,
+		 result_report_fn *report)
+{
+	char *md = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (json)
+		result__print_json(stdout, doc);
+	else
+		report(stdout, doc);
+	if (!dir)
+		return 0;
+	f = open_memstream(&md, &len);
+	if (!f)
+		return err__sys(errno, "open_memstream");
+	report(f, doc);
+	fclose(f);
+	ret = result__write(doc, dir, md);
+	free(md);
+	if (ret == 0 && !json)
+		printf("results written to %s/\n", dir);
 	return ret;
 }
 

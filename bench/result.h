@@ -53,6 +53,15 @@ void result__print_json(FILE *out, const json_t *doc);
  * NULL) after creating dir; 0 or -errno with a message. */
 int result__write(const json_t *doc, const char *dir, const char *md);
 
+/* Writes the Markdown report of `doc` on `out`. */
+typedef void result_report_fn(FILE *out, const json_t *doc);
+
+/* What every driver does at the end: the report (or, with `json`, the
+ * document) on stdout, and dir/BENCH.json + dir/BENCH.md when dir is not
+ * NULL. 0 or -errno with a message. */
+int result__emit(const json_t *doc, bool json, const char *dir,
+		 result_report_fn *report);
+
 /* A Markdown table of every series: name, params, n, median, p90, p99,
  * min, max, CI of the median (ns shown in ms). */
 void result__md_series(FILE *out, const json_t *doc);

@@ -1,0 +1,172 @@
+/* posix_spawn with pipes and rusage, for the process-per-VM drivers. */
+#include "child.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int wait_child(pid_t pid, int *status, struct rusage *ru)
+{
+	struct rusage dummy;
+
+	while (wait4(pid, status, 0, ru ? ru : &dummy) < 0)
+		if (errno != EINTR)
+			return err__sys(errno, "waiting for a child");
+	return 0;
+}
+
+int child__run(char *const argv[], bool quiet, int *status,
+	       struct rusage *ru)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int ret;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+					 O_WRONLY, 0);
+	if (quiet)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
+						 "/dev/null", O_WRONLY, 0);
+	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return err__sys(ret, "spawning %s", argv[0]);
+	return wait_child(pid, status, ru);
+}
+
+/* Spawns argv with stdout (and stdin when in_fd) connected to pipes. */
+static int spawn_piped(char *const argv[], int *out_fd, int *in_fd,
+		       pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	int out[2], in[2] = { -1, -1 }, ret;
+
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return err__sys(errno, "pipe");
+	if (in_fd && pipe2(in, O_CLOEXEC) < 0) {
+		ret = err__sys(errno, "pipe");
+		goto close_out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	if (in_fd)
+		posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret) {
+		ret = err__sys(ret, "spawning %s", argv[0]);
+		goto close_in;
+	}
+	close(out[1]);
+	*out_fd = out[0];
+	if (in_fd) {
+		close(in[0]);
+		*in_fd = in[1];
+	}
+	return 0;
+close_in:
+	if (in_fd) {
+		close(in[0]);
+		close(in[1]);
+	}
+close_out:
+	close(out[0]);
+	close(out[1]);
+	return ret;
+}
+
+int child__capture(char *const argv[], json_t **doc, int *status)
+{
+	pid_t pid;
+	FILE *f;
+	int fd, ret = spawn_piped(argv, &fd, NULL, &pid);
+
+	if (ret < 0)
+		return ret;
+	f = fdopen(fd, "r");
+	*doc = f ? json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
+	if (f) {
+		while (fgetc(f) != EOF) /* drain, so the child never blocks */
+			;
+		fclose(f);
+	} else {
+		close(fd);
+	}
+	return wait_child(pid, status, NULL);
+}
+
+/* Reads the child's first line, up to timeout_ms; 0 when it came. */
+static int await_line(int fd, int timeout_ms)
+{
+	char c;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		int n = poll(&p, 1, timeout_ms);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ETIMEDOUT;
+		n = (int)read(fd, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		if (c == '\n')
+			return 0;
+	}
+}
+
+int child__hold(char *const argv[], int timeout_ms, struct child_held *h)
+{
+	int out_fd, status, ret = spawn_piped(argv, &out_fd, &h->in_fd, &h->pid);
+	char buf[32];
+
+	if (ret < 0)
+		return ret;
+	ret = await_line(out_fd, timeout_ms);
+	close(out_fd);
+	if (ret == 0)
+		return 0;
+	if (ret == -ETIMEDOUT)
+		kill(h->pid, SIGKILL);
+	close(h->in_fd);
+	wait_child(h->pid, &status, NULL);
+	return err__set(ret == -ETIMEDOUT ? ETIMEDOUT : EIO,
+			"'%s %s' %s before it was held", argv[0], argv[1],
+			ret == -ETIMEDOUT ? "timed out"
+					  : child__status_text(status, buf,
+							       sizeof(buf)));
+}
+
+int child__release(struct child_held *h)
+{
+	int status, ret;
+
+	close(h->in_fd);
+	ret = wait_child(h->pid, &status, NULL);
+	return ret < 0 ? ret : status;
+}
+
+const char *child__status_text(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "died of signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, size, "status 0x%x", status);
+	return buf;
+}

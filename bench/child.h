@@ -1,0 +1,41 @@
+/* Child processes for the process-per-VM benchmarks: run and wait (with
+ * the child's resource usage), capture a child's JSON output, and hold a
+ * child alive until released. */
+#ifndef COLDSTART_CHILD_H
+#define COLDSTART_CHILD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+/* Runs argv (argv[0] a path) with stdout, and stderr when `quiet`,
+ * redirected to /dev/null; waits. *status is the waitpid status; `ru`
+ * (may be NULL) receives the child's rusage. 0, or -errno when it could
+ * not be started. */
+int child__run(char *const argv[], bool quiet, int *status,
+	       struct rusage *ru);
+
+/* Runs argv with stdout to a pipe and parses it as one JSON document.
+ * *doc is NULL when the output is not JSON; *status as above. */
+int child__capture(char *const argv[], json_t **doc, int *status);
+
+/* A child kept alive at a point it announces by writing one line on its
+ * stdout (`coldstart run --hold`); it exits when its stdin closes. */
+struct child_held {
+	pid_t pid;
+	int in_fd; /* the child's stdin; closing it releases the child */
+};
+
+/* Starts argv and waits (up to timeout_ms) for its first line on stdout.
+ * 0, or -errno with a message naming argv[1] when it exited first or
+ * did not announce itself in time. */
+int child__hold(char *const argv[], int timeout_ms, struct child_held *h);
+
+/* Releases a held child and waits for it; its exit status, or -errno. */
+int child__release(struct child_held *h);
+
+/* A description of a wait status for messages ("exit 1", "signal 9"). */
+const char *child__status_text(int status, char *buf, size_t size);
+
+#endif
