@@ -20,6 +20,8 @@ static const struct {
 	[TL_GUEST_DONE] = { "guest DONE", "done" },
 	[TL_SNAPSHOT_SAVED] = { "snapshot saved", "snapshot_saved" },
 	[TL_TEARDOWN_DONE] = { "teardown done", "teardown_done" },
+	[TL_BOOT_COMPLETE] = { "boot complete", "boot_complete" },
+	[TL_GUEST_EXIT] = { "guest exit", "guest_exit" },
 };
 
 uint64_t timeline__now(void)

@@ -20,6 +20,8 @@ enum tl_event {
 	TL_GUEST_DONE,
 	TL_SNAPSHOT_SAVED,
 	TL_TEARDOWN_DONE,
+	TL_BOOT_COMPLETE, /* an OS guest's boot-complete signal */
+	TL_GUEST_EXIT,    /* an OS guest reset or powered off */
 	TL_COUNT
 };
 
