@@ -1,4 +1,5 @@
-/* Restore strategies: eager copy, lazy private mapping, and populate. */
+/* Restore strategies: eager copy (on 4 KiB, transparent huge or hugetlb
+ * pages), lazy private mapping, and populate. */
 #include "mem_restore.h"
 
 #include "err.h"
@@ -7,7 +8,9 @@
 
 #include <stdlib.h>
 
+#include <stdio.h>
 #include <string.h>
+#include <linux/mman.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -88,24 +91,105 @@ static int need_raw(const struct guest_mem *m)
 			"or uffd)", m->ops->name);
 }
 
+/* Fills fresh anonymous memory at m->host; unmaps it on failure. */
+static int eager_fill(struct guest_mem *m)
+{
+	/* Holes are never read: they stay zero in fresh anonymous memory. */
+	int ret = m->zmem ? decompress_all(m)
+			  : mem_restore__for_each_extent(m->src_fd, m->size,
+							 read_extent, m);
+
+	if (ret < 0) {
+		m->ops->unmap(m);
+		m->host = NULL;
+	}
+	return ret;
+}
+
 static int eager_map(struct guest_mem *m)
 {
 	void *p = mmap(NULL, m->size, GUEST_PROT,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	int ret;
 
 	if (p == MAP_FAILED)
 		return err__sys(errno, "mmap of guest memory");
-	/* Holes are never read: they stay zero in fresh anonymous memory. */
 	m->host = p;
-	ret = m->zmem ? decompress_all(m)
-		      : mem_restore__for_each_extent(m->src_fd, m->size,
-						     read_extent, m);
-	if (ret < 0) {
+	return eager_fill(m);
+}
+
+int mem_restore__thp_available(void)
+{
+	static const char path[] = "/sys/kernel/mm/transparent_hugepage/enabled";
+	char buf[128] = "";
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return err__set(ENOTSUP, "transparent huge pages: %s is "
+				"missing (no THP in this kernel)", path);
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (strstr(buf, "[never]") || !strchr(buf, '['))
+		return err__set(ENOTSUP, "transparent huge pages are disabled "
+				"(%s says never; enable them with: echo madvise "
+				"> %s)", path, path);
+	return 0;
+}
+
+/* Anonymous memory whose start is 2 MiB aligned, so that huge pages can
+ * map it and guest-physical 2 MiB frames line up with them. */
+static void *map_aligned(size_t size)
+{
+	size_t len = size + MEM_ALIGN;
+	uint8_t *p = mmap(NULL, len, GUEST_PROT,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t start;
+
+	if (p == MAP_FAILED)
+		return p;
+	start = ((uintptr_t)p + MEM_ALIGN - 1) & ~(uintptr_t)(MEM_ALIGN - 1);
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	munmap((uint8_t *)start + size,
+	       (uintptr_t)p + len - (start + size));
+	return (void *)start;
+}
+
+static int eager_thp_map(struct guest_mem *m)
+{
+	int ret = mem_restore__thp_available();
+	void *p;
+
+	if (ret < 0)
+		return ret;
+	p = map_aligned(m->size);
+	if (p == MAP_FAILED)
+		return err__sys(errno, "mmap of guest memory");
+	/* Before the first write, so the reads fault in 2 MiB pages. */
+	if (madvise(p, m->size, MADV_HUGEPAGE) < 0) {
+		ret = err__sys(errno, "madvise(MADV_HUGEPAGE)");
 		munmap(p, m->size);
-		m->host = NULL;
+		return ret;
 	}
-	return ret;
+	m->host = p;
+	return eager_fill(m);
+}
+
+static int eager_huge_map(struct guest_mem *m)
+{
+	int ret = mem__need_hugepages(m->size, "--mem-restore eager-huge");
+	void *p;
+
+	if (ret < 0)
+		return ret;
+	p = mmap(NULL, m->size, GUEST_PROT,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1,
+		 0);
+	if (p == MAP_FAILED)
+		return err__sys(errno, "mmap of %zu bytes of hugetlb memory",
+				m->size);
+	m->host = p;
+	return eager_fill(m);
 }
 
 static int private_map(struct guest_mem *m)
@@ -148,6 +232,23 @@ static const struct guest_mem_ops eager_ops = {
 	.unmap = unmap_only,
 };
 
+static const struct guest_mem_ops eager_thp_ops = {
+	.name = "eager-thp",
+	.help = "eager into anonymous memory with MADV_HUGEPAGE (transparent "
+		"2 MiB pages)",
+	.restore = true,
+	.map = eager_thp_map,
+	.unmap = unmap_only,
+};
+
+static const struct guest_mem_ops eager_huge_ops = {
+	.name = "eager-huge",
+	.help = "eager into 2 MiB hugetlb pages (needs vm.nr_hugepages)",
+	.restore = true,
+	.map = eager_huge_map,
+	.unmap = unmap_only,
+};
+
 static const struct guest_mem_ops mmap_ops = {
 	.name = "mmap",
 	.help = "MAP_PRIVATE mapping of the memory file (lazy, shares clean "
@@ -169,7 +270,8 @@ static const struct guest_mem_ops populate_ops = {
 
 static const struct guest_mem_ops *const strategies[] = {
 	&eager_ops, &mmap_ops, &populate_ops, &mem_uffd_ops,
-	&mem_prefetch_ops, NULL,
+	&mem_prefetch_ops, &eager_thp_ops, &eager_huge_ops, &mem_uffd_huge_ops,
+	NULL,
 };
 
 const struct guest_mem_ops *const *mem_restore__strategies(void)

@@ -7,10 +7,15 @@
 
 #include <stdint.h>
 
-/* "eager", "mmap", "populate", "uffd", "prefetch"; NULL if unknown. */
+/* "eager", "mmap", "populate", "uffd", "prefetch", and the huge-page
+ * variants "eager-thp", "eager-huge", "uffd-huge"; NULL if unknown. */
 const struct guest_mem_ops *mem_restore__strategy(const char *name);
 /* NULL-terminated list, for help text and benchmarks. */
 const struct guest_mem_ops *const *mem_restore__strategies(void);
+
+/* 0 when transparent huge pages can be used (enabled is always or
+ * madvise), else -ENOTSUP with a message. */
+int mem_restore__thp_available(void);
 
 /* Calls fn for each data extent [start, end) of the first `size` bytes of
  * a sparse file (SEEK_DATA/SEEK_HOLE); stops at fn's first -errno. */

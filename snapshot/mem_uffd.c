@@ -3,7 +3,8 @@
  * from the memory file, or UFFDIO_ZEROPAGE where the file has a hole.
  * prefetch (REAP-style) adds a working set: recorded in first-touch order
  * on a restore without one, installed in bulk before the guest runs on
- * later restores. */
+ * later restores. uffd-huge does the same on 2 MiB hugetlb pages, one
+ * whole huge page per fault. */
 #include "mem_uffd.h"
 
 #include "err.h"
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <linux/mman.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,7 +37,8 @@ struct uffd_state {
 	pthread_t thread;
 	bool running;      /* the handler thread exists */
 	uint8_t *data_map; /* bit per page: the file has data there */
-	uint8_t *buf;      /* one page, staging UFFDIO_COPY */
+	uint8_t *buf;      /* one page (2 MiB when huge), staging UFFDIO_COPY */
+	bool huge;         /* hugetlb memory, served in 2 MiB pages */
 	uint8_t *zbuf;     /* one chunk, decompressed (compressed source) */
 	uint8_t *zscratch; /* one compressed frame */
 	bool record;       /* log faulting pages for a working set */
@@ -133,12 +136,74 @@ static int serve_chunk(struct uffd_state *u, uint64_t addr)
 	return 0;
 }
 
+/* The 2 MiB of guest memory at `off` into u->buf: from the file where it
+ * has data (chunk by chunk when compressed), zeros elsewhere. */
+static int fill_huge(struct uffd_state *u, uint64_t off)
+{
+	struct guest_mem *m = u->m;
+	const struct zmem *z = m->zmem;
+	bool data = false;
+	ssize_t n;
+
+	if (z) {
+		for (uint64_t c = off; c < off + MEM_ALIGN; c += z->chunk_size) {
+			uint32_t i = (uint32_t)(c / z->chunk_size);
+			uint64_t read = 0;
+			int ret = 0;
+
+			if (z->index[i].csize)
+				ret = zmem__read_chunk(z, i, u->buf + (c - off),
+						       u->zscratch, &read);
+			else
+				memset(u->buf + (c - off), 0, z->chunk_size);
+			if (ret < 0)
+				return ret;
+			m->stats.bytes_read += read;
+		}
+		return 0;
+	}
+	for (uint64_t p = off / PAGE; !data && p < (off + MEM_ALIGN) / PAGE; p++)
+		data = has_data(u, p);
+	if (!data) {
+		memset(u->buf, 0, MEM_ALIGN);
+		return 0;
+	}
+	n = pread(m->src_fd, u->buf, MEM_ALIGN, (off_t)off);
+	if (n != (ssize_t)MEM_ALIGN)
+		return err__set(EIO, "the memory file could not be read at "
+				"offset 0x%llx (%s): was it truncated or "
+				"removed?", (unsigned long long)off,
+				n < 0 ? strerror(errno) : "short read");
+	m->stats.bytes_read += MEM_ALIGN;
+	return 0;
+}
+
+/* hugetlb memory is installed a whole 2 MiB page at a time; it has no
+ * UFFDIO_ZEROPAGE, so holes are copied from zeros. */
+static int serve_huge(struct uffd_state *u, uint64_t addr)
+{
+	struct guest_mem *m = u->m;
+	uint64_t off = (addr - (uintptr_t)m->host) & ~(MEM_ALIGN - 1);
+	struct uffdio_copy c = { .dst = (uintptr_t)m->host + off,
+				 .src = (uintptr_t)u->buf, .len = MEM_ALIGN };
+	int ret = fill_huge(u, off);
+
+	if (ret < 0)
+		return ret;
+	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+		return err__sys(errno, "UFFDIO_COPY of the 2 MiB page at offset "
+				"0x%llx", (unsigned long long)off);
+	return 0;
+}
+
 /* Serves one missing page; -errno with a message on failure. */
 static int serve(struct uffd_state *u, uint64_t addr)
 {
 	struct guest_mem *m = u->m;
 	uint64_t off = (addr - (uintptr_t)m->host) & ~(PAGE - 1);
 
+	if (u->huge)
+		return serve_huge(u, addr);
 	if (m->zmem)
 		return serve_chunk(u, addr);
 	uint64_t dst = (uintptr_t)m->host + off;
@@ -285,24 +350,28 @@ static void teardown(struct uffd_state *u)
 	free(u);
 }
 
-static int uffd_map(struct guest_mem *m)
+/* Anonymous guest memory, on hugetlb pages when `huge`, served by a new
+ * handler thread. */
+static int uffd_map_mem(struct guest_mem *m, bool huge)
 {
 	struct uffd_state *u = calloc(1, sizeof(*u));
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS |
+		    (huge ? MAP_HUGETLB | MAP_HUGE_2MB : MAP_NORESERVE);
 	void *p;
 	int ret;
 
 	if (!u)
 		return err__set(ENOMEM, "allocating the uffd handler");
 	u->m = m;
+	u->huge = huge;
 	u->uffd = u->stop_fd = -1;
 	u->data_map = calloc(m->size / PAGE / 8 + 1, 1);
-	u->buf = aligned_alloc(PAGE, PAGE);
+	u->buf = aligned_alloc(PAGE, huge ? MEM_ALIGN : PAGE);
 	if (m->zmem) {
 		u->zbuf = aligned_alloc(PAGE, m->zmem->chunk_size);
 		u->zscratch = malloc(zmem__scratch_size(m->zmem));
 	}
-	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (!u->data_map || !u->buf || p == MAP_FAILED ||
 	    (m->zmem && (!u->zbuf || !u->zscratch))) {
 		ret = err__set(ENOMEM, "allocating guest memory for uffd");
@@ -322,6 +391,18 @@ err:
 	return ret;
 }
 
+static int uffd_map(struct guest_mem *m)
+{
+	return uffd_map_mem(m, false);
+}
+
+static int uffd_huge_map(struct guest_mem *m)
+{
+	int ret = mem__need_hugepages(m->size, "--mem-restore uffd-huge");
+
+	return ret < 0 ? ret : uffd_map_mem(m, true);
+}
+
 static void uffd_unmap(struct guest_mem *m)
 {
 	teardown(m->priv);
@@ -334,6 +415,15 @@ const struct guest_mem_ops mem_uffd_ops = {
 		"(UFFDIO_COPY, zero pages for holes)",
 	.restore = true,
 	.map = uffd_map,
+	.unmap = uffd_unmap,
+};
+
+const struct guest_mem_ops mem_uffd_huge_ops = {
+	.name = "uffd-huge",
+	.help = "uffd on 2 MiB hugetlb pages, one whole huge page per fault "
+		"(needs vm.nr_hugepages)",
+	.restore = true,
+	.map = uffd_huge_map,
 	.unmap = uffd_unmap,
 };
 

@@ -6,5 +6,6 @@
 
 extern const struct guest_mem_ops mem_uffd_ops;
 extern const struct guest_mem_ops mem_prefetch_ops;
+extern const struct guest_mem_ops mem_uffd_huge_ops;
 
 #endif

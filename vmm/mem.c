@@ -94,15 +94,24 @@ static long free_hugepages(void)
 	return n > 0 ? strtol(buf, NULL, 10) : 0;
 }
 
-static int hugetlb_map(struct guest_mem *m)
+int mem__need_hugepages(size_t size, const char *what)
 {
-	long need = (long)(m->size / MEM_ALIGN), have = free_hugepages();
+	long need = (long)(size / MEM_ALIGN), have = free_hugepages();
 
 	if (have < need)
 		return err__set(ENOTSUP,
-				"hugetlb backend needs %ld free 2 MiB pages, "
-				"the host has %ld (reserve them with: echo N > "
-				"/proc/sys/vm/nr_hugepages)", need, have);
+				"%s needs %ld free 2 MiB pages, the host has "
+				"%ld (reserve them with: echo N > "
+				"/proc/sys/vm/nr_hugepages)", what, need, have);
+	return 0;
+}
+
+static int hugetlb_map(struct guest_mem *m)
+{
+	int ret = mem__need_hugepages(m->size, "the hugetlb backend");
+
+	if (ret < 0)
+		return ret;
 	return memfd_backed(m, MFD_HUGETLB | MFD_HUGE_2MB, "hugetlb");
 }
 

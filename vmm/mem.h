@@ -85,6 +85,10 @@ void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
 		     void *ctx);
 void mem__destroy(struct guest_mem *m);
 
+/* -ENOTSUP with a message naming `what` and how to reserve pages, unless
+ * the hugetlb pool has enough free 2 MiB pages for `size` bytes. */
+int mem__need_hugepages(size_t size, const char *what);
+
 /* Checked translation: the host address of [gpa, gpa + len), or NULL when
  * any part of it lies outside guest memory (overflow-safe). */
 void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len);

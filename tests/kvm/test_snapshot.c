@@ -79,12 +79,21 @@ static void restore_and_check(const char *name, const char *strategy)
 	struct vm *vm;
 	char dir[256];
 	uint64_t want;
+	int ret;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
 	if (snapshot__open(&snap, dir) < 0)
 		fail_msg("open: %s", err__last());
-	if (snapshot__restore(&kvm, &snap, mem_restore__strategy(strategy),
-			      NULL, &vm, &probe) < 0)
+	ret = snapshot__restore(&kvm, &snap, mem_restore__strategy(strategy),
+				NULL, &vm, &probe);
+	if (ret == -ENOTSUP) {
+		/* Huge-page variants on a host without huge pages (their own
+		 * tests reserve some; see test_snapdiff.c). */
+		fprintf(stderr, "skipped %s: %s\n", strategy, err__last());
+		snapshot__close(&snap);
+		return;
+	}
+	if (ret < 0)
 		fail_msg("restore: %s", err__last());
 	assert_int_equal(vm__start(vm), 0);
 	if (vm__wait(vm, 30 * SECOND) != VM_COMPLETED)
