@@ -1,0 +1,491 @@
+/* The creation-rate benchmark: W workers each creating VMs back to back
+ * (create -> READY -> destroy of the probe guest) for W = 1 up to twice the
+ * CPUs, and bursts of K simultaneous starts; in-process (threads) and one
+ * `coldstart run` process per VM. Latency per VM and VMs/s per level. */
+#include "rate.h"
+
+#include "args.h"
+#include "child.h"
+#include "cli.h"
+#include "err.h"
+#include "output.h"
+#include "result.h"
+#include "runner.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_LEVELS 16
+#define MAX_WORKERS 256
+
+struct rate_opts {
+	uint64_t count, warmup; /* per worker */
+	unsigned int levels[MAX_LEVELS];
+	size_t nr_levels;
+	uint64_t burst, rounds; /* burst size (0: none), counted rounds */
+	bool in_process, process, json;
+	const char *out_dir, *kvm_path;
+};
+
+/* What one worker thread needs; samples go to lat[first..]. */
+struct worker {
+	struct level *lv;
+	size_t first;
+};
+
+/* One run of W workers: shared by its threads. */
+struct level {
+	const struct rate_opts *o;
+	struct kvm_host *kvm;
+	char **argv;        /* process mode: the child's command line */
+	bool process;
+	uint64_t warmup, count;
+	pthread_mutex_t lock; /* the start gate: */
+	pthread_cond_t cond;
+	unsigned int arrived;  /* workers done with their warmup */
+	bool go;               /* the counted part may begin */
+	double *lat;
+	atomic_int failed;
+	char error[512];
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart bench rate [OPTIONS]\n"
+	      "VM creation rate: W workers each create VMs back to back "
+	      "(create -> READY ->\ndestroy of the probe guest, 2 MiB, 1 vCPU) "
+	      "at each concurrency level, then\nbursts of K simultaneous "
+	      "starts; in-process (threads) and one `coldstart run`\nprocess "
+	      "per VM. Reports latency percentiles and VMs/s per level.\n\n"
+	      "  -n, --count N      counted VMs per worker (default 40)\n"
+	      "  -w, --warmup N     uncounted VMs per worker first (default 4)\n"
+	      "  --workers LIST     concurrency levels, e.g. 1,2,4 (default 1, "
+	      "2, 4, ... up to\n"
+	      "                     twice the online CPUs)\n"
+	      "  --burst K          simultaneous starts per burst (default "
+	      "4 x CPUs; 0: none)\n"
+	      "  --rounds N         counted bursts (default 5, after one "
+	      "uncounted)\n"
+	      "  --mode MODE        in-process, process or both (default both)\n"
+	      "  --json             the result document on stdout\n"
+	      "  --out DIR          also write DIR/rate.json and DIR/rate.md\n"
+	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
+	      "  -h, --help         this help\n", out);
+}
+
+size_t rate__default_levels(unsigned int cpus, unsigned int *levels,
+			    size_t max)
+{
+	unsigned int top = cpus ? 2 * cpus : 2;
+	size_t n = 0;
+
+	for (unsigned int w = 1; w < top && n < max; w *= 2)
+		levels[n++] = w;
+	if (n < max)
+		levels[n++] = top;
+	return n;
+}
+
+static int parse_levels(const char *text, struct rate_opts *o)
+{
+	char buf[256], *save = NULL, *tok;
+	uint64_t v;
+
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return err__set(EINVAL, "--workers: list too long");
+	o->nr_levels = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_levels == MAX_LEVELS)
+			return err__set(EINVAL, "--workers: at most %d levels",
+					MAX_LEVELS);
+		if (args__u64("--workers", tok, 1, MAX_WORKERS, &v) < 0)
+			return -EINVAL;
+		o->levels[o->nr_levels++] = (unsigned int)v;
+	}
+	if (!o->nr_levels)
+		return err__set(EINVAL, "--workers: empty list");
+	return 0;
+}
+
+/* 0, 1 for --help, or -EINVAL. */
+static int parse(int argc, char **argv, struct rate_opts *o)
+{
+	static const char *const modes[] = { "both", "in-process", "process",
+					     NULL };
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "kvm", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int mode = 0;
+	int c, ret = 0;
+
+	*o = (struct rate_opts){ .count = 40, .warmup = 4, .rounds = 5,
+				 .burst = 4 * (uint64_t)(cpus > 0 ? cpus : 1) };
+	o->nr_levels = rate__default_levels(cpus > 0 ? (unsigned int)cpus : 1,
+					    o->levels, MAX_LEVELS);
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': ret = args__u64("--count", optarg, 1, 1000000, &o->count); break;
+		case 'w': ret = args__u64("--warmup", optarg, 0, 1000000, &o->warmup); break;
+		case 'W': ret = parse_levels(optarg, o); break;
+		case 'b': ret = args__u64("--burst", optarg, 0, MAX_WORKERS, &o->burst); break;
+		case 'r': ret = args__u64("--rounds", optarg, 1, 100000, &o->rounds); break;
+		case 'm': ret = args__choice("--mode", optarg, modes, &mode); break;
+		case 'j': o->json = true; break;
+		case 'o': o->out_dir = optarg; break;
+		case 'k': o->kvm_path = optarg; break;
+		case 'h': return 1;
+		default:
+			return err__set(EINVAL, "unknown or incomplete option "
+					"'%s'", argv[optind - 1]);
+		}
+	}
+	if (ret == 0 && optind < argc)
+		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	o->in_process = mode != 2;
+	o->process = mode != 1;
+	return ret;
+}
+
+static int one_vm(struct level *lv)
+{
+	struct run_config cfg = {
+		.mem_size = 2ull << 20, .nr_vcpus = 1,
+		.probe = { .stop_at_ready = true, .seed = 1 },
+		.timeout_ns = 10ull * 1000000000ull,
+	};
+	struct run_result res = { 0 };
+	char buf[32];
+	int status, ret;
+
+	if (lv->process) {
+		ret = child__run(lv->argv, false, &status, NULL);
+		if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
+			ret = err__set(EIO, "'coldstart run' %s",
+				       child__status_text(status, buf,
+							  sizeof(buf)));
+		return ret;
+	}
+	ret = runner__probe(lv->kvm, &cfg, &res);
+	if (ret == 0 && !runner__succeeded(&cfg, &res))
+		ret = err__set(EIO, "probe guest did not reach READY: %s",
+			       res.reason);
+	return ret;
+}
+
+/* Records the first failure; the others stop at their next VM. */
+static void fail(struct level *lv)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&lv->failed, &expected, 1))
+		snprintf(lv->error, sizeof(lv->error), "%s", err__last());
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct level *lv = w->lv;
+
+	for (uint64_t i = 0; i < lv->warmup && !atomic_load(&lv->failed); i++)
+		if (one_vm(lv) < 0)
+			fail(lv);
+	pthread_mutex_lock(&lv->lock);
+	lv->arrived++;
+	pthread_cond_broadcast(&lv->cond);
+	while (!lv->go)
+		pthread_cond_wait(&lv->cond, &lv->lock);
+	pthread_mutex_unlock(&lv->lock);
+	for (uint64_t i = 0; i < lv->count && !atomic_load(&lv->failed); i++) {
+		uint64_t t0 = timeline__now();
+
+		if (one_vm(lv) < 0)
+			fail(lv);
+		lv->lat[w->first + i] = (double)(timeline__now() - t0);
+	}
+	return NULL;
+}
+
+/* Waits until all `nr` started workers finished their warmup, then opens
+ * the gate; returns the time it did. */
+static uint64_t open_gate(struct level *lv, unsigned int nr)
+{
+	uint64_t t0;
+
+	pthread_mutex_lock(&lv->lock);
+	while (lv->arrived < nr)
+		pthread_cond_wait(&lv->cond, &lv->lock);
+	lv->go = true;
+	t0 = timeline__now();
+	pthread_cond_broadcast(&lv->cond);
+	pthread_mutex_unlock(&lv->lock);
+	return t0;
+}
+
+/* Runs `nr` workers of lv; the wall time of the counted part in *wall. */
+static int run_workers(struct level *lv, unsigned int nr, uint64_t *wall)
+{
+	pthread_t tid[MAX_WORKERS];
+	struct worker w[MAX_WORKERS];
+	unsigned int started = 0;
+	uint64_t t0;
+
+	atomic_store(&lv->failed, 0);
+	lv->arrived = 0;
+	lv->go = false;
+	pthread_mutex_init(&lv->lock, NULL);
+	pthread_cond_init(&lv->cond, NULL);
+	for (; started < nr; started++) {
+		w[started] = (struct worker){ lv, (size_t)started * lv->count };
+		if (pthread_create(&tid[started], NULL, worker_main,
+				   &w[started])) {
+			err__set(EAGAIN, "cannot start worker %u", started);
+			fail(lv);
+			break;
+		}
+	}
+	t0 = open_gate(lv, started);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	*wall = timeline__now() - t0;
+	pthread_cond_destroy(&lv->cond);
+	pthread_mutex_destroy(&lv->lock);
+	if (atomic_load(&lv->failed))
+		return err__set(EIO, "%s", lv->error);
+	return 0;
+}
+
+struct rig {
+	struct kvm_host kvm;
+	char *argv[8];
+};
+
+static struct level level_for(const struct rate_opts *o, struct rig *rig,
+			      bool process)
+{
+	return (struct level){ .o = o, .kvm = &rig->kvm, .argv = rig->argv,
+			       .process = process };
+}
+
+static const char *mode_name(bool process)
+{
+	return process ? "process" : "in-process";
+}
+
+static int add_level(json_t *doc, bool process, const char *kind,
+		     unsigned int workers, const double *lat, size_t n,
+		     double vms_per_s)
+{
+	char name[64];
+	json_t *s;
+
+	snprintf(name, sizeof(name), "%s.%s%u", process ? "process" : "inproc",
+		 kind, workers);
+	s = result__add_series(doc, name, "ns", RESULT_LOWER,
+			       json_pack("{s:s, s:s, s:i}", "mode",
+					 mode_name(process), "kind",
+					 !strcmp(kind, "w") ? "sustained"
+							    : "burst",
+					 "workers", (int)workers), lat, n);
+	if (!s)
+		return -ENOMEM;
+	json_object_set_new(s, "vms_per_s", json_real(vms_per_s));
+	return 0;
+}
+
+/* Sustained rate at every level of one mode. */
+static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
+		     bool process)
+{
+	int ret = 0;
+
+	for (size_t l = 0; ret == 0 && l < o->nr_levels; l++) {
+		unsigned int nr = o->levels[l];
+		struct level lv = level_for(o, rig, process);
+		uint64_t wall;
+
+		lv.warmup = o->warmup;
+		lv.count = o->count;
+		lv.lat = calloc(nr * o->count, sizeof(double));
+		if (!lv.lat)
+			return err__set(ENOMEM, "allocating samples");
+		output__progress(process ? "rate, process" : "rate, in-process",
+				 (unsigned long)l + 1, (unsigned long)o->nr_levels);
+		ret = run_workers(&lv, nr, &wall);
+		if (ret == 0)
+			ret = add_level(doc, process, "w", nr, lv.lat,
+					nr * o->count,
+					1e9 * (double)(nr * o->count) /
+						(double)wall);
+		free(lv.lat);
+	}
+	output__progress_done();
+	return ret;
+}
+
+/* K workers of one VM each, released together; one uncounted round
+ * first. The makespans go into the series as "makespan_ns". */
+static int burst(json_t *doc, const struct rate_opts *o, struct rig *rig,
+		 bool process)
+{
+	unsigned int k = (unsigned int)o->burst;
+	struct level lv = level_for(o, rig, process);
+	double *lat = calloc(k * o->rounds, sizeof(double));
+	double *span = calloc(o->rounds, sizeof(double));
+	json_t *spans = json_array();
+	double total = 0;
+	int ret = lat && span ? 0 : err__set(ENOMEM, "allocating samples");
+
+	lv.count = 1;
+	for (uint64_t r = 0; ret == 0 && r <= o->rounds; r++) {
+		uint64_t wall;
+
+		lv.lat = lat + (r ? r - 1 : 0) * k;
+		ret = run_workers(&lv, k, &wall);
+		if (r) {
+			span[r - 1] = (double)wall;
+			total += (double)wall;
+			json_array_append_new(spans, json_integer((json_int_t)wall));
+		}
+	}
+	if (ret == 0)
+		ret = add_level(doc, process, "burst", k, lat, k * o->rounds,
+				1e9 * (double)(k * o->rounds) / total);
+	if (ret == 0) {
+		json_t *s = json_array_get(json_object_get(doc, "series"),
+			json_array_size(json_object_get(doc, "series")) - 1);
+
+		json_object_set(s, "makespan_ns", spans);
+		json_object_set_new(s, "makespan_summary",
+				    result__summary_json(span, o->rounds));
+	}
+	json_decref(spans);
+	free(lat);
+	free(span);
+	return ret;
+}
+
+static int open_rig(struct rig *rig, const struct rate_opts *o)
+{
+	const char *exe = cli__self_exe();
+	int n = 0;
+
+	if (!exe)
+		return err__set(ENOENT, "cannot find the coldstart binary");
+	rig->argv[n++] = (char *)exe;
+	rig->argv[n++] = "run";
+	rig->argv[n++] = "--stop-at=ready";
+	rig->argv[n++] = "-q";
+	if (o->kvm_path) {
+		rig->argv[n++] = "--kvm";
+		rig->argv[n++] = (char *)o->kvm_path;
+	}
+	rig->argv[n] = NULL;
+	return kvm__open(&rig->kvm, o->kvm_path);
+}
+
+static int measure(json_t *doc, const struct rate_opts *o)
+{
+	struct rig rig;
+	int ret = open_rig(&rig, o);
+
+	if (ret < 0)
+		return ret;
+	for (int p = 0; ret == 0 && p < 2; p++) {
+		if (!(p ? o->process : o->in_process))
+			continue;
+		ret = sustained(doc, o, &rig, p);
+		if (ret == 0 && o->burst)
+			ret = burst(doc, o, &rig, p);
+	}
+	kvm__close(&rig.kvm);
+	return ret;
+}
+
+static json_t *config_json(const struct rate_opts *o)
+{
+	json_t *levels = json_array();
+
+	for (size_t i = 0; i < o->nr_levels; i++)
+		json_array_append_new(levels, json_integer(o->levels[i]));
+	return json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:I, s:I, s:I}",
+			 "guest", "probe", "mem_bytes", (json_int_t)(2 << 20),
+			 "vcpus", 1, "stop_at", "ready", "workers", levels,
+			 "burst", (json_int_t)o->burst, "rounds",
+			 (json_int_t)o->rounds, "count", (json_int_t)o->count,
+			 "warmup", (json_int_t)o->warmup);
+}
+
+static void report(FILE *out, const json_t *doc)
+{
+	const json_t *s;
+	size_t i;
+
+	fputs("# coldstart creation-rate benchmark\n\nCreate -> READY -> "
+	      "destroy of the probe guest (2 MiB, 1 vCPU). Sustained: W "
+	      "workers back to back; burst: K simultaneous starts per round. "
+	      "Latency per VM in ms.\n\n| mode | kind | workers | VMs/s | "
+	      "median ms | p90 ms | p99 ms | max ms |\n|---|---|--:|--:|--:|"
+	      "--:|--:|--:|\n", out);
+	json_array_foreach(json_object_get(doc, "series"), i, s) {
+		const json_t *p = json_object_get(s, "params");
+
+		fprintf(out, "| %s | %s | %" JSON_INTEGER_FORMAT " | %.0f | "
+			"%.3f | %.3f | %.3f | %.3f |\n",
+			json_string_value(json_object_get(p, "mode")),
+			json_string_value(json_object_get(p, "kind")),
+			json_integer_value(json_object_get(p, "workers")),
+			json_number_value(json_object_get(s, "vms_per_s")),
+			result__stat(s, "p50") / 1e6, result__stat(s, "p90") / 1e6,
+			result__stat(s, "p99") / 1e6, result__stat(s, "max") / 1e6);
+	}
+	result__md_warnings(out, doc);
+}
+
+int cmd_bench_rate(int argc, char **argv)
+{
+	struct rate_opts o;
+	json_t *doc;
+	int ret = parse(argc, argv, &o);
+
+	if (ret == 1) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (ret < 0) {
+		cli__error(CLI_USAGE, "bench rate: %s", err__last());
+		return cli__usage_error("bench rate");
+	}
+	doc = result__new("rate", config_json(&o));
+	if (!doc)
+		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
+	ret = measure(doc, &o);
+	if (ret < 0) {
+		json_decref(doc);
+		return cli__error(cli__exit_for(ret), "bench rate: %s",
+				  err__last());
+	}
+	ret = result__emit(doc, o.json, o.out_dir, report);
+	json_decref(doc);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
+	return CLI_OK;
+}
