@@ -6,6 +6,7 @@
 #include "lifecycle.h"
 #include "bench_probes.h"
 #include "boot.h"
+#include "peers.h"
 #include "rate.h"
 #include "restore.h"
 
@@ -22,6 +23,8 @@ static const struct command drivers[] = {
 	  cmd_bench_floor },
 	{ "restore", "snapshot restore strategies x memory x working set, "
 		     "cold and warm cache", cmd_bench_restore },
+	{ "peers", "the trivial-guest lifecycle under QEMU microvm beside "
+		   "ours, as ratios", cmd_bench_peers },
 	{ "rate", "VM creation rate: sequential, concurrent workers and "
 		  "bursts", cmd_bench_rate },
 	{ "probes", "the eBPF probes' overhead: runs without and with "

@@ -1,0 +1,12 @@
+/* `coldstart bench peers`: the trivial-guest lifecycle under QEMU microvm
+ * beside coldstart's, in one interleaved run, as ratios. */
+#ifndef COLDSTART_PEERS_H
+#define COLDSTART_PEERS_H
+
+int cmd_bench_peers(int argc, char **argv);
+
+/* The status QEMU exits with when the peer guest ran: isa-debug-exit
+ * turns the guest's byte 0x10 into (0x10 << 1) | 1. */
+#define PEERS_QEMU_GUEST_STATUS 33
+
+#endif
