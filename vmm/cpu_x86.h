@@ -47,8 +47,33 @@ struct vm;
  * vCPU created afterwards) and the PIT. Call before creating vCPUs. */
 int x86__vm_create_irqchip(struct vm *vm);
 
-/* Sets the host-supported CPUID on the vCPU with its own APIC IDs. */
+/* Sets the host-supported CPUID on the vCPU with its own APIC IDs, the
+ * hypervisor bit and KVM's paravirt leaves (0x40000000 "KVMKVMKVM",
+ * 0x40000001 features as the host supports them). */
 int x86__vcpu_set_cpuid(struct vcpu *vcpu);
+
+/* Ring-0 segments of Linux's 64-bit boot protocol (__BOOT_CS, __BOOT_DS)
+ * and a TSS for TR, which KVM needs valid. */
+extern const struct x86_segment x86_kernel_code;
+extern const struct x86_segment x86_kernel_data;
+#define X86_KERNEL_TSS_SELECTOR 0x20
+
+/* Puts the vCPU in 64-bit ring 0 at lm->rip with paging on and interrupts
+ * off, segments x86_kernel_code/data and lm->tss, the other general
+ * registers zero (what Linux's 64-bit entry expects, RSI = zero page). */
+int x86__vcpu_long_mode_kernel(struct vcpu *vcpu,
+			       const struct x86_long_mode *lm);
+
+/* MSRs an OS expects from firmware: fast strings on, MTRRs enabled with
+ * write-back default, TSC 0, syscall MSRs cleared. */
+int x86__vcpu_set_msr_defaults(struct vcpu *vcpu);
+
+/* Programs the vCPU's LAPIC as a PC's firmware leaves it: LINT0 ExtINT
+ * (the PIC's output), LINT1 NMI. Needs the in-kernel irqchip. */
+int x86__vcpu_set_lint(struct vcpu *vcpu);
+
+/* Runnable (the bootstrap processor) or waiting for INIT/SIPI (APs). */
+int x86__vcpu_set_mp_state(struct vcpu *vcpu, bool runnable);
 
 /* Puts the vCPU in 64-bit ring 3 at lm->rip with paging on, IOPL 3 (port
  * I/O from ring 3 exits to the VMM) and interrupts off. */

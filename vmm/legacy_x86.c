@@ -1,0 +1,158 @@
+/* CMOS RTC with the host's clock, and sinks for probed legacy ports. */
+#include "legacy_x86.h"
+
+#include "device.h"
+#include "err.h"
+#include "vm.h"
+
+#include <string.h>
+#include <time.h>
+
+#define CMOS_INDEX_PORT 0x70
+#define CMOS_NMI_DISABLE 0x80
+
+enum {
+	RTC_SECONDS = 0x00, RTC_MINUTES = 0x02, RTC_HOURS = 0x04,
+	RTC_WEEKDAY = 0x06, RTC_DAY = 0x07, RTC_MONTH = 0x08, RTC_YEAR = 0x09,
+	RTC_REG_A = 0x0a, RTC_REG_B = 0x0b, RTC_REG_C = 0x0c, RTC_REG_D = 0x0d,
+	RTC_CENTURY = 0x32,
+};
+
+#define REG_A_DIVIDER 0x26   /* 32.768 kHz, 1024 Hz; UIP never set */
+#define REG_B_24H 0x02       /* 24-hour mode, BCD, no interrupts */
+#define REG_D_VALID 0x80     /* battery good */
+
+static const struct {
+	uint16_t base, len;
+	const char *name;
+} sinks[] = {
+	{ 0x80, 1, "sink.post" },        /* POST codes, I/O delay */
+	{ 0x92, 1, "sink.port92" },      /* fast A20 / reset */
+	{ 0xed, 1, "sink.iodelay" },     /* alternative I/O delay port */
+	{ 0x2e8, 8, "sink.com4" },
+	{ 0x2f8, 8, "sink.com2" },
+	{ 0x3b0, 0x30, "sink.vga" },     /* MDA, CGA and VGA registers */
+	{ 0x3e8, 8, "sink.com3" },
+	{ 0x3f1, 7, "sink.floppy" },     /* 0x3f0 is the boot timer */
+	{ 0xcf8, 8, "sink.pci" },        /* configuration mechanism 1 */
+};
+
+static uint8_t bcd(int v)
+{
+	return (uint8_t)((v / 10) << 4 | (v % 10));
+}
+
+static uint8_t rtc_read(uint8_t reg)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	switch (reg) {
+	case RTC_SECONDS: return bcd(tm.tm_sec);
+	case RTC_MINUTES: return bcd(tm.tm_min);
+	case RTC_HOURS: return bcd(tm.tm_hour);
+	case RTC_WEEKDAY: return bcd(tm.tm_wday + 1);
+	case RTC_DAY: return bcd(tm.tm_mday);
+	case RTC_MONTH: return bcd(tm.tm_mon + 1);
+	case RTC_YEAR: return bcd(tm.tm_year % 100);
+	case RTC_CENTURY: return bcd(19 + tm.tm_year / 100);
+	case RTC_REG_A: return REG_A_DIVIDER;
+	case RTC_REG_B: return REG_B_24H;
+	case RTC_REG_D: return REG_D_VALID;
+	default: return 0; /* REG_C (no interrupt flags) and CMOS RAM */
+	}
+}
+
+/* Only one vCPU at a time touches the RTC (Linux holds rtc_lock), so the
+ * index needs no lock of its own. */
+static int cmos_trap(struct vcpu *vcpu, const struct io_access *a,
+		     void *opaque)
+{
+	struct legacy_x86 *l = opaque;
+
+	(void)vcpu;
+	if (a->addr == CMOS_INDEX_PORT) {
+		if (a->is_write)
+			l->cmos.index = a->data[0] & (uint8_t)~CMOS_NMI_DISABLE;
+		else
+			memset(a->data, 0xff, a->len);
+		return IOTRAP_CONTINUE;
+	}
+	if (!a->is_write) {
+		memset(a->data, 0, a->len);
+		a->data[0] = rtc_read(l->cmos.index);
+	}
+	return IOTRAP_CONTINUE; /* the clock is the host's: writes drop */
+}
+
+static int sink_trap(struct vcpu *vcpu, const struct io_access *a,
+		     void *opaque)
+{
+	struct legacy_x86 *l = opaque;
+
+	(void)vcpu;
+	__atomic_fetch_add(&l->sink_accesses, 1, __ATOMIC_RELAXED);
+	if (!a->is_write)
+		memset(a->data, 0xff, a->len);
+	return IOTRAP_CONTINUE;
+}
+
+static size_t cmos_state_size(const void *dev)
+{
+	(void)dev;
+	return sizeof(struct cmos_regs);
+}
+
+static int cmos_save(const void *dev, void *buf, size_t len)
+{
+	const struct legacy_x86 *l = dev;
+
+	if (len != sizeof(l->cmos))
+		return err__set(EINVAL, "cmos: %zu bytes of state requested, "
+				"%zu exist", len, sizeof(l->cmos));
+	memcpy(buf, &l->cmos, sizeof(l->cmos));
+	return 0;
+}
+
+static int cmos_restore(void *dev, const void *buf, size_t len)
+{
+	struct legacy_x86 *l = dev;
+	struct cmos_regs r;
+
+	if (len != sizeof(r))
+		return err__set(EINVAL, "cmos: state of %zu bytes, expected "
+				"%zu", len, sizeof(r));
+	memcpy(&r, buf, sizeof(r));
+	if (r.version != CMOS_STATE_VERSION)
+		return err__set(EINVAL, "cmos: state version %u, this build "
+				"reads %u", r.version, CMOS_STATE_VERSION);
+	l->cmos = r;
+	return 0;
+}
+
+static const struct device_ops cmos_ops = {
+	.name = "cmos",
+	.state_size = cmos_state_size,
+	.save = cmos_save,
+	.restore = cmos_restore,
+};
+
+int legacy_x86__init(struct legacy_x86 *l, struct vm *vm)
+{
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->vm = vm;
+	l->cmos.version = CMOS_STATE_VERSION;
+	ret = iotrap__register(&vm->io, IO_SPACE_PIO, CMOS_INDEX_PORT, 2,
+			       cmos_trap, l, "cmos");
+	for (size_t i = 0; ret == 0 && i < sizeof(sinks) / sizeof(sinks[0]);
+	     i++)
+		ret = iotrap__register(&vm->io, IO_SPACE_PIO, sinks[i].base,
+				       sinks[i].len, sink_trap, l,
+				       sinks[i].name);
+	if (ret == 0)
+		ret = vm__add_device(vm, &cmos_ops, l);
+	return ret;
+}

@@ -1,0 +1,110 @@
+/* Linux guests: the machine they run on and how they are booted, in two
+ * separate steps so a snapshot restore can rebuild the machine without
+ * loading a kernel.
+ *
+ * Boot:    linux__open_kernel -> linux__plan (no KVM needed: every input
+ *          error shows up here) -> vm__create(linux__vm_config()) ->
+ *          linux_machine__create -> linux__load -> vm__start.
+ * Restore: vm__create(linux__vm_config()) -> linux_machine__create ->
+ *          restore memory, vCPU and irqchip state, then the devices'
+ *          states through vm->devices -> vm__start.
+ *
+ * linux_machine__create() sets up only what lives outside guest memory
+ * and vCPU state: the devices (COM1, i8042, boot timer, CMOS RTC, legacy
+ * sinks) and their traps. linux__load() writes guest memory (kernel,
+ * initrd, command line, zero page, MP table, GDT, page tables) and sets
+ * every vCPU's boot state (registers, MSRs, LAPIC LINT0/LINT1, MP state);
+ * a snapshot carries all of that already. */
+#ifndef COLDSTART_LINUX_X86_H
+#define COLDSTART_LINUX_X86_H
+
+#include "boottimer.h"
+#include "bootparams_x86.h"
+#include "i8042.h"
+#include "legacy_x86.h"
+#include "serial.h"
+#include "vm.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define LINUX_MAX_SEGMENTS 8
+
+enum linux_format {
+	LINUX_BZIMAGE, /* 64-bit boot protocol, entry at load address + 0x200 */
+	LINUX_ELF,     /* uncompressed vmlinux, PT_LOAD at physical addresses */
+};
+
+struct linux_segment {
+	uint64_t offset; /* in the file */
+	uint64_t gpa;
+	uint64_t filesz, memsz;
+};
+
+/* An opened and validated kernel image. */
+struct linux_kernel {
+	int fd;
+	uint64_t file_size;
+	enum linux_format format;
+	struct bz_info bz;                /* LINUX_BZIMAGE */
+	uint8_t head[BZ_HEAD_SIZE];       /* LINUX_BZIMAGE: its setup header */
+	struct linux_segment segs[LINUX_MAX_SEGMENTS];
+	unsigned int nr_segs;
+	uint64_t entry;                   /* GPA of the 64-bit entry */
+	uint64_t start, end;              /* guest memory it occupies */
+};
+
+/* Opens `path` and recognises a bzImage or an ELF64 x86-64 vmlinux.
+ * -ENOENT/-EACCES naming the file, -ENOEXEC naming the failed check
+ * (corrupt or unsupported header). */
+int linux__open_kernel(struct linux_kernel *k, const char *path);
+void linux__close_kernel(struct linux_kernel *k);
+
+/* Everything about one boot, checked before any VM exists. */
+struct linux_boot {
+	const struct linux_kernel *kernel; /* borrowed */
+	const char *cmdline;               /* borrowed */
+	int initrd_fd;                     /* -1: no initrd */
+	uint64_t initrd_size, initrd_gpa;
+	uint64_t mem_size;
+	unsigned int nr_vcpus;
+};
+
+/* Checks memory size (a multiple of 2 MiB, room for the kernel, at most
+ * 3 GiB), vCPU count (the MP table's limit), command line length (the
+ * kernel's cmdline_size) and opens and places the initrd (NULL: none;
+ * "initrd too large for guest memory" is -E2BIG). */
+int linux__plan(struct linux_boot *b, const struct linux_kernel *k,
+		const char *cmdline, const char *initrd, uint64_t mem_size,
+		unsigned int nr_vcpus);
+void linux__plan_free(struct linux_boot *b);
+
+/* The VM a Linux guest needs: in-kernel irqchip and PIT, host CPUID,
+ * lenient I/O (unknown ports read as all ones). */
+struct vm_config linux__vm_config(uint64_t mem_size, unsigned int nr_vcpus);
+
+struct linux_machine_opts {
+	FILE *console;                  /* COM1 output; NULL discards it */
+	enum boottimer_action at_boot;  /* at the boot-complete signal */
+};
+
+struct linux_machine {
+	struct serial com1;
+	struct i8042 kbc;
+	struct boottimer timer;
+	struct legacy_x86 legacy;
+};
+
+/* Creates the devices on `vm` (created from linux__vm_config, vCPUs not
+ * started) and registers them for snapshots. `m` must outlive the VM. */
+int linux_machine__create(struct linux_machine *m, struct vm *vm,
+			  const struct linux_machine_opts *o);
+/* After vm__destroy: flushes the console, frees device locks. */
+void linux_machine__destroy(struct linux_machine *m);
+
+/* Loads the planned boot into `vm` (shape as planned) and sets every
+ * vCPU's boot state: vCPU 0 runs the kernel, the others wait for
+ * INIT/SIPI. */
+int linux__load(struct vm *vm, const struct linux_boot *b);
+
+#endif
