@@ -3,6 +3,7 @@
 
 #include "err.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -15,6 +16,11 @@ static const struct {
 } type_names[] = {
 	{ SNAP_VM_CONFIG, "vm.config" },
 	{ SNAP_VM_CLOCK, "vm.clock" },
+	{ SNAP_VM_PIC_MASTER, "vm.pic_master" },
+	{ SNAP_VM_PIC_SLAVE, "vm.pic_slave" },
+	{ SNAP_VM_IOAPIC, "vm.ioapic" },
+	{ SNAP_VM_PIT, "vm.pit" },
+	{ SNAP_VM_GUEST, "vm.guest" },
 	{ SNAP_VCPU_REGS, "vcpu.regs" },
 	{ SNAP_VCPU_SREGS, "vcpu.sregs" },
 	{ SNAP_VCPU_XSAVE, "vcpu.xsave" },
@@ -25,7 +31,9 @@ static const struct {
 	{ SNAP_VCPU_DEBUGREGS, "vcpu.debugregs" },
 	{ SNAP_VCPU_CPUID, "vcpu.cpuid" },
 	{ SNAP_VCPU_TSC_KHZ, "vcpu.tsc_khz" },
+	{ SNAP_VCPU_LAPIC, "vcpu.lapic" },
 	{ SNAP_DEV_PROBE, "device.probe" },
+	{ SNAP_DEVICE, "dev" },
 	{ SNAP_MEMORY, "memory" },
 };
 
@@ -82,6 +90,25 @@ void snap__add(struct snap_writer *w, uint32_t type, uint32_t index,
 	append(w, data, len);
 }
 
+void snap__add_device(struct snap_writer *w, uint32_t index, const char *name,
+		      const void *state, size_t len)
+{
+	struct snap_device d = { { 0 } };
+	struct snap_section s = { .type = SNAP_DEVICE, .index = index,
+				  .len = sizeof(d) + len };
+
+	if (!name[0] || strlen(name) >= sizeof(d.name)) {
+		if (!w->err)
+			w->err = -EINVAL;
+		return;
+	}
+	memcpy(d.name, name, strlen(name));
+	/* sizeof(d) is a multiple of 8, so the state follows unpadded. */
+	append(w, &s, sizeof(s));
+	append(w, &d, sizeof(d));
+	append(w, state, len);
+}
+
 int snap__finish(struct snap_writer *w)
 {
 	struct snap_trailer t = { .magic = SNAP_TRAILER_MAGIC };
@@ -89,9 +116,45 @@ int snap__finish(struct snap_writer *w)
 	if (!w->err)
 		t.crc32 = (uint32_t)crc32(0, w->buf, (uInt)w->len);
 	append(w, &t, sizeof(t));
+	if (w->err == -EINVAL)
+		return err__set(EINVAL, "a device name is empty or longer than "
+				"%d bytes", SNAP_DEVICE_NAME_MAX - 1);
 	if (w->err)
 		return err__set(ENOMEM, "building the snapshot state");
 	return 0;
+}
+
+int snap__device(const void *payload, size_t len, const char **name,
+		 const void **state, size_t *state_len)
+{
+	const struct snap_device *d = payload;
+
+	if (len < sizeof(*d))
+		return err__set(EINVAL, "device section of %zu bytes is too "
+				"short for a device name", len);
+	if (!memchr(d->name, '\0', sizeof(d->name)) || !d->name[0])
+		return err__set(EINVAL, "device section has an empty or "
+				"unterminated device name");
+	*name = d->name;
+	*state = (const uint8_t *)payload + sizeof(*d);
+	*state_len = len - sizeof(*d);
+	return 0;
+}
+
+void snap__section_name(const struct snap_section *sec, const void *payload,
+			char *out, size_t size)
+{
+	const char *name = snap__type_name(sec->type), *dev;
+	const void *state;
+	size_t len;
+
+	if (sec->type == SNAP_DEVICE &&
+	    snap__device(payload, (size_t)sec->len, &dev, &state, &len) == 0)
+		snprintf(out, size, "dev.%s", dev);
+	else if (name)
+		snprintf(out, size, "%s", name);
+	else
+		snprintf(out, size, "type-%u", sec->type);
 }
 
 static int check_header(struct snap_reader *r, const uint8_t *buf,

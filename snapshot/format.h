@@ -44,6 +44,11 @@ struct snap_trailer {
 enum snap_type {
 	SNAP_VM_CONFIG = 1,
 	SNAP_VM_CLOCK,
+	SNAP_VM_PIC_MASTER, /* struct kvm_irqchip, chip 0 (in-kernel irqchip) */
+	SNAP_VM_PIC_SLAVE,  /* chip 1 */
+	SNAP_VM_IOAPIC,     /* chip 2 */
+	SNAP_VM_PIT,        /* struct kvm_pit_state2 */
+	SNAP_VM_GUEST,      /* what the guest was booted from (Linux) */
 	SNAP_VCPU_REGS = 16,
 	SNAP_VCPU_SREGS,
 	SNAP_VCPU_XSAVE,
@@ -54,12 +59,31 @@ enum snap_type {
 	SNAP_VCPU_DEBUGREGS,
 	SNAP_VCPU_CPUID,
 	SNAP_VCPU_TSC_KHZ,
+	SNAP_VCPU_LAPIC, /* struct kvm_lapic_state (in-kernel irqchip) */
 	SNAP_DEV_PROBE = 64,
+	SNAP_DEVICE, /* a registered device: struct snap_device + its state */
 	SNAP_MEMORY = 96,
 };
 
 /* Name of a section type for inspect ("vcpu.regs"), or NULL. */
 const char *snap__type_name(uint32_t type);
+
+/* A device section's payload starts with the device's name; its state
+ * (device_ops.save) follows. Sections are numbered by registration order. */
+#define SNAP_DEVICE_NAME_MAX 32
+struct snap_device {
+	char name[SNAP_DEVICE_NAME_MAX]; /* NUL-terminated, NUL-padded */
+};
+
+/* Splits a device section's payload into its name and state; -EINVAL
+ * naming the problem when the name is missing, empty or unterminated. */
+int snap__device(const void *payload, size_t len, const char **name,
+		 const void **state, size_t *state_len);
+
+/* A section's display name: the type's name, "dev.<name>" for devices,
+ * "type-<n>" for types this build does not know. */
+void snap__section_name(const struct snap_section *sec, const void *payload,
+			char *out, size_t size);
 
 struct snap_writer {
 	uint8_t *buf;
@@ -71,7 +95,11 @@ struct snap_writer {
 void snap__begin(struct snap_writer *w, const struct snap_header *hdr);
 void snap__add(struct snap_writer *w, uint32_t type, uint32_t index,
 	       const void *data, size_t len);
-/* Appends the trailer. 0, or -ENOMEM if any step failed. The buffer is
+/* Adds device section `index` for device `name` (shorter than
+ * SNAP_DEVICE_NAME_MAX; longer names fail snap__finish with -EINVAL). */
+void snap__add_device(struct snap_writer *w, uint32_t index, const char *name,
+		      const void *state, size_t len);
+/* Appends the trailer. 0, or -ENOMEM (-EINVAL) if any step failed. The buffer is
  * w->buf (w->len bytes), owned by the caller: free(w->buf). */
 int snap__finish(struct snap_writer *w);
 

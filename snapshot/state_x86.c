@@ -107,6 +107,16 @@ static int save_msrs(struct vcpu *vcpu, struct snap_writer *w)
 	return ret < 0 ? ret : 0;
 }
 
+static int save_tsc_khz(struct vcpu *vcpu, struct snap_writer *w)
+{
+	int ret = KVM_IOCTL(vcpu->fd, KVM_GET_TSC_KHZ, NULL);
+	uint32_t khz = (uint32_t)ret;
+
+	if (ret > 0)
+		snap__add(w, SNAP_VCPU_TSC_KHZ, vcpu->id, &khz, sizeof(khz));
+	return ret < 0 ? ret : 0;
+}
+
 static int save_cpuid(struct vcpu *vcpu, struct snap_writer *w)
 {
 	struct cpuid_buf *c = calloc(1, sizeof(*c));
@@ -124,6 +134,9 @@ static int save_cpuid(struct vcpu *vcpu, struct snap_writer *w)
 	return ret < 0 ? ret : 0;
 }
 
+/* Order (as other VMMs do it): MP state first, since KVM_GET_MP_STATE
+ * lets the LAPIC accept pending INIT/SIPI and so changes other state;
+ * vCPU events last, since the other GETs may change pending events. */
 int state__save_vcpu(struct vcpu *vcpu, struct snap_writer *w)
 {
 	union {
@@ -133,12 +146,15 @@ int state__save_vcpu(struct vcpu *vcpu, struct snap_writer *w)
 		struct kvm_mp_state mp;
 		struct kvm_vcpu_events ev;
 		struct kvm_debugregs dr;
+		struct kvm_lapic_state lapic;
 	} u;
-	uint32_t khz;
 	int ret;
 
 	memset(&u, 0, sizeof(u));
-	ret = save_cpuid(vcpu, w);
+	ret = save_struct(vcpu, w, KVM_GET_MP_STATE, "KVM_GET_MP_STATE",
+			  SNAP_VCPU_MP_STATE, &u.mp, sizeof(u.mp));
+	if (ret == 0)
+		ret = save_cpuid(vcpu, w);
 	if (ret == 0)
 		ret = save_struct(vcpu, w, KVM_GET_REGS, "KVM_GET_REGS",
 				  SNAP_VCPU_REGS, &u.regs, sizeof(u.regs));
@@ -151,40 +167,58 @@ int state__save_vcpu(struct vcpu *vcpu, struct snap_writer *w)
 		ret = save_struct(vcpu, w, KVM_GET_XCRS, "KVM_GET_XCRS",
 				  SNAP_VCPU_XCRS, &u.xcrs, sizeof(u.xcrs));
 	if (ret == 0)
-		ret = save_msrs(vcpu, w);
+		ret = save_struct(vcpu, w, KVM_GET_DEBUGREGS, "KVM_GET_DEBUGREGS",
+				  SNAP_VCPU_DEBUGREGS, &u.dr, sizeof(u.dr));
+	if (ret == 0 && vcpu->vm->irqchip)
+		ret = save_struct(vcpu, w, KVM_GET_LAPIC, "KVM_GET_LAPIC",
+				  SNAP_VCPU_LAPIC, &u.lapic, sizeof(u.lapic));
 	if (ret == 0)
-		ret = save_struct(vcpu, w, KVM_GET_MP_STATE, "KVM_GET_MP_STATE",
-				  SNAP_VCPU_MP_STATE, &u.mp, sizeof(u.mp));
+		ret = save_tsc_khz(vcpu, w);
+	if (ret == 0)
+		ret = save_msrs(vcpu, w);
 	if (ret == 0)
 		ret = save_struct(vcpu, w, KVM_GET_VCPU_EVENTS,
 				  "KVM_GET_VCPU_EVENTS", SNAP_VCPU_EVENTS, &u.ev,
 				  sizeof(u.ev));
-	if (ret == 0)
-		ret = save_struct(vcpu, w, KVM_GET_DEBUGREGS, "KVM_GET_DEBUGREGS",
-				  SNAP_VCPU_DEBUGREGS, &u.dr, sizeof(u.dr));
-	if (ret == 0) {
-		ret = KVM_IOCTL(vcpu->fd, KVM_GET_TSC_KHZ, NULL);
-		khz = (uint32_t)ret;
-		if (ret > 0)
-			snap__add(w, SNAP_VCPU_TSC_KHZ, vcpu->id, &khz,
-				  sizeof(khz));
+	return ret;
+}
+
+/* The in-kernel irqchip's three chips and the PIT (VM-wide state). */
+static int save_irqchip(struct vm *vm, struct snap_writer *w)
+{
+	static const uint32_t types[] = { SNAP_VM_PIC_MASTER,
+					  SNAP_VM_PIC_SLAVE, SNAP_VM_IOAPIC };
+	struct kvm_irqchip chip;
+	struct kvm_pit_state2 pit;
+	int ret = 0;
+
+	for (uint32_t id = 0; ret == 0 && id < 3; id++) {
+		memset(&chip, 0, sizeof(chip));
+		chip.chip_id = id;
+		ret = KVM_IOCTL(vm->fd, KVM_GET_IRQCHIP, &chip);
+		if (ret >= 0)
+			snap__add(w, types[id], 0, &chip, sizeof(chip));
 	}
+	memset(&pit, 0, sizeof(pit));
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_GET_PIT2, &pit);
+	if (ret >= 0)
+		snap__add(w, SNAP_VM_PIT, 0, &pit, sizeof(pit));
 	return ret < 0 ? ret : 0;
 }
 
 int state__save_vm(struct vm *vm, struct snap_writer *w)
 {
 	struct kvm_clock_data clock = { 0 };
-	int ret = KVM_IOCTL(vm->fd, KVM_GET_CLOCK, &clock);
+	int ret = vm->irqchip ? save_irqchip(vm, w) : 0;
 
+	for (unsigned int i = 0; ret == 0 && i < vm->nr_vcpus; i++)
+		ret = state__save_vcpu(&vm->vcpus[i], w);
+	if (ret == 0)
+		ret = KVM_IOCTL(vm->fd, KVM_GET_CLOCK, &clock);
 	if (ret < 0)
 		return ret;
 	snap__add(w, SNAP_VM_CLOCK, 0, &clock, sizeof(clock));
-	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		ret = state__save_vcpu(&vm->vcpus[i], w);
-		if (ret < 0)
-			return ret;
-	}
 	return 0;
 }
 
@@ -355,6 +389,13 @@ int state__restore_vcpu(struct vcpu *vcpu, const struct snap_reader *r)
 	if (ret == 0)
 		ret = restore_struct(vcpu, r, SNAP_VCPU_SREGS, KVM_SET_SREGS,
 				     "KVM_SET_SREGS", sizeof(struct kvm_sregs));
+	/* After SREGS (the APIC base MSR enables the LAPIC) and before MSRs
+	 * (KVM drops a TSC deadline while the LVT timer is in another mode),
+	 * vCPU events and MP state (both track LAPIC-delivered events). */
+	if (ret == 0 && vcpu->vm->irqchip)
+		ret = restore_struct(vcpu, r, SNAP_VCPU_LAPIC, KVM_SET_LAPIC,
+				     "KVM_SET_LAPIC",
+				     sizeof(struct kvm_lapic_state));
 	if (ret == 0)
 		ret = restore_msrs(vcpu, r);
 	if (ret == 0)
@@ -380,6 +421,50 @@ int state__restore_vcpu(struct vcpu *vcpu, const struct snap_reader *r)
 	return ret;
 }
 
+static const struct {
+	uint32_t type;
+	size_t size;
+} irqchip_sections[] = {
+	{ SNAP_VM_PIC_MASTER, sizeof(struct kvm_irqchip) },
+	{ SNAP_VM_PIC_SLAVE, sizeof(struct kvm_irqchip) },
+	{ SNAP_VM_IOAPIC, sizeof(struct kvm_irqchip) },
+	{ SNAP_VM_PIT, sizeof(struct kvm_pit_state2) },
+};
+#define NR_IRQCHIP_SECTIONS \
+	(sizeof(irqchip_sections) / sizeof(irqchip_sections[0]))
+
+/* The PICs, IOAPIC and PIT: before any vCPU's LAPIC, so an interrupt the
+ * restored LAPICs hold never meets routing in its reset state. */
+static int restore_irqchip(struct vm *vm, const struct snap_reader *r)
+{
+	static const char *const set_names[] = {
+		"KVM_SET_IRQCHIP (PIC master)", "KVM_SET_IRQCHIP (PIC slave)",
+		"KVM_SET_IRQCHIP (IOAPIC)", "KVM_SET_PIT2" };
+	union {
+		struct kvm_irqchip chip;
+		struct kvm_pit_state2 pit;
+	} u;
+	const void *p = NULL;
+	int ret = 0;
+
+	for (uint32_t i = 0; ret >= 0 && i < NR_IRQCHIP_SECTIONS; i++) {
+		ret = need(r, irqchip_sections[i].type, 0,
+			   irqchip_sections[i].size, &p);
+		if (ret < 0)
+			break;
+		memcpy(&u, p, irqchip_sections[i].size);
+		if (i < 3 && u.chip.chip_id != i)
+			return err__set(EINVAL, "section %s holds chip %u",
+					snap__type_name(irqchip_sections[i].type),
+					u.chip.chip_id);
+		ret = kvm__ioctl(vm->fd, i < 3 ? KVM_SET_IRQCHIP : KVM_SET_PIT2,
+				 &u, set_names[i]);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* Irqchip first, vCPUs next, kvmclock last: setting TSCs (MSRs) can make
+ * KVM recompute its master clock, which would move a clock set earlier. */
 int state__restore_vm(struct vm *vm, const struct snap_reader *r)
 {
 	struct kvm_clock_data clock;
@@ -390,10 +475,49 @@ int state__restore_vm(struct vm *vm, const struct snap_reader *r)
 		return ret;
 	memcpy(&clock, p, sizeof(clock));
 	clock.flags = 0; /* only the clock value is settable */
-	ret = KVM_IOCTL(vm->fd, KVM_SET_CLOCK, &clock);
+	ret = vm->irqchip ? restore_irqchip(vm, r) : 0;
 	for (unsigned int i = 0; ret >= 0 && i < vm->nr_vcpus; i++)
 		ret = state__restore_vcpu(&vm->vcpus[i], r);
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_SET_CLOCK, &clock);
 	return ret < 0 ? ret : 0;
+}
+
+int state__check_irqchip(const struct snap_reader *r, bool irqchip,
+			 unsigned int nr_vcpus)
+{
+	const void *p = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < NR_IRQCHIP_SECTIONS; i++) {
+		uint32_t type = irqchip_sections[i].type;
+
+		p = snap__find(r, type, 0, &len);
+		if (!irqchip && p)
+			return err__set(EINVAL, "snapshot holds section %s but "
+					"its VM config has no in-kernel irqchip",
+					snap__type_name(type));
+		if (irqchip && !p)
+			return err__set(EINVAL, "snapshot's VM config has an "
+					"in-kernel irqchip but it lacks section "
+					"%s", snap__type_name(type));
+		if (p && len != irqchip_sections[i].size)
+			return err__set(EINVAL, "section %s has %zu bytes, "
+					"expected %zu", snap__type_name(type),
+					len, irqchip_sections[i].size);
+	}
+	for (unsigned int i = 0; i < nr_vcpus; i++) {
+		p = snap__find(r, SNAP_VCPU_LAPIC, i, &len);
+		if (!irqchip && p)
+			return err__set(EINVAL, "snapshot holds vcpu.lapic for "
+					"vCPU %u but its VM config has no "
+					"in-kernel irqchip", i);
+		if (irqchip &&
+		    need(r, SNAP_VCPU_LAPIC, i, sizeof(struct kvm_lapic_state),
+			 &p) < 0)
+			return -EINVAL;
+	}
+	return 0;
 }
 
 /* Registers of the CPUID leaves whose feature bits a guest may rely on. */

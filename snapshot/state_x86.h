@@ -5,6 +5,8 @@
 
 #include "format.h"
 
+#include <stdbool.h>
+
 struct vm;
 struct vcpu;
 struct kvm_host;
@@ -16,6 +18,12 @@ int state__save_vm(struct vm *vm, struct snap_writer *w);
  * snapshot's guest was given must be supported here, and the XSAVE area
  * size must match. -ENOTSUP naming what is missing. */
 int state__check_host(struct kvm_host *kvm, const struct snap_reader *r);
+
+/* Checks the in-kernel irqchip sections against the VM config: with
+ * `irqchip`, PICs, IOAPIC, PIT and every vCPU's LAPIC at their exact
+ * sizes; without, none of them. -EINVAL naming the section. */
+int state__check_irqchip(const struct snap_reader *r, bool irqchip,
+			 unsigned int nr_vcpus);
 
 int state__restore_vcpu(struct vcpu *vcpu, const struct snap_reader *r);
 int state__restore_vm(struct vm *vm, const struct snap_reader *r);

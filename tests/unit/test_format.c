@@ -495,9 +495,15 @@ static void type_names(void **state)
 			    "vcpu.tsc_khz");
 	assert_string_equal(snap__type_name(SNAP_DEV_PROBE), "device.probe");
 	assert_string_equal(snap__type_name(SNAP_MEMORY), "memory");
+	assert_string_equal(snap__type_name(SNAP_VM_PIC_MASTER),
+			    "vm.pic_master");
+	assert_string_equal(snap__type_name(SNAP_VM_IOAPIC), "vm.ioapic");
+	assert_string_equal(snap__type_name(SNAP_VM_PIT), "vm.pit");
+	assert_string_equal(snap__type_name(SNAP_VCPU_LAPIC), "vcpu.lapic");
+	assert_string_equal(snap__type_name(SNAP_DEVICE), "dev");
 	assert_null(snap__type_name(0));
-	assert_null(snap__type_name(3));
-	assert_null(snap__type_name(SNAP_VCPU_TSC_KHZ + 1));
+	assert_null(snap__type_name(SNAP_VM_GUEST + 1));
+	assert_null(snap__type_name(SNAP_VCPU_LAPIC + 1));
 	assert_null(snap__type_name(999));
 	assert_null(snap__type_name(UINT32_MAX));
 
