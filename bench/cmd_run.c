@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "err.h"
 #include "output.h"
+#include "run_linux.h"
 #include "run_probes.h"
 
 #include <getopt.h>
@@ -22,13 +23,29 @@ static const char *const pattern_names[] = { "seq", "random", "stride", NULL };
 static const char *const op_names[] = { "read", "write", NULL };
 static const char *const misbehave_names[] = { "none", "abort", "bad-port",
 					       "fault", "hang", NULL };
-static const char *const stop_names[] = { "done", "ready", NULL };
+static const char *const stop_names[] = { "done", "ready", "boot", NULL };
 static const char *const cpuid_names[] = { "none", "host", NULL };
 
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart run [OPTIONS]\n"
-	      "Runs the built-in probe guest in one VM and prints its timeline.\n\n"
+	      "       coldstart run --kernel FILE [--initrd FILE] [--cmdline "
+	      "TEXT] [OPTIONS]\n"
+	      "Runs the built-in probe guest (or a Linux guest) in one VM and "
+	      "prints its\ntimeline.\n\n"
+	      "Linux guest:\n"
+	      "  --kernel FILE       bzImage or ELF vmlinux to boot instead of "
+	      "the probe guest\n"
+	      "  --initrd FILE       initial ramdisk\n"
+	      "  --cmdline TEXT      kernel command line (default: \"" LINUX_DEFAULT_CMDLINE "\")\n"
+	      "  --console FILE      guest console (COM1) output; - for stdout "
+	      "(default;\n"
+	      "                      stderr with --json, none with --quiet)\n"
+	      "  --stop-at boot      end the VM at the boot-complete signal\n"
+	      "  --allow-pvm         boot even on a PVM host, where ordinary "
+	      "kernels cannot run\n"
+	      "  (--mem defaults to 256M; --vcpus, --timeout, --json, --quiet "
+	      "and --probes apply)\n\n"
 	      "VM:\n"
 	      "  --mem SIZE          guest memory (default: the least that fits "
 	      "the workload,\n"
@@ -81,6 +98,7 @@ enum {
 	OPT_MEM = 256, OPT_VCPUS, OPT_BACKEND, OPT_KVM, OPT_INIT, OPT_WS,
 	OPT_PATTERN, OPT_STRIDE, OPT_OP, OPT_SEED, OPT_COMPUTE, OPT_STOP,
 	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON, OPT_CPUID, OPT_PROBES,
+	OPT_KERNEL, OPT_INITRD, OPT_CMDLINE, OPT_CONSOLE, OPT_ALLOW_PVM,
 };
 
 static const struct option options[] = {
@@ -101,6 +119,11 @@ static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "cpuid", required_argument, NULL, OPT_CPUID },
 	{ "probes", optional_argument, NULL, OPT_PROBES },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+	{ "console", required_argument, NULL, OPT_CONSOLE },
+	{ "allow-pvm", no_argument, NULL, OPT_ALLOW_PVM },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -123,6 +146,51 @@ static int parse_enum(const char *opt, const char *text,
 	return ret;
 }
 
+static const char *option_name(int c)
+{
+	for (const struct option *opt = options; opt->name; opt++)
+		if (opt->val == c)
+			return opt->name;
+	return "?";
+}
+
+static int parse_linux(int c, const char *arg, struct run_cli *o)
+{
+	switch (c) {
+	case OPT_KERNEL:
+		o->kernel = arg;
+		return 0;
+	case OPT_INITRD:
+		o->initrd = arg;
+		break;
+	case OPT_CMDLINE:
+		o->cmdline = arg;
+		break;
+	case OPT_CONSOLE:
+		o->console = arg;
+		break;
+	default:
+		o->allow_pvm = true;
+		break;
+	}
+	if (!o->linux_opt)
+		o->linux_opt = option_name(c);
+	return 0;
+}
+
+/* Options only the probe guest understands. */
+static bool probe_only(int c)
+{
+	switch (c) {
+	case OPT_INIT: case OPT_WS: case OPT_PATTERN: case OPT_STRIDE:
+	case OPT_OP: case OPT_SEED: case OPT_COMPUTE: case OPT_MISBEHAVE:
+	case OPT_CPUID:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int parse_one(int c, const char *arg, struct run_cli *o)
 {
 	struct run_config *cfg = &o->cfg;
@@ -131,6 +199,10 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 	uint32_t e = 0;
 	int ret;
 
+	if (probe_only(c) && !o->probe_opt)
+		o->probe_opt = option_name(c);
+	if (c >= OPT_KERNEL)
+		return parse_linux(c, arg, o);
 	switch (c) {
 	case OPT_MEM:
 		o->mem_given = true;
@@ -164,6 +236,7 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 	case OPT_STOP:
 		ret = parse_enum("--stop-at", arg, stop_names, &e);
 		p->stop_at_ready = e == 1;
+		o->stop_at_boot = e == 2;
 		return ret;
 	case OPT_TIMEOUT:
 		return args__duration("--timeout", arg, &cfg->timeout_ns);
@@ -212,6 +285,34 @@ static int check_sizes(struct run_cli *o)
 	return 0;
 }
 
+/* The probe guest's and the Linux guest's options do not mix. */
+static int check_probe(struct run_cli *o)
+{
+	if (o->linux_opt)
+		return err__set(EINVAL, "--%s needs --kernel", o->linux_opt);
+	if (o->stop_at_boot)
+		return err__set(EINVAL, "--stop-at boot needs --kernel (the "
+				"probe guest stops at done or ready)");
+	return check_sizes(o);
+}
+
+static int check_linux(struct run_cli *o)
+{
+	if (o->probe_opt)
+		return err__set(EINVAL, "--%s applies to the probe guest, not "
+				"to --kernel", o->probe_opt);
+	if (o->cfg.probe.stop_at_ready)
+		return err__set(EINVAL, "--stop-at ready applies to the probe "
+				"guest; a Linux guest stops at boot or runs "
+				"until it exits");
+	if (!o->mem_given)
+		o->cfg.mem_size = LINUX_DEFAULT_MEM;
+	if (o->cfg.mem_size == 0 || o->cfg.mem_size % MEM_ALIGN)
+		return err__set(EINVAL, "--mem: %" PRIu64 " bytes is not a "
+				"multiple of 2 MiB", o->cfg.mem_size);
+	return 0;
+}
+
 int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 {
 	int c, ret = 0;
@@ -234,7 +335,7 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 		return err__set(EINVAL, "unexpected argument '%s'",
 				argv[optind]);
 	if (ret == 0 && !o->help)
-		ret = check_sizes(o);
+		ret = o->kernel ? check_linux(o) : check_probe(o);
 	if (o->json && o->quiet)
 		return err__set(EINVAL, "--json and --quiet exclude each other");
 	return ret;
@@ -366,6 +467,8 @@ int cmd_run(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	if (o.kernel)
+		return run_linux(&o);
 	o.cfg.measure_memory = !o.quiet;
 	res.tl.t[TL_PROCESS_START] = cli_process_start;
 	ret = run_probes__attach(o.probes, &rp);

@@ -113,7 +113,12 @@ static void rejected(void **state)
 	expect_error("not one of: anon, memfd, hugetlb", "--mem-backend",
 		     "pmem", NULL);
 	expect_error("outside 1..64", "--vcpus", "100", NULL);
-	expect_error("not one of: done, ready", "--stop-at", "boot", NULL);
+	expect_error("not one of: done, ready, boot", "--stop-at", "exit",
+		     NULL);
+	expect_error("--stop-at boot needs --kernel", "--stop-at", "boot", NULL);
+	expect_error("--initrd needs --kernel", "--initrd", "x", NULL);
+	expect_error("--init applies to the probe guest", "--kernel", "k",
+		     "--init", "4M", NULL);
 }
 
 static void help_skips_size_checks(void **state)

@@ -1,0 +1,315 @@
+/* `coldstart run --kernel`: plan, refuse PVM, boot, wait, report. */
+#include "run_linux.h"
+
+#include "cli.h"
+#include "err.h"
+#include "linux_x86.h"
+#include "output.h"
+#include "run_probes.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <string.h>
+
+#define MiB ((uint64_t)1 << 20)
+
+struct linux_result {
+	struct timeline tl;
+	enum vm_outcome outcome;
+	char reason[512];
+	struct boottimer_regs timer;
+	uint64_t console_bytes;
+	uint64_t sink_accesses;
+	uint64_t unclaimed_io;
+	uint64_t exits;
+	uint64_t vcpu_exits[PROBE_MAX_VCPUS];
+	unsigned int nr_vcpus;
+};
+
+/* The VM a signal handler stops; set only while one runs. */
+static struct vm *volatile active_vm;
+
+static void on_signal(int sig)
+{
+	struct vm *vm = active_vm;
+
+	(void)sig;
+	if (vm)
+		vm__interrupt(vm);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *format_name(enum linux_format f)
+{
+	return f == LINUX_BZIMAGE ? "bzImage" : "ELF vmlinux";
+}
+
+static const char *cmdline_of(const struct run_cli *o)
+{
+	return o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
+}
+
+/* The console: a file, stdout, stderr under --json, nothing under
+ * --quiet unless a file was named. */
+static int open_console(const struct run_cli *o, FILE **out)
+{
+	bool dash = !o->console || !strcmp(o->console, "-");
+
+	if (dash) {
+		*out = o->quiet ? NULL : o->json ? stderr : stdout;
+		return 0;
+	}
+	*out = fopen(o->console, "w");
+	if (!*out)
+		return err__sys(errno, "--console %s", o->console);
+	setvbuf(*out, NULL, _IOLBF, 0);
+	return 0;
+}
+
+static void collect(struct linux_result *r, struct vm *vm,
+		    const struct linux_machine *m)
+{
+	r->outcome = vm->outcome;
+	snprintf(r->reason, sizeof(r->reason), "%s", vm->reason);
+	r->timer = m->timer.regs;
+	r->console_bytes = m->com1.bytes_out;
+	r->sink_accesses = m->legacy.sink_accesses;
+	r->unclaimed_io = vm->io.unclaimed;
+	r->nr_vcpus = vm->nr_vcpus;
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		r->vcpu_exits[i] = vm->vcpus[i].exits;
+		r->exits += vm->vcpus[i].exits;
+	}
+}
+
+static enum boottimer_action at_boot(const struct run_cli *o)
+{
+	return o->stop_at_boot ? BOOTTIMER_STOP : BOOTTIMER_CONTINUE;
+}
+
+/* Creates the VM, boots it, waits for its end and tears it down. */
+static int boot(struct kvm_host *kvm, const struct run_cli *o,
+		const struct linux_boot *b, FILE *console,
+		struct linux_result *r)
+{
+	struct vm_config cfg = linux__vm_config(b->mem_size, b->nr_vcpus);
+	struct linux_machine_opts mo = { console, at_boot(o) };
+	struct linux_machine m;
+	struct vm *vm;
+	int ret;
+
+	cfg.mem_ops = o->cfg.mem_ops;
+	ret = vm__create(kvm, &cfg, &r->tl, &vm);
+	if (ret < 0)
+		return ret;
+	ret = linux_machine__create(&m, vm, &mo);
+	if (ret < 0) {
+		vm__destroy(vm);
+		return ret;
+	}
+	ret = linux__load(vm, b);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0) {
+		active_vm = vm;
+		vm__wait(vm, o->cfg.timeout_ns);
+		active_vm = NULL;
+		collect(r, vm, &m);
+	}
+	vm__destroy(vm);
+	timeline__mark(&r->tl, TL_TEARDOWN_DONE);
+	linux_machine__destroy(&m);
+	return ret;
+}
+
+static const char *pvm_refusal =
+	"this host's /dev/kvm is PVM (kvm_pvm): guest ring-0 code is not run "
+	"by hardware but interpreted instruction by instruction, so an "
+	"ordinary Linux kernel cannot boot here (it crawls, then fails "
+	"emulation). Boot it on a host with VMX or SVM, or in the emulated "
+	"SVM host of tests/e2e; --allow-pvm tries anyway";
+
+static void print_boot_signals(const struct linux_result *r)
+{
+	const char *first = boottimer__variant_name(r->timer.first);
+
+	if (!first) {
+		printf("boot signal: none received\n");
+		return;
+	}
+	printf("boot signal: %s", first);
+	if (r->timer.seen & ~r->timer.first)
+		printf(" (then also %s)",
+		       boottimer__variant_name(r->timer.seen & ~r->timer.first));
+	printf("; guest-done signals: %u\n", r->timer.done);
+}
+
+static void print_human(const struct run_cli *o, const struct linux_kernel *k,
+			const struct linux_boot *b,
+			const struct linux_result *r)
+{
+	printf("linux guest: %u vCPU%s, %" PRIu64 " MiB; kernel %s (%s), "
+	       "initrd %s", b->nr_vcpus, b->nr_vcpus > 1 ? "s" : "",
+	       b->mem_size / MiB, o->kernel, format_name(k->format),
+	       o->initrd ? o->initrd : "none");
+	if (o->initrd)
+		printf(" (%" PRIu64 " KiB at 0x%" PRIx64 ")",
+		       b->initrd_size >> 10, b->initrd_gpa);
+	printf("\ncmdline: %s\n", b->cmdline);
+	timeline__print(stdout, &r->tl);
+	print_boot_signals(r);
+	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
+	       r->reason[0] ? ": " : "", r->reason);
+	printf("guest work: %" PRIu64 " console bytes, %" PRIu64 " VM exits "
+	       "(", r->console_bytes, r->exits);
+	for (unsigned int i = 0; i < r->nr_vcpus; i++)
+		printf("%s%" PRIu64, i ? ", " : "vCPUs: ", r->vcpu_exits[i]);
+	printf("), %" PRIu64 " legacy-port accesses, %" PRIu64
+	       " unclaimed\n", r->sink_accesses, r->unclaimed_io);
+}
+
+static json_t *signals_json(uint32_t seen)
+{
+	json_t *a = json_array();
+
+	for (uint32_t bit = BOOTTIMER_VIA_PORT; bit <= BOOTTIMER_VIA_MMIO;
+	     bit <<= 1)
+		if (seen & bit)
+			json_array_append_new(
+				a, json_string(boottimer__variant_name(bit)));
+	return a;
+}
+
+static json_t *config_json(const struct run_cli *o, const struct linux_kernel *k,
+			   const struct linux_boot *b)
+{
+	return json_pack("{s:s, s:s, s:s, s:s?, s:s, s:I, s:i, s:s, s:I, "
+			 "s:I, s:s}",
+			 "guest", "linux", "kernel", o->kernel, "kernel_format",
+			 format_name(k->format), "initrd", o->initrd, "cmdline",
+			 b->cmdline, "mem_bytes", (json_int_t)b->mem_size,
+			 "vcpus", (int)b->nr_vcpus, "mem_backend",
+			 o->cfg.mem_ops ? o->cfg.mem_ops->name : "anon",
+			 "kernel_entry", (json_int_t)k->entry,
+			 "timeout_ns", (json_int_t)o->cfg.timeout_ns,
+			 "stop_at", o->stop_at_boot ? "boot" : "exit");
+}
+
+static json_t *vcpu_exits_json(const struct linux_result *r)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < r->nr_vcpus; i++)
+		json_array_append_new(a, json_integer((json_int_t)r->vcpu_exits[i]));
+	return a;
+}
+
+static void print_json(const struct run_cli *o, const struct linux_kernel *k,
+		       const struct linux_boot *b, const struct linux_result *r,
+		       const struct run_probes *rp)
+{
+	const char *first = boottimer__variant_name(r->timer.first);
+	json_t *doc = json_pack(
+		"{s:i, s:s, s:o, s:s, s:s, s:o, s:s?, s:o, s:i, s:I, s:I, s:o, "
+		"s:I, s:I, s:b}",
+		"schema", 1, "command", "run", "config", config_json(o, k, b),
+		"outcome", vm__outcome_name(r->outcome), "reason", r->reason,
+		"timeline_ns", output__timeline_json(&r->tl), "boot_signal",
+		first, "boot_signals", signals_json(r->timer.seen),
+		"guest_done_signals", (int)r->timer.done, "console_bytes",
+		(json_int_t)r->console_bytes, "exits", (json_int_t)r->exits,
+		"vcpu_exits", vcpu_exits_json(r), "legacy_port_accesses",
+		(json_int_t)r->sink_accesses, "unclaimed_io",
+		(json_int_t)r->unclaimed_io, "success",
+		r->outcome == VM_COMPLETED);
+
+	run_probes__add_json(rp, &r->tl, doc);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static int report(const struct run_cli *o, const struct linux_kernel *k,
+		  const struct linux_boot *b, const struct linux_result *r,
+		  const struct run_probes *rp)
+{
+	if (o->json) {
+		print_json(o, k, b, r, rp);
+	} else if (!o->quiet) {
+		print_human(o, k, b, r);
+		run_probes__print(rp, &r->tl);
+	}
+	if (r->outcome == VM_COMPLETED)
+		return CLI_OK;
+	fprintf(stderr, "coldstart: run failed: %s\n", r->reason);
+	return CLI_FAIL;
+}
+
+/* Opens KVM, boots, reports. Everything before it checked the inputs. */
+static int run_checked(const struct run_cli *o, const struct linux_kernel *k,
+		       const struct linux_boot *b, FILE *console)
+{
+	struct linux_result r = { 0 };
+	struct run_probes rp;
+	struct kvm_host kvm;
+	int ret;
+
+	r.tl.t[TL_PROCESS_START] = cli_process_start;
+	ret = run_probes__attach(o->probes, &rp);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "run: %s", err__last());
+	ret = kvm__open(&kvm, o->kvm_path);
+	if (ret < 0) {
+		run_probes__free(&rp);
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	}
+	timeline__mark(&r.tl, TL_KVM_OPENED);
+	catch_signals();
+	ret = boot(&kvm, o, b, console, &r);
+	kvm__close(&kvm);
+	run_probes__finish(&rp);
+	if (ret < 0) {
+		run_probes__free(&rp);
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	}
+	ret = report(o, k, b, &r, &rp);
+	run_probes__free(&rp);
+	return ret;
+}
+
+int run_linux(const struct run_cli *o)
+{
+	struct linux_kernel k;
+	struct linux_boot b;
+	FILE *console;
+	int ret = linux__open_kernel(&k, o->kernel);
+
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "run: %s", err__last());
+	ret = linux__plan(&b, &k, cmdline_of(o), o->initrd, o->cfg.mem_size,
+			  o->cfg.nr_vcpus);
+	if (ret == 0 && kvm__detect_flavour() == KVM_FLAVOUR_PVM &&
+	    !o->allow_pvm)
+		ret = cli__error(CLI_SKIP, "run --kernel: %s", pvm_refusal);
+	else if (ret < 0)
+		ret = cli__error(CLI_FAIL, "run: %s", err__last());
+	else if (open_console(o, &console) < 0)
+		ret = cli__error(CLI_FAIL, "run: %s", err__last());
+	else {
+		ret = run_checked(o, &k, &b, console);
+		if (console && console != stdout && console != stderr)
+			fclose(console);
+	}
+	linux__plan_free(&b);
+	linux__close_kernel(&k);
+	return ret;
+}
