@@ -43,6 +43,7 @@ int cmd_run(int argc, char **argv);
 int cmd_sysinfo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 

@@ -14,6 +14,8 @@ static const struct command commands[] = {
 		      "guest", cmd_snapshot },
 	{ "compare", "compare two results: regressions, like benchstat",
 	  cmd_compare },
+	{ "report", "Markdown, CSV and plots from stored results",
+	  cmd_report },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
 	{ "probe", "observe a VMM process with eBPF probes", cmd_probe },
 	{ "help", "show help for coldstart or one command", cmd_help },

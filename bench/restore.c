@@ -68,6 +68,9 @@ struct group {
 	struct cell *cells; /* nr_strategies per cache state */
 	double *never;      /* never-stopped request phase, count */
 	size_t nr_never;
+	/* strategies this host cannot do (e.g. no huge pages), and why */
+	bool skip[MAX_STRATEGIES];
+	char why[MAX_STRATEGIES][200];
 };
 
 static void usage(FILE *out)
@@ -544,10 +547,13 @@ static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
 		 "M %s", g->mem / MiB, g->ws / MiB, cold ? "cold" : "warm");
 	for (uint64_t i = 0; ret == 0 && i < total; i++) {
 		for (size_t k = 0; ret == 0 && k < o->nr_strategies; k++) {
-			struct cell *c = &cells[(k + i) % o->nr_strategies];
+			size_t idx = (k + i) % o->nr_strategies;
+			struct cell *c = &cells[idx];
 			struct sample s;
 			double resident = 0;
 
+			if (g->skip[idx])
+				continue;
 			ret = prepare_cache(o, g->dir, cold);
 			if (ret == 0 && cold)
 				resident = resident_share(g->dir);
@@ -590,19 +596,31 @@ static int measure_never_stopped(struct kvm_host *kvm,
 	return 0;
 }
 
-static bool has_prefetch(const struct restore_opts *o)
+/* One uncounted restore per strategy: prefetch records its working set
+ * here, before anything counts; a strategy this host cannot do (-ENOTSUP,
+ * e.g. huge pages not reserved) is skipped with the reason. */
+static int trial_restores(struct kvm_host *kvm, const struct restore_opts *o,
+			  struct group *g)
 {
-	for (size_t i = 0; i < o->nr_strategies; i++)
-		if (!strcmp(o->strategies[i]->name, "prefetch"))
-			return true;
-	return false;
+	for (size_t i = 0; i < o->nr_strategies; i++) {
+		struct sample s;
+		int ret = restore_once(kvm, g->dir, o->strategies[i], &s);
+
+		if (ret == -ENOTSUP) {
+			g->skip[i] = true;
+			snprintf(g->why[i], sizeof(g->why[i]), "%s", err__last());
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 			 const char *base, struct group *g)
 {
 	struct run_config rc = group_guest(o, g->mem, g->ws);
-	struct sample s;
 	int ret;
 
 	if (snprintf(g->dir, sizeof(g->dir), "%s/mem%" PRIu64 "M-ws%" PRIu64
@@ -610,10 +628,8 @@ static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 		return err__set(ENAMETOOLONG, "snapshot directory %s: path "
 				"too long", base);
 	ret = make_snapshot(kvm, &rc, g->dir);
-	/* prefetch records its working set once, before anything counts */
-	if (ret == 0 && has_prefetch(o))
-		ret = restore_once(kvm, g->dir, mem_restore__strategy("prefetch"),
-				   &s);
+	if (ret == 0)
+		ret = trial_restores(kvm, o, g);
 	if (ret == 0 && o->warm)
 		ret = measure_cache(kvm, o, g, false);
 	if (ret == 0 && o->cold)
@@ -762,6 +778,14 @@ static json_t *result_json(const struct restore_opts *o,
 			if (g->cells[k].n)
 				add_cell(doc, g, &g->cells[k],
 					 k < o->nr_strategies ? "warm" : "cold");
+		for (size_t k = 0; k < o->nr_strategies; k++)
+			if (g->skip[k])
+				result__warn(doc, "%s skipped (mem %" PRIu64
+					     "M ws %" PRIu64 "M): this host "
+					     "cannot do it: %s",
+					     o->strategies[k]->name,
+					     g->mem / MiB, g->ws / MiB,
+					     g->why[k]);
 		if (!g->nr_never)
 			continue;
 		snprintf(name, sizeof(name), "never-stopped/mem%" PRIu64

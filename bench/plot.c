@@ -1,0 +1,136 @@
+/* Running gnuplot on embedded scripts, writing each plot atomically. */
+#include "plot.h"
+
+#include "err.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+extern const char plot_cdf_gp[], plot_restore_gp[], plot_rate_gp[],
+	plot_density_gp[];
+
+static const struct {
+	const char *name;
+	const char *text;
+} scripts[] = {
+	{ "cdf", plot_cdf_gp },
+	{ "restore", plot_restore_gp },
+	{ "rate", plot_rate_gp },
+	{ "density", plot_density_gp },
+};
+
+const char *plot__script(const char *name)
+{
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+		if (!strcmp(scripts[i].name, name))
+			return scripts[i].text;
+	return NULL;
+}
+
+bool plot__available(void)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX], dirs[4096], *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s", path && *path ? path
+							  : "/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/gnuplot", d);
+		if (access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Writes the whole script to gnuplot's stdin; a gnuplot that quit early
+ * gives EPIPE, which its exit status then explains. */
+static void feed(int fd, const char *text)
+{
+	size_t len = strlen(text);
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		text += n;
+		len -= (size_t)n;
+	}
+	close(fd);
+	signal(SIGPIPE, old);
+}
+
+static int spawn_gnuplot(const char *dir, const char *expr, int *in_fd,
+			 pid_t *pid)
+{
+	char *argv[] = { "gnuplot", "-e", (char *)expr, "/dev/stdin", NULL };
+	posix_spawn_file_actions_t fa;
+	int fds[2], ret;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return err__sys(errno, "pipe for gnuplot");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	ret = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[0]);
+	if (ret) {
+		close(fds[1]);
+		return ret == ENOENT ? err__set(ENOENT, "gnuplot is not "
+						"installed")
+				     : err__sys(ret, "starting gnuplot");
+	}
+	*in_fd = fds[1];
+	return 0;
+}
+
+int plot__run(const char *dir, const char *name, const char *vars,
+	      const char *out)
+{
+	const char *script = plot__script(name);
+	char tmp[PATH_MAX], final[PATH_MAX], *expr = NULL;
+	struct stat st;
+	int fd = -1, status, ret;
+	pid_t pid;
+
+	if (!script)
+		return err__set(EINVAL, "no plot script '%s'", name);
+	snprintf(final, sizeof(final), "%s/%s", dir, out);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, out);
+	if (asprintf(&expr, "%s; out='.%s.tmp'", vars, out) < 0)
+		return err__set(ENOMEM, "gnuplot arguments");
+	ret = spawn_gnuplot(dir, expr, &fd, &pid);
+	free(expr);
+	if (ret < 0)
+		return ret;
+	feed(fd, script);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err__sys(errno, "waiting for gnuplot");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    stat(tmp, &st) < 0 || st.st_size == 0) {
+		unlink(tmp);
+		return err__set(EIO, "gnuplot failed to draw %s (plots/%s.gp, "
+				"status 0x%x)", out, name, status);
+	}
+	if (rename(tmp, final) < 0) {
+		ret = err__sys(errno, "renaming %s", tmp);
+		unlink(tmp);
+	}
+	return ret;
+}

@@ -1,0 +1,23 @@
+/* gnuplot, run on the scripts of plots/ that the build embeds in the
+ * binary: the script goes to gnuplot's stdin, its variables on -e. */
+#ifndef COLDSTART_PLOT_H
+#define COLDSTART_PLOT_H
+
+#include <stdbool.h>
+
+/* The embedded script plots/NAME.gp ("cdf", "restore", "rate",
+ * "density"), or NULL. */
+const char *plot__script(const char *name);
+
+/* Whether a gnuplot executable is on PATH. */
+bool plot__available(void);
+
+/* Runs gnuplot in `dir` on script `name` with `vars` (gnuplot commands,
+ * typically "in='x.csv'; fmt='png'; ..."), which must not set `out`:
+ * the plot is written to dir/out through a temporary file and renamed
+ * into place only when gnuplot succeeded and wrote something. 0 or
+ * -errno with a message (-ENOENT: no gnuplot). */
+int plot__run(const char *dir, const char *name, const char *vars,
+	      const char *out);
+
+#endif

@@ -1,0 +1,982 @@
+/* The report generator: reads result documents, writes report.md, the
+ * CSV files the gnuplot scripts of plots/ read, and the plots. */
+#include "report.h"
+
+#include "args.h"
+#include "cli.h"
+#include "compare.h"
+#include "err.h"
+#include "output.h"
+#include "plot.h"
+#include "stats.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More lines than this make a CDF plot unreadable. */
+#define CDF_MAX_LINES 16
+#define CI_RESAMPLES 1000
+
+struct input {
+	const char *path;
+	char label[64];
+	json_t *root;
+	struct result_doc doc;
+};
+
+struct report {
+	const struct report_opts *o;
+	struct input *in;
+	size_t n;
+	FILE *md;
+	bool gnuplot;
+	unsigned int plots, failed;
+};
+
+/* ---- small helpers ---- */
+
+static const json_t *get(const json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static const char *str_or(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(get(o, key));
+
+	return s ? s : def;
+}
+
+/* ns series are shown in ms; others in their unit. */
+static double scale_of(const char *unit)
+{
+	return !strcmp(unit, "ns") ? 1e6 : 1;
+}
+
+static const char *shown_unit(const char *unit)
+{
+	return !strcmp(unit, "ns") ? "ms" : unit;
+}
+
+/* CSV fields and gnuplot words must not hold separators or quotes. */
+static void safe_name(char *out, size_t len, const char *name)
+{
+	size_t i = 0;
+
+	for (; name[i] && i + 1 < len; i++)
+		out[i] = strchr(",\"' \t\n\\", name[i]) ? '_' : name[i];
+	out[i] = '\0';
+}
+
+/* A file name part: safe_name plus '/' -> '-'. */
+static void file_part(char *out, size_t len, const char *name)
+{
+	safe_name(out, len, name);
+	for (char *p = out; *p; p++)
+		if (*p == '/' || *p == '=')
+			*p = '-';
+}
+
+struct sstat {
+	struct summary s;
+	double lo, hi;
+};
+
+static int series_stats(const struct result_series *rs, struct sstat *st)
+{
+	int ret = stats__summarize(rs->samples, rs->n, &st->s);
+
+	if (ret == 0 && stats__bootstrap_median_ci(rs->samples, rs->n,
+						   CI_RESAMPLES, 0.95, 1,
+						   &st->lo, &st->hi) < 0)
+		st->lo = st->hi = st->s.p50;
+	return ret;
+}
+
+/* ---- loading ---- */
+
+static int load_input(const char *path, struct input *in)
+{
+	char why[400];
+	json_error_t e;
+	const json_t *schema;
+	int ret;
+
+	in->path = path;
+	in->root = json_load_file(path, 0, &e);
+	if (!in->root)
+		return err__set(EINVAL, "%s: not a readable JSON document: %s",
+				path, e.text);
+	schema = get(in->root, "schema");
+	if (!json_is_object(in->root) || !json_is_string(get(in->root, "bench")))
+		return err__set(EINVAL, "%s: not a coldstart result document "
+				"(no \"bench\")", path);
+	if (!json_is_integer(schema) || json_integer_value(schema) != COMPARE_SCHEMA)
+		return err__set(EINVAL, "%s: result schema %s; this coldstart "
+				"reads schema %d", path,
+				json_is_integer(schema) ? "other than 1"
+							: "missing",
+				COMPARE_SCHEMA);
+	ret = compare__parse(in->root, &in->doc);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(-ret, "%s: %s", path, why);
+	}
+	return 0;
+}
+
+/* Labels: the bench name, numbered when a bench appears again. */
+static void label_inputs(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		unsigned int same = 1;
+		char safe[48];
+
+		for (size_t k = 0; k < i; k++)
+			same += !strcmp(r->in[k].doc.bench, r->in[i].doc.bench);
+		file_part(safe, sizeof(safe), r->in[i].doc.bench);
+		if (same > 1)
+			snprintf(r->in[i].label, sizeof(r->in[i].label), "%s-%u",
+				 safe, same);
+		else
+			snprintf(r->in[i].label, sizeof(r->in[i].label), "%s",
+				 safe);
+	}
+}
+
+static int find_input(const struct report *r, const char *bench)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->in[i].doc.bench, bench))
+			return (int)i;
+	return -1;
+}
+
+/* ---- CSV files ---- */
+
+typedef void csv_fn(FILE *f, const struct report *r);
+
+static int write_csv(const struct report *r, const char *name, csv_fn *fn)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return err__sys(errno, "open_memstream");
+	fn(f, r);
+	if (fclose(f) != 0) {
+		free(text);
+		return err__set(ENOMEM, "building %s", name);
+	}
+	ret = output__write_file(r->o->out_dir, name, text, len);
+	free(text);
+	return ret;
+}
+
+static void series_csv(FILE *f, const struct report *r)
+{
+	fputs("label,bench,series,unit,n,min,p50,p90,p99,p99_9,max,mean,stddev,"
+	      "cv,ci95_lo,ci95_hi\n", f);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct result_doc *d = &r->in[i].doc;
+
+		for (size_t k = 0; k < d->nr_series; k++) {
+			const struct result_series *rs = &d->series[k];
+			double sc = scale_of(rs->unit);
+			struct sstat st;
+			char name[160];
+
+			if (series_stats(rs, &st) < 0)
+				continue;
+			safe_name(name, sizeof(name), rs->name);
+			fprintf(f, "%s,%s,%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,"
+				"%.6g,%.6g,%.6g,%.4f,%.6g,%.6g\n", r->in[i].label,
+				d->bench, name, shown_unit(rs->unit), st.s.n,
+				st.s.min / sc, st.s.p50 / sc, st.s.p90 / sc,
+				st.s.p99 / sc, st.s.p999 / sc, st.s.max / sc,
+				st.s.mean / sc, st.s.stddev / sc, st.s.cv,
+				st.lo / sc, st.hi / sc);
+		}
+	}
+}
+
+/* The CDF group of a series: its phase (and cache state), or "all". */
+static void group_of(const struct input *in, const char *series, char *out,
+		     size_t len)
+{
+	const json_t *arr = get(in->root, "series"), *s;
+	size_t i;
+
+	snprintf(out, len, "all");
+	json_array_foreach(arr, i, s) {
+		const json_t *p = get(s, "params");
+		const char *phase = json_string_value(get(p, "phase"));
+		const char *cache = json_string_value(get(p, "cache"));
+		char buf[96];
+
+		if (strcmp(str_or(s, "name", ""), series) || !phase)
+			continue;
+		snprintf(buf, sizeof(buf), "%s%s%s", phase, cache ? "-" : "",
+			 cache ? cache : "");
+		safe_name(out, len, buf);
+		return;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void cdf_rows(FILE *f, const struct input *in,
+		     const struct result_series *rs)
+{
+	double *v = malloc(rs->n * sizeof(double)), sc = scale_of(rs->unit);
+	char name[160], group[96];
+
+	if (!v)
+		return;
+	memcpy(v, rs->samples, rs->n * sizeof(double));
+	qsort(v, rs->n, sizeof(double), cmp_double);
+	safe_name(name, sizeof(name), rs->name);
+	group_of(in, rs->name, group, sizeof(group));
+	for (size_t j = 0; j < rs->n; j++)
+		fprintf(f, "%s,%s,%s,%s,%.6g,%.6g\n", in->label, group, name,
+			shown_unit(rs->unit), v[j] / sc,
+			(double)(j + 1) / (double)rs->n);
+	free(v);
+}
+
+static void cdf_csv(FILE *f, const struct report *r)
+{
+	fputs("label,group,series,unit,value,fraction\n", f);
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t k = 0; k < r->in[i].doc.nr_series; k++)
+			cdf_rows(f, &r->in[i], &r->in[i].doc.series[k]);
+}
+
+/* ---- restore rows: one per strategy x cache x mem x ws ---- */
+
+enum { RP_FIRST_RUN, RP_FIRST_PROGRESS, RP_DONE, RP_REQUEST, NR_RP };
+static const char *const rp_names[NR_RP] = { "first_run", "first_progress",
+					     "done", "request" };
+
+struct rrow {
+	char strategy[32], cache[8];
+	json_int_t mem, ws;
+	int order; /* first appearance of the strategy */
+	size_t n;
+	double med[NR_RP], done_p90, faults, mib;
+};
+
+struct rrows {
+	struct rrow *v;
+	size_t n, cap;
+};
+
+static struct rrow *rrow_get(struct rrows *rows, const char *strategy,
+			     const char *cache, json_int_t mem, json_int_t ws)
+{
+	int order = (int)rows->n;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		struct rrow *w = &rows->v[i];
+
+		if (!strcmp(w->strategy, strategy) && order == (int)rows->n)
+			order = w->order;
+		if (!strcmp(w->strategy, strategy) && !strcmp(w->cache, cache) &&
+		    w->mem == mem && w->ws == ws)
+			return w;
+	}
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 32;
+		struct rrow *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rows->v = v;
+		rows->cap = cap;
+	}
+	rows->v[rows->n] = (struct rrow){ .mem = mem, .ws = ws, .order = order };
+	safe_name(rows->v[rows->n].strategy, sizeof(rows->v[0].strategy),
+		  strategy);
+	safe_name(rows->v[rows->n].cache, sizeof(rows->v[0].cache), cache);
+	return &rows->v[rows->n++];
+}
+
+static void rrow_add(struct rrows *rows, const struct input *in,
+		     const json_t *s)
+{
+	const json_t *p = get(s, "params");
+	const char *phase = str_or(p, "phase", "");
+	const struct result_series *rs = compare__find(&in->doc,
+						       str_or(s, "name", ""));
+	struct rrow *w;
+	struct sstat st;
+	int ph;
+
+	for (ph = 0; ph < NR_RP && strcmp(phase, rp_names[ph]); ph++)
+		;
+	if (ph == NR_RP || !rs || !json_is_string(get(p, "strategy")) ||
+	    series_stats(rs, &st) < 0)
+		return;
+	w = rrow_get(rows, str_or(p, "strategy", ""), str_or(p, "cache", "-"),
+		     json_integer_value(get(p, "mem_bytes")),
+		     json_integer_value(get(p, "ws_bytes")));
+	if (!w)
+		return;
+	w->n = st.s.n;
+	w->med[ph] = st.s.p50 / 1e6;
+	if (ph == RP_REQUEST && !strcmp(w->strategy, "never-stopped"))
+		w->med[RP_DONE] = st.s.p50 / 1e6; /* its DONE is the request */
+	if (ph == RP_DONE) {
+		w->done_p90 = st.s.p90 / 1e6;
+		w->faults = json_number_value(get(s, "faults_mean"));
+		w->mib = json_number_value(get(s, "bytes_read_mean")) / 1048576.0;
+	}
+}
+
+static int rrow_cmp(const void *a, const void *b)
+{
+	const struct rrow *x = a, *y = b;
+	int c;
+
+	if (x->order != y->order)
+		return x->order - y->order;
+	c = strcmp(y->cache, x->cache); /* warm before cold */
+	if (c)
+		return c;
+	if (x->ws != y->ws)
+		return x->ws < y->ws ? -1 : 1;
+	return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+static void restore_rows(const struct input *in, struct rrows *rows)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(get(in->root, "series"), i, s)
+		rrow_add(rows, in, s);
+	if (rows->n)
+		qsort(rows->v, rows->n, sizeof(*rows->v), rrow_cmp);
+}
+
+static void restore_csv(FILE *f, const struct report *r)
+{
+	int i = find_input(r, "restore");
+	struct rrows rows = { 0 };
+
+	fputs("strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,"
+	      "done_ms,done_p90_ms,request_ms,faults,mib_read\n", f);
+	if (i < 0)
+		return;
+	restore_rows(&r->in[i], &rows);
+	for (size_t k = 0; k < rows.n; k++) {
+		const struct rrow *w = &rows.v[k];
+
+		fprintf(f, "%s,%s,%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT
+			",%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.2f\n", w->strategy,
+			w->cache, w->mem >> 20, w->ws >> 20, w->n,
+			w->med[RP_FIRST_RUN], w->med[RP_FIRST_PROGRESS],
+			w->med[RP_DONE], w->done_p90, w->med[RP_REQUEST],
+			w->faults, w->mib);
+	}
+	free(rows.v);
+}
+
+/* ---- rate and density: from the drivers' series params ---- */
+
+/* A rate series: params.mode (string) and params.concurrency (number);
+ * unit vms_per_s gives the rate, unit ns the latency percentiles. */
+static void rate_csv(FILE *f, const struct report *r)
+{
+	int i = find_input(r, "rate");
+	const json_t *s;
+	size_t k;
+
+	fputs("mode,concurrency,vms_per_s,p50_ms,p99_ms\n", f);
+	if (i < 0)
+		return;
+	json_array_foreach(get(r->in[i].root, "series"), k, s) {
+		const json_t *p = get(s, "params"), *rate = get(s, "vms_per_s");
+		const struct result_series *rs = compare__find(
+			&r->in[i].doc, str_or(s, "name", ""));
+		char mode[64];
+		struct sstat st;
+
+		if (!rs || !json_is_number(get(p, "concurrency")) ||
+		    strcmp(rs->unit, "ns") || series_stats(rs, &st) < 0)
+			continue;
+		safe_name(mode, sizeof(mode), str_or(p, "mode", "all"));
+		fprintf(f, "%s,%.0f,%.3f,%.4f,%.4f\n", mode,
+			json_number_value(get(p, "concurrency")),
+			json_is_number(rate) ? json_number_value(rate)
+					     : 1e9 / st.s.mean,
+			st.s.p50 / 1e6, st.s.p99 / 1e6);
+	}
+}
+
+/* The density curve: the document's "curve" array of {variant, vms,
+ * rss_kib, pss_kib, uss_kib}. */
+static void density_csv(FILE *f, const struct report *r)
+{
+	int i = find_input(r, "density");
+	const json_t *p;
+	size_t k;
+
+	fputs("variant,vms,rss_mib,pss_mib,uss_mib\n", f);
+	if (i < 0)
+		return;
+	json_array_foreach(get(r->in[i].root, "curve"), k, p) {
+		char variant[64];
+
+		safe_name(variant, sizeof(variant), str_or(p, "variant", "all"));
+		fprintf(f, "%s,%.0f,%.2f,%.2f,%.2f\n", variant,
+			json_number_value(get(p, "vms")),
+			json_number_value(get(p, "rss_kib")) / 1024,
+			json_number_value(get(p, "pss_kib")) / 1024,
+			json_number_value(get(p, "uss_kib")) / 1024);
+	}
+}
+
+/* ---- plots ---- */
+
+/* Draws `name`-based files in each chosen format; returns the file name
+ * of the first drawn (for report.md) in `shown`, or "" when none. */
+static void draw(struct report *r, const char *script, const char *base,
+		 const char *vars, char *shown, size_t len)
+{
+	static const char *const fmts[] = { "png", "svg" };
+	bool want[] = { r->o->png, r->o->svg };
+
+	shown[0] = '\0';
+	if (!r->gnuplot)
+		return;
+	for (int f = 0; f < 2; f++) {
+		char out[160], *v = NULL;
+
+		if (!want[f])
+			continue;
+		snprintf(out, sizeof(out), "%s.%s", base, fmts[f]);
+		if (asprintf(&v, "%s; fmt='%s'", vars, fmts[f]) < 0)
+			continue;
+		if (plot__run(r->o->out_dir, script, v, out) < 0) {
+			fprintf(stderr, "coldstart: report: %s\n", err__last());
+			r->failed++;
+		} else {
+			r->plots++;
+			if (!shown[0])
+				snprintf(shown, len, "%s", out);
+		}
+		free(v);
+	}
+}
+
+static void md_image(struct report *r, const char *title, const char *file)
+{
+	if (file[0])
+		fprintf(r->md, "\n![%s](%s)\n", title, file);
+}
+
+/* One CDF plot per group of a document's series (restore: DONE only). */
+static void plot_cdfs(struct report *r, const struct input *in)
+{
+	char groups[32][96];
+	size_t ng = 0;
+
+	for (size_t k = 0; k < in->doc.nr_series && ng < 32; k++) {
+		char g[96];
+		size_t j;
+
+		group_of(in, in->doc.series[k].name, g, sizeof(g));
+		for (j = 0; j < ng && strcmp(groups[j], g); j++)
+			;
+		if (j == ng)
+			snprintf(groups[ng++], sizeof(groups[0]), "%s", g);
+	}
+	for (size_t j = 0; j < ng; j++) {
+		char *words = NULL, *vars = NULL, base[200], file[200], g[96];
+		const char *unit = "ms";
+		size_t len = 0, lines = 0;
+		FILE *w = open_memstream(&words, &len);
+
+		if (!w)
+			return;
+		if (!strcmp(in->doc.bench, "restore") && strncmp(groups[j], "done", 4)) {
+			fclose(w);
+			free(words);
+			continue;
+		}
+		for (size_t k = 0; k < in->doc.nr_series; k++) {
+			char name[160];
+
+			group_of(in, in->doc.series[k].name, g, sizeof(g));
+			if (strcmp(g, groups[j]))
+				continue;
+			safe_name(name, sizeof(name), in->doc.series[k].name);
+			fprintf(w, "%s%s", lines++ ? " " : "", name);
+			unit = shown_unit(in->doc.series[k].unit);
+		}
+		fclose(w);
+		if (lines && lines <= CDF_MAX_LINES &&
+		    asprintf(&vars, "in='cdf.csv'; bench='%s'; group='%s'; "
+			     "series='%s'; unit='%s'; title='%s: %s'",
+			     in->label, groups[j], words, unit, in->label,
+			     groups[j]) >= 0) {
+			snprintf(base, sizeof(base), "cdf-%s%s%.90s", in->label,
+				 strcmp(groups[j], "all") ? "-" : "", 
+				 strcmp(groups[j], "all") ? groups[j] : "");
+			draw(r, "cdf", base, vars, file, sizeof(file));
+			snprintf(g, sizeof(g), "CDF %.90s", groups[j]);
+			md_image(r, g, file);
+		} else if (lines > CDF_MAX_LINES) {
+			fprintf(r->md, "\n(%zu series in group %s: too many for "
+				"one CDF plot; see cdf.csv)\n", lines, groups[j]);
+		}
+		free(vars);
+		free(words);
+	}
+}
+
+/* Space-separated distinct values of CSV column `col` (0-based) of the
+ * CSV text produced by `fn`, skipping the header. */
+static char *distinct_column(const struct report *r, csv_fn *fn, int col)
+{
+	char *text = NULL, *out = NULL, *save = NULL;
+	size_t len = 0, olen = 0;
+	FILE *f = open_memstream(&text, &len), *o;
+
+	if (!f)
+		return NULL;
+	fn(f, r);
+	fclose(f);
+	o = open_memstream(&out, &olen);
+	if (!o) {
+		free(text);
+		return NULL;
+	}
+	fputc(' ', o);
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char field[96] = "", key[100];
+		char *p = line;
+
+		if (line == text)
+			continue; /* header */
+		for (int c = 0; c < col && p; c++)
+			p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+		if (!p)
+			continue;
+		snprintf(field, sizeof(field), "%.*s", (int)strcspn(p, ","), p);
+		snprintf(key, sizeof(key), " %s ", field);
+		fflush(o);
+		if (!strstr(out, key))
+			fprintf(o, "%s ", field);
+	}
+	fclose(o);
+	free(text);
+	return out;
+}
+
+/* Runs `script` when its CSV has data in column `col`, passing the
+ * distinct values as `var`. */
+static void plot_table(struct report *r, const char *script, csv_fn *fn,
+		       int col, const char *var, const char *extra,
+		       const char *title)
+{
+	char *values = distinct_column(r, fn, col), *vars = NULL, file[200];
+
+	if (values && strspn(values, " ") < strlen(values) &&
+	    asprintf(&vars, "in='%s.csv'; %s='%s'%s", script, var, values,
+		     extra ? extra : "") >= 0) {
+		draw(r, script, script, vars, file, sizeof(file));
+		md_image(r, title, file);
+	}
+	free(vars);
+	free(values);
+}
+
+/* Removes the word `word` from a " a b c " list. */
+static void drop_word(char *list, const char *word)
+{
+	char key[64];
+	char *p;
+
+	snprintf(key, sizeof(key), " %s ", word);
+	p = list ? strstr(list, key) : NULL;
+	if (p)
+		memmove(p, p + strlen(key) - 1, strlen(p + strlen(key) - 1) + 1);
+}
+
+static void plot_restore(struct report *r)
+{
+	char *strategies = distinct_column(r, restore_csv, 0);
+	char *caches = distinct_column(r, restore_csv, 1);
+	char *wss = distinct_column(r, restore_csv, 3), *vars = NULL;
+	char file[200];
+
+	drop_word(strategies, "never-stopped"); /* drawn as the baseline */
+	drop_word(caches, "-");
+	if (strategies && caches && wss &&
+	    asprintf(&vars, "in='restore.csv'; strategies='%s'; wss='%s'; "
+		     "caches='%s'", strategies, wss, caches) >= 0) {
+		draw(r, "restore", "restore", vars, file, sizeof(file));
+		md_image(r, "restore strategies against memory size", file);
+	}
+	free(vars);
+	free(strategies);
+	free(caches);
+	free(wss);
+}
+
+/* ---- report.md ---- */
+
+static void md_host(struct report *r)
+{
+	const json_t *sys = r->in[0].doc.sysinfo, *cpu = get(sys, "cpu");
+	const json_t *build = get(r->in[0].root, "coldstart");
+
+	fprintf(r->md, "# coldstart benchmark report\n\n"
+		"- host: %s, %s, %" JSON_INTEGER_FORMAT " CPUs, %.1f GiB, "
+		"kernel %s, KVM %s\n",
+		str_or(sys, "hostname", "?"), str_or(cpu, "model", "?"),
+		json_integer_value(get(cpu, "online_cpus")),
+		(double)json_integer_value(get(get(sys, "memory"),
+					       "total_kib")) / 1048576.0,
+		str_or(get(sys, "kernel"), "release", "?"),
+		str_or(get(sys, "kvm"), "flavour", "?"));
+	fprintf(r->md, "- coldstart %s, commit %s\n",
+		str_or(build ? build : get(sys, "coldstart"), "version", "?"),
+		str_or(build ? build : get(sys, "coldstart"), "commit", "?"));
+	fputs("- results:", r->md);
+	for (size_t i = 0; i < r->n; i++) {
+		char *copy = strdup(r->in[i].path);
+
+		fprintf(r->md, " `%s`", copy ? basename(copy) : r->in[i].path);
+		free(copy);
+	}
+	fputs("\n\nTimes are medians unless marked; the 95 % interval of the "
+	      "median is a bootstrap percentile interval (1000 resamples). "
+	      "Raw samples are in the JSON documents; plotted data in the "
+	      "CSV files beside this report.\n", r->md);
+}
+
+static void md_series(struct report *r, const struct input *in)
+{
+	fputs("\n| series | n | median | p90 | p99 | min | max | 95% CI of "
+	      "median | per second |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n",
+	      r->md);
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		const struct result_series *rs = &in->doc.series[k];
+		double sc = scale_of(rs->unit);
+		const char *u = shown_unit(rs->unit);
+		struct sstat st;
+
+		if (series_stats(rs, &st) < 0)
+			continue;
+		fprintf(r->md, "| %s | %zu | %.3f %s | %.3f | %.3f | %.3f | "
+			"%.3f | %.3f .. %.3f |", rs->name, st.s.n, st.s.p50 / sc,
+			u, st.s.p90 / sc, st.s.p99 / sc, st.s.min / sc,
+			st.s.max / sc, st.lo / sc, st.hi / sc);
+		if (!strcmp(rs->unit, "ns") && st.s.mean > 0)
+			fprintf(r->md, " %.0f |\n", 1e9 / st.s.mean);
+		else
+			fputs(" |\n", r->md);
+	}
+}
+
+static void md_restore(struct report *r, const struct input *in)
+{
+	struct rrows rows = { 0 };
+	const json_t *x;
+	size_t i;
+
+	restore_rows(in, &rows);
+	fputs("\n| strategy | cache | mem MiB | ws MiB | first KVM_RUN ms | "
+	      "DONE ms | DONE p90 ms | request ms | faults | MiB read |\n"
+	      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n", r->md);
+	for (size_t k = 0; k < rows.n; k++) {
+		const struct rrow *w = &rows.v[k];
+
+		fprintf(r->md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
+			JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | "
+			"%.0f | %.1f |\n", w->strategy, w->cache, w->mem >> 20,
+			w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
+			w->done_p90, w->med[RP_REQUEST], w->faults, w->mib);
+	}
+	free(rows.v);
+	if (json_array_size(get(in->root, "ratios")))
+		fputs("\nprefetch against the baselines (restore -> DONE "
+		      "medians; targets: at most 1.2x the never-stopped request "
+		      "phase, at least 3x faster than mmap):\n\n", r->md);
+	json_array_foreach(get(in->root, "ratios"), i, x)
+		fprintf(r->md, "- mem %" JSON_INTEGER_FORMAT " MiB, ws %"
+			JSON_INTEGER_FORMAT " MiB, %s cache: prefetch %.3f ms "
+			"= %.2fx never-stopped (%.3f ms); mmap %.3f ms = "
+			"%.2fx prefetch\n",
+			json_integer_value(get(x, "mem_bytes")) >> 20,
+			json_integer_value(get(x, "ws_bytes")) >> 20,
+			str_or(x, "cache", "?"),
+			json_number_value(get(x, "prefetch_done_ns")) / 1e6,
+			json_number_value(get(x, "prefetch_vs_never_stopped")),
+			json_number_value(get(x, "never_stopped_request_ns")) / 1e6,
+			json_number_value(get(x, "mmap_done_ns")) / 1e6,
+			json_number_value(get(x, "prefetch_speedup_over_mmap")));
+}
+
+static void md_suite(struct report *r, const struct input *in)
+{
+	const json_t *h = get(in->root, "harness"), *d;
+	size_t i;
+
+	if (h)
+		fprintf(r->md, "\nHarness overhead per sample (an empty sample "
+			"timed and stored back to back): %.1f ns median, "
+			"%.1f ns p99 (target: at most 1000 ns).\n",
+			json_number_value(get(h, "overhead_ns_p50")),
+			json_number_value(get(h, "overhead_ns_p99")));
+	if (json_array_size(get(in->root, "drivers")))
+		fputs("\n| driver | status | wall s | arguments |\n"
+		      "|---|---|--:|---|\n", r->md);
+	json_array_foreach(get(in->root, "drivers"), i, d)
+		fprintf(r->md, "| %s | %s | %.1f | `%s` |\n",
+			str_or(d, "name", "?"), str_or(d, "status", "?"),
+			json_number_value(get(d, "wall_s")),
+			str_or(d, "args", ""));
+	if (json_is_number(get(in->root, "wall_s")))
+		fprintf(r->md, "\nSuite wall time: %.1f s.\n",
+			json_number_value(get(in->root, "wall_s")));
+}
+
+static void md_doc(struct report *r, const struct input *in)
+{
+	const json_t *cfg = in->doc.config, *w, *mem = get(in->root, "memory");
+	char *cfg_text = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
+	const char *guest = str_or(cfg, "guest", NULL);
+	size_t i;
+
+	fprintf(r->md, "\n## %s\n\nFrom `%s`%s%s%s. Configuration: `%s`\n",
+		in->label, in->path, guest ? "; guest: " : "",
+		guest ? guest : "", guest ? "" : "", cfg_text ? cfg_text : "{}");
+	free(cfg_text);
+	if (json_is_object(mem) && json_is_integer(get(mem, "vmm_overhead_kib")))
+		fprintf(r->md, "\nVMM memory beyond guest memory: %"
+			JSON_INTEGER_FORMAT " KiB (USS).\n",
+			json_integer_value(get(mem, "vmm_overhead_kib")));
+	if (!strcmp(in->doc.bench, "restore"))
+		md_restore(r, in);
+	if (!strcmp(in->doc.bench, "suite"))
+		md_suite(r, in);
+	md_series(r, in);
+	plot_cdfs(r, in);
+	if (!strcmp(in->doc.bench, "restore"))
+		plot_restore(r);
+	if (!strcmp(in->doc.bench, "rate"))
+		plot_table(r, "rate", rate_csv, 0, "modes", NULL,
+			   "creation rate against concurrency");
+	if (!strcmp(in->doc.bench, "density"))
+		plot_table(r, "density", density_csv, 0, "variants", NULL,
+			   "density curve");
+	if (json_array_size(get(in->root, "warnings")))
+		fputs("\nWarnings:\n\n", r->md);
+	json_array_foreach(get(in->root, "warnings"), i, w)
+		fprintf(r->md, "- %s\n", json_string_value(w));
+}
+
+/* ---- the whole report ---- */
+
+static int write_all_csv(const struct report *r)
+{
+	static const struct {
+		const char *name;
+		csv_fn *fn;
+		const char *bench; /* only when this bench is present */
+	} files[] = {
+		{ "series.csv", series_csv, NULL },
+		{ "cdf.csv", cdf_csv, NULL },
+		{ "restore.csv", restore_csv, "restore" },
+		{ "rate.csv", rate_csv, "rate" },
+		{ "density.csv", density_csv, "density" },
+	};
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(files) / sizeof(files[0]); i++)
+		if (!files[i].bench || find_input(r, files[i].bench) >= 0)
+			ret = write_csv(r, files[i].name, files[i].fn);
+	return ret;
+}
+
+static int write_md(struct report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	r->md = open_memstream(&text, &len);
+	if (!r->md)
+		return err__sys(errno, "open_memstream");
+	md_host(r);
+	for (size_t i = 0; i < r->n; i++)
+		md_doc(r, &r->in[i]);
+	if (fclose(r->md) != 0) {
+		free(text);
+		return err__set(ENOMEM, "building report.md");
+	}
+	r->md = NULL;
+	ret = r->o->md ? output__write_file(r->o->out_dir, "report.md", text,
+					    len)
+		       : 0;
+	free(text);
+	return ret;
+}
+
+int report__generate(const struct report_opts *o, bool *plots_skipped)
+{
+	struct report r = { .o = o, .n = o->nr_inputs };
+	int ret = 0;
+
+	*plots_skipped = false;
+	r.in = calloc(o->nr_inputs, sizeof(*r.in));
+	if (!r.in)
+		return err__set(ENOMEM, "loading results");
+	for (size_t i = 0; ret == 0 && i < r.n; i++)
+		ret = load_input(o->inputs[i], &r.in[i]);
+	if (ret == 0) {
+		label_inputs(&r);
+		ret = output__mkdirs(o->out_dir);
+	}
+	if (ret == 0)
+		ret = write_all_csv(&r);
+	if (ret == 0) {
+		r.gnuplot = (o->png || o->svg) && plot__available();
+		*plots_skipped = (o->png || o->svg) && !r.gnuplot;
+		ret = write_md(&r);
+	}
+	if (ret == 0 && r.failed)
+		ret = err__set(EIO, "%u plot(s) failed", r.failed);
+	for (size_t i = 0; i < r.n; i++) {
+		compare__free(&r.in[i].doc);
+		json_decref(r.in[i].root);
+	}
+	free(r.in);
+	return ret;
+}
+
+/* ---- the command ---- */
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart report RESULTS.json... [--out DIR] "
+	      "[--format LIST]\n"
+	      "Reads result documents of any `coldstart bench` driver "
+	      "(schema 1) and writes\nDIR/report.md (tables per driver, host, "
+	      "version, warnings), CSV files for\nplotting (series.csv, "
+	      "cdf.csv, restore.csv, rate.csv, density.csv) and gnuplot\n"
+	      "plots: latency CDFs, restore strategies against memory size, "
+	      "creation rate\nagainst concurrency, the density curve, each "
+	      "when its data is present.\n\n"
+	      "  --out DIR       output directory (default: the first "
+	      "input's directory)\n"
+	      "  --format LIST   md, png, svg (default md,png,svg); CSV is "
+	      "always written;\n                  without gnuplot the plots "
+	      "are skipped with a warning\n"
+	      "  -q, --quiet     print nothing on success\n", out);
+}
+
+static int parse_formats(const char *text, struct report_opts *o)
+{
+	static const char *const names[] = { "md", "png", "svg", NULL };
+	char buf[64], *save = NULL;
+	unsigned int k;
+	int ret = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	o->md = o->png = o->svg = false;
+	for (char *t = strtok_r(buf, ",", &save); ret == 0 && t;
+	     t = strtok_r(NULL, ",", &save)) {
+		ret = args__choice("--format", t, names, &k);
+		if (ret == 0)
+			*(k == 0 ? &o->md : k == 1 ? &o->png : &o->svg) = true;
+	}
+	return ret;
+}
+
+static int parse(int argc, char **argv, struct report_opts *o,
+		 char *dir_buf)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	*o = (struct report_opts){ .md = true, .png = true, .svg = true };
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		if (c == 'o')
+			o->out_dir = optarg;
+		else if (c == 'f')
+			ret = parse_formats(optarg, o);
+		else if (c == 'q')
+			o->quiet = true;
+		else
+			ret = err__set(EINVAL, "unknown or incomplete option "
+				       "'%s'", argv[optind - 1]);
+	}
+	if (ret < 0)
+		return ret;
+	if (optind >= argc)
+		return err__set(EINVAL, "no result documents given");
+	o->inputs = argv + optind;
+	o->nr_inputs = (size_t)(argc - optind);
+	if (!o->out_dir) {
+		snprintf(dir_buf, PATH_MAX, "%s", o->inputs[0]);
+		o->out_dir = dirname(dir_buf);
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	char dir_buf[PATH_MAX];
+	struct report_opts o;
+	bool skipped;
+	int ret = parse(argc, argv, &o, dir_buf);
+
+	if (ret == 1) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (ret < 0) {
+		cli__error(CLI_USAGE, "report: %s", err__last());
+		return cli__usage_error("report");
+	}
+	ret = report__generate(&o, &skipped);
+	if (ret < 0)
+		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,
+				  "report: %s", err__last());
+	if (skipped)
+		fprintf(stderr, "coldstart: report: warning: gnuplot is not "
+			"installed; wrote Markdown and CSV without plots "
+			"(apt-get install gnuplot-nox)\n");
+	if (!o.quiet)
+		printf("report written to %s/\n", o.out_dir);
+	return CLI_OK;
+}

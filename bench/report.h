@@ -1,0 +1,39 @@
+/* `coldstart report RESULTS.json...`: report.md, CSV files for plotting
+ * and gnuplot plots (PNG, SVG) from stored result documents (schema 1).
+ *
+ * CSV files (header row, comma-separated; ns values shown in ms):
+ *   series.csv  label,bench,series,unit,n,min,p50,p90,p99,p99_9,max,mean,
+ *               stddev,cv,ci95_lo,ci95_hi          every series' summary
+ *   cdf.csv     label,group,series,unit,value,fraction
+ *               every sample, sorted per series (plots/cdf.gp)
+ *   restore.csv strategy,cache,mem_mib,ws_mib,n,first_run_ms,
+ *               first_progress_ms,done_ms,done_p90_ms,request_ms,faults,
+ *               mib_read                  medians per restore cell
+ *                                          (plots/restore.gp)
+ *   rate.csv    mode,concurrency,vms_per_s,p50_ms,p99_ms (plots/rate.gp)
+ *   density.csv variant,vms,rss_mib,pss_mib,uss_mib  (plots/density.gp)
+ * `label` names a document: its bench, with "-2", "-3"... when several
+ * documents of one bench are reported together. */
+#ifndef COLDSTART_REPORT_H
+#define COLDSTART_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct report_opts {
+	const char *out_dir; /* default: the first input's directory */
+	bool md, png, svg;   /* formats; CSV is always written */
+	char **inputs;
+	size_t nr_inputs;
+	bool quiet;          /* no "wrote ..." lines on stdout */
+};
+
+/* Reads every input (schema 1 result documents; -EINVAL naming the file
+ * and the problem otherwise) and writes the report into o->out_dir.
+ * Plots are skipped with a warning on stderr when gnuplot is missing;
+ * *plots_skipped tells the caller. 0 or -errno with a message. */
+int report__generate(const struct report_opts *o, bool *plots_skipped);
+
+int cmd_report(int argc, char **argv);
+
+#endif

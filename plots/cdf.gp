@@ -1,0 +1,37 @@
+# Latency CDFs: one line per series of one benchmark (and one group of
+# its series, e.g. a phase), the fraction of samples at or below a value.
+# Input: cdf.csv from `coldstart report` with the columns
+#   bench,group,series,unit,value,fraction
+# (one row per sample, sorted by value within a series; ns shown as ms).
+# Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), bench, group,
+#   series (space-separated names to draw), unit, title.
+# Usage: gnuplot -e "in='cdf.csv'; out='cdf.png'; fmt='png'; \
+#   bench='lifecycle'; group='all'; series='inproc.coldstart inproc.floor'; \
+#   unit='ms'; title='lifecycle'" plots/cdf.gp
+if (!exists("in")) in = 'cdf.csv'
+if (!exists("out")) out = 'cdf.png'
+if (!exists("fmt")) fmt = 'png'
+if (!exists("unit")) unit = 'ms'
+if (!exists("title")) title = bench
+
+if (fmt eq 'svg') {
+	set terminal svg size 1200,600 dynamic noenhanced font 'sans,12'
+} else {
+	set terminal pngcairo size 1200,600 noenhanced font 'sans,10'
+}
+set output out
+set datafile separator ','
+set title title
+set xlabel sprintf('latency (%s, log scale)', unit)
+set ylabel 'fraction of samples at or below'
+set logscale x
+set yrange [0:1.02]
+set ytics 0.1
+set grid
+set key outside right top
+set offsets graph 0.02, graph 0.02, 0, 0
+
+# A row belongs to the line when bench, group and series match.
+# Rows of other lines are NaN in x and y, so they do not stretch the axes.
+mine(s) = strcol(1) eq bench && strcol(2) eq group && strcol(3) eq s
+plot for [s in series] in skip 1 using (mine(s) ? $5 : NaN):(mine(s) ? $6 : NaN) with steps lw 2 title s

@@ -1,0 +1,30 @@
+# The density curve: host memory used against VMs started, one line per
+# variant (e.g. private memory, clones sharing snapshot memory).
+# Input: density.csv from `coldstart report` with the columns
+#   variant,vms,rss_mib,pss_mib,uss_mib
+# (one row per variant and VM count, sorted by VM count).
+# Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), variants
+#   (space-separated variants present in the file).
+if (!exists("in")) in = 'density.csv'
+if (!exists("out")) out = 'density.png'
+if (!exists("fmt")) fmt = 'png'
+
+if (fmt eq 'svg') {
+	set terminal svg size 1000,600 dynamic noenhanced font 'sans,12'
+} else {
+	set terminal pngcairo size 1000,600 noenhanced font 'sans,10'
+}
+set output out
+set datafile separator ','
+set grid
+set key top left
+set title 'host memory against VMs running'
+set xlabel 'VMs running'
+set ylabel 'host memory (MiB)'
+set yrange [0:*]
+
+is(v, col) = strcol(1) eq v ? column(col) : NaN
+plot for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4)) with linespoints \
+	lw 2 title sprintf('%s PSS', v), \
+     for [v in variants] in skip 1 using (is(v, 2)):(is(v, 5)) with linespoints \
+	dt 2 title sprintf('%s USS', v)
