@@ -1,8 +1,10 @@
-/* `coldstart snapshot`: create a snapshot of the probe guest at READY,
- * restore it with a chosen memory strategy, inspect a snapshot. */
+/* `coldstart snapshot`: create a snapshot of the probe guest at READY (or
+ * a diff against an earlier one), restore it with a chosen memory
+ * strategy, merge diffs, inspect a snapshot. */
 #include "args.h"
 #include "cli.h"
 #include "cmd_run.h"
+#include "diff.h"
 #include "err.h"
 #include "mem_restore.h"
 #include "output.h"
@@ -11,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -20,14 +23,24 @@ static void usage(FILE *out)
 {
 	fputs("Usage: coldstart snapshot create DIR [--force] [--compress] "
 	      "[RUN OPTIONS]\n"
+	      "       coldstart snapshot create DIR --diff-from BASE "
+	      "[--pause-at request|compute]\n"
+	      "                [--mem-restore NAME] [--timeout DUR] [--force] "
+	      "[--json]\n"
 	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
 	      "[--timeout DUR] [--json]\n"
+	      "       coldstart snapshot merge BASE DIFF... OUT [--force] "
+	      "[--json]\n"
 	      "       coldstart snapshot inspect DIR [--json]\n\n"
 	      "create   runs the probe guest (any `coldstart run` workload "
 	      "option) until every\n         vCPU is READY, pauses it and "
 	      "saves DIR/state and DIR/memory atomically;\n         --force "
 	      "replaces an existing snapshot at DIR; --compress writes memory "
 	      "as\n         zstd chunks (restore with eager or uffd)\n"
+	      "         --diff-from BASE restores BASE, tracks the pages the "
+	      "guest writes\n         (KVM dirty log), pauses once every vCPU "
+	      "reported --pause-at (default\n         compute: after the "
+	      "working set) and saves only those pages\n"
 	      "restore  restores DIR and runs the request phase to DONE, "
 	      "checking the checksum;\n         --mem-restore chooses how "
 	      "memory comes back:\n", out);
@@ -35,7 +48,10 @@ static void usage(FILE *out)
 	     *s; s++)
 		fprintf(out, "           %-9s %s%s\n", (*s)->name, (*s)->help,
 			s == mem_restore__strategies() + 1 ? " (default)" : "");
-	fputs("inspect  prints the header, sections and sizes\n", out);
+	fputs("merge    writes the full snapshot OUT equal to BASE plus the "
+	      "DIFFs (in order,\n         each taken against the one before "
+	      "it), atomically\n"
+	      "inspect  prints the header, sections and sizes\n", out);
 }
 
 static int load_error(int ret)
@@ -74,6 +90,203 @@ static int create(struct kvm_host *kvm, const struct run_cli *o,
 	return ret;
 }
 
+struct diff_opts {
+	const char *dir, *base, *kvm_path;
+	const struct guest_mem_ops *strategy;
+	uint32_t phase; /* enum probe_phase */
+	uint64_t timeout_ns;
+	unsigned int flags;
+	bool json;
+};
+
+static int parse_diff(int argc, char **argv, struct diff_opts *o)
+{
+	static const struct option opts[] = {
+		{ "diff-from", required_argument, NULL, 'b' },
+		{ "pause-at", required_argument, NULL, 'p' },
+		{ "mem-restore", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "kvm", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const phases[] = { "request", "compute", NULL };
+	unsigned int which;
+	int c, ret = 0;
+
+	*o = (struct diff_opts){ .dir = argv[1],
+				 .strategy = mem_restore__strategy("mmap"),
+				 .phase = PROBE_PHASE_COMPUTE,
+				 .timeout_ns = 60ull * 1000000000ull };
+	optind = 2;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'b') {
+			o->base = optarg;
+		} else if (c == 'p') {
+			ret = args__choice("--pause-at", optarg, phases, &which);
+			o->phase = which ? PROBE_PHASE_COMPUTE
+					 : PROBE_PHASE_REQUEST;
+		} else if (c == 'm') {
+			ret = mem__choose(mem_restore__strategies(),
+					  "--mem-restore", optarg,
+					  &o->strategy);
+		} else if (c == 't') {
+			ret = args__duration("--timeout", optarg, &o->timeout_ns);
+		} else if (c == 'f') {
+			o->flags |= SNAPSHOT_REPLACE;
+		} else if (c == 'j') {
+			o->json = true;
+		} else if (c == 'k') {
+			o->kvm_path = optarg;
+		} else {
+			ret = err__set(EINVAL, "unknown or incomplete option "
+				       "'%s' (with --diff-from the workload "
+				       "comes from BASE)", argv[optind - 1]);
+		}
+	}
+	if (ret == 0 && optind < argc)
+		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	return ret;
+}
+
+/* Runs the restored base until every vCPU reported o->phase, then saves
+ * the pages it wrote since the restore. */
+static int diff_run(struct vm *vm, struct probe *probe,
+		    const struct diff_opts *o, const struct snapshot_id *id,
+		    struct snapshot_stats *st, uint64_t *dirty_pages)
+{
+	size_t words = vm->mem.size / 4096 / 64;
+	uint64_t *dirty = calloc(words, sizeof(*dirty));
+	int ret = dirty ? vm__dirty_log_start(vm)
+			: err__set(ENOMEM, "allocating the dirty bitmap");
+
+	probe__pause_at(probe, o->phase);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0)
+		ret = vm__wait_paused(vm, o->timeout_ns);
+	if (ret == -ECANCELED || ret == -ETIMEDOUT)
+		ret = err__set(EINVAL, "the guest %s before every vCPU reported "
+			       "PHASE %s%s%s", ret == -ETIMEDOUT ? "ran out of "
+			       "time" : "ended", o->phase == PROBE_PHASE_COMPUTE
+			       ? "compute" : "request", vm->reason[0] ? ": " : "",
+			       vm->reason);
+	if (ret == 0)
+		ret = vm__dirty_log_get(vm, dirty);
+	if (ret == 0)
+		ret = snapshot__save_diff(vm, probe, o->dir, o->flags, id,
+					  dirty, st);
+	*dirty_pages = 0;
+	for (size_t i = 0; ret == 0 && i < words; i++)
+		*dirty_pages += (uint64_t)__builtin_popcountll(dirty[i]);
+	free(dirty);
+	return ret;
+}
+
+static int create_diff(struct kvm_host *kvm, const struct diff_opts *o,
+		       struct timeline *tl, struct snapshot_stats *st,
+		       uint64_t *dirty_pages)
+{
+	struct snapshot base;
+	struct snapshot_id id;
+	struct probe probe;
+	struct vm *vm;
+	int ret = snapshot__open(&base, o->base);
+
+	if (ret < 0)
+		return ret;
+	if (base.compressed)
+		ret = err__set(EINVAL, "%s is compressed; a diff needs a raw "
+			       "base", o->base);
+	if (ret == 0)
+		ret = snapdiff__identity(&base, &id);
+	if (ret == 0)
+		ret = snapshot__restore(kvm, &base, o->strategy, tl, &vm, &probe);
+	if (ret == 0) {
+		ret = diff_run(vm, &probe, o, &id, st, dirty_pages);
+		if (ret == 0)
+			timeline__mark(tl, TL_SNAPSHOT_SAVED);
+		vm__end(vm, VM_STOPPED, "snapshot taken");
+		vm__destroy(vm);
+	}
+	snapshot__close(&base);
+	return ret;
+}
+
+static void print_saved(const char *dir, const struct snapshot_stats *st,
+			const char *note)
+{
+	printf("snapshot %s: state %" PRIu64 " bytes, memory %.1f MiB "
+	       "(%.1f MiB of data, %.1f MiB on disk%s), saved in %.3f ms "
+	       "(%.2f GB/s of guest memory)\n", dir, st->state_bytes,
+	       (double)st->mem_size / MiB, (double)st->mem_data_bytes / MiB,
+	       (double)st->mem_file_bytes / MiB, note, (double)st->ns / 1e6,
+	       st->ns ? (double)st->mem_size / (double)st->ns : 0.0);
+}
+
+static json_t *saved_json(const char *command, const char *dir,
+			  const struct snapshot_stats *st)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "command",
+			 command, "dir", dir, "state_bytes",
+			 (json_int_t)st->state_bytes, "mem_bytes",
+			 (json_int_t)st->mem_size, "mem_data_bytes",
+			 (json_int_t)st->mem_data_bytes, "mem_file_bytes",
+			 (json_int_t)st->mem_file_bytes, "save_ns",
+			 (json_int_t)st->ns, "save_gb_per_s",
+			 st->ns ? (double)st->mem_size / (double)st->ns : 0.0);
+}
+
+static void print_json(json_t *doc)
+{
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static int cmd_create_diff(int argc, char **argv)
+{
+	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
+	struct snapshot_stats st;
+	struct kvm_host kvm;
+	struct diff_opts o;
+	uint64_t dirty = 0;
+	int ret;
+
+	if (parse_diff(argc, argv, &o) < 0) {
+		cli__error(CLI_USAGE, "snapshot create: %s", err__last());
+		return cli__usage_error("snapshot");
+	}
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	timeline__mark(&tl, TL_KVM_OPENED);
+	ret = create_diff(&kvm, &o, &tl, &st, &dirty);
+	kvm__close(&kvm);
+	if (ret < 0)
+		return cli__error(ret == -EEXIST ? CLI_USAGE
+						 : cli__exit_for(ret),
+				  "snapshot create: %s", err__last());
+	if (o.json) {
+		json_t *doc = saved_json("snapshot create", o.dir, &st);
+
+		json_object_set_new(doc, "diff_from", json_string(o.base));
+		json_object_set_new(doc, "pause_at", json_string(
+			o.phase == PROBE_PHASE_COMPUTE ? "compute" : "request"));
+		json_object_set_new(doc, "dirty_pages", json_integer(
+			(json_int_t)dirty));
+		print_json(doc);
+		return CLI_OK;
+	}
+	timeline__print(stdout, &tl);
+	print_saved(o.dir, &st, ", a diff");
+	printf("diff of %s: %" PRIu64 " pages (%.1f MiB) written since it\n",
+	       o.base, dirty, (double)dirty * 4096 / MiB);
+	return CLI_OK;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	struct snapshot_stats st;
@@ -89,6 +302,9 @@ static int cmd_create(int argc, char **argv)
 		return argc > 1 && !strcmp(argv[1], "--help") ? CLI_OK
 							      : CLI_USAGE;
 	}
+	for (int i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--diff-from", 11))
+			return cmd_create_diff(argc, argv);
 	args[n++] = "snapshot create";
 	for (int i = 2; i < argc && n < 63; i++) {
 		if (!strcmp(argv[i], "--force"))
@@ -118,29 +334,11 @@ static int cmd_create(int argc, char **argv)
 						 : cli__exit_for(ret),
 				  "snapshot create: %s", err__last());
 	if (o.json) {
-		json_t *doc = json_pack(
-			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "command",
-			"snapshot create", "dir", argv[1], "state_bytes",
-			(json_int_t)st.state_bytes, "mem_bytes",
-			(json_int_t)st.mem_size, "mem_data_bytes",
-			(json_int_t)st.mem_data_bytes, "mem_file_bytes",
-			(json_int_t)st.mem_file_bytes, "save_ns",
-			(json_int_t)st.ns, "save_gb_per_s",
-			st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
-
-		json_dumpf(doc, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(doc);
+		print_json(saved_json("snapshot create", argv[1], &st));
 		return CLI_OK;
 	}
 	timeline__print(stdout, &tl);
-	printf("snapshot %s: state %" PRIu64 " bytes, memory %.1f MiB "
-	       "(%.1f MiB of data, %.1f MiB on disk%s), saved in %.3f ms "
-	       "(%.2f GB/s of guest memory)\n", argv[1], st.state_bytes,
-	       (double)st.mem_size / MiB, (double)st.mem_data_bytes / MiB,
-	       (double)st.mem_file_bytes / MiB,
-	       flags & SNAPSHOT_COMPRESS ? ", zstd" : "", (double)st.ns / 1e6,
-	       st.ns ? (double)st.mem_size / (double)st.ns : 0.0);
+	print_saved(argv[1], &st, flags & SNAPSHOT_COMPRESS ? ", zstd" : "");
 	return CLI_OK;
 }
 
@@ -219,6 +417,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		res->outcome = vm->outcome;
 		snprintf(res->reason, sizeof(res->reason), "%s", vm->reason);
 		probe__save_state(&probe, &res->probe);
+		mem__settle(&vm->mem);
 		res->mem = vm->mem.stats;
 		res->nr_vcpus = vm->nr_vcpus;
 	}
@@ -248,9 +447,10 @@ static void print_restore(const struct restore_opts *o,
 			  const struct restore_result *r)
 {
 	timeline__print(stdout, &r->tl);
-	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read\n",
-	       o->strategy->name, (double)r->mem.setup_ns / 1e6,
-	       (double)r->mem.bytes_read / MiB);
+	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read, %" PRIu64
+	       " faults served in %.3f ms\n", o->strategy->name,
+	       (double)r->mem.setup_ns / 1e6, (double)r->mem.bytes_read / MiB,
+	       r->mem.faults, (double)r->mem.handler_ns / 1e6);
 	printf("restore start -> first KVM_RUN %.3f ms, -> DONE %.3f ms\n",
 	       since(&r->tl, TL_RESTORE_START, TL_FIRST_RUN),
 	       since(&r->tl, TL_RESTORE_START, TL_GUEST_DONE));
@@ -322,6 +522,58 @@ static int cmd_restore(int argc, char **argv)
 	return CLI_FAIL;
 }
 
+static int cmd_merge(int argc, char **argv)
+{
+	char *pos[SNAPDIFF_MAX_CHAIN + 2];
+	struct snapshot_stats st;
+	unsigned int n = 0, flags = 0;
+	bool json = false;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return CLI_OK;
+		} else if (!strcmp(argv[i], "--force")) {
+			flags |= SNAPSHOT_REPLACE;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (argv[i][0] == '-') {
+			cli__error(CLI_USAGE, "snapshot merge: unknown option "
+				   "'%s'", argv[i]);
+			return cli__usage_error("snapshot");
+		} else if (n == sizeof(pos) / sizeof(pos[0])) {
+			cli__error(CLI_USAGE, "snapshot merge: at most %u diffs",
+				   SNAPDIFF_MAX_CHAIN);
+			return cli__usage_error("snapshot");
+		} else {
+			pos[n++] = argv[i];
+		}
+	}
+	if (n < 3) {
+		cli__error(CLI_USAGE, "snapshot merge needs BASE, at least one "
+			   "DIFF and OUT");
+		return cli__usage_error("snapshot");
+	}
+	ret = snapshot__merge(pos[0], pos + 1, n - 2, pos[n - 1], flags, &st);
+	if (ret < 0)
+		return cli__error(ret == -EEXIST ? CLI_USAGE : CLI_FAIL,
+				  "snapshot merge: %s", err__last());
+	if (json) {
+		json_t *doc = saved_json("snapshot merge", pos[n - 1], &st);
+		json_t *diffs = json_array();
+
+		for (unsigned int i = 1; i + 1 < n; i++)
+			json_array_append_new(diffs, json_string(pos[i]));
+		json_object_set_new(doc, "base", json_string(pos[0]));
+		json_object_set_new(doc, "diffs", diffs);
+		print_json(doc);
+		return CLI_OK;
+	}
+	print_saved(pos[n - 1], &st, ", merged");
+	return CLI_OK;
+}
+
 static json_t *sections_json(const struct snapshot *s)
 {
 	json_t *arr = json_array();
@@ -342,18 +594,25 @@ static json_t *sections_json(const struct snapshot *s)
 static int cmd_inspect(int argc, char **argv)
 {
 	struct snapshot s;
+	struct snapdiff d;
 	struct stat st = { 0 };
 	json_t *doc, *secs;
-	int ret;
+	int ret, is_diff;
 
 	if (argc < 2 || argv[1][0] == '-' || argc > 3 ||
 	    (argc == 3 && strcmp(argv[2], "--json"))) {
 		usage(stderr);
 		return CLI_USAGE;
 	}
-	ret = snapshot__open(&s, argv[1]);
+	/* A diff is shown as it is, without resolving its base. */
+	ret = snapshot__open_layer(&s, argv[1]);
 	if (ret < 0)
 		return load_error(ret);
+	is_diff = snapdiff__parse(&s, &d);
+	if (is_diff < 0) {
+		snapshot__close(&s);
+		return load_error(is_diff);
+	}
 	fstat(s.mem_fd, &st);
 	secs = sections_json(&s);
 	doc = json_pack("{s:s, s:i, s:s, s:I, s:i, s:s, s:I, s:I, s:I, s:I, "
@@ -369,6 +628,14 @@ static int cmd_inspect(int argc, char **argv)
 			"probe", "init_bytes", (json_int_t)s.params.init_bytes,
 			"ws_bytes", (json_int_t)s.params.ws_bytes, "ready",
 			(json_int_t)s.probe_state.ready);
+	json_object_set_new(json_object_get(doc, "probe"), "phase",
+			    json_integer(s.probe_state.phase[0]));
+	if (is_diff)
+		json_object_set_new(doc, "diff", json_pack(
+			"{s:s, s:I, s:I, s:I}", "base", d.base_path,
+			"base_state_crc32", (json_int_t)d.hdr.base_crc32,
+			"base_created_ns", (json_int_t)d.hdr.base_created_ns,
+			"dirty_pages", (json_int_t)d.hdr.dirty_pages));
 	if (argc == 3) {
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
@@ -377,12 +644,22 @@ static int cmd_inspect(int argc, char **argv)
 		       "CPU vendor %.16s\nstate file %zu bytes; memory %.1f MiB "
 		       "(%.1f MiB data, %.1f MiB allocated on disk)\n"
 		       "probe guest: init %" PRIu64 " KiB, working set %" PRIu64
-		       " KiB, paused at READY\nsections:\n", s.dir,
+		       " KiB, paused %s\n", s.dir,
 		       s.r.hdr.version, s.r.hdr.nr_vcpus, s.r.hdr.cpu_vendor,
 		       s.state_len, (double)s.mem.size / MiB,
 		       (double)s.mem.data_bytes / MiB,
 		       (double)st.st_blocks * 512 / MiB,
-		       s.params.init_bytes >> 10, s.params.ws_bytes >> 10);
+		       s.params.init_bytes >> 10, s.params.ws_bytes >> 10,
+		       s.probe_state.phase[0] == PROBE_PHASE_COMPUTE
+			       ? "after the request phase (PHASE compute)"
+			       : s.probe_state.phase[0] == PROBE_PHASE_REQUEST
+					 ? "at PHASE request"
+					 : "at READY");
+		if (is_diff)
+			printf("diff of %s (state CRC 0x%08x): %" PRIu64
+			       " pages written since it\n", d.base_path,
+			       d.hdr.base_crc32, (uint64_t)d.hdr.dirty_pages);
+		puts("sections:");
 		for (size_t i = 0; i < json_array_size(secs); i++) {
 			json_t *e = json_array_get(secs, i);
 
@@ -412,6 +689,8 @@ int cmd_snapshot(int argc, char **argv)
 		return cmd_create(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "restore"))
 		return cmd_restore(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "inspect"))
 		return cmd_inspect(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

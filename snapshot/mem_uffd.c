@@ -403,6 +403,11 @@ static int uffd_huge_map(struct guest_mem *m)
 	return ret < 0 ? ret : uffd_map_mem(m, true);
 }
 
+static void uffd_settle(struct guest_mem *m)
+{
+	stop_handler(m->priv);
+}
+
 static void uffd_unmap(struct guest_mem *m)
 {
 	teardown(m->priv);
@@ -416,6 +421,7 @@ const struct guest_mem_ops mem_uffd_ops = {
 	.restore = true,
 	.map = uffd_map,
 	.unmap = uffd_unmap,
+	.settle = uffd_settle,
 };
 
 const struct guest_mem_ops mem_uffd_huge_ops = {
@@ -425,6 +431,7 @@ const struct guest_mem_ops mem_uffd_huge_ops = {
 	.restore = true,
 	.map = uffd_huge_map,
 	.unmap = uffd_unmap,
+	.settle = uffd_settle,
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -597,4 +604,5 @@ const struct guest_mem_ops mem_prefetch_ops = {
 	.restore = true,
 	.map = prefetch_map,
 	.unmap = prefetch_unmap,
+	.settle = uffd_settle,
 };

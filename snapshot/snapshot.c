@@ -1,7 +1,7 @@
 /* Saving, validating and restoring snapshot directories. */
 #include "snapshot.h"
 
-#include "devstate.h"
+#include "diff.h"
 #include "err.h"
 #include "fileio.h"
 #include "mem.h"
@@ -145,9 +145,15 @@ static void probe_record(const struct probe *probe, struct snap_probe *rec)
 	memcpy(rec->phase, st.phase, sizeof(rec->phase));
 }
 
+/* What makes a save a diff: the base and the pages written since. */
+struct diff_of {
+	const struct snapshot_id *base;
+	const uint64_t *dirty;
+};
+
 static int build_state(struct vm *vm, const struct probe *probe,
 		       uint64_t data_bytes, bool compress,
-		       struct snap_writer *w)
+		       const struct diff_of *diff, struct snap_writer *w)
 {
 	struct snap_header hdr = { .mem_size = vm->mem.size,
 				   .nr_vcpus = vm->nr_vcpus,
@@ -155,9 +161,7 @@ static int build_state(struct vm *vm, const struct probe *probe,
 	struct snap_vm_config cfg = { .mem_size = vm->mem.size,
 				      .nr_vcpus = vm->nr_vcpus,
 				      .cpuid = vm->cpuid,
-				      .strict_io = vm->io.strict,
-				      .guest = SNAP_GUEST_PROBE,
-				      .irqchip = vm->irqchip };
+				      .strict_io = vm->io.strict, .guest = 1 };
 	struct snap_memory mem = { .size = vm->mem.size,
 				   .data_bytes = data_bytes,
 				   .page_size = PAGE,
@@ -176,15 +180,15 @@ static int build_state(struct vm *vm, const struct probe *probe,
 	probe_record(probe, &rec);
 	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
 	ret = state__save_vm(vm, w);
-	if (ret == 0)
-		ret = devstate__save(vm, w);
+	if (ret == 0 && diff)
+		snapdiff__add_section(w, diff->base, diff->dirty, vm->mem.size);
 	if (ret == 0)
 		ret = snap__finish(w);
 	return ret;
 }
 
-static int write_file(const char *dir, const char *name, const void *data,
-		      size_t len)
+int snapshot__write_file(const char *dir, const char *name, const void *data,
+			 size_t len)
 {
 	char path[PATH_MAX];
 	int fd, ret = join(path, dir, name);
@@ -201,7 +205,7 @@ static int write_file(const char *dir, const char *name, const void *data,
 	return ret < 0 ? err__sys(-ret, "writing %s", path) : 0;
 }
 
-static int open_new(const char *dir, const char *name)
+int snapshot__new_file(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	int fd = join(path, dir, name);
@@ -222,7 +226,7 @@ static void chmod_default(const char *dir)
 	chmod(dir, 0777 & ~mask);
 }
 
-static void remove_dir(const char *dir)
+void snapshot__abort_dir(const char *dir)
 {
 	char path[PATH_MAX];
 
@@ -303,8 +307,7 @@ static bool is_snapshot_dir(const char *dir)
 	return ok;
 }
 
-/* Moves the finished temporary directory to `dir`. */
-static int publish(const char *tmp, const char *dir, bool replace)
+int snapshot__commit_dir(const char *tmp, const char *dir, bool replace)
 {
 	struct stat st;
 
@@ -318,7 +321,7 @@ static int publish(const char *tmp, const char *dir, bool replace)
 					dir);
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) < 0)
 			return err__sys(errno, "replacing %s", dir);
-		remove_dir(tmp); /* now holds the old snapshot */
+		snapshot__abort_dir(tmp); /* now holds the old snapshot */
 	} else if (rename(tmp, dir) < 0) {
 		return err__sys(errno, "renaming %s to %s", tmp, dir);
 	}
@@ -326,8 +329,53 @@ static int publish(const char *tmp, const char *dir, bool replace)
 	return 0;
 }
 
-int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
-		   unsigned int flags, struct snapshot_stats *st)
+int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX])
+{
+	if (!replace && access(dir, F_OK) == 0)
+		return err__set(EEXIST, "%s exists (replace it with --force)",
+				dir);
+	if (replace && access(dir, F_OK) == 0 && !is_snapshot_dir(dir))
+		return err__set(EEXIST, "%s exists and is not a coldstart "
+				"snapshot; not replacing it", dir);
+	if (snprintf(tmp, PATH_MAX, "%s.tmp.XXXXXX", dir) >= PATH_MAX)
+		return err__set(ENAMETOOLONG, "snapshot path is too long");
+	if (!mkdtemp(tmp))
+		return err__sys(errno, "creating a directory next to %s", dir);
+	chmod_default(tmp);
+	return 0;
+}
+
+/* The pages written since the base, non-zero ones only, as a diff's
+ * memory file. */
+static int save_dirty(const struct guest_mem *mem, const uint64_t *dirty,
+		      int fd, uint64_t *data)
+{
+	uint64_t pages = mem->size / PAGE;
+	int ret = 0;
+
+	*data = 0;
+	if (ftruncate(fd, (off_t)mem->size) < 0)
+		return err__sys(errno, "sizing the memory file");
+	for (uint64_t p = 0; ret == 0 && p < pages; p++) {
+		uint64_t q = p;
+
+		if (!(dirty[p / 64] & (1ull << (p % 64))))
+			continue;
+		while (q + 1 < pages && q + 1 - p < WRITE_CHUNK / PAGE &&
+		       (dirty[(q + 1) / 64] & (1ull << ((q + 1) % 64))))
+			q++;
+		ret = snapdiff__write_pages(fd, mem->host + p * PAGE, p * PAGE,
+					    (size_t)(q - p + 1) * PAGE, data);
+		p = q;
+	}
+	if (ret == 0 && fsync(fd) < 0)
+		ret = err__sys(errno, "fsync of the memory file");
+	return ret;
+}
+
+static int save(struct vm *vm, const struct probe *probe, const char *dir,
+		unsigned int flags, const struct diff_of *diff,
+		struct snapshot_stats *st)
 {
 	bool replace = flags & SNAPSHOT_REPLACE;
 	bool compress = flags & SNAPSHOT_COMPRESS;
@@ -337,36 +385,55 @@ int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 	int fd, ret;
 
 	memset(st, 0, sizeof(*st));
-	if (!replace && access(dir, F_OK) == 0)
-		return err__set(EEXIST, "%s exists (replace it with --force)",
-				dir);
-	if (replace && access(dir, F_OK) == 0 && !is_snapshot_dir(dir))
-		return err__set(EEXIST, "%s exists and is not a coldstart "
-				"snapshot; not replacing it", dir);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= PATH_MAX)
-		return err__set(ENAMETOOLONG, "snapshot path is too long");
-	if (!mkdtemp(tmp))
-		return err__sys(errno, "creating a directory next to %s", dir);
-	chmod_default(tmp);
-	fd = open_new(tmp, SNAPSHOT_MEMORY_FILE);
-	ret = fd < 0 ? fd : save_memory(&vm->mem, fd, compress,
-					&st->mem_data_bytes,
-					&st->mem_file_bytes);
+	if (diff && compress)
+		return err__set(EINVAL, "a diff snapshot cannot be compressed "
+				"(merge it, then compress a full snapshot)");
+	ret = snapshot__begin_dir(dir, replace, tmp);
+	if (ret < 0)
+		return ret;
+	fd = snapshot__new_file(tmp, SNAPSHOT_MEMORY_FILE);
+	if (fd >= 0 && diff) {
+		ret = save_dirty(&vm->mem, diff->dirty, fd, &st->mem_data_bytes);
+		st->mem_file_bytes = st->mem_data_bytes;
+	} else if (fd >= 0) {
+		ret = save_memory(&vm->mem, fd, compress, &st->mem_data_bytes,
+				  &st->mem_file_bytes);
+	} else {
+		ret = fd;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
-		ret = build_state(vm, probe, st->mem_data_bytes, compress, &w);
+		ret = build_state(vm, probe, st->mem_data_bytes, compress, diff,
+				  &w);
 	if (ret == 0)
-		ret = write_file(tmp, SNAPSHOT_STATE_FILE, w.buf, w.len);
+		ret = snapshot__write_file(tmp, SNAPSHOT_STATE_FILE, w.buf,
+					   w.len);
 	if (ret == 0)
-		ret = publish(tmp, dir, replace);
+		ret = snapshot__commit_dir(tmp, dir, replace);
 	if (ret < 0)
-		remove_dir(tmp);
+		snapshot__abort_dir(tmp);
 	st->state_bytes = w.len;
 	st->mem_size = vm->mem.size;
 	st->ns = timeline__now() - t0;
 	free(w.buf);
 	return ret;
+}
+
+int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
+		   unsigned int flags, struct snapshot_stats *st)
+{
+	return save(vm, probe, dir, flags, NULL, st);
+}
+
+int snapshot__save_diff(struct vm *vm, const struct probe *probe,
+			const char *dir, unsigned int flags,
+			const struct snapshot_id *base, const uint64_t *dirty,
+			struct snapshot_stats *st)
+{
+	struct diff_of diff = { .base = base, .dirty = dirty };
+
+	return save(vm, probe, dir, flags, &diff, st);
 }
 
 static int read_state(struct snapshot *s)
@@ -415,19 +482,6 @@ static int copy_section(const struct snapshot *s, uint32_t type, void *out,
 	return 0;
 }
 
-/* vm.config in either layout (snapshot.h). */
-static int read_vm_config(struct snapshot *s)
-{
-	size_t len;
-	const void *p = snap__find(&s->r, SNAP_VM_CONFIG, 0, &len);
-
-	if (p && len == SNAP_VM_CONFIG_V1_SIZE) {
-		memcpy(&s->cfg, p, len);
-		return 0;
-	}
-	return copy_section(s, SNAP_VM_CONFIG, &s->cfg, sizeof(s->cfg));
-}
-
 static void params_from(const struct snap_probe *rec, struct probe_params *p,
 			struct probe_state *st)
 {
@@ -462,9 +516,6 @@ static int check_config(const struct snapshot *s)
 		return err__set(EINVAL, "snapshot has %u vCPUs of guest kind %u; "
 				"this coldstart restores probe guests with 1 to "
 				"%u", h->nr_vcpus, s->cfg.guest, PROBE_MAX_VCPUS);
-	if (s->cfg.irqchip > 1)
-		return err__set(EINVAL, "snapshot VM config has irqchip %u "
-				"(0 or 1)", s->cfg.irqchip);
 	if (s->mem.compression > 1 || s->mem.page_size != PAGE)
 		return err__set(ENOTSUP, "snapshot memory uses compression %u "
 				"and page size %u; supported: raw or zstd, 4096",
@@ -502,6 +553,17 @@ static int open_memory(struct snapshot *s)
 
 int snapshot__open(struct snapshot *s, const char *dir)
 {
+	int ret = snapshot__open_layer(s, dir);
+
+	if (ret == 0)
+		ret = snapdiff__materialize(s, 0);
+	if (ret < 0)
+		snapshot__close(s);
+	return ret;
+}
+
+int snapshot__open_layer(struct snapshot *s, const char *dir)
+{
 	struct snap_probe rec;
 	int ret;
 
@@ -513,18 +575,13 @@ int snapshot__open(struct snapshot *s, const char *dir)
 	if (ret == 0)
 		ret = snap__parse(&s->r, s->state, s->state_len);
 	if (ret == 0)
-		ret = read_vm_config(s);
+		ret = copy_section(s, SNAP_VM_CONFIG, &s->cfg, sizeof(s->cfg));
 	if (ret == 0)
 		ret = copy_section(s, SNAP_MEMORY, &s->mem, sizeof(s->mem));
 	if (ret == 0)
 		ret = copy_section(s, SNAP_DEV_PROBE, &rec, sizeof(rec));
 	if (ret == 0)
 		ret = check_config(s);
-	if (ret == 0)
-		ret = state__check_irqchip(&s->r, s->cfg.irqchip,
-					   s->cfg.nr_vcpus);
-	if (ret == 0)
-		ret = devstate__check(&s->r);
 	if (ret == 0) {
 		params_from(&rec, &s->params, &s->probe_state);
 		ret = probe__validate(&s->params, s->cfg.mem_size,
@@ -568,7 +625,6 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		.strict_io = s->cfg.strict_io,
 		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
 		.mem_src = &src,
-		.irqchip = s->cfg.irqchip, /* created before the vCPUs */
 	};
 	struct vm *vm;
 	int ret = state__check_host(kvm, &s->r);
@@ -581,8 +637,6 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 	ret = state__restore_vm(vm, &s->r);
 	if (ret == 0)
 		ret = probe__attach(probe, vm, &s->params, &s->probe_state);
-	if (ret == 0)
-		ret = devstate__restore(vm, &s->r);
 	if (ret < 0) {
 		vm__destroy(vm);
 		return ret;

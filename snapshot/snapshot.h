@@ -28,16 +28,7 @@ struct snap_vm_config {
 	uint32_t nr_vcpus;
 	uint32_t cpuid;     /* enum vm_cpuid */
 	uint32_t strict_io;
-	uint32_t guest;     /* enum snap_guest */
-	uint32_t irqchip;   /* 1: in-kernel PIC, IOAPIC, LAPICs and PIT */
-	uint32_t reserved;
-};
-/* The first layout (24 bytes) had no irqchip field: read as irqchip 0. */
-#define SNAP_VM_CONFIG_V1_SIZE 24
-
-enum snap_guest {
-	SNAP_GUEST_PROBE = 1,
-	SNAP_GUEST_LINUX = 2,
+	uint32_t guest;     /* 1: the probe guest */
 };
 
 /* The memory file as saved (section memory). */
@@ -68,6 +59,27 @@ struct snapshot_stats {
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 		   unsigned int flags, struct snapshot_stats *st);
 
+/* The same for a diff (diff.h): only the pages set in `dirty` (from
+ * vm__dirty_log_get since `base` was taken or restored) are written, and
+ * the state records `base`. SNAPSHOT_COMPRESS is refused. */
+struct snapshot_id;
+int snapshot__save_diff(struct vm *vm, const struct probe *probe,
+			const char *dir, unsigned int flags,
+			const struct snapshot_id *base, const uint64_t *dirty,
+			struct snapshot_stats *st);
+
+/* The atomic directory writes behind snapshot__save, for other writers
+ * (merge): begin_dir makes a temporary directory next to `dir` (-EEXIST
+ * unless `dir` is absent, or a snapshot and `replace`), new_file and
+ * write_file create files in it, commit_dir renames it to `dir`,
+ * abort_dir removes it (after a failure). */
+int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX]);
+int snapshot__new_file(const char *tmp, const char *name);
+int snapshot__write_file(const char *tmp, const char *name, const void *data,
+			 size_t len);
+int snapshot__commit_dir(const char *tmp, const char *dir, bool replace);
+void snapshot__abort_dir(const char *tmp);
+
 struct snapshot {
 	char dir[PATH_MAX];
 	uint8_t *state;    /* the state file's image */
@@ -80,11 +92,16 @@ struct snapshot {
 	struct probe_state probe_state;
 	bool compressed;
 	struct zmem zmem; /* when compressed */
+	bool diff_base; /* a diff: mem_fd is base + diff merged (memfd) */
 };
 
 /* Reads and validates a snapshot (state file, memory file's size);
- * -errno with a message naming the problem. Nothing is modified. */
+ * -errno with a message naming the problem. Nothing is modified. A diff
+ * is resolved against its base chain (diff.h), so mem_fd holds its full
+ * memory. */
 int snapshot__open(struct snapshot *s, const char *dir);
+/* The same without resolving a diff: mem_fd is the diff's own file. */
+int snapshot__open_layer(struct snapshot *s, const char *dir);
 void snapshot__close(struct snapshot *s);
 
 /* Creates a VM from the snapshot with memory restore `strategy`, its

@@ -217,6 +217,12 @@ void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
 	__atomic_store_n(&m->fail, fail, __ATOMIC_RELEASE);
 }
 
+void mem__settle(struct guest_mem *m)
+{
+	if (m->ops && m->ops->settle)
+		m->ops->settle(m);
+}
+
 void mem__destroy(struct guest_mem *m)
 {
 	if (m->ops)

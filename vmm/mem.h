@@ -20,6 +20,9 @@ struct guest_mem_ops {
 	int (*map)(struct guest_mem *m);
 	/* Releases what map() created. */
 	void (*unmap)(struct guest_mem *m);
+	/* Optional: ends background work (a fault handler thread) once no
+	 * vCPU runs, so that the stats are final. */
+	void (*settle)(struct guest_mem *m);
 };
 
 /* What a backend did to bring memory in, for restore strategies. */
@@ -84,6 +87,11 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
 		     void *ctx);
 void mem__destroy(struct guest_mem *m);
+
+/* Makes m->stats final (a handler thread may still be accounting the last
+ * fault it served): call once every vCPU has stopped, before reading
+ * them. No guest access may follow. */
+void mem__settle(struct guest_mem *m);
 
 /* -ENOTSUP with a message naming `what` and how to reserve pages, unless
  * the hugetlb pool has enough free 2 MiB pages for `size` bytes. */

@@ -241,6 +241,14 @@ static int on_phase(struct probe *probe, struct vcpu *vcpu, uint64_t phase)
 	return ret;
 }
 
+void probe__pause_at(struct probe *probe, uint32_t phase)
+{
+	pthread_mutex_lock(&probe->vm->lock);
+	probe->params.pause_at_phase = phase;
+	probe->at_pause_phase = 0;
+	pthread_mutex_unlock(&probe->vm->lock);
+}
+
 static int on_done(struct probe *probe, const struct probe_ucall *uc)
 {
 	struct vm *vm = probe->vm;

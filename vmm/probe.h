@@ -60,6 +60,10 @@ int probe__setup(struct probe *probe, struct vm *vm,
 int probe__attach(struct probe *probe, struct vm *vm,
 		  const struct probe_params *p, const struct probe_state *state);
 
+/* Pauses the VM once every vCPU reported PHASE `phase` (0: never), from
+ * now on; any thread, e.g. while the VM is paused before a resume. */
+void probe__pause_at(struct probe *probe, uint32_t phase);
+
 /* The checksum a correct run must report, computed on the host. */
 uint64_t probe__expected_checksum(const struct probe_params *p,
 				  unsigned int nr_vcpus);

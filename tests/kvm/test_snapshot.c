@@ -321,6 +321,7 @@ static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
 	assert_int_equal(vm__wait(vm, 30 * SECOND), want);
 	assert_int_equal(probe.state.checksum,
 			 probe__expected_checksum(&snap.params, 1));
+	mem__settle(&vm->mem);
 	faults = vm->mem.stats.faults;
 	vm__destroy(vm);
 	snapshot__close(&snap);
