@@ -1,6 +1,7 @@
 /* Saving, validating and restoring snapshot directories. */
 #include "snapshot.h"
 
+#include "devstate.h"
 #include "diff.h"
 #include "err.h"
 #include "fileio.h"
@@ -161,7 +162,9 @@ static int build_state(struct vm *vm, const struct probe *probe,
 	struct snap_vm_config cfg = { .mem_size = vm->mem.size,
 				      .nr_vcpus = vm->nr_vcpus,
 				      .cpuid = vm->cpuid,
-				      .strict_io = vm->io.strict, .guest = 1 };
+				      .strict_io = vm->io.strict,
+				      .guest = SNAP_GUEST_PROBE,
+				      .irqchip = vm->irqchip };
 	struct snap_memory mem = { .size = vm->mem.size,
 				   .data_bytes = data_bytes,
 				   .page_size = PAGE,
@@ -180,6 +183,8 @@ static int build_state(struct vm *vm, const struct probe *probe,
 	probe_record(probe, &rec);
 	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
 	ret = state__save_vm(vm, w);
+	if (ret == 0)
+		ret = devstate__save(vm, w);
 	if (ret == 0 && diff)
 		snapdiff__add_section(w, diff->base, diff->dirty, vm->mem.size);
 	if (ret == 0)
@@ -482,6 +487,19 @@ static int copy_section(const struct snapshot *s, uint32_t type, void *out,
 	return 0;
 }
 
+/* vm.config in either layout (snapshot.h). */
+static int read_vm_config(struct snapshot *s)
+{
+	size_t len;
+	const void *p = snap__find(&s->r, SNAP_VM_CONFIG, 0, &len);
+
+	if (p && len == SNAP_VM_CONFIG_V1_SIZE) {
+		memcpy(&s->cfg, p, len);
+		return 0;
+	}
+	return copy_section(s, SNAP_VM_CONFIG, &s->cfg, sizeof(s->cfg));
+}
+
 static void params_from(const struct snap_probe *rec, struct probe_params *p,
 			struct probe_state *st)
 {
@@ -516,6 +534,9 @@ static int check_config(const struct snapshot *s)
 		return err__set(EINVAL, "snapshot has %u vCPUs of guest kind %u; "
 				"this coldstart restores probe guests with 1 to "
 				"%u", h->nr_vcpus, s->cfg.guest, PROBE_MAX_VCPUS);
+	if (s->cfg.irqchip > 1)
+		return err__set(EINVAL, "snapshot VM config has irqchip %u "
+				"(0 or 1)", s->cfg.irqchip);
 	if (s->mem.compression > 1 || s->mem.page_size != PAGE)
 		return err__set(ENOTSUP, "snapshot memory uses compression %u "
 				"and page size %u; supported: raw or zstd, 4096",
@@ -575,13 +596,18 @@ int snapshot__open_layer(struct snapshot *s, const char *dir)
 	if (ret == 0)
 		ret = snap__parse(&s->r, s->state, s->state_len);
 	if (ret == 0)
-		ret = copy_section(s, SNAP_VM_CONFIG, &s->cfg, sizeof(s->cfg));
+		ret = read_vm_config(s);
 	if (ret == 0)
 		ret = copy_section(s, SNAP_MEMORY, &s->mem, sizeof(s->mem));
 	if (ret == 0)
 		ret = copy_section(s, SNAP_DEV_PROBE, &rec, sizeof(rec));
 	if (ret == 0)
 		ret = check_config(s);
+	if (ret == 0)
+		ret = state__check_irqchip(&s->r, s->cfg.irqchip,
+					   s->cfg.nr_vcpus);
+	if (ret == 0)
+		ret = devstate__check(&s->r);
 	if (ret == 0) {
 		params_from(&rec, &s->params, &s->probe_state);
 		ret = probe__validate(&s->params, s->cfg.mem_size,
@@ -625,6 +651,7 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		.strict_io = s->cfg.strict_io,
 		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
 		.mem_src = &src,
+		.irqchip = s->cfg.irqchip, /* created before the vCPUs */
 	};
 	struct vm *vm;
 	int ret = state__check_host(kvm, &s->r);
@@ -637,6 +664,8 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 	ret = state__restore_vm(vm, &s->r);
 	if (ret == 0)
 		ret = probe__attach(probe, vm, &s->params, &s->probe_state);
+	if (ret == 0)
+		ret = devstate__restore(vm, &s->r);
 	if (ret < 0) {
 		vm__destroy(vm);
 		return ret;

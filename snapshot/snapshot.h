@@ -28,7 +28,16 @@ struct snap_vm_config {
 	uint32_t nr_vcpus;
 	uint32_t cpuid;     /* enum vm_cpuid */
 	uint32_t strict_io;
-	uint32_t guest;     /* 1: the probe guest */
+	uint32_t guest;     /* enum snap_guest */
+	uint32_t irqchip;   /* 1: in-kernel PIC, IOAPIC, LAPICs and PIT */
+	uint32_t reserved;
+};
+/* The first layout (24 bytes) had no irqchip field: read as irqchip 0. */
+#define SNAP_VM_CONFIG_V1_SIZE 24
+
+enum snap_guest {
+	SNAP_GUEST_PROBE = 1,
+	SNAP_GUEST_LINUX = 2,
 };
 
 /* The memory file as saved (section memory). */
