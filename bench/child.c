@@ -107,8 +107,9 @@ int child__capture(char *const argv[], json_t **doc, int *status)
 }
 
 /* Reads the child's first line, up to timeout_ms; 0 when it came. */
-static int await_line(int fd, int timeout_ms)
+static int await_line(int fd, int timeout_ms, char *line, size_t size)
 {
+	size_t len = 0;
 	char c;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
@@ -126,17 +127,24 @@ static int await_line(int fd, int timeout_ms)
 			return -EPIPE;
 		if (c == '\n')
 			return 0;
+		if (len + 1 < size) {
+			line[len++] = c;
+			line[len] = '\0';
+		}
 	}
 }
 
-int child__hold(char *const argv[], int timeout_ms, struct child_held *h)
+int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
+		char *line, size_t size)
 {
 	int out_fd, status, ret = spawn_piped(argv, &out_fd, &h->in_fd, &h->pid);
 	char buf[32];
 
 	if (ret < 0)
 		return ret;
-	ret = await_line(out_fd, timeout_ms);
+	if (size)
+		line[0] = '\0';
+	ret = await_line(out_fd, timeout_ms, line, size);
 	close(out_fd);
 	if (ret == 0)
 		return 0;

@@ -27,10 +27,11 @@ struct child_held {
 	int in_fd; /* the child's stdin; closing it releases the child */
 };
 
-/* Starts argv and waits (up to timeout_ms) for its first line on stdout.
- * 0, or -errno with a message naming argv[1] when it exited first or
+/* Starts argv and waits (up to timeout_ms) for its first line on stdout,
+ * which is stored in `line` (without the newline, truncated to size). 0, or -errno with a message naming argv[1] when it exited first or
  * did not announce itself in time. */
-int child__hold(char *const argv[], int timeout_ms, struct child_held *h);
+int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
+		char *line, size_t size);
 
 /* Releases a held child and waits for it; its exit status, or -errno. */
 int child__release(struct child_held *h);

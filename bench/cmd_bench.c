@@ -6,6 +6,7 @@
 #include "lifecycle.h"
 #include "bench_probes.h"
 #include "boot.h"
+#include "density.h"
 #include "peers.h"
 #include "rate.h"
 #include "restore.h"
@@ -19,6 +20,8 @@ static const struct command drivers[] = {
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
 	{ "boot", "N fresh VMs: the distribution of every timeline phase",
 	  cmd_bench_boot },
+	{ "density", "VMs per GiB: held VMs, fresh and snapshot clones, "
+		     "RSS/PSS/USS", cmd_bench_density },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
 	  cmd_bench_floor },
 	{ "restore", "snapshot restore strategies x memory x working set, "

@@ -71,6 +71,8 @@ int runner__probe(struct kvm_host *kvm, const struct run_config *cfg,
 	if (ret == 0) {
 		vm__wait(vm, cfg->timeout_ns);
 		collect(cfg, vm, &probe, res);
+		if (cfg->before_teardown)
+			cfg->before_teardown(vm);
 	}
 	active_vm = NULL;
 	vm__destroy(vm);

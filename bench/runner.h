@@ -20,6 +20,10 @@ struct run_config {
 	uint64_t timeout_ns;  /* 0: none */
 	bool measure_memory;  /* read /proc/self/smaps before teardown */
 	bool verify;          /* compute the expected checksum */
+	/* Called once the VM stopped, before teardown (NULL: none): keeps
+	 * the VM and its memory alive for as long as it runs (bench
+	 * density's held VMs). */
+	void (*before_teardown)(struct vm *vm);
 };
 
 struct run_result {

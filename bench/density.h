@@ -1,0 +1,19 @@
+/* `coldstart bench density`: how many held VMs fit in memory, fresh or as
+ * snapshot clones sharing the page cache. */
+#ifndef COLDSTART_DENSITY_H
+#define COLDSTART_DENSITY_H
+
+#include <stddef.h>
+
+int cmd_bench_density(int argc, char **argv);
+
+/* Least-squares line y = slope * x + intercept through n >= 2 points
+ * with distinct x. 0, or -EINVAL. */
+int density__fit(const double *x, const double *y, size_t n, double *slope,
+		 double *intercept);
+
+/* VMs per GiB at a marginal cost of `kib_per_vm` KiB per VM; 0 when the
+ * cost is not positive. */
+double density__vms_per_gib(double kib_per_vm);
+
+#endif
