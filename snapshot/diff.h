@@ -9,6 +9,8 @@
 #ifndef COLDSTART_SNAPSHOT_DIFF_H
 #define COLDSTART_SNAPSHOT_DIFF_H
 
+#include "format.h"
+
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +18,6 @@
 struct snapshot;
 struct snap_writer;
 
-#define SNAP_MEMORY_DIFF 97u
 /* A restore resolves at most this many diffs above a full snapshot. */
 #define SNAPDIFF_MAX_CHAIN 32u
 

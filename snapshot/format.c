@@ -35,6 +35,7 @@ static const struct {
 	{ SNAP_DEV_PROBE, "device.probe" },
 	{ SNAP_DEVICE, "dev" },
 	{ SNAP_MEMORY, "memory" },
+	{ SNAP_MEMORY_DIFF, "memory.diff" },
 };
 
 const char *snap__type_name(uint32_t type)

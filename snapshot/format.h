@@ -63,6 +63,7 @@ enum snap_type {
 	SNAP_DEV_PROBE = 64,
 	SNAP_DEVICE, /* a registered device: struct snap_device + its state */
 	SNAP_MEMORY = 96,
+	SNAP_MEMORY_DIFF, /* a diff's base and dirty pages (diff.h) */
 };
 
 /* Name of a section type for inspect ("vcpu.regs"), or NULL. */
