@@ -16,6 +16,8 @@ static const struct command commands[] = {
 	  cmd_compare },
 	{ "report", "Markdown, CSV and plots from stored results",
 	  cmd_report },
+	{ "image", "build a Linux guest image (kernel + initramfs) from "
+		   "Debian's archive", cmd_image },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
 	{ "probe", "observe a VMM process with eBPF probes", cmd_probe },
 	{ "help", "show help for coldstart or one command", cmd_help },

@@ -1,0 +1,888 @@
+/* `coldstart image build`: Debian's cloud kernel plus a busybox-static and
+ * coldstart-init initramfs, cached with a manifest naming every input. */
+#include "image.h"
+
+#include "cpio.h"
+#include "err.h"
+#include "init_image.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <nettle/sha2.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUSYBOX_PACKAGE "busybox-static"
+#define BUSYBOX_PATH "/bin/busybox"
+#define SHA256_HEX (2 * SHA256_DIGEST_SIZE + 1)
+#define MANIFEST_SCHEMA "coldstart-image/1"
+
+/* The modules that make the same kernel a KVM host (the e2e rig's L1). */
+static const char *const kvm_modules[] = {
+	"kernel/virt/lib/irqbypass.ko",
+	"kernel/arch/x86/kvm/kvm.ko",
+	"kernel/arch/x86/kvm/kvm-amd.ko",
+};
+
+/* Everything that decides an image's bytes; equal inputs, equal image. */
+struct inputs {
+	char package[256];     /* linux-image-6.1.0-NN-cloud-amd64 */
+	char version[128];     /* its archive version */
+	char busybox_version[128];
+	char init_sha256[SHA256_HEX];
+};
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("coldstart image: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* snprintf for paths: image paths are bounded (see out_dir), so a
+ * truncation is a bug; it still fails loudly instead of using a cut path. */
+static int pathf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		return err__set(ENAMETOOLONG, "path too long: %s...", buf);
+	return 0;
+}
+
+static void hex(const uint8_t *digest, char *out)
+{
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		sprintf(out + 2 * i, "%02x", digest[i]);
+}
+
+static void sha256_mem(const void *data, size_t size, char *out)
+{
+	struct sha256_ctx ctx;
+	uint8_t digest[SHA256_DIGEST_SIZE];
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, size, data);
+	sha256_digest(&ctx, sizeof(digest), digest);
+	hex(digest, out);
+}
+
+static int sha256_file(const char *path, char *out, uint64_t *size)
+{
+	struct sha256_ctx ctx;
+	uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return err__sys(errno, "opening %s", path);
+	sha256_init(&ctx);
+	*size = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		sha256_update(&ctx, (size_t)n, buf);
+		*size += (uint64_t)n;
+	}
+	close(fd);
+	if (n < 0)
+		return err__sys(errno, "reading %s", path);
+	sha256_digest(&ctx, sizeof(digest), digest);
+	hex(digest, out);
+	return 0;
+}
+
+/* Is `name` an executable in $PATH? */
+static bool have_tool(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin:/usr/sbin:/sbin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+static int need_tool(const char *name, const char *package)
+{
+	if (have_tool(name))
+		return 0;
+	return err__set(ENOENT, "'%s' not found: install the Debian package "
+			"%s (apt-get install %s)", name, package, package);
+}
+
+/* Runs argv[0] from $PATH in `cwd` (NULL: ours). Its stdout goes to `out`
+ * (NUL-terminated, truncated to `size`) or, with out == NULL, to our
+ * stderr so our stdout stays clean. Returns its exit status or -errno. */
+static int spawn(char *const argv[], const char *cwd, char *out, size_t size)
+{
+	int pipefd[2] = { -1, -1 }, status;
+	size_t used = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (out && pipe2(pipefd, O_CLOEXEC) < 0)
+		return err__sys(errno, "pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if ((cwd && chdir(cwd) < 0) ||
+		    dup2(out ? pipefd[1] : STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (out)
+		close(pipefd[1]);
+	if (pid < 0) {
+		if (out)
+			close(pipefd[0]);
+		return err__sys(errno, "fork");
+	}
+	while (out && (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
+		used += (size_t)n;
+	if (out) {
+		out[used] = '\0';
+		close(pipefd[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err__sys(errno, "waitpid(%s)", argv[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Runs a command that must succeed; the message names it. */
+static int spawn_ok(char *const argv[], const char *cwd, char *out,
+		    size_t size)
+{
+	int ret = spawn(argv, cwd, out, size);
+
+	if (ret > 0)
+		return err__set(EIO, "'%s %s' failed with exit status %d",
+				argv[0], argv[1], ret);
+	return ret;
+}
+
+/* The value of the first "Key: value" line of `text` (in place). */
+static char *field(char *text, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+
+		if (next)
+			*next++ = '\0';
+		while (*line == ' ')
+			line++;
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			line += klen + 1;
+			while (*line == ' ')
+				line++;
+			return line;
+		}
+		line = next;
+	}
+	return NULL;
+}
+
+static int copy_string(char *dst, size_t size, const char *src,
+		       const char *what)
+{
+	if (!src || !*src || strlen(src) >= size)
+		return err__set(EINVAL, "could not determine %s", what);
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+static int resolve_kernel(struct inputs *in, const char *wanted)
+{
+	char out[8192], *dep;
+	char *depends[] = { "apt-cache", "depends", IMAGE_META_PACKAGE, NULL };
+	int ret;
+
+	if (wanted)
+		return copy_string(in->package, sizeof(in->package), wanted,
+				   "the kernel package");
+	ret = spawn_ok(depends, NULL, out, sizeof(out));
+	if (ret < 0)
+		return err__set(ENOENT, "%s; is the Debian archive in "
+				"/etc/apt/sources.list and 'apt-get update' "
+				"done?", err__last());
+	dep = field(out, "Depends");
+	if (!dep || strncmp(dep, "linux-image-", 12))
+		return err__set(ENOENT, "%s does not depend on a "
+				"linux-image-* package", IMAGE_META_PACKAGE);
+	return copy_string(in->package, sizeof(in->package), dep,
+			   "the kernel package");
+}
+
+static int kernel_version(struct inputs *in)
+{
+	char out[65536];
+	char *show[] = { "apt-cache", "show", "--no-all-versions", in->package,
+			 NULL };
+
+	if (spawn(show, NULL, out, sizeof(out)) != 0 ||
+	    strncmp(out, "Package:", 8))
+		return err__set(ENOENT, "kernel package '%s' is not in the "
+				"apt archive (try 'apt-get update')",
+				in->package);
+	return copy_string(in->version, sizeof(in->version),
+			   field(out, "Version"), "the kernel's version");
+}
+
+/* busybox-static's /bin/busybox: installed and really static. */
+static int busybox_version(struct inputs *in)
+{
+	char out[256];
+	char *query[] = { "dpkg-query", "-W", "-f=${db:Status-Status} "
+			  "${Version}", BUSYBOX_PACKAGE, NULL };
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd, ret = 0;
+
+	if (spawn(query, NULL, out, sizeof(out)) != 0 ||
+	    strncmp(out, "installed ", 10) || access(BUSYBOX_PATH, X_OK))
+		return err__set(ENOENT, "%s is missing: install the Debian "
+				"package %s (apt-get install %s)",
+				BUSYBOX_PATH, BUSYBOX_PACKAGE, BUSYBOX_PACKAGE);
+	fd = open(BUSYBOX_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err__sys(errno, "opening %s", BUSYBOX_PATH);
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		ret = err__set(ENOEXEC, "%s is not an ELF file", BUSYBOX_PATH);
+	for (unsigned i = 0; ret == 0 && i < eh.e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + i * (uint64_t)eh.e_phentsize)) ==
+			    sizeof(ph) &&
+		    ph.p_type == PT_INTERP)
+			ret = err__set(ENOEXEC, "%s is dynamically linked: "
+				       "install %s, not busybox",
+				       BUSYBOX_PATH, BUSYBOX_PACKAGE);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	return copy_string(in->busybox_version, sizeof(in->busybox_version),
+			   out + 10, "busybox-static's version");
+}
+
+static const char *jstr(json_t *root, const char *obj, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(root, obj),
+						 key));
+}
+
+/* Does the file `dir/name` have the size and sha256 the manifest says? */
+static bool file_matches(const char *dir, json_t *root, const char *obj)
+{
+	char path[PATH_MAX], sum[SHA256_HEX];
+	const char *file = jstr(root, obj, "file"), *want;
+	uint64_t size;
+
+	want = jstr(root, obj, "sha256");
+	if (!file || !want || strchr(file, '/'))
+		return false;
+	pathf(path, sizeof(path), "%s/%s", dir, file);
+	return sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
+}
+
+/* A cached image is fresh if it was built from the same inputs and its
+ * files still hash to what its manifest records. */
+static bool is_fresh(const char *dir, const struct inputs *in)
+{
+	char path[PATH_MAX];
+	json_t *root;
+	bool fresh;
+
+	pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
+	root = json_load_file(path, 0, NULL);
+	if (!root)
+		return false;
+	fresh = json_is_string(json_object_get(root, "schema")) &&
+		!strcmp(json_string_value(json_object_get(root, "schema")),
+			MANIFEST_SCHEMA) &&
+		jstr(root, "kernel", "package") &&
+		!strcmp(jstr(root, "kernel", "package"), in->package) &&
+		jstr(root, "kernel", "version") &&
+		!strcmp(jstr(root, "kernel", "version"), in->version) &&
+		jstr(root, "busybox", "version") &&
+		!strcmp(jstr(root, "busybox", "version"),
+			in->busybox_version) &&
+		jstr(root, "init", "sha256") &&
+		!strcmp(jstr(root, "init", "sha256"), in->init_sha256) &&
+		file_matches(dir, root, "kernel") &&
+		file_matches(dir, root, "initramfs");
+	json_decref(root);
+	return fresh;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (strlen(path) >= sizeof(buf))
+		return err__set(ENAMETOOLONG, "path too long: %s", path);
+	strcpy(buf, path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return err__sys(errno, "creating %s", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return err__sys(errno, "creating %s", buf);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int write_all(int fd, const void *data, size_t size, const char *path)
+{
+	const uint8_t *p = data;
+
+	while (size) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err__sys(errno, "writing %s", path);
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Copies src to dst and syncs it; a missing src is -ENOENT. */
+static int copy_file(const char *src, const char *dst)
+{
+	uint8_t buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out, ret = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return err__sys(errno, "opening %s", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		ret = err__sys(errno, "creating %s", dst);
+		goto close_in;
+	}
+	while (ret == 0 && (n = read(in, buf, sizeof(buf))) != 0)
+		ret = n < 0 ? err__sys(errno, "reading %s", src)
+			    : write_all(out, buf, (size_t)n, dst);
+	if (ret == 0 && fsync(out) < 0)
+		ret = err__sys(errno, "syncing %s", dst);
+	close(out);
+close_in:
+	close(in);
+	return ret;
+}
+
+static int read_file(const char *path, void **data, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return err__sys(errno, "opening %s", path);
+	if (fstat(fd, &st) < 0) {
+		ret = err__sys(errno, "stat %s", path);
+		goto out;
+	}
+	*size = (size_t)st.st_size;
+	*data = malloc(*size ? *size : 1);
+	if (!*data)
+		ret = err__set(ENOMEM, "out of memory reading %s", path);
+	else if (read(fd, *data, *size) != (ssize_t)*size)
+		ret = err__set(EIO, "short read of %s", path);
+	if (ret < 0 && *data) {
+		free(*data);
+		*data = NULL;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* Downloads the kernel package into tmp and unpacks it into tmp/deb. */
+static int fetch_kernel(const struct inputs *in, const char *tmp)
+{
+	char deb[PATH_MAX], root[PATH_MAX], spec[512];
+	char *download[] = { "apt-get", "download", "-q",
+			     "-o", "APT::Sandbox::User=root", spec, NULL };
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	/* Name and version: a glob or bare name could fetch another one. */
+	snprintf(spec, sizeof(spec), "%s=%s", in->package, in->version);
+	progress("downloading %s", spec);
+	ret = spawn_ok(download, tmp, NULL, 0);
+	if (ret < 0)
+		return ret;
+	d = opendir(tmp);
+	if (!d)
+		return err__sys(errno, "opening %s", tmp);
+	deb[0] = '\0';
+	while ((de = readdir(d)))
+		if (strstr(de->d_name, ".deb"))
+			pathf(deb, sizeof(deb), "%s/%s", tmp, de->d_name);
+	closedir(d);
+	if (!deb[0])
+		return err__set(ENOENT, "apt-get download left no .deb in %s",
+				tmp);
+	pathf(root, sizeof(root), "%s/deb", tmp);
+	progress("unpacking %s", strrchr(deb, '/') + 1);
+	char *extract[] = { "dpkg-deb", "-x", deb, root, NULL };
+	return spawn_ok(extract, NULL, NULL, 0);
+}
+
+/* The kernel release, from the package's boot/vmlinuz-RELEASE. */
+static int find_release(const char *root, char *release, size_t size)
+{
+	char boot[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret = -ENOENT;
+
+	pathf(boot, sizeof(boot), "%s/boot", root);
+	d = opendir(boot);
+	if (!d)
+		return err__set(ENOENT, "the kernel package has no /boot");
+	while ((de = readdir(d)) && ret < 0)
+		if (!strncmp(de->d_name, "vmlinuz-", 8) &&
+		    strlen(de->d_name + 8) < size) {
+			strcpy(release, de->d_name + 8);
+			ret = 0;
+		}
+	closedir(d);
+	if (ret < 0)
+		return err__set(ENOENT, "the kernel package has no "
+				"boot/vmlinuz-*");
+	return 0;
+}
+
+/* One symlink per busybox applet, in the directories it names. */
+static int add_applets(struct cpio *c, int *count)
+{
+	char list[65536];
+	char *argv[] = { BUSYBOX_PATH, "--list-full", NULL };
+	int ret = spawn_ok(argv, NULL, list, sizeof(list));
+
+	*count = 0;
+	for (char *line = strtok(ret < 0 ? NULL : list, "\n"); line;
+	     line = strtok(NULL, "\n")) {
+		bool known = !strncmp(line, "bin/", 4) ||
+			     !strncmp(line, "sbin/", 5) ||
+			     !strncmp(line, "usr/bin/", 8) ||
+			     !strncmp(line, "usr/sbin/", 9);
+
+		if (!known || !strcmp(line, "bin/busybox"))
+			continue; /* e.g. "linuxrc" at the root */
+		ret = cpio__symlink(c, line, BUSYBOX_PATH);
+		if (ret < 0)
+			return ret;
+		(*count)++;
+	}
+	if (ret == 0 && *count == 0)
+		return err__set(EIO, "%s --list-full listed no applets",
+				BUSYBOX_PATH);
+	return ret;
+}
+
+static int fill_initramfs(struct cpio *c, int *applets)
+{
+	static const char *const dirs[] = { "bin", "dev", "etc", "proc",
+					     "root", "sbin", "sys", "tmp",
+					     "usr", "usr/bin", "usr/sbin" };
+	void *busybox = NULL;
+	size_t size = 0;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(dirs) / sizeof(*dirs); i++)
+		ret = cpio__dir(c, dirs[i], strcmp(dirs[i], "tmp") ? 0755
+								   : 01777);
+	/* The kernel opens /dev/console for init before devtmpfs exists. */
+	if (ret == 0)
+		ret = cpio__chardev(c, "dev/console", 0600, 5, 1);
+	if (ret == 0)
+		ret = cpio__file(c, "init", 0755, init_image_start,
+				 (size_t)(init_image_end - init_image_start));
+	if (ret == 0)
+		ret = read_file(BUSYBOX_PATH, &busybox, &size);
+	if (ret == 0)
+		ret = cpio__file(c, "bin/busybox", 0755, busybox, size);
+	free(busybox);
+	if (ret == 0)
+		ret = add_applets(c, applets);
+	return ret;
+}
+
+static int write_initramfs(const char *path, int *applets)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	struct cpio *c;
+	int ret;
+
+	if (fd < 0)
+		return err__sys(errno, "creating %s", path);
+	ret = cpio__open(&c, fd);
+	if (ret == 0) {
+		ret = fill_initramfs(c, applets);
+		if (ret < 0)
+			cpio__abort(c);
+		else
+			ret = cpio__finish(c);
+	}
+	if (ret == 0 && fsync(fd) < 0)
+		ret = err__sys(errno, "syncing %s", path);
+	close(fd);
+	return ret;
+}
+
+/* {"file", "size", "sha256"} of dir/file. */
+static json_t *file_entry(const char *dir, const char *file)
+{
+	char path[PATH_MAX], sum[SHA256_HEX];
+	uint64_t size;
+
+	pathf(path, sizeof(path), "%s/%s", dir, file);
+	if (sha256_file(path, sum, &size) < 0)
+		return NULL;
+	return json_pack("{s:s, s:I, s:s}", "file", file, "size",
+			 (json_int_t)size, "sha256", sum);
+}
+
+static json_t *module_entries(const char *dir, const char *root,
+			      const char *release)
+{
+	json_t *mods = json_array();
+	char src[PATH_MAX], dst[PATH_MAX], name[PATH_MAX];
+
+	for (size_t i = 0; mods && i < sizeof(kvm_modules) / sizeof(*kvm_modules);
+	     i++) {
+		pathf(src, sizeof(src), "%s/lib/modules/%s/%s", root,
+			 release, kvm_modules[i]);
+		pathf(name, sizeof(name), "modules/%s",
+			 strrchr(kvm_modules[i], '/') + 1);
+		pathf(dst, sizeof(dst), "%s/%s", dir, name);
+		if (access(src, R_OK) < 0)
+			continue; /* another kernel may build KVM in */
+		if (copy_file(src, dst) < 0 ||
+		    json_array_append_new(mods, file_entry(dir, name)) < 0) {
+			json_decref(mods);
+			return NULL;
+		}
+	}
+	return mods;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return err__sys(errno, "creating %s", path);
+	ret = write_all(fd, text, strlen(text), path);
+	if (ret == 0 && fsync(fd) < 0)
+		ret = err__sys(errno, "syncing %s", path);
+	close(fd);
+	return ret;
+}
+
+static json_t *kernel_entry(const char *dir, const struct inputs *in,
+			    const char *release)
+{
+	json_t *k = file_entry(dir, IMAGE_KERNEL);
+
+	if (k && json_object_update_new(k, json_pack("{s:s, s:s, s:s}", "package",
+						   in->package, "version",
+						   in->version, "release",
+						   release)) < 0) {
+		json_decref(k);
+		return NULL;
+	}
+	return k;
+}
+
+static int write_manifest(const char *dir, const struct inputs *in,
+			  const char *release, int applets, json_t *mods)
+{
+	char path[PATH_MAX], busybox_sum[SHA256_HEX], stamp[32], *text;
+	uint64_t busybox_size;
+	time_t now = time(NULL);
+	json_t *root;
+	int ret;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	ret = sha256_file(BUSYBOX_PATH, busybox_sum, &busybox_size);
+	if (ret < 0) {
+		json_decref(mods);
+		return ret;
+	}
+	root = json_pack(
+		"{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:I, s:s}, "
+		"s:{s:s, s:s, s:I, s:s, s:i}, s:o}",
+		"schema", MANIFEST_SCHEMA, "created", stamp, "cmdline",
+		IMAGE_CMDLINE, "kernel", kernel_entry(dir, in, release),
+		"initramfs", file_entry(dir, IMAGE_INITRAMFS), "init", "path",
+		"/init", "size",
+		(json_int_t)(init_image_end - init_image_start), "sha256",
+		in->init_sha256, "busybox", "package", BUSYBOX_PACKAGE,
+		"version", in->busybox_version, "size",
+		(json_int_t)busybox_size, "sha256", busybox_sum, "applets",
+		applets, "modules", mods);
+	if (!root)
+		return err__set(EIO, "building the manifest of %s", dir);
+	text = json_dumps(root, JSON_INDENT(2));
+	json_decref(root);
+	if (!text)
+		return err__set(ENOMEM, "formatting the manifest");
+	pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
+	ret = write_text(path, text);
+	free(text);
+	return ret;
+}
+
+int image__default_root(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (geteuid() == 0)
+		n = snprintf(buf, size, "/var/cache/coldstart/images");
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, size, "%s/coldstart/images", xdg);
+	else if (home && *home == '/')
+		n = snprintf(buf, size, "%s/.cache/coldstart/images", home);
+	else
+		return err__set(ENOENT, "no cache directory: set HOME or "
+				"XDG_CACHE_HOME, or pass --out");
+	if (n < 0 || (size_t)n >= size)
+		return err__set(ENAMETOOLONG, "cache directory path too long");
+	return 0;
+}
+
+static int gather_inputs(struct inputs *in, const char *wanted)
+{
+	int ret = need_tool("apt-get", "apt");
+
+	if (ret == 0)
+		ret = need_tool("apt-cache", "apt");
+	if (ret == 0)
+		ret = need_tool("dpkg-deb", "dpkg");
+	if (ret == 0)
+		ret = need_tool("dpkg-query", "dpkg");
+	if (ret == 0)
+		ret = resolve_kernel(in, wanted);
+	if (ret == 0)
+		ret = kernel_version(in);
+	if (ret == 0)
+		ret = busybox_version(in);
+	sha256_mem(init_image_start,
+		   (size_t)(init_image_end - init_image_start),
+		   in->init_sha256);
+	return ret;
+}
+
+/* Builds the complete image in tmp/image from the inputs. */
+static int build_into(const char *tmp, const struct inputs *in,
+		      char *staged, size_t size)
+{
+	char root[PATH_MAX], release[256], src[PATH_MAX], dst[PATH_MAX];
+	json_t *mods;
+	int ret, applets = 0;
+
+	pathf(root, sizeof(root), "%s/deb", tmp);
+	pathf(staged, size, "%s/image", tmp);
+	ret = fetch_kernel(in, tmp);
+	if (ret == 0)
+		ret = find_release(root, release, sizeof(release));
+	if (ret == 0 && (mkdir(staged, 0755) < 0 ||
+			 pathf(dst, sizeof(dst), "%s/modules", staged) ||
+			 mkdir(dst, 0755) < 0))
+		ret = err__sys(errno, "creating %s", dst);
+	if (ret < 0)
+		return ret;
+	pathf(src, sizeof(src), "%s/boot/vmlinuz-%s", root, release);
+	pathf(dst, sizeof(dst), "%s/%s", staged, IMAGE_KERNEL);
+	ret = copy_file(src, dst);
+	pathf(src, sizeof(src), "%s/boot/config-%s", root, release);
+	pathf(dst, sizeof(dst), "%s/config", staged);
+	if (ret == 0 && access(src, R_OK) == 0)
+		ret = copy_file(src, dst);
+	progress("writing %s (busybox-static %s, coldstart-init)",
+		 IMAGE_INITRAMFS, in->busybox_version);
+	pathf(dst, sizeof(dst), "%s/%s", staged, IMAGE_INITRAMFS);
+	if (ret == 0)
+		ret = write_initramfs(dst, &applets);
+	if (ret < 0)
+		return ret;
+	mods = module_entries(staged, root, release);
+	if (!mods)
+		return err__set(EIO, "copying the KVM modules: %s",
+				err__last());
+	return write_manifest(staged, in, release, applets, mods);
+}
+
+static int sync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return err__sys(errno, "opening %s", path);
+	if (fsync(fd) < 0)
+		ret = err__sys(errno, "syncing %s", path);
+	close(fd);
+	return ret;
+}
+
+/* Puts the staged directory at `dir`: an atomic exchange with an old image,
+ * whose files then lie in the temporary directory that is removed next. */
+static int install(const char *staged, const char *dir, const char *parent)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return rename(staged, dir) < 0
+			       ? err__sys(errno, "renaming %s to %s", staged,
+					  dir)
+			       : sync_dir(parent);
+	if (renameat2(AT_FDCWD, staged, AT_FDCWD, dir, RENAME_EXCHANGE) < 0)
+		return err__sys(errno, "exchanging %s with %s", staged, dir);
+	return sync_dir(parent);
+}
+
+/* Only an image directory (or an empty one) may be replaced: --out
+ * pointing at a user's directory must never delete it. */
+static int check_replaceable(const char *dir)
+{
+	char manifest[PATH_MAX + sizeof(IMAGE_MANIFEST) + 1];
+	struct dirent *de;
+	int entries = 0;
+	DIR *d;
+
+	if (access(dir, F_OK) < 0)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return err__sys(errno, "opening %s", dir);
+	while ((de = readdir(d)))
+		entries += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	snprintf(manifest, sizeof(manifest), "%s/%s", dir, IMAGE_MANIFEST);
+	if (entries && access(manifest, F_OK) < 0)
+		return err__set(EEXIST, "refusing to replace %s: it is not a "
+				"coldstart image directory (no %s)", dir,
+				IMAGE_MANIFEST);
+	return 0;
+}
+
+static int out_dir(const struct image_options *o, const struct inputs *in,
+		   struct image_result *r)
+{
+	char root[PATH_MAX];
+	int n, ret;
+
+	if (o->out_dir)
+		n = snprintf(r->dir, sizeof(r->dir), "%s", o->out_dir);
+	else {
+		ret = image__default_root(root, sizeof(root));
+		if (ret < 0)
+			return ret;
+		n = snprintf(r->dir, sizeof(r->dir), "%s/%s", root,
+			     in->package);
+	}
+	if (n < 0 || (size_t)n >= sizeof(r->dir) - 64)
+		return err__set(ENAMETOOLONG, "image directory path too long");
+	while (n > 1 && r->dir[n - 1] == '/')
+		r->dir[--n] = '\0';
+	return 0;
+}
+
+int image__build(const struct image_options *o, struct image_result *r)
+{
+	char parent[PATH_MAX], tmp[PATH_MAX], staged[PATH_MAX];
+	struct inputs in = { 0 };
+	int ret;
+
+	r->cached = false;
+	ret = gather_inputs(&in, o->kernel_package);
+	if (ret == 0)
+		ret = out_dir(o, &in, r);
+	if (ret < 0)
+		return ret;
+	if (!o->force && is_fresh(r->dir, &in)) {
+		progress("%s is up to date (%s %s)", r->dir, in.package,
+			 in.version);
+		r->cached = true;
+		return 0;
+	}
+	ret = check_replaceable(r->dir);
+	if (ret < 0)
+		return ret;
+	pathf(parent, sizeof(parent), "%s", r->dir);
+	*(strrchr(parent, '/') ? strrchr(parent, '/') : parent) = '\0';
+	if (!parent[0])
+		strcpy(parent, r->dir[0] == '/' ? "/" : ".");
+	ret = mkdir_p(parent);
+	if (ret < 0)
+		return ret;
+	pathf(tmp, sizeof(tmp), "%s/.%s.tmp-XXXXXX", parent,
+		 strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir);
+	if (!mkdtemp(tmp))
+		return err__sys(errno, "creating a temporary directory in %s",
+				parent);
+	ret = build_into(tmp, &in, staged, sizeof(staged));
+	if (ret == 0)
+		ret = install(staged, r->dir, parent);
+	if (ret == 0)
+		progress("built %s", r->dir);
+	remove_tree(tmp);
+	return ret;
+}
