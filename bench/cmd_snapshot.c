@@ -8,6 +8,7 @@
 #include "err.h"
 #include "mem_restore.h"
 #include "output.h"
+#include "snap_linux.h"
 #include "snapshot.h"
 
 #include <getopt.h>
@@ -46,7 +47,7 @@ static void usage(FILE *out)
 	      "memory comes back:\n", out);
 	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
 	     *s; s++)
-		fprintf(out, "           %-9s %s%s\n", (*s)->name, (*s)->help,
+		fprintf(out, "           %-10s %s%s\n", (*s)->name, (*s)->help,
 			s == mem_restore__strategies() + 1 ? " (default)" : "");
 	fputs("merge    writes the full snapshot OUT equal to BASE plus the "
 	      "DIFFs (in order,\n         each taken against the one before "
@@ -323,6 +324,8 @@ static int cmd_create(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	if (o.kernel)
+		return snap_linux__create(&o, argv[1], flags);
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
