@@ -190,7 +190,6 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	m->src_fd = ops->restore && src ? src->fd : -1;
-	m->wset_path = ops->restore && src ? src->wset_path : NULL;
 	m->zmem = ops->restore && src ? src->zmem : NULL;
 	if (ops->restore && m->src_fd < 0)
 		return err__set(EINVAL, "restore strategy %s needs a memory "
@@ -198,6 +197,13 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	if (size == 0 || size % MEM_ALIGN)
 		return err__set(EINVAL, "guest memory size %zu is not a "
 				"positive multiple of 2 MiB", size);
+	/* A copy: the caller's string may not live as long as the memory
+	 * (prefetch writes the working set at unmap). */
+	if (ops->restore && src && src->wset_path) {
+		m->wset_path = strdup(src->wset_path);
+		if (!m->wset_path)
+			return err__set(ENOMEM, "copying the working-set path");
+	}
 	m->ops = ops;
 	m->size = size;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -205,8 +211,11 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	m->stats.setup_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll +
 				       (t1.tv_nsec - t0.tv_nsec));
-	if (ret < 0)
+	if (ret < 0) {
 		m->ops = NULL;
+		free((char *)m->wset_path);
+		m->wset_path = NULL;
+	}
 	return ret;
 }
 
@@ -227,6 +236,8 @@ void mem__destroy(struct guest_mem *m)
 {
 	if (m->ops)
 		m->ops->unmap(m);
+	free((char *)m->wset_path);
+	m->wset_path = NULL;
 	m->ops = NULL;
 	m->host = NULL;
 	m->fd = -1;

@@ -39,7 +39,8 @@ struct guest_mem {
 	size_t size;
 	int fd;     /* -1 for anonymous memory */
 	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
-	const char *wset_path; /* working-set file for prefetch, or NULL */
+	const char *wset_path; /* working-set file for prefetch (owned copy),
+				* or NULL */
 	const struct zmem *zmem; /* compressed source, or NULL (raw) */
 	struct mem_stats stats;
 	void *priv; /* backend's own state */
