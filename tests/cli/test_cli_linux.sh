@@ -1,0 +1,119 @@
+#!/bin/bash
+# `coldstart run --kernel` as a black box: input errors (any host, before
+# KVM), the PVM refusal, and boots of the ring-0 test kernel as ELF and as
+# a synthetic bzImage (hosts with /dev/kvm).
+# Usage: test_cli_linux.sh COLDSTART TESTKERNEL.elf TESTKERNEL.bin
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+TK_ELF=$2
+TK_BIN=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+
+# A bzImage header around the flat test kernel (protocol 2.15, 64-bit
+# entry, 4 setup sectors, loaded at 16 MiB); $2 patches one field.
+mkbz() {
+	python3 - "$TK_BIN" "$1" "${2:-}" <<'PY'
+import struct, sys
+body = open(sys.argv[1], 'rb').read()
+s = bytearray(5 * 512)
+s[0x1f1] = 4
+s[0x1fe:0x200] = b'\x55\xaa'
+s[0x201] = 0x6a
+s[0x202:0x206] = b'HdrS'
+struct.pack_into('<H', s, 0x206, 0x020f)
+s[0x211] = 1
+struct.pack_into('<I', s, 0x22c, 0x7fffffff)
+struct.pack_into('<H', s, 0x236, 1)
+struct.pack_into('<I', s, 0x238, 2047)
+struct.pack_into('<Q', s, 0x258, 0x1000000)
+struct.pack_into('<I', s, 0x260, 1 << 20)
+if sys.argv[3] == 'magic':
+    s[0x202:0x206] = b'HdrX'
+elif sys.argv[3] == 'old':
+    struct.pack_into('<H', s, 0x206, 0x020a)
+elif sys.argv[3] == 'no64':
+    struct.pack_into('<H', s, 0x236, 0)
+open(sys.argv[2], 'wb').write(bytes(s) + body)
+PY
+}
+
+mkbz "$tmp/bz"
+mkbz "$tmp/bz-magic" magic
+mkbz "$tmp/bz-old" old
+mkbz "$tmp/bz-no64" no64
+head -c 300 "$tmp/bz" > "$tmp/bz-short"
+truncate -s 40M "$tmp/initrd-40M"
+printf 'x' > "$tmp/initrd-1"
+
+# Input errors: a clear message and exit 1, whatever the host.
+expect 1 "kernel $tmp/none: No such file or directory" run --kernel "$tmp/none"
+expect 1 "is not a regular file" run --kernel "$tmp"
+expect 1 'no "HdrS" magic at offset 0x202' run --kernel "$tmp/bz-magic"
+expect 1 'protocol 2.10 is older than 2.12' run --kernel "$tmp/bz-old"
+expect 1 'no 64-bit entry point' run --kernel "$tmp/bz-no64"
+expect 1 'too short for a bzImage setup header' run --kernel "$tmp/bz-short"
+expect 1 'no boot flag 0xaa55' run --kernel /etc/passwd
+expect 1 "initrd $tmp/initrd-40M: initrd too large for guest memory" \
+	run --kernel "$TK_ELF" --initrd "$tmp/initrd-40M" --mem 32M
+expect 1 'initrd too large for guest memory' \
+	run --kernel "$tmp/bz" --initrd "$tmp/initrd-40M" --mem 32M
+expect 1 "initrd $tmp/none: No such file" run --kernel "$TK_ELF" --initrd "$tmp/none"
+expect 1 'the kernel needs guest memory up to 0x100[0-9a-f]{4} \(18 MiB\); raise --mem' \
+	run --kernel "$TK_ELF" --mem 16M
+expect 1 'up to 3 GiB' run --kernel "$TK_ELF" --mem 4G
+expect 1 'the kernel accepts at most 2047' \
+	run --kernel "$tmp/bz" --cmdline "$(head -c 3000 /dev/zero | tr '\0' x)"
+
+# Usage errors: exit 2.
+expect 2 '--initrd needs --kernel' run --initrd "$tmp/initrd-1"
+expect 2 '--console needs --kernel' run --console "$tmp/c"
+expect 2 '--ws applies to the probe guest' run --kernel "$TK_ELF" --ws 4M
+expect 2 '--stop-at ready applies to the probe guest' \
+	run --kernel "$TK_ELF" --stop-at ready
+expect 2 '--stop-at boot needs --kernel' run --stop-at boot
+expect 0 '--kernel FILE' run --help
+
+if [ -d /sys/module/kvm_pvm ]; then
+	# PVM: an ordinary kernel is refused before any VM exists.
+	expect 77 'PVM .* cannot boot here' run --kernel "$tmp/bz"
+	expect 77 'allow-pvm' run --kernel "$TK_ELF" --json
+fi
+
+if [ ! -c /dev/kvm ]; then
+	echo "no /dev/kvm: boots not tested"
+	finish
+	exit $?
+fi
+
+# Boots of the test kernel (it runs where ring 0 is interpreted, too).
+expect 0 'outcome: completed: guest reset through the i8042' \
+	run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline "tk.signal=both"
+for line in 'coldstart test kernel' 'cmdline: tk.signal=both' 'mptable: 1 cpus' \
+	'cpuid: KVMKVMKVM' 'uart: 16550A' 'i8042: ok' 'workload done' \
+	'boot complete' 'guest DONE' 'guest exit' 'teardown done' \
+	'boot signal: port \(then also mmio\); guest-done signals: 1'; do
+	grep -Eq "$line" "$out" || { echo "FAIL: output lacks '$line'"; failed=$((failed + 1)); }
+done
+grep -q BAD "$out" && { echo "FAIL: a test-kernel check failed"; cat "$out"; failed=$((failed + 1)); }
+
+expect 0 '' run --kernel "$tmp/bz" --allow-pvm --mem 32M --vcpus 2 \
+	--initrd "$tmp/initrd-1" --cmdline "tk.signal=mmio" --json \
+	--console "$tmp/console.txt"
+cp "$out" "$tmp/run.json"
+json_check 'd["success"] and d["outcome"] == "completed" and d["boot_signal"] == "mmio" and d["boot_signals"] == ["mmio"] and d["guest_done_signals"] == 1 and d["config"]["kernel_format"] == "bzImage" and d["config"]["vcpus"] == 2 and len(d["vcpu_exits"]) == 2 and d["vcpu_exits"][0] > 0 and d["timeline_ns"]["guest_exit"] >= d["timeline_ns"]["done"] >= d["timeline_ns"]["boot_complete"] > d["timeline_ns"]["first_run"] and d["console_bytes"] > 100' "$tmp/run.json"
+if grep -q 'mptable: 2 cpus' "$tmp/console.txt" && grep -q 'initrd: 1 bytes fnv1a 0x00000000fd0c5087' "$tmp/console.txt"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: --console file lacks the test kernel's checks"; cat "$tmp/console.txt"
+	failed=$((failed + 1))
+fi
+
+expect 0 'stopped at boot complete' run --kernel "$TK_ELF" --allow-pvm --mem 32M --stop-at boot
+grep -q 'workload done' "$out" && { echo "FAIL: ran past boot complete"; failed=$((failed + 1)); }
+expect 1 'guest shut down' run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.exit=shutdown
+expect 1 'timed out after 0.300 s' run --kernel "$TK_ELF" --allow-pvm --mem 32M \
+	--cmdline tk.exit=hang --timeout 300ms
+expect 0 '' run --kernel "$TK_ELF" --allow-pvm --mem 32M --quiet
+[ -s "$out" ] && { echo "FAIL: --quiet printed to stdout"; failed=$((failed + 1)); }
+finish

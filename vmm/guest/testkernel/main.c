@@ -1,0 +1,256 @@
+/* A ring-0 test kernel for the Linux boot path: it checks what a Linux
+ * kernel would read (zero page, command line, E820, MP table, initrd,
+ * KVM CPUID leaves) and talks to the devices Linux uses (8250, i8042,
+ * CMOS RTC, boot timer), printing one line per check on COM1. Small
+ * enough to run where ring 0 is interpreted (PVM), so KVM tests of the
+ * loader and devices run on every host. Command line options:
+ * tk.signal=port|mmio|both (boot-complete variant, default port),
+ * tk.exit=reset|hang|shutdown (default reset through the i8042). */
+#include <asm/bootparam.h>
+#include <stdint.h>
+
+#define COM1 0x3f8
+#define BOOT_PORT 0x3f0
+#define BOOT_MMIO 0xc0000000ul
+#define EBDA 0x9fc00ul
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static void putc_com1(char c)
+{
+	while (!(inb(COM1 + 5) & 0x20)) /* LSR: THR empty */
+		;
+	outb(COM1, (uint8_t)c);
+}
+
+static void puts_com1(const char *s)
+{
+	while (*s)
+		putc_com1(*s++);
+}
+
+static void put_hex(uint64_t v)
+{
+	puts_com1("0x");
+	for (int shift = 60; shift >= 0; shift -= 4)
+		putc_com1("0123456789abcdef"[(v >> shift) & 0xf]);
+}
+
+static void put_dec(uint64_t v)
+{
+	char buf[21];
+	int i = 20;
+
+	buf[i] = 0;
+	do
+		buf[--i] = (char)('0' + v % 10);
+	while ((v /= 10) && i);
+	puts_com1(buf + i);
+}
+
+static int has(const char *hay, const char *needle)
+{
+	for (; *hay; hay++) {
+		const char *h = hay, *n = needle;
+
+		while (*n && *h == *n)
+			h++, n++;
+		if (!*n)
+			return 1;
+	}
+	return 0;
+}
+
+static uint8_t sum(const uint8_t *p, uint32_t len)
+{
+	uint8_t s = 0;
+
+	while (len--)
+		s = (uint8_t)(s + *p++);
+	return s;
+}
+
+static void check_e820(const struct boot_params *bp)
+{
+	uint64_t ram = 0;
+
+	for (unsigned int i = 0; i < bp->e820_entries; i++)
+		if (bp->e820_table[i].type == 1)
+			ram += bp->e820_table[i].size;
+	puts_com1("e820: ");
+	put_dec(bp->e820_entries);
+	puts_com1(" entries, ");
+	put_dec(ram >> 10);
+	puts_com1(" KiB RAM\n");
+}
+
+/* The floating pointer at the top of base memory, its configuration
+ * table, both checksums, and the processor entries. */
+static void check_mptable(void)
+{
+	const uint8_t *fp = (const uint8_t *)EBDA, *cfg;
+	uint32_t cpus = 0, off;
+	uint16_t len, entries;
+
+	if (fp[0] != '_' || fp[1] != 'M' || fp[2] != 'P' || fp[3] != '_' ||
+	    sum(fp, 16)) {
+		puts_com1("mptable: BAD floating pointer\n");
+		return;
+	}
+	cfg = (const uint8_t *)(uintptr_t)*(const uint32_t *)(fp + 4);
+	len = *(const uint16_t *)(cfg + 4);
+	entries = *(const uint16_t *)(cfg + 34);
+	if (sum(cfg, len)) {
+		puts_com1("mptable: BAD checksum\n");
+		return;
+	}
+	off = 44;
+	for (uint16_t i = 0; i < entries && off < len; i++) {
+		cpus += cfg[off] == 0;
+		off += cfg[off] == 0 ? 20 : 8;
+	}
+	puts_com1("mptable: ");
+	put_dec(cpus);
+	puts_com1(" cpus\n");
+}
+
+/* FNV-1a over the initrd, which the host predicts from the file. */
+static void check_initrd(const struct boot_params *bp)
+{
+	uint64_t addr = bp->hdr.ramdisk_image |
+			(uint64_t)bp->ext_ramdisk_image << 32;
+	uint64_t size = bp->hdr.ramdisk_size |
+			(uint64_t)bp->ext_ramdisk_size << 32;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)addr;
+	uint32_t h = 2166136261u;
+
+	if (!size) {
+		puts_com1("initrd: none\n");
+		return;
+	}
+	for (uint64_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 16777619u;
+	puts_com1("initrd: ");
+	put_dec(size);
+	puts_com1(" bytes fnv1a ");
+	put_hex(h);
+	putc_com1('\n');
+}
+
+static void check_cpuid(void)
+{
+	uint32_t a = 0x40000000, b, c, d;
+	char sig[13];
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+	for (int i = 0; i < 4; i++) {
+		sig[i] = (char)(b >> (8 * i));
+		sig[4 + i] = (char)(c >> (8 * i));
+		sig[8 + i] = (char)(d >> (8 * i));
+	}
+	sig[12] = 0;
+	puts_com1("cpuid: ");
+	puts_com1(sig);
+	putc_com1('\n');
+}
+
+/* What the 8250 driver's probe checks: scratch register, loopback modem
+ * status, FIFOs (a 16550A). */
+static void check_uart(void)
+{
+	int ok;
+
+	outb(COM1 + 7, 0x5a);
+	ok = inb(COM1 + 7) == 0x5a;
+	outb(COM1 + 4, 0x1a); /* loop, RTS, OUT2 */
+	ok &= (inb(COM1 + 6) & 0xf0) == 0x90;
+	outb(COM1 + 4, 0x00);
+	outb(COM1 + 2, 0x01);
+	ok &= (inb(COM1 + 2) & 0xc0) == 0xc0;
+	puts_com1(ok ? "uart: 16550A\n" : "uart: BAD\n");
+}
+
+static void check_i8042(void)
+{
+	outb(0x64, 0xaa); /* self-test */
+	puts_com1((inb(0x64) & 1) && inb(0x60) == 0x55 ? "i8042: ok\n"
+						      : "i8042: BAD\n");
+}
+
+static void check_rtc(void)
+{
+	uint8_t cent, year;
+
+	outb(0x70, 0x32);
+	cent = inb(0x71);
+	outb(0x70, 0x09);
+	year = inb(0x71);
+	puts_com1("rtc: year ");
+	putc_com1((char)('0' + (cent >> 4)));
+	putc_com1((char)('0' + (cent & 0xf)));
+	putc_com1((char)('0' + (year >> 4)));
+	putc_com1((char)('0' + (year & 0xf)));
+	putc_com1('\n');
+}
+
+static void signal_boot(const char *cmdline)
+{
+	int mmio = has(cmdline, "tk.signal=mmio") ||
+		   has(cmdline, "tk.signal=both");
+
+	if (!has(cmdline, "tk.signal=mmio"))
+		outb(BOOT_PORT, 123);
+	if (mmio)
+		*(volatile uint8_t *)BOOT_MMIO = 123;
+}
+
+static void finish(const char *cmdline)
+{
+	if (has(cmdline, "tk.exit=hang"))
+		return; /* the caller halts with interrupts off */
+	if (has(cmdline, "tk.exit=shutdown")) {
+		/* No IDT: the fault becomes a triple fault. */
+		__asm__ volatile("ud2");
+	}
+	outb(0x64, 0xfe);
+}
+
+void tk_main(const struct boot_params *bp);
+
+void tk_main(const struct boot_params *bp)
+{
+	const char *cmdline = (const char *)(uintptr_t)(
+		bp->hdr.cmd_line_ptr | (uint64_t)bp->ext_cmd_line_ptr << 32);
+
+	puts_com1("coldstart test kernel\n");
+	if (bp->hdr.header != 0x53726448) {
+		puts_com1("zero page: BAD header magic\n");
+		outb(0x64, 0xfe);
+		return;
+	}
+	puts_com1("cmdline: ");
+	puts_com1(cmdline);
+	putc_com1('\n');
+	check_e820(bp);
+	check_mptable();
+	check_initrd(bp);
+	check_cpuid();
+	check_uart();
+	check_i8042();
+	check_rtc();
+	signal_boot(cmdline);
+	puts_com1("workload done\n");
+	outb(BOOT_PORT, 124);
+	finish(cmdline);
+}
