@@ -10,12 +10,15 @@
 #include "peers.h"
 #include "rate.h"
 #include "restore.h"
+#include "suite.h"
 
 #include <string.h>
 
 static int cmd_bench_floor(int argc, char **argv);
 
 static const struct command drivers[] = {
+	{ "suite", "every driver in turn (--quick, --smoke), then the report",
+	  cmd_bench_suite },
 	{ "lifecycle", "create -> READY -> destroy, in-process and "
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
 	{ "boot", "N fresh VMs: the distribution of every timeline phase",
@@ -35,6 +38,12 @@ static const struct command drivers[] = {
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
+
+const struct command *bench__drivers(size_t *n)
+{
+	*n = NR_DRIVERS;
+	return drivers;
+}
 
 static void usage(FILE *out)
 {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,8 +75,19 @@ static void feed(int fd, const char *text)
 	signal(SIGPIPE, old);
 }
 
-static int spawn_gnuplot(const char *dir, const char *expr, int *in_fd,
-			 pid_t *pid)
+/* Copies what gnuplot said to our stderr. */
+static void show_stderr(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stderr);
+}
+
+static int spawn_gnuplot(const char *dir, const char *expr, int err_fd,
+			 int *in_fd, pid_t *pid)
 {
 	char *argv[] = { "gnuplot", "-e", (char *)expr, "/dev/stdin", NULL };
 	posix_spawn_file_actions_t fa;
@@ -85,6 +97,7 @@ static int spawn_gnuplot(const char *dir, const char *expr, int *in_fd,
 		return err__sys(errno, "pipe for gnuplot");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
 	posix_spawn_file_actions_addchdir_np(&fa, dir);
 	ret = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -105,7 +118,7 @@ int plot__run(const char *dir, const char *name, const char *vars,
 	const char *script = plot__script(name);
 	char tmp[PATH_MAX], final[PATH_MAX], *expr = NULL;
 	struct stat st;
-	int fd = -1, status, ret;
+	int fd = -1, err_fd, status, ret;
 	pid_t pid;
 
 	if (!script)
@@ -114,23 +127,33 @@ int plot__run(const char *dir, const char *name, const char *vars,
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, out);
 	if (asprintf(&expr, "%s; out='.%s.tmp'", vars, out) < 0)
 		return err__set(ENOMEM, "gnuplot arguments");
-	ret = spawn_gnuplot(dir, expr, &fd, &pid);
+	/* gnuplot's chatter ("empty x range") is shown only on failure */
+	err_fd = memfd_create("gnuplot-stderr", MFD_CLOEXEC);
+	ret = err_fd < 0 ? err__sys(errno, "memfd_create")
+			 : spawn_gnuplot(dir, expr, err_fd, &fd, &pid);
 	free(expr);
 	if (ret < 0)
-		return ret;
+		goto out;
 	feed(fd, script);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err__sys(errno, "waiting for gnuplot");
+		if (errno != EINTR) {
+			ret = err__sys(errno, "waiting for gnuplot");
+			goto out;
+		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
 	    stat(tmp, &st) < 0 || st.st_size == 0) {
 		unlink(tmp);
-		return err__set(EIO, "gnuplot failed to draw %s (plots/%s.gp, "
-				"status 0x%x)", out, name, status);
+		show_stderr(err_fd);
+		ret = err__set(EIO, "gnuplot failed to draw %s (plots/%s.gp, "
+			       "status 0x%x)", out, name, status);
+		goto out;
 	}
 	if (rename(tmp, final) < 0) {
 		ret = err__sys(errno, "renaming %s", tmp);
 		unlink(tmp);
 	}
+out:
+	if (err_fd >= 0)
+		close(err_fd);
 	return ret;
 }

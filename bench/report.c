@@ -397,8 +397,9 @@ static void restore_csv(FILE *f, const struct report *r)
 
 /* ---- rate and density: from the drivers' series params ---- */
 
-/* A rate series: params.mode (string) and params.concurrency (number);
- * unit vms_per_s gives the rate, unit ns the latency percentiles. */
+/* A rate series: params.mode and params.kind (sustained, burst) name the
+ * line, params.workers (or concurrency) is x; its "vms_per_s" (else 1 /
+ * mean latency) the rate, its samples the latency percentiles. */
 static void rate_csv(FILE *f, const struct report *r)
 {
 	int i = find_input(r, "rate");
@@ -410,44 +411,51 @@ static void rate_csv(FILE *f, const struct report *r)
 		return;
 	json_array_foreach(get(r->in[i].root, "series"), k, s) {
 		const json_t *p = get(s, "params"), *rate = get(s, "vms_per_s");
+		const json_t *x = json_is_number(get(p, "workers"))
+					  ? get(p, "workers")
+					  : get(p, "concurrency");
 		const struct result_series *rs = compare__find(
 			&r->in[i].doc, str_or(s, "name", ""));
-		char mode[64];
+		char mode[64], buf[80];
 		struct sstat st;
 
-		if (!rs || !json_is_number(get(p, "concurrency")) ||
-		    strcmp(rs->unit, "ns") || series_stats(rs, &st) < 0)
+		if (!rs || !json_is_number(x) || strcmp(rs->unit, "ns") ||
+		    series_stats(rs, &st) < 0)
 			continue;
-		safe_name(mode, sizeof(mode), str_or(p, "mode", "all"));
-		fprintf(f, "%s,%.0f,%.3f,%.4f,%.4f\n", mode,
-			json_number_value(get(p, "concurrency")),
+		snprintf(buf, sizeof(buf), "%s%s%s", str_or(p, "mode", "all"),
+			 get(p, "kind") ? "-" : "", str_or(p, "kind", ""));
+		safe_name(mode, sizeof(mode), buf);
+		fprintf(f, "%s,%.0f,%.3f,%.4f,%.4f\n", mode, json_number_value(x),
 			json_is_number(rate) ? json_number_value(rate)
 					     : 1e9 / st.s.mean,
 			st.s.p50 / 1e6, st.s.p99 / 1e6);
 	}
 }
 
-/* The density curve: the document's "curve" array of {variant, vms,
- * rss_kib, pss_kib, uss_kib}. */
+/* The density curve: "density": {MODE: {"curve": [{vms, rss_kib,
+ * pss_kib, uss_kib, kernel_kib}]}}, one line per mode. */
 static void density_csv(FILE *f, const struct report *r)
 {
 	int i = find_input(r, "density");
-	const json_t *p;
+	const json_t *m, *p;
+	const char *mode;
 	size_t k;
 
-	fputs("variant,vms,rss_mib,pss_mib,uss_mib\n", f);
+	fputs("variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib\n", f);
 	if (i < 0)
 		return;
-	json_array_foreach(get(r->in[i].root, "curve"), k, p) {
-		char variant[64];
+	json_object_foreach((json_t *)get(r->in[i].root, "density"), mode, m)
+		json_array_foreach(get(m, "curve"), k, p) {
+			char variant[64];
 
-		safe_name(variant, sizeof(variant), str_or(p, "variant", "all"));
-		fprintf(f, "%s,%.0f,%.2f,%.2f,%.2f\n", variant,
-			json_number_value(get(p, "vms")),
-			json_number_value(get(p, "rss_kib")) / 1024,
-			json_number_value(get(p, "pss_kib")) / 1024,
-			json_number_value(get(p, "uss_kib")) / 1024);
-	}
+			safe_name(variant, sizeof(variant), mode);
+			fprintf(f, "%s,%.0f,%.2f,%.2f,%.2f,%.2f\n", variant,
+				json_number_value(get(p, "vms")),
+				json_number_value(get(p, "rss_kib")) / 1024,
+				json_number_value(get(p, "pss_kib")) / 1024,
+				json_number_value(get(p, "uss_kib")) / 1024,
+				json_number_value(get(p, "kernel_kib")) / 1024);
+		}
 }
 
 /* ---- plots ---- */
@@ -675,7 +683,7 @@ static void md_host(struct report *r)
 static void md_series(struct report *r, const struct input *in)
 {
 	fputs("\n| series | n | median | p90 | p99 | min | max | 95% CI of "
-	      "median | per second |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n",
+	      "median | 1/mean per s |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n",
 	      r->md);
 	for (size_t k = 0; k < in->doc.nr_series; k++) {
 		const struct result_series *rs = &in->doc.series[k];
@@ -720,19 +728,26 @@ static void md_restore(struct report *r, const struct input *in)
 		fputs("\nprefetch against the baselines (restore -> DONE "
 		      "medians; targets: at most 1.2x the never-stopped request "
 		      "phase, at least 3x faster than mmap):\n\n", r->md);
-	json_array_foreach(get(in->root, "ratios"), i, x)
+	json_array_foreach(get(in->root, "ratios"), i, x) {
+		const json_t *vs = get(x, "prefetch_vs_never_stopped");
+		const json_t *sp = get(x, "prefetch_speedup_over_mmap");
+
 		fprintf(r->md, "- mem %" JSON_INTEGER_FORMAT " MiB, ws %"
-			JSON_INTEGER_FORMAT " MiB, %s cache: prefetch %.3f ms "
-			"= %.2fx never-stopped (%.3f ms); mmap %.3f ms = "
-			"%.2fx prefetch\n",
+			JSON_INTEGER_FORMAT " MiB, %s cache: prefetch %.3f ms",
 			json_integer_value(get(x, "mem_bytes")) >> 20,
 			json_integer_value(get(x, "ws_bytes")) >> 20,
 			str_or(x, "cache", "?"),
-			json_number_value(get(x, "prefetch_done_ns")) / 1e6,
-			json_number_value(get(x, "prefetch_vs_never_stopped")),
-			json_number_value(get(x, "never_stopped_request_ns")) / 1e6,
-			json_number_value(get(x, "mmap_done_ns")) / 1e6,
-			json_number_value(get(x, "prefetch_speedup_over_mmap")));
+			json_number_value(get(x, "prefetch_done_ns")) / 1e6);
+		if (json_is_number(vs))
+			fprintf(r->md, " = %.2fx never-stopped (%.3f ms)",
+				json_number_value(vs),
+				json_number_value(get(x, "never_stopped_request_ns")) / 1e6);
+		if (json_is_number(sp))
+			fprintf(r->md, "; mmap %.3f ms = %.2fx prefetch",
+				json_number_value(get(x, "mmap_done_ns")) / 1e6,
+				json_number_value(sp));
+		fputc('\n', r->md);
+	}
 }
 
 static void md_suite(struct report *r, const struct input *in)
@@ -759,6 +774,19 @@ static void md_suite(struct report *r, const struct input *in)
 			json_number_value(get(in->root, "wall_s")));
 }
 
+static void md_density(struct report *r, const struct input *in)
+{
+	const json_t *m;
+	const char *mode;
+
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m)
+		fprintf(r->md, "\n- %s: %.0f VMs, marginal cost %.0f KiB per VM "
+			"(PSS + kernel memory), %.1f VMs per GiB\n", mode,
+			json_number_value(get(m, "vms")),
+			json_number_value(get(m, "marginal_kib_per_vm")),
+			json_number_value(get(m, "vms_per_gib")));
+}
+
 static void md_doc(struct report *r, const struct input *in)
 {
 	const json_t *cfg = in->doc.config, *w, *mem = get(in->root, "memory");
@@ -778,6 +806,8 @@ static void md_doc(struct report *r, const struct input *in)
 		md_restore(r, in);
 	if (!strcmp(in->doc.bench, "suite"))
 		md_suite(r, in);
+	if (!strcmp(in->doc.bench, "density"))
+		md_density(r, in);
 	md_series(r, in);
 	plot_cdfs(r, in);
 	if (!strcmp(in->doc.bench, "restore"))

@@ -11,7 +11,8 @@
  *               mib_read                  medians per restore cell
  *                                          (plots/restore.gp)
  *   rate.csv    mode,concurrency,vms_per_s,p50_ms,p99_ms (plots/rate.gp)
- *   density.csv variant,vms,rss_mib,pss_mib,uss_mib  (plots/density.gp)
+ *   density.csv variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib
+ *                                               (plots/density.gp)
  * `label` names a document: its bench, with "-2", "-3"... when several
  * documents of one bench are reported together. */
 #ifndef COLDSTART_REPORT_H

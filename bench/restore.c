@@ -759,6 +759,15 @@ static json_t *ratios_json(const struct restore_opts *o,
 				never, "prefetch_vs_never_stopped",
 				never > 0 ? p / never : 0,
 				"prefetch_speedup_over_mmap", p > 0 ? m / p : 0));
+			/* without a measurement, no ratio (never a 0) */
+			if (never <= 0)
+				json_object_set_new(json_array_get(arr,
+					json_array_size(arr) - 1),
+					"prefetch_vs_never_stopped", json_null());
+			if (!mm)
+				json_object_set_new(json_array_get(arr,
+					json_array_size(arr) - 1),
+					"prefetch_speedup_over_mmap", json_null());
 		}
 	}
 	return arr;
@@ -846,19 +855,23 @@ static void print_ratios(FILE *out, const json_t *ratios, bool md)
 	size_t i;
 
 	json_array_foreach(ratios, i, r) {
-		double p = json_number_value(json_object_get(r, "prefetch_done_ns"));
-		double vs = json_number_value(json_object_get(r, "prefetch_vs_never_stopped"));
-		double sp = json_number_value(json_object_get(r, "prefetch_speedup_over_mmap"));
+		const json_t *vs = json_object_get(r, "prefetch_vs_never_stopped");
+		const json_t *sp = json_object_get(r, "prefetch_speedup_over_mmap");
 
 		fprintf(out, "%sprefetch, mem %" JSON_INTEGER_FORMAT " MiB ws %"
-			JSON_INTEGER_FORMAT " MiB %s: restore -> DONE %.3f ms = "
-			"%.2fx the never-stopped request phase (target <= "
-			"1.2x), speedup over mmap %.2fx (target >= 3x)\n",
+			JSON_INTEGER_FORMAT " MiB %s: restore -> DONE %.3f ms",
 			md ? "- " : "",
 			json_integer_value(json_object_get(r, "mem_bytes")) >> 20,
 			json_integer_value(json_object_get(r, "ws_bytes")) >> 20,
-			json_string_value(json_object_get(r, "cache")), p / 1e6,
-			vs, sp);
+			json_string_value(json_object_get(r, "cache")),
+			json_number_value(json_object_get(r, "prefetch_done_ns")) / 1e6);
+		if (json_is_number(vs))
+			fprintf(out, " = %.2fx the never-stopped request phase "
+				"(target <= 1.2x)", json_number_value(vs));
+		if (json_is_number(sp))
+			fprintf(out, ", speedup over mmap %.2fx (target >= 3x)",
+				json_number_value(sp));
+		fputc('\n', out);
 	}
 }
 

@@ -1,7 +1,8 @@
 # The density curve: host memory used against VMs started, one line per
-# variant (e.g. private memory, clones sharing snapshot memory).
+# variant (fresh VMs, clones sharing snapshot memory): PSS plus the
+# kernel's memory (page tables, KVM structures), and PSS alone.
 # Input: density.csv from `coldstart report` with the columns
-#   variant,vms,rss_mib,pss_mib,uss_mib
+#   variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib
 # (one row per variant and VM count, sorted by VM count).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), variants
 #   (space-separated variants present in the file).
@@ -24,7 +25,7 @@ set ylabel 'host memory (MiB)'
 set yrange [0:*]
 
 is(v, col) = strcol(1) eq v ? column(col) : NaN
-plot for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4)) with linespoints \
-	lw 2 title sprintf('%s PSS', v), \
-     for [v in variants] in skip 1 using (is(v, 2)):(is(v, 5)) with linespoints \
-	dt 2 title sprintf('%s USS', v)
+plot for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4) + is(v, 6)) \
+	with linespoints lw 2 title sprintf('%s PSS + kernel', v), \
+     for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4)) \
+	with linespoints dt 2 title sprintf('%s PSS', v)

@@ -1,0 +1,16 @@
+/* `coldstart bench suite`: every benchmark driver in turn with quick (or
+ * smoke-test) parameters into one directory, the harness's own overhead
+ * per sample, then the report over everything written. */
+#ifndef COLDSTART_SUITE_H
+#define COLDSTART_SUITE_H
+
+#include "cli.h"
+
+#include <stddef.h>
+
+int cmd_bench_suite(int argc, char **argv);
+
+/* The table of `coldstart bench` drivers (cmd_bench.c). */
+const struct command *bench__drivers(size_t *n);
+
+#endif

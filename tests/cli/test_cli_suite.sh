@@ -1,0 +1,48 @@
+#!/bin/bash
+# `bench restore` and `bench suite` smoke runs with tiny parameters (KVM):
+# the restore document's series, cache states and ratios, option errors,
+# and a whole smoke suite writing every driver's JSON, suite.json (harness
+# overhead) and the report.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+[ -c /dev/kvm ] || { echo "no /dev/kvm: skipped"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir" "$out" "$err"' EXIT
+
+expect 0 "prefetch, mem 8 MiB ws 4 MiB warm" bench restore -n 2 -w 0 \
+	--mem 8M --ws 4M --strategy mmap,prefetch --out "$dir/r"
+R=$dir/r/restore.json
+json_check "d['schema'] == 1 and d['bench'] == 'restore' and d['coldstart']['version']" "$R"
+json_check "len(d['series']) == 2 * 2 * 4 + 1" "$R"
+json_check "{s['params']['cache'] for s in d['series'] if 'cache' in s['params']} == {'warm', 'cold'}" "$R"
+json_check "all(len(s['samples_ns']) == 2 and s['summary']['p50'] > 0 for s in d['series'])" "$R"
+json_check "all(s['samples_ns'][0] > 0 for s in d['series'] if s['params']['phase'] == 'done')" "$R"
+json_check "d['config']['cold_method'].startswith('fsync') and d['config']['snapshot_fs'] == 'disk'" "$R"
+json_check "[r['cache'] for r in d['ratios']] == ['warm', 'cold'] and all(r['prefetch_vs_never_stopped'] > 0 and r['prefetch_speedup_over_mmap'] > 0 for r in d['ratios'])" "$R"
+json_check "all(s['bytes_read_mean'] > 0 for s in d['series'] if s['params']['strategy'] == 'prefetch')" "$R"
+[ -s "$dir/r/restore.md" ] && pass=$((pass + 1)) || { echo "FAIL: restore.md"; failed=$((failed + 1)); }
+[ -z "$(ls /var/tmp | grep coldstart-restore-)" ] && pass=$((pass + 1)) ||
+	{ echo "FAIL: snapshot directories left in /var/tmp"; failed=$((failed + 1)); }
+
+expect 2 "--strategy: .*nope" bench restore --strategy nope
+expect 2 "--cache" bench restore --cache lukewarm
+expect 2 "no memory size fits" bench restore --mem 4M --ws 4M
+expect 2 "--mem" bench restore --mem 3k
+if [ -d /dev/shm ]; then
+	expect 2 "tmpfs" bench restore -n 1 -w 0 --mem 8M --ws 4M --strategy mmap \
+		--snapshot-dir /dev/shm
+fi
+
+# The whole suite, smoke-sized.
+expect 0 "suite: results and report" bench suite --smoke --out "$dir/s"
+S=$dir/s/suite.json
+json_check "d['bench'] == 'suite' and d['config']['level'] == 'smoke'" "$S"
+json_check "{x['name'] for x in d['drivers']} >= {'lifecycle', 'restore'} and all(x['status'] in ('ok', 'skipped') for x in d['drivers'])" "$S"
+json_check "0 < d['harness']['overhead_ns_p50'] < 1e6 and len(d['series'][0]['samples_ns']) == 200" "$S"
+for f in lifecycle.json restore.json report.md series.csv cdf.csv restore.csv; do
+	[ -s "$dir/s/$f" ] && pass=$((pass + 1)) || { echo "FAIL: suite wrote no $f"; failed=$((failed + 1)); }
+done
+grep -q "Harness overhead per sample" "$dir/s/report.md" && pass=$((pass + 1)) ||
+	{ echo "FAIL: report.md lacks the harness overhead"; failed=$((failed + 1)); }
+expect 2 "unexpected argument" bench suite extra
+finish
