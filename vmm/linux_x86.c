@@ -316,6 +316,15 @@ struct vm_config linux__vm_config(uint64_t mem_size, unsigned int nr_vcpus)
 	};
 }
 
+/* Linux's panic() prints this before it reboots or halts. */
+static void watch_console(void *ctx, const char *line)
+{
+	const char *panic = strstr(line, "Kernel panic - not syncing");
+
+	if (panic)
+		vm__end(ctx, VM_FAILED, "guest kernel panic: %s", panic);
+}
+
 int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o)
 {
@@ -327,6 +336,8 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 	ret = serial__init_com1(&m->com1, vm, o->console);
 	if (ret < 0)
 		return ret;
+	m->com1.on_line = watch_console;
+	m->com1.line_ctx = vm;
 	ret = i8042__init(&m->kbc, vm);
 	if (ret < 0)
 		goto err_serial;

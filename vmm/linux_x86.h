@@ -96,7 +96,10 @@ struct linux_machine {
 };
 
 /* Creates the devices on `vm` (created from linux__vm_config, vCPUs not
- * started) and registers them for snapshots. `m` must outlive the VM. */
+ * started) and registers them for snapshots. `m` must outlive the VM.
+ * A "Kernel panic" line on the console ends the VM as failed with that
+ * line as the reason: with panic=N the guest would then reset, which
+ * must not pass for a clean exit. */
 int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o);
 /* After vm__destroy: flushes the console, frees device locks. */

@@ -80,6 +80,17 @@ static uint8_t msr(const struct serial_regs *r)
 			 (m & MCR_OUT2 ? MSR_DCD : 0));
 }
 
+static void collect_line(struct serial *s, uint8_t c)
+{
+	if (c == '\n') {
+		s->line[s->line_len] = '\0';
+		s->line_len = 0;
+		s->on_line(s->line_ctx, s->line);
+	} else if (c != '\r' && s->line_len < SERIAL_LINE_MAX - 1) {
+		s->line[s->line_len++] = (char)c;
+	}
+}
+
 static void transmit(struct serial *s, uint8_t c)
 {
 	s->regs.thr_pending = 1; /* sent at once: the holding register is
@@ -87,6 +98,8 @@ static void transmit(struct serial *s, uint8_t c)
 	if (s->regs.mcr & MCR_LOOP)
 		return;
 	s->bytes_out++;
+	if (s->on_line)
+		collect_line(s, c);
 	if (!s->out)
 		return;
 	fputc(c, s->out);

@@ -27,12 +27,22 @@ struct serial_regs {
 
 #define SERIAL_STATE_VERSION 1
 
+#define SERIAL_LINE_MAX 256
+
+/* Called with each complete output line (without the newline, cut at
+ * SERIAL_LINE_MAX - 1 characters) from the vCPU thread that wrote it. */
+typedef void (*serial_line_fn)(void *ctx, const char *line);
+
 struct serial {
 	struct vm *vm;
 	uint16_t port;
 	uint32_t irq;
 	FILE *out;          /* borrowed; NULL discards output */
 	uint64_t bytes_out; /* characters the guest transmitted */
+	serial_line_fn on_line; /* optional, set before vCPUs start */
+	void *line_ctx;
+	char line[SERIAL_LINE_MAX]; /* the output line being assembled */
+	unsigned int line_len;
 	pthread_mutex_t lock;
 	struct serial_regs regs;
 };

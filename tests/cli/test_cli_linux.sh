@@ -112,6 +112,8 @@ fi
 expect 0 'stopped at boot complete' run --kernel "$TK_ELF" --allow-pvm --mem 32M --stop-at boot
 grep -q 'workload done' "$out" && { echo "FAIL: ran past boot complete"; failed=$((failed + 1)); }
 expect 1 'guest shut down' run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.exit=shutdown
+expect 1 'guest kernel panic: Kernel panic - not syncing' run --kernel "$TK_ELF" \
+	--allow-pvm --mem 32M --cmdline tk.exit=panic
 expect 1 'timed out after 0.300 s' run --kernel "$TK_ELF" --allow-pvm --mem 32M \
 	--cmdline tk.exit=hang --timeout 300ms
 expect 0 '' run --kernel "$TK_ELF" --allow-pvm --mem 32M --quiet

@@ -188,6 +188,21 @@ static void test_triple_fault_fails(void **state)
 	free(r.console);
 }
 
+/* A panic resets the guest (panic=-1): still a failure, not an exit. */
+static void test_panic_fails(void **state)
+{
+	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
+			       .cmdline = "tk.exit=panic" };
+	struct boot_run r;
+
+	(void)state;
+	run_case(&c, &r);
+	assert_int_equal(r.outcome, VM_FAILED);
+	assert_string_equal(r.reason, "guest kernel panic: Kernel panic - not "
+				      "syncing: test kernel asked to");
+	free(r.console);
+}
+
 static void test_hang_times_out(void **state)
 {
 	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
@@ -337,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_two_vcpus),
 		cmocka_unit_test(test_stop_at_boot),
 		cmocka_unit_test(test_triple_fault_fails),
+		cmocka_unit_test(test_panic_fails),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_pause_at_boot),
 	};

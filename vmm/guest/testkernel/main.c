@@ -5,7 +5,8 @@
  * enough to run where ring 0 is interpreted (PVM), so KVM tests of the
  * loader and devices run on every host. Command line options:
  * tk.signal=port|mmio|both (boot-complete variant, default port),
- * tk.exit=reset|hang|shutdown (default reset through the i8042). */
+ * tk.exit=reset|hang|shutdown|panic (default reset through the i8042;
+ * panic prints Linux's panic line first, then resets as panic=-1 does). */
 #include <asm/bootparam.h>
 #include <stdint.h>
 
@@ -219,6 +220,8 @@ static void finish(const char *cmdline)
 {
 	if (has(cmdline, "tk.exit=hang"))
 		return; /* the caller halts with interrupts off */
+	if (has(cmdline, "tk.exit=panic"))
+		puts_com1("Kernel panic - not syncing: test kernel asked to\n");
 	if (has(cmdline, "tk.exit=shutdown")) {
 		/* No IDT: the fault becomes a triple fault. */
 		__asm__ volatile("ud2");
