@@ -20,6 +20,7 @@ enum {
 	OPT_FORCE,
 	OPT_GITHUB,
 	OPT_GOBENCH,
+	OPT_JSON,
 };
 
 struct compare_cli {
@@ -27,6 +28,7 @@ struct compare_cli {
 	struct compare_opts o;
 	struct metric_threshold *overrides; /* room for argc entries */
 	bool force;
+	bool json; /* verdicts as one JSON document on stdout */
 	const char *github_path, *gobench_path;
 };
 
@@ -62,6 +64,8 @@ static void usage(FILE *out)
 	      "series in ms)\n"
 	      "  --export-gobench FILE    NEW's samples in Go benchmark "
 	      "format, for benchstat\n"
+	      "  --json                   the verdicts as one JSON document "
+	      "on stdout\n"
 	      "  -h, --help               this help\n\n"
 	      "Exit codes: 0 no regression, 1 regression (or a failed "
 	      "export), 2 usage error\nor inputs that are missing, malformed "
@@ -139,6 +143,9 @@ static int parse_option(int c, struct compare_cli *cli)
 	case OPT_GOBENCH:
 		cli->gobench_path = optarg;
 		return 0;
+	case OPT_JSON:
+		cli->json = true;
+		return 0;
 	default:
 		return err__set(EINVAL, "unknown option");
 	}
@@ -155,6 +162,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -366,6 +374,65 @@ static void print_summary(const struct compare_result *res)
 	putchar('\n');
 }
 
+/* ---- machine-readable verdicts ---- */
+
+static const char *verdict_key(enum compare_verdict v)
+{
+	static const char *const keys[] = {
+		[COMPARE_SAME] = "same", [COMPARE_WITHIN] = "within_threshold",
+		[COMPARE_IMPROVED] = "improved",
+		[COMPARE_REGRESSED] = "regressed",
+	};
+
+	return keys[v];
+}
+
+static json_t *names_json(const char **names, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+/* {"bench", "base", "new", "test", "alpha", "threshold", "regressions",
+ *  "series": [{name, unit, verdict, delta, p, threshold, n_base, n_new,
+ *  base_median, new_median, base_spread, new_spread}], "only_base",
+ *  "only_new"}; spreads and thresholds are fractions. */
+static void print_json(const struct compare_cli *cli,
+		       const struct result_doc *base,
+		       const struct compare_result *res)
+{
+	json_t *rows = json_array(), *doc;
+
+	for (size_t i = 0; i < res->nr_rows; i++) {
+		const struct compare_row *r = &res->rows[i];
+
+		json_array_append_new(rows, json_pack(
+			"{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:f, s:f, "
+			"s:f, s:f}", "name", r->name, "unit", r->unit,
+			"verdict", verdict_key(r->verdict), "delta", r->delta,
+			"p", r->p, "threshold", r->threshold, "n_base",
+			(json_int_t)r->n_base, "n_new", (json_int_t)r->n_new,
+			"base_median", r->base_median, "new_median",
+			r->new_median, "base_spread", r->base_spread,
+			"new_spread", r->new_spread));
+	}
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:I, s:o, s:o, s:o}",
+			"bench", base->bench, "base", cli->base_path, "new",
+			cli->new_path, "test", cli->o.test == COMPARE_UTEST
+				? "utest" : "permutation",
+			"alpha", cli->o.alpha, "threshold", cli->o.threshold,
+			"regressions", (json_int_t)res->regressions, "series",
+			rows, "only_base",
+			names_json(res->only_base, res->nr_only_base),
+			"only_new", names_json(res->only_new, res->nr_only_new));
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+}
+
 /* ---- exports ---- */
 
 /* Writes `data` to `path` atomically (output__write_file). */
@@ -482,12 +549,17 @@ static int run(const struct compare_cli *cli)
 		code = cli__error(CLI_USAGE, "compare: %s", err__last());
 		goto out;
 	}
-	print_table(cli, &base, &res);
-	print_names("BASE", res.only_base, res.nr_only_base);
-	print_names("NEW", res.only_new, res.nr_only_new);
+	if (cli->json) {
+		print_json(cli, &base, &res);
+	} else {
+		print_table(cli, &base, &res);
+		print_names("BASE", res.only_base, res.nr_only_base);
+		print_names("NEW", res.only_new, res.nr_only_new);
+	}
 	fflush(stdout);
 	print_warnings(cli, &res);
-	print_summary(&res);
+	if (!cli->json)
+		print_summary(&res);
 	code = res.regressions ? CLI_FAIL : CLI_OK;
 	if (exports(cli, &new_) < 0)
 		code = cli__error(CLI_FAIL, "compare: %s", err__last());

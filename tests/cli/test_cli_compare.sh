@@ -131,4 +131,11 @@ else
 	failed=$((failed + 1))
 fi
 expect 1 "cannot|No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
+# --json: the verdicts, machine-readable, with the same exit codes.
+timeout 60 "$COLDSTART" compare "$B" "$dir/slow.json" --json >"$dir/verdicts.json" 2>/dev/null
+[ $? -eq 1 ] && pass=$((pass + 1)) || { echo "FAIL: compare --json exit code"; failed=$((failed + 1)); }
+json_check 'd["bench"] == "lifecycle" and d["regressions"] == 1 and [(r["name"], r["verdict"]) for r in d["series"]] == [("inproc.coldstart", "regressed"), ("inproc.floor", "same")] and 0.15 < d["series"][0]["delta"] < 0.25 and d["series"][0]["p"] < 0.01 and d["series"][0]["n_new"] == 20' "$dir/verdicts.json"
+timeout 60 "$COLDSTART" compare "$B" "$dir/aa.json" --json >"$dir/aa-verdicts.json" 2>/dev/null
+[ $? -eq 0 ] && pass=$((pass + 1)) || { echo "FAIL: compare --json A/A exit code"; failed=$((failed + 1)); }
+json_check 'd["regressions"] == 0 and all(r["verdict"] != "regressed" for r in d["series"])' "$dir/aa-verdicts.json"
 finish
