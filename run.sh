@@ -1,7 +1,7 @@
 #!/bin/bash
 # The two entry points of coldstart, for a fresh Debian 12 machine as root:
-#   ./run.sh bench   install, build, benchmark the built-in probe guest and
-#                    write results/<host>-<date>/
+#   ./run.sh bench   install, build, run the quick benchmark suite and write
+#                    results/<host>-<date>/ (every result, report.md, plots)
 #   ./run.sh test    install, build (plus an ASan/UBSan build) and run
 #                    every test with ctest
 # Both install only Debian packages that are missing.
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Everything coldstart needs to build and test, from Debian's archive.
-PACKAGES=(gcc make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev)
+PACKAGES=(gcc make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -40,8 +40,8 @@ build() { # DIR CMAKE-ARGS...
 cmd_bench() {
 	local out="results/$(hostname)-$(date -u +%Y%m%d-%H%M%S)"
 	build build-static -DCMAKE_BUILD_TYPE=Release -DCOLDSTART_STATIC=ON -DBUILD_TESTING=OFF
-	log "benchmarking the probe guest lifecycle -> $out/"
-	build-static/bench/coldstart bench lifecycle --out "$out" "$@"
+	log "running the quick benchmark suite -> $out/"
+	build-static/bench/coldstart bench suite --quick --out "$out" "$@"
 }
 
 cmd_test() {
@@ -59,7 +59,7 @@ bench | test)
 	"cmd_$cmd" "$@"
 	;;
 *)
-	echo "usage: ./run.sh bench [coldstart bench lifecycle options] | ./run.sh test [ctest options]" >&2
+	echo "usage: ./run.sh bench [coldstart bench suite options] | ./run.sh test [ctest options]" >&2
 	exit 2
 	;;
 esac
