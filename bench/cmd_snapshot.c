@@ -28,8 +28,13 @@ static void usage(FILE *out)
 	      "[--pause-at request|compute]\n"
 	      "                [--mem-restore NAME] [--timeout DUR] [--force] "
 	      "[--json]\n"
+	      "       coldstart snapshot create DIR --kernel FILE [--initrd FILE] "
+	      "[--cmdline TEXT]\n                [--vcpus N] [--mem SIZE] "
+	      "[--console FILE] [--allow-pvm] [--force] [--json]\n"
 	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
 	      "[--timeout DUR] [--json]\n"
+	      "                [--console FILE] [--allow-pvm]   (Linux "
+	      "snapshots)\n"
 	      "       coldstart snapshot merge BASE DIFF... OUT [--force] "
 	      "[--json]\n"
 	      "       coldstart snapshot inspect DIR [--json]\n\n"
@@ -42,8 +47,13 @@ static void usage(FILE *out)
 	      "guest writes\n         (KVM dirty log), pauses once every vCPU "
 	      "reported --pause-at (default\n         compute: after the "
 	      "working set) and saves only those pages\n"
+	      "         --kernel boots a Linux guest instead, pauses it at its "
+	      "boot-complete\n         signal and saves the whole machine "
+	      "(irqchip, devices, memory)\n"
 	      "restore  restores DIR and runs the request phase to DONE, "
-	      "checking the checksum;\n         --mem-restore chooses how "
+	      "checking the checksum\n         (a Linux snapshot: rebuilds "
+	      "its machine and runs the guest to its exit,\n         console "
+	      "on stdout or --console FILE);\n         --mem-restore chooses how "
 	      "memory comes back:\n", out);
 	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
 	     *s; s++)
@@ -501,6 +511,8 @@ static int cmd_restore(int argc, char **argv)
 		usage(stderr);
 		return CLI_USAGE;
 	}
+	if (snap_linux__is_linux(argv[1]))
+		return snap_linux__restore(argc, argv);
 	if (parse_restore(argc, argv, &o) < 0) {
 		cli__error(CLI_USAGE, "snapshot restore: %s", err__last());
 		return cli__usage_error("snapshot");
@@ -585,13 +597,67 @@ static json_t *sections_json(const struct snapshot *s)
 	size_t cursor = 0;
 
 	while (snap__next(&s->r, &cursor, &sec, &payload)) {
-		const char *name = snap__type_name(sec.type);
+		char name[64];
 
+		snap__section_name(&sec, payload, name, sizeof(name));
 		json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:I}",
-			"name", name ? name : "unknown", "type", (int)sec.type,
+			"name", name, "type", (int)sec.type,
 			"index", (int)sec.index, "bytes", (json_int_t)sec.len));
 	}
 	return arr;
+}
+
+/* Guest kind, irqchip, registered devices and, for an OS guest, what it
+ * was booted from. */
+static void add_machine_json(json_t *doc, const struct snapshot *s)
+{
+	const struct snap_guest_rec *g = &s->guest;
+	json_t *devs = json_array();
+	struct snap_section sec;
+	const void *payload;
+	size_t cursor = 0;
+	char name[64];
+
+	while (snap__next(&s->r, &cursor, &sec, &payload))
+		if (sec.type == SNAP_DEVICE) {
+			snap__section_name(&sec, payload, name, sizeof(name));
+			json_array_append_new(devs, json_string(name + 4));
+		}
+	json_object_set_new(doc, "guest", json_string(
+		s->cfg.guest == SNAP_GUEST_LINUX ? "linux" : "probe"));
+	json_object_set_new(doc, "irqchip", json_boolean(s->cfg.irqchip));
+	json_object_set_new(doc, "devices", devs);
+	if (s->cfg.guest != SNAP_GUEST_LINUX)
+		return;
+	json_object_del(doc, "probe");
+	json_object_set_new(doc, "linux", json_pack(
+		"{s:s, s:I, s:I, s:s, s:I, s:I, s:s}", "kernel", g->kernel,
+		"kernel_bytes", (json_int_t)g->kernel_bytes, "kernel_crc32",
+		(json_int_t)g->kernel_crc32, "initrd", g->initrd,
+		"initrd_bytes", (json_int_t)g->initrd_bytes, "initrd_crc32",
+		(json_int_t)g->initrd_crc32, "cmdline", g->cmdline));
+}
+
+static void print_machine(const struct snapshot *s, json_t *doc)
+{
+	const struct snap_guest_rec *g = &s->guest;
+	json_t *devs = json_object_get(doc, "devices");
+
+	if (s->cfg.guest == SNAP_GUEST_LINUX) {
+		printf("linux guest, paused at boot complete: kernel %s (%" PRIu64
+		       " bytes, CRC-32 0x%08x)", g->kernel, g->kernel_bytes,
+		       g->kernel_crc32);
+		if (g->initrd[0])
+			printf(", initrd %s (%" PRIu64 " bytes, CRC-32 0x%08x)",
+			       g->initrd, g->initrd_bytes, g->initrd_crc32);
+		printf("\ncmdline: %s\n", g->cmdline);
+	}
+	printf("machine: %s; devices:", s->cfg.irqchip
+	       ? "in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT)"
+	       : "no in-kernel irqchip");
+	for (size_t i = 0; i < json_array_size(devs); i++)
+		printf(" %s", json_string_value(json_array_get(devs, i)));
+	printf("%s\n", json_array_size(devs) ? "" : " none registered");
 }
 
 static int cmd_inspect(int argc, char **argv)
@@ -633,6 +699,7 @@ static int cmd_inspect(int argc, char **argv)
 			(json_int_t)s.probe_state.ready);
 	json_object_set_new(json_object_get(doc, "probe"), "phase",
 			    json_integer(s.probe_state.phase[0]));
+	add_machine_json(doc, &s);
 	if (is_diff)
 		json_object_set_new(doc, "diff", json_pack(
 			"{s:s, s:I, s:I, s:I}", "base", d.base_path,
@@ -645,19 +712,24 @@ static int cmd_inspect(int argc, char **argv)
 	} else {
 		printf("snapshot %s: format version %u, checksum ok, %u vCPU(s), "
 		       "CPU vendor %.16s\nstate file %zu bytes; memory %.1f MiB "
-		       "(%.1f MiB data, %.1f MiB allocated on disk)\n"
-		       "probe guest: init %" PRIu64 " KiB, working set %" PRIu64
-		       " KiB, paused %s\n", s.dir,
+		       "(%.1f MiB data, %.1f MiB allocated on disk)\n", s.dir,
 		       s.r.hdr.version, s.r.hdr.nr_vcpus, s.r.hdr.cpu_vendor,
 		       s.state_len, (double)s.mem.size / MiB,
 		       (double)s.mem.data_bytes / MiB,
-		       (double)st.st_blocks * 512 / MiB,
-		       s.params.init_bytes >> 10, s.params.ws_bytes >> 10,
-		       s.probe_state.phase[0] == PROBE_PHASE_COMPUTE
-			       ? "after the request phase (PHASE compute)"
-			       : s.probe_state.phase[0] == PROBE_PHASE_REQUEST
-					 ? "at PHASE request"
-					 : "at READY");
+		       (double)st.st_blocks * 512 / MiB);
+		if (s.cfg.guest == SNAP_GUEST_PROBE)
+			printf("probe guest: init %" PRIu64 " KiB, working set "
+			       "%" PRIu64 " KiB, paused %s\n",
+			       s.params.init_bytes >> 10,
+			       s.params.ws_bytes >> 10,
+			       s.probe_state.phase[0] == PROBE_PHASE_COMPUTE
+				       ? "after the request phase (PHASE "
+					 "compute)"
+				       : s.probe_state.phase[0] ==
+						       PROBE_PHASE_REQUEST
+					       ? "at PHASE request"
+					       : "at READY");
+		print_machine(&s, doc);
 		if (is_diff)
 			printf("diff of %s (state CRC 0x%08x): %" PRIu64
 			       " pages written since it\n", d.base_path,
@@ -670,12 +742,14 @@ static int cmd_inspect(int argc, char **argv)
 				json_object_get(e, "type"));
 			char who[16] = "vm";
 
+			if (type == SNAP_DEVICE || type == SNAP_DEV_PROBE)
+				snprintf(who, sizeof(who), "device");
 			/* Per-vCPU sections are numbered 16..63. */
 			if (type >= SNAP_VCPU_REGS && type < SNAP_DEV_PROBE)
 				snprintf(who, sizeof(who), "vcpu %d",
 					 (int)json_integer_value(
 						 json_object_get(e, "index")));
-			printf("  %-16s %-8s %8" JSON_INTEGER_FORMAT " bytes\n",
+			printf("  %-18s %-8s %8" JSON_INTEGER_FORMAT " bytes\n",
 			       json_string_value(json_object_get(e, "name")),
 			       who,
 			       json_integer_value(json_object_get(e, "bytes")));

@@ -5,6 +5,7 @@
 #include "diff.h"
 #include "err.h"
 #include "fileio.h"
+#include "guest.h"
 #include "mem.h"
 #include "state_x86.h"
 #include "vm.h"
@@ -152,7 +153,25 @@ struct diff_of {
 	const uint64_t *dirty;
 };
 
-static int build_state(struct vm *vm, const struct probe *probe,
+/* The guest in the VM: the probe (device.probe) or an OS (vm.guest). */
+struct guest_of {
+	const struct probe *probe;
+	const struct snap_guest_rec *os;
+};
+
+static void add_guest(struct snap_writer *w, const struct guest_of *g)
+{
+	struct snap_probe rec;
+
+	if (g->os) {
+		snap__add(w, SNAP_VM_GUEST, 0, g->os, sizeof(*g->os));
+		return;
+	}
+	probe_record(g->probe, &rec);
+	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
+}
+
+static int build_state(struct vm *vm, const struct guest_of *guest,
 		       uint64_t data_bytes, bool compress,
 		       const struct diff_of *diff, struct snap_writer *w)
 {
@@ -163,13 +182,13 @@ static int build_state(struct vm *vm, const struct probe *probe,
 				      .nr_vcpus = vm->nr_vcpus,
 				      .cpuid = vm->cpuid,
 				      .strict_io = vm->io.strict,
-				      .guest = SNAP_GUEST_PROBE,
+				      .guest = guest->os ? guest->os->kind
+							 : SNAP_GUEST_PROBE,
 				      .irqchip = vm->irqchip };
 	struct snap_memory mem = { .size = vm->mem.size,
 				   .data_bytes = data_bytes,
 				   .page_size = PAGE,
 				   .compression = compress ? 1 : 0 };
-	struct snap_probe rec;
 	struct timespec now;
 	int ret;
 
@@ -180,8 +199,7 @@ static int build_state(struct vm *vm, const struct probe *probe,
 	snap__begin(w, &hdr);
 	snap__add(w, SNAP_VM_CONFIG, 0, &cfg, sizeof(cfg));
 	snap__add(w, SNAP_MEMORY, 0, &mem, sizeof(mem));
-	probe_record(probe, &rec);
-	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
+	add_guest(w, guest);
 	ret = state__save_vm(vm, w);
 	if (ret == 0)
 		ret = devstate__save(vm, w);
@@ -378,8 +396,8 @@ static int save_dirty(const struct guest_mem *mem, const uint64_t *dirty,
 	return ret;
 }
 
-static int save(struct vm *vm, const struct probe *probe, const char *dir,
-		unsigned int flags, const struct diff_of *diff,
+static int save(struct vm *vm, const struct guest_of *guest,
+		const char *dir, unsigned int flags, const struct diff_of *diff,
 		struct snapshot_stats *st)
 {
 	bool replace = flags & SNAPSHOT_REPLACE;
@@ -409,7 +427,7 @@ static int save(struct vm *vm, const struct probe *probe, const char *dir,
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
-		ret = build_state(vm, probe, st->mem_data_bytes, compress, diff,
+		ret = build_state(vm, guest, st->mem_data_bytes, compress, diff,
 				  &w);
 	if (ret == 0)
 		ret = snapshot__write_file(tmp, SNAPSHOT_STATE_FILE, w.buf,
@@ -428,7 +446,21 @@ static int save(struct vm *vm, const struct probe *probe, const char *dir,
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 		   unsigned int flags, struct snapshot_stats *st)
 {
-	return save(vm, probe, dir, flags, NULL, st);
+	struct guest_of guest = { .probe = probe };
+
+	return save(vm, &guest, dir, flags, NULL, st);
+}
+
+int snapshot__save_guest(struct vm *vm, const struct snap_guest_rec *os,
+			 const char *dir, unsigned int flags,
+			 struct snapshot_stats *st)
+{
+	struct guest_of guest = { .os = os };
+
+	if (!vm->irqchip)
+		return err__set(EINVAL, "an OS guest's snapshot needs the "
+				"in-kernel irqchip");
+	return save(vm, &guest, dir, flags, NULL, st);
 }
 
 int snapshot__save_diff(struct vm *vm, const struct probe *probe,
@@ -437,8 +469,9 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
 			struct snapshot_stats *st)
 {
 	struct diff_of diff = { .base = base, .dirty = dirty };
+	struct guest_of guest = { .probe = probe };
 
-	return save(vm, probe, dir, flags, &diff, st);
+	return save(vm, &guest, dir, flags, &diff, st);
 }
 
 static int read_state(struct snapshot *s)
@@ -530,10 +563,16 @@ static int check_config(const struct snapshot *s)
 		return err__set(EINVAL, "snapshot memory size %llu is not a "
 				"multiple of 2 MiB",
 				(unsigned long long)h->mem_size);
-	if (!h->nr_vcpus || h->nr_vcpus > PROBE_MAX_VCPUS || s->cfg.guest != 1)
+	if (!h->nr_vcpus || h->nr_vcpus > PROBE_MAX_VCPUS ||
+	    (s->cfg.guest != SNAP_GUEST_PROBE &&
+	     s->cfg.guest != SNAP_GUEST_LINUX))
 		return err__set(EINVAL, "snapshot has %u vCPUs of guest kind %u; "
-				"this coldstart restores probe guests with 1 to "
-				"%u", h->nr_vcpus, s->cfg.guest, PROBE_MAX_VCPUS);
+				"this coldstart restores probe (1) and Linux (2) "
+				"guests with 1 to %u", h->nr_vcpus, s->cfg.guest,
+				PROBE_MAX_VCPUS);
+	if (s->cfg.guest == SNAP_GUEST_LINUX && !s->cfg.irqchip)
+		return err__set(EINVAL, "snapshot of a Linux guest without the "
+				"in-kernel irqchip");
 	if (s->cfg.irqchip > 1)
 		return err__set(EINVAL, "snapshot VM config has irqchip %u "
 				"(0 or 1)", s->cfg.irqchip);
@@ -542,6 +581,28 @@ static int check_config(const struct snapshot *s)
 				"and page size %u; supported: raw or zstd, 4096",
 				s->mem.compression, s->mem.page_size);
 	return 0;
+}
+
+/* The probe's record, or the OS guest's vm.guest section; a snapshot
+ * holding the other kind's section is refused. */
+static int read_guest(struct snapshot *s, struct snap_probe *rec)
+{
+	bool probe = s->cfg.guest == SNAP_GUEST_PROBE;
+	uint32_t other = probe ? SNAP_VM_GUEST : SNAP_DEV_PROBE;
+	const void *p;
+	size_t len;
+
+	if (snap__find(&s->r, other, 0, &len))
+		return err__set(EINVAL, "snapshot of a %s guest holds section "
+				"%s", probe ? "probe" : "Linux",
+				snap__type_name(other));
+	if (probe)
+		return copy_section(s, SNAP_DEV_PROBE, rec, sizeof(*rec));
+	p = snap__find(&s->r, SNAP_VM_GUEST, 0, &len);
+	if (!p)
+		return err__set(EINVAL, "snapshot of a Linux guest lacks section "
+				"vm.guest");
+	return snapguest__parse(p, len, &s->guest);
 }
 
 static int open_memory(struct snapshot *s)
@@ -600,15 +661,15 @@ int snapshot__open_layer(struct snapshot *s, const char *dir)
 	if (ret == 0)
 		ret = copy_section(s, SNAP_MEMORY, &s->mem, sizeof(s->mem));
 	if (ret == 0)
-		ret = copy_section(s, SNAP_DEV_PROBE, &rec, sizeof(rec));
-	if (ret == 0)
 		ret = check_config(s);
+	if (ret == 0)
+		ret = read_guest(s, &rec);
 	if (ret == 0)
 		ret = state__check_irqchip(&s->r, s->cfg.irqchip,
 					   s->cfg.nr_vcpus);
 	if (ret == 0)
 		ret = devstate__check(&s->r);
-	if (ret == 0) {
+	if (ret == 0 && s->cfg.guest == SNAP_GUEST_PROBE) {
 		params_from(&rec, &s->params, &s->probe_state);
 		ret = probe__validate(&s->params, s->cfg.mem_size,
 				      s->cfg.nr_vcpus);
@@ -632,10 +693,13 @@ void snapshot__close(struct snapshot *s)
 	s->mem_fd = -1;
 }
 
-int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
-		      const struct guest_mem_ops *strategy,
-		      struct timeline *tl, struct vm **out,
-		      struct probe *probe)
+/* The VM of the snapshot: created with its irqchip before its vCPUs, the
+ * guest's machine set up by `setup` (traps and devices; no guest memory
+ * or vCPU state), then vCPU, VM and device state restored. */
+static int restore(struct kvm_host *kvm, struct snapshot *s,
+		   const struct guest_mem_ops *strategy, struct timeline *tl,
+		   int (*setup)(struct vm *vm, void *ctx), void *ctx,
+		   struct vm **out)
 {
 	char wset[PATH_MAX];
 	struct mem_source src = { .fd = s->mem_fd };
@@ -661,9 +725,9 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 	ret = vm__create(kvm, &cfg, tl, &vm);
 	if (ret < 0)
 		return ret;
-	ret = state__restore_vm(vm, &s->r);
+	ret = setup(vm, ctx);
 	if (ret == 0)
-		ret = probe__attach(probe, vm, &s->params, &s->probe_state);
+		ret = state__restore_vm(vm, &s->r);
 	if (ret == 0)
 		ret = devstate__restore(vm, &s->r);
 	if (ret < 0) {
@@ -672,4 +736,42 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 	}
 	*out = vm;
 	return 0;
+}
+
+struct probe_setup {
+	struct probe *probe;
+	const struct snapshot *s;
+};
+
+static int attach_probe(struct vm *vm, void *ctx)
+{
+	struct probe_setup *ps = ctx;
+
+	return probe__attach(ps->probe, vm, &ps->s->params,
+			     &ps->s->probe_state);
+}
+
+int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
+		      const struct guest_mem_ops *strategy,
+		      struct timeline *tl, struct vm **out,
+		      struct probe *probe)
+{
+	struct probe_setup ps = { probe, s };
+
+	if (s->cfg.guest != SNAP_GUEST_PROBE)
+		return err__set(EINVAL, "%s holds a Linux guest, not the probe "
+				"guest", s->dir);
+	return restore(kvm, s, strategy, tl, attach_probe, &ps, out);
+}
+
+int snapshot__restore_guest(struct kvm_host *kvm, struct snapshot *s,
+			    const struct guest_mem_ops *strategy,
+			    struct timeline *tl,
+			    int (*setup)(struct vm *vm, void *ctx), void *ctx,
+			    struct vm **out)
+{
+	if (s->cfg.guest == SNAP_GUEST_PROBE)
+		return err__set(EINVAL, "%s holds the probe guest, not an OS "
+				"guest", s->dir);
+	return restore(kvm, s, strategy, tl, setup, ctx, out);
 }

@@ -5,6 +5,7 @@
 #define COLDSTART_SNAPSHOT_H
 
 #include "format.h"
+#include "guest.h"
 #include "probe.h"
 #include "zmem.h"
 
@@ -68,6 +69,13 @@ struct snapshot_stats {
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 		   unsigned int flags, struct snapshot_stats *st);
 
+/* The same for a VM running an OS guest (enum snap_guest) described by
+ * `os`: no probe section; the guest's devices, registered with the VM,
+ * are saved like any device. The VM needs the in-kernel irqchip. */
+int snapshot__save_guest(struct vm *vm, const struct snap_guest_rec *os,
+			 const char *dir, unsigned int flags,
+			 struct snapshot_stats *st);
+
 /* The same for a diff (diff.h): only the pages set in `dirty` (from
  * vm__dirty_log_get since `base` was taken or restored) are written, and
  * the state records `base`. SNAPSHOT_COMPRESS is refused. */
@@ -97,8 +105,9 @@ struct snapshot {
 	int mem_fd;
 	struct snap_vm_config cfg;
 	struct snap_memory mem;
-	struct probe_params params;
+	struct probe_params params;      /* cfg.guest == SNAP_GUEST_PROBE */
 	struct probe_state probe_state;
+	struct snap_guest_rec guest;     /* cfg.guest == SNAP_GUEST_LINUX */
 	bool compressed;
 	struct zmem zmem; /* when compressed */
 	bool diff_base; /* a diff: mem_fd is base + diff merged (memfd) */
@@ -119,5 +128,15 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		      const struct guest_mem_ops *strategy,
 		      struct timeline *tl, struct vm **out,
 		      struct probe *probe);
+
+/* The same for an OS guest: `setup` rebuilds the guest's machine on the
+ * new VM (its traps and devices, e.g. linux_machine__create; no kernel
+ * is loaded) before vCPU, irqchip and device state are restored. The
+ * snapshot's devices and those `setup` registers must match. */
+int snapshot__restore_guest(struct kvm_host *kvm, struct snapshot *s,
+			    const struct guest_mem_ops *strategy,
+			    struct timeline *tl,
+			    int (*setup)(struct vm *vm, void *ctx), void *ctx,
+			    struct vm **out);
 
 #endif

@@ -535,21 +535,51 @@ find_leaf(const struct kvm_cpuid_entry2 *e, uint32_t n, uint32_t fn,
 	return NULL;
 }
 
-static int check_features(const struct kvm_cpuid_entry2 *saved, uint32_t n,
+/* Bits KVM sets in a vCPU's CPUID from guest state (CR4.OSXSAVE,
+ * CR4.PKE), never in the supported table: no host feature. */
+#define CPUID1_ECX_OSXSAVE (1u << 27)
+#define CPUID7_ECX_OSPKE (1u << 4)
+
+/* What this host offers for a leaf: KVM's supported table; on PVM also
+ * the CPU's own bits, since PVM reports those in every vCPU's CPUID
+ * whatever was set (and the guest's ring 3 runs on the CPU natively). */
+static void host_leaf(const struct kvm_host *kvm,
+		      const struct kvm_cpuid_entry2 *h, uint32_t fn,
+		      uint32_t idx, struct kvm_cpuid_entry2 *out)
+{
+	unsigned int a = 0, b = 0, c = 0, d = 0;
+
+	*out = *h;
+	if (kvm->flavour == KVM_FLAVOUR_PVM &&
+	    __get_cpuid_count(fn, idx, &a, &b, &c, &d)) {
+		out->ebx |= b;
+		out->ecx |= c;
+		out->edx |= d;
+	}
+	if (fn == 1)
+		out->ecx |= CPUID1_ECX_OSXSAVE;
+	if (fn == 7)
+		out->ecx |= CPUID7_ECX_OSPKE;
+}
+
+static int check_features(const struct kvm_host *kvm,
+			  const struct kvm_cpuid_entry2 *saved, uint32_t n,
 			  const struct kvm_cpuid2 *host)
 {
 	for (size_t i = 0; i < sizeof(feature_leaves) / sizeof(feature_leaves[0]); i++) {
-		const struct kvm_cpuid_entry2 *s, *h;
+		const struct kvm_cpuid_entry2 *s, *found;
+		struct kvm_cpuid_entry2 hl, *h = &hl;
 		uint32_t fn = feature_leaves[i].function;
 
 		s = find_leaf(saved, n, fn, feature_leaves[i].index);
-		h = find_leaf(host->entries, host->nent, fn,
-			      feature_leaves[i].index);
+		found = find_leaf(host->entries, host->nent, fn,
+				  feature_leaves[i].index);
 		if (!s)
 			continue;
-		if (!h)
+		if (!found)
 			return err__set(ENOTSUP, "this host lacks CPUID leaf "
 					"0x%x the snapshot's guest uses", fn);
+		host_leaf(kvm, found, fn, feature_leaves[i].index, &hl);
 		if ((s->ecx & ~h->ecx) || (s->edx & ~h->edx) ||
 		    (fn == 7 && (s->ebx & ~h->ebx)))
 			return err__set(ENOTSUP, "this host lacks CPU features "
@@ -585,7 +615,7 @@ int state__check_host(struct kvm_host *kvm, const struct snap_reader *r)
 	if (!c)
 		return err__set(ENOMEM, "checking CPUID");
 	memcpy(c, p, len);
-	ret = check_features(c->e, c->head.nent < MAX_CPUID ? c->head.nent
+	ret = check_features(kvm, c->e, c->head.nent < MAX_CPUID ? c->head.nent
 							    : MAX_CPUID, host);
 	free(c);
 	return ret;

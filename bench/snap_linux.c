@@ -1,0 +1,367 @@
+/* Linux guests in snapshots: create at boot complete, restore to exit. */
+#include "snap_linux.h"
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "linux_x86.h"
+#include "mem_restore.h"
+#include "output.h"
+#include "run_linux.h"
+#include "snapshot.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <string.h>
+
+#define MiB (1024.0 * 1024.0)
+#define SECOND 1000000000ull
+
+static const char *pvm_refusal =
+	"this host's /dev/kvm is PVM: guest ring-0 code is interpreted, so "
+	"a Linux guest cannot run here (use a host with VMX or SVM, or the "
+	"emulated SVM host of tests/e2e; --allow-pvm tries anyway)";
+
+/* NULL or "-": stdout (stderr under --json); else the file. */
+static int open_console(const char *path, bool json, FILE **out)
+{
+	if (!path || !strcmp(path, "-")) {
+		*out = json ? stderr : stdout;
+		return 0;
+	}
+	*out = fopen(path, "w");
+	if (!*out)
+		return err__sys(errno, "--console %s", path);
+	setvbuf(*out, NULL, _IOLBF, 0);
+	return 0;
+}
+
+static void close_console(FILE *f)
+{
+	if (f && f != stdout && f != stderr)
+		fclose(f);
+}
+
+/* Boots the planned guest to boot complete (paused) and saves it. */
+static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
+			 const struct linux_boot *b,
+			 const struct snap_guest_rec *rec, FILE *console,
+			 const char *dir, unsigned int flags,
+			 struct timeline *tl, struct snapshot_stats *st)
+{
+	struct vm_config cfg = linux__vm_config(b->mem_size, b->nr_vcpus);
+	struct linux_machine_opts mo = { console, BOOTTIMER_PAUSE };
+	struct linux_machine m;
+	struct vm *vm;
+	int ret;
+
+	cfg.mem_ops = o->cfg.mem_ops;
+	ret = vm__create(kvm, &cfg, tl, &vm);
+	if (ret < 0)
+		return ret;
+	ret = linux_machine__create(&m, vm, &mo);
+	if (ret < 0) {
+		vm__destroy(vm);
+		return ret;
+	}
+	ret = linux__load(vm, b);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0)
+		ret = vm__wait_paused(vm, o->cfg.timeout_ns);
+	if (ret == 0)
+		ret = snapshot__save_guest(vm, rec, dir, flags, st);
+	if (ret == 0)
+		timeline__mark(tl, TL_SNAPSHOT_SAVED);
+	vm__end(vm, VM_STOPPED, "snapshot taken");
+	vm__destroy(vm);
+	linux_machine__destroy(&m);
+	timeline__mark(tl, TL_TEARDOWN_DONE);
+	return ret;
+}
+
+static void print_created(const char *dir, const struct snap_guest_rec *g,
+			  const struct timeline *tl,
+			  const struct snapshot_stats *st, bool json)
+{
+	if (json) {
+		json_t *doc = json_pack(
+			"{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, "
+			"s:I, s:I}",
+			"command", "snapshot create", "dir", dir, "guest",
+			"linux", "kernel", g->kernel, "initrd", g->initrd,
+			"cmdline", g->cmdline, "timeline_ns",
+			output__timeline_json(tl), "state_bytes",
+			(json_int_t)st->state_bytes, "mem_bytes",
+			(json_int_t)st->mem_size, "mem_data_bytes",
+			(json_int_t)st->mem_data_bytes, "mem_file_bytes",
+			(json_int_t)st->mem_file_bytes, "save_ns",
+			(json_int_t)st->ns);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+		return;
+	}
+	timeline__print(stdout, tl);
+	printf("snapshot %s: Linux guest paused at boot complete; state %" PRIu64
+	       " bytes, memory %.1f MiB (%.1f MiB of data), saved in %.3f ms\n",
+	       dir, st->state_bytes, (double)st->mem_size / MiB,
+	       (double)st->mem_data_bytes / MiB, (double)st->ns / 1e6);
+}
+
+int snap_linux__create(const struct run_cli *o, const char *dir,
+		       unsigned int flags)
+{
+	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
+	const char *cmdline = o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
+	struct snap_guest_rec rec;
+	struct snapshot_stats st;
+	struct linux_kernel k;
+	struct linux_boot b = { .initrd_fd = -1 };
+	struct kvm_host kvm;
+	FILE *console = NULL;
+	int code = CLI_OK, ret = linux__open_kernel(&k, o->kernel);
+
+	if (ret == 0)
+		ret = linux__plan(&b, &k, cmdline, o->initrd, o->cfg.mem_size,
+				  o->cfg.nr_vcpus);
+	if (ret == 0)
+		ret = snapguest__describe(&rec, SNAP_GUEST_LINUX, o->kernel,
+					  o->initrd, cmdline);
+	if (ret == 0)
+		ret = open_console(o->console, o->json, &console);
+	if (ret < 0)
+		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());
+	else if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
+		code = cli__error(CLI_SKIP, "snapshot create --kernel: %s",
+				  pvm_refusal);
+	else if ((ret = kvm__open(&kvm, o->kvm_path)) < 0)
+		code = cli__error(cli__exit_for(ret), "%s", err__last());
+	if (code == CLI_OK) {
+		timeline__mark(&tl, TL_KVM_OPENED);
+		ret = boot_and_save(&kvm, o, &b, &rec, console, dir, flags,
+				    &tl, &st);
+		kvm__close(&kvm);
+		if (ret < 0)
+			code = cli__error(ret == -EEXIST ? CLI_USAGE
+							 : cli__exit_for(ret),
+					  "snapshot create: %s", err__last());
+		else
+			print_created(dir, &rec, &tl, &st, o->json);
+	}
+	close_console(console);
+	linux__plan_free(&b);
+	linux__close_kernel(&k);
+	return code;
+}
+
+bool snap_linux__is_linux(const char *dir)
+{
+	struct snapshot s;
+	bool linux_guest;
+
+	if (snapshot__open(&s, dir) < 0)
+		return false; /* the probe path reports the problem */
+	linux_guest = s.cfg.guest == SNAP_GUEST_LINUX;
+	snapshot__close(&s);
+	return linux_guest;
+}
+
+struct restore_opts {
+	const char *dir, *kvm_path, *console;
+	const struct guest_mem_ops *strategy;
+	uint64_t timeout_ns;
+	bool json, allow_pvm;
+};
+
+static int parse(int argc, char **argv, struct restore_opts *o)
+{
+	static const struct option opts[] = {
+		{ "mem-restore", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "console", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "kvm", required_argument, NULL, 'k' },
+		{ "allow-pvm", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	*o = (struct restore_opts){ .dir = argv[1],
+				    .strategy = mem_restore__strategy("mmap"),
+				    .timeout_ns = 60 * SECOND };
+	optind = 2;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'm')
+			ret = mem__choose(mem_restore__strategies(),
+					  "--mem-restore", optarg,
+					  &o->strategy);
+		else if (c == 't')
+			ret = args__duration("--timeout", optarg, &o->timeout_ns);
+		else if (c == 'c')
+			o->console = optarg;
+		else if (c == 'j')
+			o->json = true;
+		else if (c == 'k')
+			o->kvm_path = optarg;
+		else if (c == 'p')
+			o->allow_pvm = true;
+		else
+			ret = err__set(EINVAL, "unknown or incomplete option "
+				       "'%s'", argv[optind - 1]);
+	}
+	if (ret == 0 && optind < argc)
+		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	return ret;
+}
+
+struct restored {
+	struct timeline tl;
+	enum vm_outcome outcome;
+	char reason[512];
+	struct boottimer_regs timer;
+	struct mem_stats mem;
+	uint64_t console_bytes;
+};
+
+struct machine_setup {
+	struct linux_machine *m;
+	FILE *console;
+	bool created;
+};
+
+/* The machine a Linux guest had, without loading a kernel: the boot
+ * timer lets the guest run on (its boot already completed). */
+static int setup_machine(struct vm *vm, void *ctx)
+{
+	struct machine_setup *ms = ctx;
+	struct linux_machine_opts mo = { ms->console, BOOTTIMER_CONTINUE };
+	int ret = linux_machine__create(ms->m, vm, &mo);
+
+	ms->created = ret == 0;
+	return ret;
+}
+
+static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
+		       FILE *console, struct restored *r)
+{
+	struct linux_machine m;
+	struct machine_setup ms = { &m, console, false };
+	struct snapshot snap;
+	struct vm *vm = NULL;
+	int ret;
+
+	timeline__mark(&r->tl, TL_RESTORE_START);
+	ret = snapshot__open(&snap, o->dir);
+	if (ret < 0)
+		return ret;
+	timeline__mark(&r->tl, TL_STATE_LOADED);
+	ret = snapshot__restore_guest(kvm, &snap, o->strategy, &r->tl,
+				      setup_machine, &ms, &vm);
+	if (ret < 0) {
+		if (ms.created) /* the restore destroyed its VM already */
+			linux_machine__destroy(&m);
+		snapshot__close(&snap);
+		return ret;
+	}
+	ret = vm__start(vm);
+	if (ret == 0) {
+		vm__wait(vm, o->timeout_ns);
+		r->outcome = vm->outcome;
+		snprintf(r->reason, sizeof(r->reason), "%s", vm->reason);
+		r->timer = m.timer.regs;
+		r->console_bytes = m.com1.bytes_out;
+		mem__settle(&vm->mem);
+		r->mem = vm->mem.stats;
+	}
+	vm__destroy(vm);
+	linux_machine__destroy(&m);
+	snapshot__close(&snap); /* lazy strategies read it until here */
+	timeline__mark(&r->tl, TL_TEARDOWN_DONE);
+	return ret;
+}
+
+static double ms_between(const struct timeline *tl, enum tl_event from,
+			 enum tl_event to)
+{
+	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from]) / 1e6
+					: -1;
+}
+
+static void print_restored(const struct restore_opts *o,
+			   const struct restored *r)
+{
+	if (o->json) {
+		json_t *doc = json_pack(
+			"{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:i, s:I, "
+			"s:{s:I, s:I, s:I, s:I}, s:b}",
+			"command", "snapshot restore", "dir", o->dir, "guest",
+			"linux", "mem_restore", o->strategy->name,
+			"timeline_ns", output__timeline_json(&r->tl), "outcome",
+			vm__outcome_name(r->outcome), "reason", r->reason,
+			"guest_done_signals", (int)r->timer.done,
+			"console_bytes", (json_int_t)r->console_bytes, "memory",
+			"setup_ns", (json_int_t)r->mem.setup_ns, "bytes_read",
+			(json_int_t)r->mem.bytes_read, "faults",
+			(json_int_t)r->mem.faults, "handler_ns",
+			(json_int_t)r->mem.handler_ns, "success",
+			r->outcome == VM_COMPLETED);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+		return;
+	}
+	timeline__print(stdout, &r->tl);
+	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read\n",
+	       o->strategy->name, (double)r->mem.setup_ns / 1e6,
+	       (double)r->mem.bytes_read / MiB);
+	printf("restore start -> first KVM_RUN %.3f ms, -> guest done %.3f ms, "
+	       "-> guest exit %.3f ms\n",
+	       ms_between(&r->tl, TL_RESTORE_START, TL_FIRST_RUN),
+	       ms_between(&r->tl, TL_RESTORE_START, TL_GUEST_DONE),
+	       ms_between(&r->tl, TL_RESTORE_START, TL_GUEST_EXIT));
+	printf("guest: %" PRIu64 " console bytes, %u guest-done signal(s)\n",
+	       r->console_bytes, r->timer.done);
+	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
+	       r->reason[0] ? ": " : "", r->reason);
+}
+
+int snap_linux__restore(int argc, char **argv)
+{
+	struct restored r = { .tl.t[TL_PROCESS_START] = cli_process_start };
+	struct restore_opts o;
+	struct kvm_host kvm;
+	FILE *console;
+	int ret;
+
+	if (parse(argc, argv, &o) < 0) {
+		cli__error(CLI_USAGE, "snapshot restore: %s", err__last());
+		return cli__usage_error("snapshot");
+	}
+	if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
+		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
+				  pvm_refusal);
+	if (open_console(o.console, o.json, &console) < 0)
+		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
+	ret = kvm__open(&kvm, o.kvm_path);
+	if (ret < 0) {
+		close_console(console);
+		return cli__error(cli__exit_for(ret), "%s", err__last());
+	}
+	timeline__mark(&r.tl, TL_KVM_OPENED);
+	ret = restore_run(&kvm, &o, console, &r);
+	kvm__close(&kvm);
+	close_console(console);
+	if (ret < 0)
+		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
+				  "snapshot: %s", err__last());
+	print_restored(&o, &r);
+	if (r.outcome == VM_COMPLETED)
+		return CLI_OK;
+	fprintf(stderr, "coldstart: restored guest failed: %s\n", r.reason);
+	return CLI_FAIL;
+}
