@@ -1,0 +1,205 @@
+#!/bin/busybox sh
+# /init of the e2e rig's emulated SVM host (L1): loads KVM, boots the L2
+# Linux guest with the statically linked coldstart in every test case, and
+# prints one "E2E-PASS name" or "E2E-FAIL name: why" line per case, then
+# "E2E-END"; run_e2e.sh reads them from the serial console.
+/bin/busybox mkdir -p /dev /proc /sys /tmp /sbin /usr/bin /usr/sbin
+/bin/busybox mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs -o size=1g tmp /tmp
+
+CS=/coldstart
+L2=/l2
+# The VMM's default command line, plus quiet and the options under test.
+BASE="console=ttyS0 reboot=k panic=-1 pci=off nomodules 8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd quiet"
+CASE_TIMEOUT=240
+
+now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+finish() {
+	echo "E2E-END"
+	sync
+	poweroff -f
+}
+setup_fail() {
+	echo "E2E-FAIL setup: $1"
+	finish
+}
+
+echo "E2E-L1: host up after $(now_ms) ms (functional timing, emulated CPU)"
+for m in irqbypass kvm kvm-amd; do
+	insmod /modules/$m.ko || setup_fail "insmod $m.ko"
+done
+[ -c /dev/kvm ] || setup_fail "no /dev/kvm after loading kvm-amd"
+grep -q svm /proc/cpuinfo || setup_fail "the emulated CPU has no svm flag"
+
+CUR=""
+FAILED=0
+# case NAME: starts a case; its files are /tmp/NAME.{out,err,console}.
+case_start() {
+	CUR=$1
+	T0=$(now_ms)
+	CASE_OK=1
+	CASE_WHY=""
+}
+# run EXPECT ARGS...: runs coldstart; EXPECT is 0 or "nonzero".
+run() {
+	local want=$1 code
+	shift
+	timeout $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err
+	code=$?
+	CODE=$code
+	if [ "$want" = 0 ] && [ $code -ne 0 ]; then
+		no "exit code $code, expected 0"
+	elif [ "$want" = nonzero ] && { [ $code -eq 0 ] || [ $code -ge 124 ]; }; then
+		no "exit code $code, expected a clean failure (1 or 2)"
+	fi
+}
+no() {
+	[ $CASE_OK = 1 ] && CASE_WHY="$1" || CASE_WHY="$CASE_WHY; $1"
+	CASE_OK=0
+}
+# has FILE REGEX WHAT: FILE (carriage returns removed) must match REGEX.
+has() {
+	tr -d '\r' <"$1" | grep -Eq -- "$2" || no "$3"
+}
+# The workload's output: the lines between the init's output markers.
+workload_output() {
+	tr -d '\r' <"$1" | awk '/^coldstart-init: output end/ { f = 0 }
+		f { print } /^coldstart-init: output begin/ { f = 1 }'
+}
+case_end() {
+	local ms=$(($(now_ms) - T0))
+	if [ $CASE_OK = 1 ]; then
+		echo "E2E-PASS $CUR (${ms} ms, functional timing only)"
+	else
+		FAILED=$((FAILED + 1))
+		echo "E2E-FAIL $CUR: $CASE_WHY"
+		for f in /tmp/$CUR.out /tmp/$CUR.err /tmp/$CUR.console; do
+			[ -s $f ] || continue
+			echo "E2E-LOG --- $f (last 25 lines)"
+			tail -n 25 $f | tr -d '\r' | sed 's/^/E2E-LOG /'
+		done
+	fi
+}
+# A guest-side figure, labelled: the init's boot time and the VMM's.
+report_times() {
+	local init_ms vmm_ms
+	init_ms=$(tr -d '\r' <"/tmp/$CUR.console" |
+		sed -n 's/^coldstart-init: boottime_ms \([0-9.]*\).*/\1/p')
+	vmm_ms=$(tr -d '\r ' <"/tmp/$CUR.out" |
+		sed -n 's/^"boot_complete":\([0-9]*\).*/\1/p' | head -n 1)
+	echo "E2E-TIME $CUR guest_boottime_ms=${init_ms:-none} vmm_boot_complete_ms=$((${vmm_ms:-0} / 1000000)) (functional only: nested emulation)"
+}
+
+# Boot with 1 vCPU: port boot signal, a shell workload, clean exit.
+boot_1vcpu() {
+	case_start boot_1vcpu
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--vcpus 1 --mem 256M --timeout 200s --json \
+		--console /tmp/$CUR.console \
+		--cmdline "$BASE coldstart.run=\"echo e2e-run-\$((6*7)); uname -r\""
+	has /tmp/$CUR.out '"success": true' "VMM did not report success"
+	has /tmp/$CUR.out '"boot_signal": "port"' "VMM saw no port boot signal"
+	has /tmp/$CUR.out '"guest_done_signals": [1-9]' "VMM saw no done signal"
+	has /tmp/$CUR.out '"guest_exit": [1-9]' "no guest exit in the timeline"
+	has /tmp/$CUR.console '^coldstart-init: start' "no init output"
+	has /tmp/$CUR.console '^coldstart-init: boot complete signal=port' \
+		"init did not signal boot complete"
+	has /tmp/$CUR.console '^coldstart-init: nr_cpus 1$' "nr_cpus is not 1"
+	has /tmp/$CUR.console '^coldstart-init: output end status 0' \
+		"workload did not exit 0"
+	has /tmp/$CUR.console '^coldstart-init: done, rebooting' \
+		"init did not reach its end"
+	workload_output /tmp/$CUR.console | grep -qx 'e2e-run-42' ||
+		no "workload output lacks e2e-run-42"
+	workload_output /tmp/$CUR.console | grep -qxF "$(uname -r)" ||
+		no "workload output lacks the kernel release"
+	report_times
+	case_end
+}
+
+# Boot with 2 vCPUs: MMIO boot signal, every vCPU online, the memory
+# touch workload's self-checked checksum, a shell workload.
+boot_2vcpu() {
+	case_start boot_2vcpu_mmio
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--vcpus 2 --mem 256M --timeout 200s --json \
+		--console /tmp/$CUR.console \
+		--cmdline "$BASE coldstart.boot=mmio coldstart.touch=16M:random:write coldstart.run=\"grep -c ^processor /proc/cpuinfo\""
+	has /tmp/$CUR.out '"success": true' "VMM did not report success"
+	has /tmp/$CUR.out '"boot_signal": "mmio"' "VMM saw no MMIO boot signal first"
+	has /tmp/$CUR.out '"guest_exit": [1-9]' "no guest exit in the timeline"
+	has /tmp/$CUR.console '^coldstart-init: boot complete signal=mmio' \
+		"init did not signal boot complete by MMIO"
+	has /tmp/$CUR.console '^coldstart-init: nr_cpus 2$' \
+		"not every vCPU came up (nr_cpus is not 2)"
+	has /tmp/$CUR.console '^coldstart-init: touch bytes 16777216 pattern random op write checksum 0x[0-9a-f]{16} ok$' \
+		"touch workload missing or checksum mismatch"
+	workload_output /tmp/$CUR.console | grep -qx '2' ||
+		no "/proc/cpuinfo does not list 2 processors"
+	report_times
+	case_end
+}
+
+# Both boot signals: the VMM records each.
+boot_both_signals() {
+	case_start boot_both_signals
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--vcpus 1 --mem 128M --timeout 200s --json \
+		--console /tmp/$CUR.console \
+		--cmdline "$BASE coldstart.boot=both"
+	has /tmp/$CUR.out '"success": true' "VMM did not report success"
+	tr -d '\r\n ' </tmp/$CUR.out | grep -q '"boot_signals":\["port","mmio"\]' ||
+		no "VMM did not record both boot signals"
+	has /tmp/$CUR.console '^coldstart-init: boot complete signal=both' \
+		"init did not signal both"
+	case_end
+}
+
+neg_missing_kernel() {
+	case_start neg_missing_kernel
+	run nonzero run --kernel /no/such/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--timeout 60s
+	has /tmp/$CUR.err '/no/such/vmlinuz' "error does not name the file"
+	case_end
+}
+
+neg_corrupt_bzimage() {
+	case_start neg_corrupt_bzimage
+	cp $L2/vmlinuz /tmp/corrupt-vmlinuz
+	# The setup header's "HdrS" magic lives at offset 0x202.
+	printf 'XXXX' | dd of=/tmp/corrupt-vmlinuz bs=1 seek=514 conv=notrunc 2>/dev/null
+	run nonzero run --kernel /tmp/corrupt-vmlinuz \
+		--initrd $L2/initramfs.cpio.gz --timeout 60s
+	has /tmp/$CUR.err 'coldstart: .*(HdrS|magic|kernel)' \
+		"error does not say what is wrong with the kernel"
+	rm -f /tmp/corrupt-vmlinuz
+	case_end
+}
+
+neg_initrd_too_large() {
+	case_start neg_initrd_too_large
+	truncate -s 300M /tmp/huge-initrd
+	run nonzero run --kernel $L2/vmlinuz --initrd /tmp/huge-initrd \
+		--mem 128M --timeout 60s
+	has /tmp/$CUR.err 'initrd' "error does not name the initrd"
+	rm -f /tmp/huge-initrd
+	case_end
+}
+
+# ---- snapshot cases (issue 4): see snapshot_cases below ----
+. /snapshot-cases.sh
+
+boot_1vcpu
+boot_2vcpu
+boot_both_signals
+neg_missing_kernel
+neg_corrupt_bzimage
+neg_initrd_too_large
+snapshot_cases
+echo "E2E-SUMMARY failed=$FAILED total_ms=$(now_ms) (functional timing, emulated CPU)"
+finish

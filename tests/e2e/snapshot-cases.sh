@@ -1,0 +1,37 @@
+# Snapshot cases of the e2e rig (issue 4: Linux snapshots), sourced by
+# l1-init.sh: boot, snapshot at boot complete, restore with mmap and with
+# uffd; the restored guest runs the command named at boot and prints its
+# output. A coldstart without `snapshot create --kernel` reports E2E-SKIP
+# (run_e2e.sh prints it), never a pass.
+snapshot_cases() {
+	local s
+	if ! $CS snapshot --help 2>&1 | grep -q -- '--kernel'; then
+		echo "E2E-SKIP snapshot_linux: this coldstart has no 'snapshot create --kernel' (Linux snapshots of issue 4 not landed)"
+		return
+	fi
+	case_start snap_create
+	run 0 snapshot create /tmp/snap --kernel $L2/vmlinuz \
+		--initrd $L2/initramfs.cpio.gz --vcpus 1 --mem 256M \
+		--timeout 200s --console /tmp/$CUR.console \
+		--cmdline "$BASE coldstart.run=\"echo e2e-restored-\$((7*6))\""
+	has /tmp/$CUR.console '^coldstart-init: boot complete signal=port' \
+		"init did not signal boot complete before the snapshot"
+	if tr -d '\r' </tmp/$CUR.console | grep -q '^coldstart-init: output begin'; then
+		no "the workload started before the snapshot was taken"
+	fi
+	case_end
+	for s in mmap uffd; do
+		case_start snap_restore_$s
+		run 0 snapshot restore /tmp/snap --mem-restore $s \
+			--timeout 200s --json --console /tmp/$CUR.console
+		has /tmp/$CUR.out '"success": true' "restore did not succeed"
+		has /tmp/$CUR.console '^coldstart-init: output end status 0' \
+			"restored workload did not exit 0"
+		has /tmp/$CUR.console '^coldstart-init: done, rebooting' \
+			"restored init did not reach its end"
+		workload_output /tmp/$CUR.console | grep -qx 'e2e-restored-42' ||
+			no "restored workload output lacks e2e-restored-42"
+		case_end
+	done
+	rm -rf /tmp/snap
+}
