@@ -289,12 +289,197 @@ static void test_no_irqchip_no_sections(void **state)
 	snapshot__close(&snap);
 }
 
+/* How rewrite() changes one section: drop it, or a new length. */
+struct edit {
+	uint32_t type, index;
+	long len; /* -1: drop; otherwise keep this many bytes (zero-padded) */
+	uint32_t irqchip; /* for vm.config: the value to store, if set_irqchip */
+	bool set_irqchip;
+};
+
+/* Rewrites tmpdir/name/state with one section edited (CRC recomputed), so
+ * only the snapshot's own checks can object. */
+static void rewrite(const char *name, const struct edit *e)
+{
+	char dir[256], file[300];
+	struct snapshot snap;
+	struct snap_writer w;
+	struct snap_section sec;
+	const void *payload;
+	size_t cursor = 0;
+	uint8_t buf[8192];
+	FILE *f;
+
+	path(dir, sizeof(dir), name);
+	snprintf(file, sizeof(file), "%s/state", dir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	snap__begin(&w, &snap.r.hdr);
+	while (snap__next(&snap.r, &cursor, &sec, &payload)) {
+		size_t len = (size_t)sec.len;
+
+		assert_true(len <= sizeof(buf));
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, payload, len);
+		if (sec.type == e->type && sec.index == e->index) {
+			if (e->len < 0)
+				continue;
+			len = (size_t)e->len;
+			if (e->set_irqchip)
+				memcpy(buf + offsetof(struct snap_vm_config,
+						      irqchip),
+				       &e->irqchip, sizeof(e->irqchip));
+		}
+		snap__add(&w, sec.type, sec.index, buf, len);
+	}
+	assert_int_equal(snap__finish(&w), 0);
+	snapshot__close(&snap);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
+	fclose(f);
+	free(w.buf);
+}
+
+static void expect_refused(const char *name, const char *what)
+{
+	struct snapshot snap;
+	char dir[256];
+
+	path(dir, sizeof(dir), name);
+	assert_int_equal(snapshot__open(&snap, dir), -EINVAL);
+	if (!strstr(err__last(), what))
+		fail_msg("message '%s' (want '%s')", err__last(), what);
+}
+
+static void test_mismatched_state_refused(void **state)
+{
+	static const struct {
+		const char *name;
+		struct edit e;
+		const char *what;
+	} cases[] = {
+		{ "no-ioapic", { .type = SNAP_VM_IOAPIC, .len = -1 },
+		  "has an in-kernel irqchip but it lacks section vm.ioapic" },
+		{ "short-pit", { .type = SNAP_VM_PIT, .len = 100 },
+		  "section vm.pit has 100 bytes, expected 112" },
+		{ "short-lapic",
+		  { .type = SNAP_VCPU_LAPIC, .index = 1, .len = 1000 },
+		  "section vcpu.lapic for vCPU 1 has 1000 bytes, expected "
+		  "1024" },
+		{ "no-lapic", { .type = SNAP_VCPU_LAPIC, .len = -1 },
+		  "lacks section vcpu.lapic for vCPU 0" },
+		{ "cfg-off",
+		  { .type = SNAP_VM_CONFIG, .len = sizeof(struct snap_vm_config),
+		    .irqchip = 0, .set_irqchip = true },
+		  "holds section vm.pic_master but its VM config has no "
+		  "in-kernel irqchip" },
+		{ "cfg-bad",
+		  { .type = SNAP_VM_CONFIG, .len = sizeof(struct snap_vm_config),
+		    .irqchip = 2, .set_irqchip = true },
+		  "irqchip 2 (0 or 1)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		take(cases[i].name, 2, false);
+		rewrite(cases[i].name, &cases[i].e);
+		expect_refused(cases[i].name, cases[i].what);
+	}
+}
+
+static void test_device_sections_validated(void **state)
+{
+	/* A device section twice, or with a broken name, is refused when
+	 * the snapshot is opened, before any VM exists. */
+	static const struct fake_dev {
+		uint32_t v;
+	} fake = { 7 };
+	struct snapshot snap;
+	struct snap_writer w;
+	char dir[256], file[300];
+	FILE *f;
+
+	(void)state;
+	take("devs", 1, false);
+	path(dir, sizeof(dir), "devs");
+	snprintf(file, sizeof(file), "%s/state", dir);
+	for (int round = 0; round < 2; round++) {
+		struct snap_section sec;
+		const void *payload;
+		size_t cursor = 0;
+
+		assert_int_equal(snapshot__open(&snap, dir), round ? -EINVAL : 0);
+		if (round) {
+			assert_non_null(strstr(err__last(),
+					       "device 'fake' twice"));
+			break;
+		}
+		snap__begin(&w, &snap.r.hdr);
+		while (snap__next(&snap.r, &cursor, &sec, &payload))
+			snap__add(&w, sec.type, sec.index, payload,
+				  (size_t)sec.len);
+		snap__add_device(&w, 0, "fake", &fake, sizeof(fake));
+		snap__add_device(&w, 1, "fake", &fake, sizeof(fake));
+		assert_int_equal(snap__finish(&w), 0);
+		snapshot__close(&snap);
+		f = fopen(file, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
+		fclose(f);
+		free(w.buf);
+	}
+}
+
+static void test_device_set_mismatch_on_restore(void **state)
+{
+	/* The probe VM registers no devices: a snapshot with one is refused
+	 * on restore, naming it, and nothing is left behind. */
+	static const uint32_t fake = 7;
+	struct snapshot snap;
+	struct snap_writer w;
+	struct snap_section sec;
+	const void *payload;
+	struct probe probe;
+	struct vm *vm = NULL;
+	size_t cursor = 0;
+	char dir[256], file[300];
+	FILE *f;
+
+	(void)state;
+	take("devset", 1, false);
+	path(dir, sizeof(dir), "devset");
+	snprintf(file, sizeof(file), "%s/state", dir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	snap__begin(&w, &snap.r.hdr);
+	while (snap__next(&snap.r, &cursor, &sec, &payload))
+		snap__add(&w, sec.type, sec.index, payload, (size_t)sec.len);
+	snap__add_device(&w, 0, "serial.com1", &fake, sizeof(fake));
+	assert_int_equal(snap__finish(&w), 0);
+	snapshot__close(&snap);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
+	fclose(f);
+	free(w.buf);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_int_equal(snapshot__restore(&kvm, &snap,
+					   mem_restore__strategy("mmap"), NULL,
+					   &vm, &probe), -EINVAL);
+	assert_non_null(strstr(err__last(), "device 'serial.com1', which the "
+					    "restored VM does not have"));
+	assert_null(vm);
+	snapshot__close(&snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irqchip_checksum),
 		cmocka_unit_test(test_irqchip_round_trip),
 		cmocka_unit_test(test_no_irqchip_no_sections),
+		cmocka_unit_test(test_mismatched_state_refused),
+		cmocka_unit_test(test_device_sections_validated),
+		cmocka_unit_test(test_device_set_mismatch_on_restore),
 	};
 	char cmd[512];
 	int ret = kvm__open(&kvm, NULL);

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Linux-guest snapshots as a black box with the ring-0 test kernel: create
+# at boot complete, inspect, restore with several strategies to the
+# guest's exit (the rest of its console output), input errors and the
+# PVM refusal. Usage: test_cli_snaplinux.sh COLDSTART TESTKERNEL.elf
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+TK_ELF=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+
+# --- input errors, on any host ---------------------------------------------
+expect 1 'kernel .*no-such-kernel' snapshot create "$tmp/x" \
+	--kernel "$tmp/no-such-kernel"
+expect 1 "initrd" snapshot create "$tmp/x" --kernel "$TK_ELF" \
+	--initrd "$tmp/no-such-initrd" --allow-pvm --mem 32M
+[ ! -e "$tmp/x" ] || { echo "FAIL: a failed create left $tmp/x"; failed=$((failed + 1)); }
+
+if [ ! -c /dev/kvm ]; then
+	echo "skipping the KVM part: no /dev/kvm"
+	finish || exit 1
+	exit 77
+fi
+if [ -d /sys/module/kvm_pvm ]; then
+	expect 77 'PVM' snapshot create "$tmp/x" --kernel "$TK_ELF" --mem 32M
+fi
+
+# --- create at boot complete ---------------------------------------------------
+expect 0 'Linux guest paused at boot complete' snapshot create "$tmp/s" \
+	--kernel "$TK_ELF" --allow-pvm --mem 32M --vcpus 2 \
+	--console "$tmp/create.console"
+grep -q 'boot complete' "$out" || { echo "FAIL: no boot complete in the timeline"; failed=$((failed + 1)); }
+grep -q 'rtc: year' "$tmp/create.console" && ! grep -q 'workload done' "$tmp/create.console" ||
+	{ echo "FAIL: create console"; cat "$tmp/create.console"; failed=$((failed + 1)); }
+expect 2 'exists' snapshot create "$tmp/s" --kernel "$TK_ELF" --allow-pvm --mem 32M
+
+# --- inspect -------------------------------------------------------------------
+expect 0 'linux guest, paused at boot complete: kernel /.*testkernel.elf' \
+	snapshot inspect "$tmp/s"
+for sec in vm.pic_master vm.pic_slave vm.ioapic vm.pit vm.guest vcpu.lapic \
+	dev.serial.com1 dev.i8042 dev.boottimer; do
+	grep -q "^  $sec " "$out" || { echo "FAIL: inspect lists no $sec"; failed=$((failed + 1)); }
+done
+grep -q 'in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT); devices: .*boottimer' "$out" ||
+	{ echo "FAIL: inspect machine line"; failed=$((failed + 1)); }
+expect 0 '' snapshot inspect "$tmp/s" --json
+cp "$out" "$tmp/inspect.json"
+json_check 'd["guest"] == "linux" and d["irqchip"] is True and "boottimer" in d["devices"] and "serial.com1" in d["devices"] and d["linux"]["kernel"].endswith("testkernel.elf") and d["linux"]["kernel_bytes"] > 0 and "probe" not in d and d["vcpus"] == 2' "$tmp/inspect.json"
+json_check '{("vcpu.lapic", 0), ("vcpu.lapic", 1), ("dev.boottimer", 2)} <= {(s["name"], s["index"]) for s in d["sections"]}' "$tmp/inspect.json"
+
+# --- restore to the guest's exit -------------------------------------------------
+if [ -d /sys/module/kvm_pvm ]; then
+	expect 77 'PVM' snapshot restore "$tmp/s"
+fi
+for m in mmap uffd eager; do
+	expect 0 'guest exit' snapshot restore "$tmp/s" --allow-pvm --mem-restore "$m" \
+		--console "$tmp/restore.$m"
+	grep -q 'outcome: completed: guest reset through the i8042' "$out" ||
+		{ echo "FAIL: $m outcome"; cat "$out"; failed=$((failed + 1)); }
+	[ "$(cat "$tmp/restore.$m")" = "workload done" ] ||
+		{ echo "FAIL: $m console: $(cat "$tmp/restore.$m")"; failed=$((failed + 1)); }
+done
+expect 0 '' snapshot restore "$tmp/s" --allow-pvm --json --console "$tmp/restore.json.console"
+cp "$out" "$tmp/restore.json"
+json_check 'd["guest"] == "linux" and d["success"] is True and d["guest_done_signals"] == 1 and all(k in d["timeline_ns"] for k in ("restore_start", "state_loaded", "memory_ready", "first_run", "done", "guest_exit"))' "$tmp/restore.json"
+expect 2 "unknown or incomplete option '--bogus'" snapshot restore "$tmp/s" --bogus
+
+# --- a damaged vm.guest section is refused -----------------------------------
+cp -r "$tmp/s" "$tmp/bad"
+python3 - "$tmp/bad/state" <<'PY'
+import struct, sys, zlib
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+at = 64
+while at < len(d) - 8:
+    t, i, l = struct.unpack_from('<IIQ', d, at)
+    if t == 7:  # vm.guest: fill its kernel path, dropping the terminator
+        d[at + 16 + 32:at + 16 + 32 + 1024] = b'x' * 1024
+    at += 16 + ((l + 7) & ~7)
+struct.pack_into('<I', d, len(d) - 8, zlib.crc32(bytes(d[:-8])))
+open(p, 'wb').write(d)
+PY
+expect 1 'vm.guest has an unterminated string' snapshot inspect "$tmp/bad"
+expect 1 'vm.guest has an unterminated string' snapshot restore "$tmp/bad" --allow-pvm
+
+finish
