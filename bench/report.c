@@ -717,6 +717,14 @@ static void md_restore(struct report *r, const struct input *in)
 	for (size_t k = 0; k < rows.n; k++) {
 		const struct rrow *w = &rows.v[k];
 
+		/* the never-stopped VM has only its request phase */
+		if (!strcmp(w->strategy, "never-stopped")) {
+			fprintf(r->md, "| never stopped | - | %" JSON_INTEGER_FORMAT
+				" | %" JSON_INTEGER_FORMAT " | - | - | - | %.3f | "
+				"- | - |\n", w->mem >> 20, w->ws >> 20,
+				w->med[RP_REQUEST]);
+			continue;
+		}
 		fprintf(r->md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
 			JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | "
 			"%.0f | %.1f |\n", w->strategy, w->cache, w->mem >> 20,
