@@ -1,6 +1,6 @@
-/* The benchmark suite: runs the registered drivers one after another with
- * per-driver quick parameters, measures what the harness itself adds to a
- * sample, writes suite.json and generates the report. */
+/* The benchmark suite: runs the registered drivers one after another, each
+ * as a child process with per-driver quick parameters, measures what the
+ * harness itself adds to a sample, writes suite.json and the report. */
 #include "suite.h"
 
 #include "err.h"
@@ -9,14 +9,19 @@
 #include "result.h"
 #include "timeline.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 enum level { LEVEL_FULL, LEVEL_QUICK, LEVEL_SMOKE };
 
@@ -161,15 +166,24 @@ static const char *args_for(const char *driver, enum level level)
 	return "";
 }
 
-/* Runs one driver in this process: argv = NAME ARGS... --out DIR. */
+/* Runs one driver as a child process (`coldstart bench NAME ARGS...
+ * --out DIR`), so no driver inherits another's memory high-water mark,
+ * descriptors or state. Returns its exit code. */
 static int run_driver(const struct command *d, const char *out_dir,
 		      struct run *r)
 {
 	char buf[256], *argv[40], *save = NULL;
-	int argc = 0;
+	const char *exe = cli__self_exe();
+	int argc = 0, status;
 	uint64_t t0;
+	pid_t pid;
 
+	if (!exe)
+		return r->exit = cli__error(CLI_FAIL, "bench suite: cannot "
+					    "find the coldstart binary");
 	snprintf(buf, sizeof(buf), "%s", r->args);
+	argv[argc++] = (char *)exe;
+	argv[argc++] = "bench";
 	argv[argc++] = (char *)d->name;
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 36;
 	     t = strtok_r(NULL, " ", &save))
@@ -180,8 +194,13 @@ static int run_driver(const struct command *d, const char *out_dir,
 	fprintf(stderr, "==> bench %s %s\n", d->name, r->args);
 	fflush(stdout);
 	t0 = timeline__now();
-	r->exit = d->run(argc, argv);
-	fflush(stdout);
+	if (posix_spawn(&pid, exe, NULL, NULL, argv, environ) != 0) {
+		r->exit = CLI_FAIL;
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		r->exit = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+	}
 	r->wall_s = (double)(timeline__now() - t0) / 1e9;
 	fprintf(stderr, "==> bench %s: %s in %.1f s\n", d->name,
 		r->exit == CLI_OK ? "done" : r->exit == CLI_SKIP
@@ -264,6 +283,24 @@ static void default_dir(char *buf, size_t len)
 		 tm.tm_min, tm.tm_sec);
 }
 
+/* Every name in --only must be a suite driver of this build. */
+static int check_only(const char *only, const struct command *d, size_t nd)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", only);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
+			;
+		if (i == nd)
+			return err__set(EINVAL, "--only: '%s' is not a driver of "
+					"the suite", t);
+	}
+	return 0;
+}
+
 static int run_suite(const struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
@@ -272,10 +309,14 @@ static int run_suite(const struct suite_opts *o, int *failed)
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
-	int ret = output__mkdirs(o->out_dir);
+	int ret = o->only ? check_only(o->only, d, nd) : 0;
 
+	if (ret == 0)
+		ret = output__mkdirs(o->out_dir);
+	if (ret < 0)
+		return ret;
 	harness_overhead(per, empty);
-	for (size_t i = 0; ret == 0 && i < nd && n < 32; i++) {
+	for (size_t i = 0; i < nd && n < 32; i++) {
 		if (is_excluded(d[i].name) || (o->only && !in_list(o->only, d[i].name)))
 			continue;
 		runs[n] = (struct run){ .name = d[i].name };
@@ -286,8 +327,6 @@ static int run_suite(const struct suite_opts *o, int *failed)
 			(*failed)++;
 		n++;
 	}
-	if (ret < 0)
-		return ret;
 	doc = suite_doc(o, runs, n, per, empty,
 			(double)(timeline__now() - t0) / 1e9);
 	if (!doc)
@@ -319,7 +358,8 @@ int cmd_bench_suite(int argc, char **argv)
 	}
 	ret = run_suite(&o, &failed);
 	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench suite: %s", err__last());
+		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,
+				  "bench suite: %s", err__last());
 	printf("suite: results and report in %s/\n", o.out_dir);
 	if (failed)
 		return cli__error(CLI_FAIL, "bench suite: %d driver(s) failed",

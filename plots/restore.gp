@@ -36,10 +36,15 @@ do for [c in caches] {
 	set title sprintf('page cache %s', c)
 	# one legend, beside the last panel
 	if (c eq word(caches, nc)) { set key outside right top } else { unset key }
-	plot for [s in strategies] for [w in wss] in skip 1 \
-	        using (row(s, c, w + 0) ? $3 : NaN):(row(s, c, w + 0) ? $8 : NaN) with linespoints lw 2 \
-	        title sprintf('%s ws %sM', s, w), \
-	     for [w in wss] in skip 1 using (never(w + 0) ? $3 : NaN):(never(w + 0) ? $8 : NaN) \
-	        with linespoints dt 2 lc 'black' title sprintf('never stopped ws %sM', w)
+	# colour per strategy, dash pattern per working-set size
+	plot for [i=1:words(strategies)] for [j=1:words(wss)] in skip 1 \
+	        using (row(word(strategies, i), c, word(wss, j) + 0) ? $3 : NaN):\
+	              (row(word(strategies, i), c, word(wss, j) + 0) ? $8 : NaN) \
+	        with linespoints lw 2 lc i dt j pt i \
+	        title sprintf('%s ws %sM', word(strategies, i), word(wss, j)), \
+	     for [j=1:words(wss)] in skip 1 \
+	        using (never(word(wss, j) + 0) ? $3 : NaN):(never(word(wss, j) + 0) ? $8 : NaN) \
+	        with linespoints lc 'black' dt j pt 7 ps 0.6 \
+	        title sprintf('never stopped ws %sM', word(wss, j))
 }
 unset multiplot

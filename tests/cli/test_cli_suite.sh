@@ -45,4 +45,6 @@ done
 grep -q "Harness overhead per sample" "$dir/s/report.md" && pass=$((pass + 1)) ||
 	{ echo "FAIL: report.md lacks the harness overhead"; failed=$((failed + 1)); }
 expect 2 "unexpected argument" bench suite extra
+expect 2 "--only: 'floor' is not a driver of the suite" bench suite --only lifecycle,floor --out "$dir/x"
+[ ! -e "$dir/x" ] && pass=$((pass + 1)) || { echo "FAIL: a refused suite wrote files"; failed=$((failed + 1)); }
 finish
