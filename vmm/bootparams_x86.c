@@ -210,6 +210,7 @@ int linux__zero_page(struct boot_params *bp, const struct linux_zero_page *z)
 	bp->ext_ramdisk_image = (uint32_t)(z->initrd_gpa >> 32);
 	h->ramdisk_size = (uint32_t)z->initrd_size;
 	bp->ext_ramdisk_size = (uint32_t)(z->initrd_size >> 32);
+	bp->acpi_rsdp_addr = z->acpi_rsdp;
 	n = linux__e820(bp->e820_table, E820_MAX_ENTRIES_ZEROPAGE, z->mem_size);
 	if (n < 0)
 		return n;

@@ -20,6 +20,7 @@
 #define LINUX_CMDLINE_GPA 0x20000ull  /* kernel command line */
 #define LINUX_CMDLINE_MAX 0x10000ull  /* bytes reserved for it, with NUL */
 #define LINUX_EBDA_GPA 0x9fc00ull     /* top 1 KiB of base memory: MP table */
+#define LINUX_ACPI_GPA 0xe0000ull     /* BIOS area: RSDP and ACPI tables */
 #define LINUX_HIGH_MEM 0x100000ull    /* 1 MiB: RAM resumes here */
 #define LINUX_IDENTITY_MAP 0x100000000ull /* boot page tables map 4 GiB */
 /* Guest RAM stays below the boot timer's MMIO page at 3 GiB and KVM's
@@ -77,11 +78,12 @@ struct linux_zero_page {
 	uint64_t mem_size;
 	uint64_t cmdline_gpa;
 	uint64_t initrd_gpa, initrd_size; /* size 0: none */
+	uint64_t acpi_rsdp;       /* 0: none */
 };
 
 /* Zeroes `bp` and fills it: the kernel's setup header (or a minimal one
  * for an ELF vmlinux), loader type "undefined", command line and initrd
- * addresses, and the E820 map. */
+ * addresses, the RSDP's address, and the E820 map. */
 int linux__zero_page(struct boot_params *bp, const struct linux_zero_page *z);
 
 #endif

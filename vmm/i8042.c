@@ -10,6 +10,7 @@
 #define STATUS_OBF 0x01
 #define STATUS_SYS 0x04 /* system flag: self-test passed */
 #define STATUS_CMD 0x08 /* last write was a command */
+#define STATUS_UNLOCKED 0x10 /* keyboard not inhibited by a keylock */
 
 enum {
 	CMD_READ_CTR = 0x20,
@@ -125,6 +126,7 @@ static uint8_t read_port(struct i8042_regs *r, uint64_t port)
 {
 	if (port == I8042_CMD_PORT)
 		return (uint8_t)((r->out_full ? STATUS_OBF : 0) | STATUS_SYS |
+				 STATUS_UNLOCKED |
 				 (r->last_cmd ? STATUS_CMD : 0));
 	r->out_full = 0;
 	return r->out;

@@ -2,6 +2,7 @@
  * state, and the machine's devices. */
 #include "linux_x86.h"
 
+#include "acpi_x86.h"
 #include "cpu_x86.h"
 #include "err.h"
 #include "mptable_x86.h"
@@ -238,6 +239,7 @@ static int check_shape(const struct linux_kernel *k, uint64_t mem_size,
 				(unsigned long long)k->end,
 				(unsigned long long)((k->end + MEM_ALIGN - 1) /
 						     MEM_ALIGN * 2));
+	_Static_assert(MPTABLE_MAX_CPUS == ACPI_MAX_CPUS, "one CPU limit");
 	if (nr_vcpus == 0 || nr_vcpus > MPTABLE_MAX_CPUS)
 		return err__set(EINVAL, "--vcpus: a Linux guest takes 1 to %u "
 				"vCPUs", MPTABLE_MAX_CPUS);
@@ -345,6 +347,8 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 	if (ret == 0)
 		ret = legacy_x86__init(&m->legacy, vm);
 	if (ret == 0)
+		ret = acpi_pm__init(&m->pm, vm);
+	if (ret == 0)
 		return 0;
 	i8042__destroy(&m->kbc);
 err_serial:
@@ -386,6 +390,7 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 		.cmdline_gpa = LINUX_CMDLINE_GPA,
 		.initrd_gpa = b->initrd_gpa,
 		.initrd_size = b->initrd_fd >= 0 ? b->initrd_size : 0,
+		.acpi_rsdp = LINUX_ACPI_GPA,
 	};
 	int ret;
 
@@ -396,6 +401,11 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 		ret = mptable__build(mem + LINUX_EBDA_GPA,
 				     LINUX_HIGH_MEM - LINUX_EBDA_GPA,
 				     (uint32_t)LINUX_EBDA_GPA, b->nr_vcpus);
+	/* Both: kernels without MP-table support read ACPI, and the reverse. */
+	if (ret == 0)
+		ret = acpi__build(mem + LINUX_ACPI_GPA,
+				  LINUX_HIGH_MEM - LINUX_ACPI_GPA, LINUX_ACPI_GPA,
+				  b->nr_vcpus);
 	if (ret == 0 && b->initrd_fd >= 0)
 		ret = read_at(b->initrd_fd, mem + b->initrd_gpa, b->initrd_size,
 			      0, "the initrd");

@@ -10,9 +10,10 @@
  *          states through vm->devices -> vm__start.
  *
  * linux_machine__create() sets up only what lives outside guest memory
- * and vCPU state: the devices (COM1, i8042, boot timer, CMOS RTC, legacy
- * sinks) and their traps. linux__load() writes guest memory (kernel,
- * initrd, command line, zero page, MP table, GDT, page tables) and sets
+ * and vCPU state: the devices (COM1, i8042, boot timer, CMOS RTC, ACPI PM
+ * registers, legacy sinks) and their traps. linux__load() writes guest
+ * memory (kernel, initrd, command line, zero page, MP table, ACPI tables,
+ * GDT, page tables) and sets
  * every vCPU's boot state (registers, MSRs, LAPIC LINT0/LINT1, MP state);
  * a snapshot carries all of that already. */
 #ifndef COLDSTART_LINUX_X86_H
@@ -22,6 +23,7 @@
 #include "bootparams_x86.h"
 #include "i8042.h"
 #include "legacy_x86.h"
+#include "pm_x86.h"
 #include "serial.h"
 #include "vm.h"
 
@@ -93,6 +95,7 @@ struct linux_machine {
 	struct i8042 kbc;
 	struct boottimer timer;
 	struct legacy_x86 legacy;
+	struct acpi_pm pm;
 };
 
 /* Creates the devices on `vm` (created from linux__vm_config, vCPUs not

@@ -93,6 +93,7 @@ static void expect_checks_pass(const struct boot_run *r)
 	expect_line(r, "i8042: ok\n");
 	expect_line(r, "rtc: year 20");
 	expect_line(r, "workload done\n");
+	expect_line(r, "acpi: rsdp 0x00000000000e0000, checksums ok, ");
 	assert_null(strstr(r->console, "BAD"));
 	assert_int_equal(r->bytes_out, r->console_len);
 }
@@ -110,6 +111,7 @@ static void test_elf_boots(void **state)
 	expect_checks_pass(&r);
 	expect_line(&r, "cmdline: console=ttyS0 tk.signal=port\n");
 	expect_line(&r, "mptable: 1 cpus\n");
+	expect_line(&r, ", madt: 1 cpus\n");
 	expect_line(&r, "initrd: none\n");
 	/* 639 KiB below the EBDA plus 31 MiB above 1 MiB. */
 	expect_line(&r, "e820: 3 entries, 32383 KiB RAM\n");
@@ -153,6 +155,7 @@ static void test_two_vcpus(void **state)
 	run_case(&c, &r);
 	assert_int_equal(r.outcome, VM_COMPLETED);
 	expect_line(&r, "mptable: 2 cpus\n");
+	expect_line(&r, ", madt: 2 cpus\n");
 	assert_int_equal(r.timer.first, BOOTTIMER_VIA_PORT);
 	assert_int_equal(r.timer.seen, BOOTTIMER_VIA_PORT | BOOTTIMER_VIA_MMIO);
 	free(r.console);
@@ -185,6 +188,21 @@ static void test_triple_fault_fails(void **state)
 	assert_int_equal(r.outcome, VM_FAILED);
 	assert_non_null(strstr(r.reason, "guest shut down"));
 	assert_int_equal(r.tl.t[TL_GUEST_EXIT], 0);
+	free(r.console);
+}
+
+/* ACPI S5 (what `poweroff` does) ends the VM as a clean exit. */
+static void test_acpi_poweroff(void **state)
+{
+	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
+			       .cmdline = "tk.exit=poweroff" };
+	struct boot_run r;
+
+	(void)state;
+	run_case(&c, &r);
+	assert_int_equal(r.outcome, VM_COMPLETED);
+	assert_string_equal(r.reason, "guest powered off (ACPI S5)");
+	assert_true(r.tl.t[TL_GUEST_EXIT] != 0);
 	free(r.console);
 }
 
@@ -251,7 +269,8 @@ static void test_pause_at_boot(void **state)
 	struct timeline tl = { 0 };
 	struct vm *vm;
 	struct vm_config cfg;
-	const char *names[] = { "serial.com1", "i8042", "boottimer", "cmos" };
+	const char *names[] = { "serial.com1", "i8042", "boottimer", "cmos",
+				"acpi.pm" };
 
 	(void)state;
 	assert_int_equal(linux__open_kernel(&k, COLDSTART_TESTKERNEL_ELF), 0);
@@ -260,7 +279,7 @@ static void test_pause_at_boot(void **state)
 	assert_int_equal(vm__create(&kvm, &cfg, &tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
 			 &(struct linux_machine_opts){ NULL, BOOTTIMER_PAUSE }), 0);
-	assert_int_equal(vm->nr_devices, 4);
+	assert_int_equal(vm->nr_devices, 5);
 	assert_int_equal(linux__load(vm, &b), 0);
 	assert_int_equal(vm__start(vm), 0);
 	assert_int_equal(vm__wait_paused(vm, TIMEOUT_NS), 0);
@@ -353,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_stop_at_boot),
 		cmocka_unit_test(test_triple_fault_fails),
 		cmocka_unit_test(test_panic_fails),
+		cmocka_unit_test(test_acpi_poweroff),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_pause_at_boot),
 	};

@@ -5,8 +5,9 @@
  * enough to run where ring 0 is interpreted (PVM), so KVM tests of the
  * loader and devices run on every host. Command line options:
  * tk.signal=port|mmio|both (boot-complete variant, default port),
- * tk.exit=reset|hang|shutdown|panic (default reset through the i8042;
- * panic prints Linux's panic line first, then resets as panic=-1 does). */
+ * tk.exit=reset|hang|shutdown|panic|poweroff (default reset through the
+ * i8042; panic prints Linux's panic line first, then resets as panic=-1
+ * does; poweroff writes ACPI S5 to PM1a control). */
 #include <asm/bootparam.h>
 #include <stdint.h>
 
@@ -149,6 +150,56 @@ static void check_initrd(const struct boot_params *bp)
 	putc_com1('\n');
 }
 
+static const uint8_t *acpi_table(const uint8_t *xsdt, const char *sig)
+{
+	uint32_t len = *(const uint32_t *)(xsdt + 4);
+
+	for (uint32_t off = 36; off + 8 <= len; off += 8) {
+		const uint8_t *t = (const uint8_t *)(uintptr_t)
+			*(const uint64_t *)(xsdt + off);
+
+		if (t[0] == sig[0] && t[1] == sig[1] && t[2] == sig[2] &&
+		    t[3] == sig[3])
+			return t;
+	}
+	return 0;
+}
+
+/* RSDP from the zero page, XSDT, FADT -> DSDT, MADT: checksums and the
+ * MADT's processors, as Linux's ACPI table code reads them. */
+static void check_acpi(const struct boot_params *bp)
+{
+	const uint8_t *rsdp = (const uint8_t *)(uintptr_t)bp->acpi_rsdp_addr;
+	const uint8_t *xsdt, *fadt, *madt, *dsdt;
+	uint32_t cpus = 0;
+	int ok;
+
+	ok = rsdp && !sum(rsdp, 20) && !sum(rsdp, 36) && rsdp[15] == 2;
+	xsdt = ok ? (const uint8_t *)(uintptr_t)*(const uint64_t *)(rsdp + 24)
+		  : 0;
+	ok = ok && !sum(xsdt, *(const uint32_t *)(xsdt + 4));
+	fadt = ok ? acpi_table(xsdt, "FACP") : 0;
+	madt = ok ? acpi_table(xsdt, "APIC") : 0;
+	ok = ok && fadt && madt && !sum(fadt, *(const uint32_t *)(fadt + 4)) &&
+	     !sum(madt, *(const uint32_t *)(madt + 4));
+	dsdt = ok ? (const uint8_t *)(uintptr_t)*(const uint64_t *)(fadt + 140)
+		  : 0;
+	ok = ok && dsdt && dsdt[0] == 'D' &&
+	     !sum(dsdt, *(const uint32_t *)(dsdt + 4));
+	if (!ok) {
+		puts_com1("acpi: BAD tables\n");
+		return;
+	}
+	for (uint32_t off = 44; off < *(const uint32_t *)(madt + 4);
+	     off += madt[off + 1])
+		cpus += madt[off] == 0 && (madt[off + 4] & 1);
+	puts_com1("acpi: rsdp ");
+	put_hex(bp->acpi_rsdp_addr);
+	puts_com1(", checksums ok, madt: ");
+	put_dec(cpus);
+	puts_com1(" cpus\n");
+}
+
 static void check_cpuid(void)
 {
 	uint32_t a = 0x40000000, b, c, d;
@@ -222,6 +273,9 @@ static void finish(const char *cmdline)
 		return; /* the caller halts with interrupts off */
 	if (has(cmdline, "tk.exit=panic"))
 		puts_com1("Kernel panic - not syncing: test kernel asked to\n");
+	if (has(cmdline, "tk.exit=poweroff")) /* SLP_TYP 5, SLP_EN */
+		__asm__ volatile("outw %0, %1" : : "a"((uint16_t)(5 << 10 | 1 << 13)),
+				 "Nd"((uint16_t)0x604));
 	if (has(cmdline, "tk.exit=shutdown")) {
 		/* No IDT: the fault becomes a triple fault. */
 		__asm__ volatile("ud2");
@@ -247,6 +301,7 @@ void tk_main(const struct boot_params *bp)
 	putc_com1('\n');
 	check_e820(bp);
 	check_mptable();
+	check_acpi(bp);
 	check_initrd(bp);
 	check_cpuid();
 	check_uart();
