@@ -34,4 +34,12 @@ set offsets graph 0.02, graph 0.02, 0, 0
 # A row belongs to the line when bench, group and series match.
 # Rows of other lines are NaN in x and y, so they do not stretch the axes.
 mine(s) = strcol(1) eq bench && strcol(2) eq group && strcol(3) eq s
-plot for [s in series] in skip 1 using (mine(s) ? $5 : NaN):(mine(s) ? $6 : NaN) with steps lw 2 title s
+# the palette has 8 colours: lines 9 and later are dashed
+n = words(series)
+first = n < 8 ? n : 8
+plot for [i=1:first] in skip 1 \
+	using (mine(word(series, i)) ? $5 : NaN):(mine(word(series, i)) ? $6 : NaN) \
+	with steps lw 2 lc i title word(series, i), \
+     for [i=9:n] in skip 1 \
+	using (mine(word(series, i)) ? $5 : NaN):(mine(word(series, i)) ? $6 : NaN) \
+	with steps lw 2 lc i dt 2 title word(series, i)
