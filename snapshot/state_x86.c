@@ -536,8 +536,10 @@ find_leaf(const struct kvm_cpuid_entry2 *e, uint32_t n, uint32_t fn,
 }
 
 /* Bits KVM sets in a vCPU's CPUID from guest state (CR4.OSXSAVE,
- * CR4.PKE), never in the supported table: no host feature. */
+ * CR4.PKE) and the one a VMM sets itself (hypervisor present), never in
+ * the supported table: no host feature. */
 #define CPUID1_ECX_OSXSAVE (1u << 27)
+#define CPUID1_ECX_HYPERVISOR (1u << 31)
 #define CPUID7_ECX_OSPKE (1u << 4)
 
 /* What this host offers for a leaf: KVM's supported table; on PVM also
@@ -557,7 +559,7 @@ static void host_leaf(const struct kvm_host *kvm,
 		out->edx |= d;
 	}
 	if (fn == 1)
-		out->ecx |= CPUID1_ECX_OSXSAVE;
+		out->ecx |= CPUID1_ECX_OSXSAVE | CPUID1_ECX_HYPERVISOR;
 	if (fn == 7)
 		out->ecx |= CPUID7_ECX_OSPKE;
 }
