@@ -145,7 +145,7 @@ int snap__device(const void *payload, size_t len, const char **name,
 void snap__section_name(const struct snap_section *sec, const void *payload,
 			char *out, size_t size)
 {
-	const char *name = snap__type_name(sec->type), *dev;
+	const char *name = snap__type_name(sec->type), *dev = NULL;
 	const void *state;
 	size_t len;
 
