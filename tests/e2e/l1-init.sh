@@ -16,7 +16,8 @@ CS=/coldstart
 L2=/l2
 # The VMM's default command line, plus quiet and the options under test.
 BASE="console=ttyS0 reboot=k panic=-1 pci=off nomodules 8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd quiet"
-CASE_TIMEOUT=240
+# coldstart's own --timeout is 100s; this one catches a VMM that hangs.
+CASE_TIMEOUT=120
 
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 finish() {
@@ -42,6 +43,7 @@ FAILED=0
 case_start() {
 	CUR=$1
 	T0=$(now_ms)
+	echo "E2E-CASE $CUR starts at $(now_ms) ms"
 	CASE_OK=1
 	CASE_WHY=""
 }
@@ -49,7 +51,7 @@ case_start() {
 run() {
 	local want=$1 code
 	shift
-	timeout $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err
+	timeout -k 5 $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err
 	code=$?
 	CODE=$code
 	if [ "$want" = 0 ] && [ $code -ne 0 ]; then
@@ -99,7 +101,7 @@ report_times() {
 boot_1vcpu() {
 	case_start boot_1vcpu
 	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 1 --mem 256M --timeout 200s --json \
+		--vcpus 1 --mem 256M --timeout 100s --json \
 		--console /tmp/$CUR.console \
 		--cmdline "$BASE coldstart.run=\"echo e2e-run-\$((6*7)); uname -r\""
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
@@ -127,7 +129,7 @@ boot_1vcpu() {
 boot_2vcpu() {
 	case_start boot_2vcpu_mmio
 	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 2 --mem 256M --timeout 200s --json \
+		--vcpus 2 --mem 256M --timeout 100s --json \
 		--console /tmp/$CUR.console \
 		--cmdline "$BASE coldstart.boot=mmio coldstart.touch=16M:random:write coldstart.run=\"grep -c ^processor /proc/cpuinfo\""
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
@@ -149,7 +151,7 @@ boot_2vcpu() {
 boot_both_signals() {
 	case_start boot_both_signals
 	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 1 --mem 128M --timeout 200s --json \
+		--vcpus 1 --mem 128M --timeout 100s --json \
 		--console /tmp/$CUR.console \
 		--cmdline "$BASE coldstart.boot=both"
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
