@@ -235,9 +235,9 @@ static int resolve_kernel(struct inputs *in, const char *wanted)
 				   "the kernel package");
 	ret = spawn_ok(depends, NULL, out, sizeof(out));
 	if (ret < 0)
-		return err__set(ENOENT, "%s; is the Debian archive in "
-				"/etc/apt/sources.list and 'apt-get update' "
-				"done?", err__last());
+		return err__set(ENOENT, "'apt-cache depends %s' failed; is "
+				"Debian's archive in the apt sources and "
+				"'apt-get update' done?", IMAGE_META_PACKAGE);
 	dep = field(out, "Depends");
 	if (!dep || strncmp(dep, "linux-image-", 12))
 		return err__set(ENOENT, "%s does not depend on a "
@@ -597,28 +597,37 @@ static json_t *file_entry(const char *dir, const char *file)
 			 (json_int_t)size, "sha256", sum);
 }
 
-static json_t *module_entries(const char *dir, const char *root,
-			      const char *release)
+/* Copies the KVM modules the package has into dir/modules and returns
+ * their manifest entries in *out. */
+static int module_entries(const char *dir, const char *root,
+			  const char *release, json_t **out)
 {
-	json_t *mods = json_array();
 	char src[PATH_MAX], dst[PATH_MAX], name[PATH_MAX];
+	json_t *mods = json_array(), *entry;
+	int ret = mods ? 0 : err__set(ENOMEM, "out of memory");
 
-	for (size_t i = 0; mods && i < sizeof(kvm_modules) / sizeof(*kvm_modules);
-	     i++) {
-		pathf(src, sizeof(src), "%s/lib/modules/%s/%s", root,
-			 release, kvm_modules[i]);
-		pathf(name, sizeof(name), "modules/%s",
-			 strrchr(kvm_modules[i], '/') + 1);
-		pathf(dst, sizeof(dst), "%s/%s", dir, name);
-		if (access(src, R_OK) < 0)
+	for (size_t i = 0; ret == 0 && i < sizeof(kvm_modules) /
+						  sizeof(*kvm_modules); i++) {
+		ret = pathf(src, sizeof(src), "%s/lib/modules/%s/%s", root,
+			    release, kvm_modules[i]);
+		if (ret == 0)
+			ret = pathf(name, sizeof(name), "modules/%s",
+				    strrchr(kvm_modules[i], '/') + 1);
+		if (ret == 0)
+			ret = pathf(dst, sizeof(dst), "%s/%s", dir, name);
+		if (ret < 0 || access(src, R_OK) < 0)
 			continue; /* another kernel may build KVM in */
-		if (copy_file(src, dst) < 0 ||
-		    json_array_append_new(mods, file_entry(dir, name)) < 0) {
-			json_decref(mods);
-			return NULL;
-		}
+		ret = copy_file(src, dst);
+		entry = ret == 0 ? file_entry(dir, name) : NULL;
+		if (ret == 0 && json_array_append_new(mods, entry) < 0)
+			ret = err__set(EIO, "listing %s in the manifest", name);
 	}
-	return mods;
+	if (ret < 0) {
+		json_decref(mods);
+		return ret;
+	}
+	*out = mods;
+	return 0;
 }
 
 static int write_text(const char *path, const char *text)
@@ -731,43 +740,71 @@ static int gather_inputs(struct inputs *in, const char *wanted)
 }
 
 /* Builds the complete image in tmp/image from the inputs. */
+/* Copies boot/vmlinuz-RELEASE, and its config if packaged, into `dir`. */
+static int copy_kernel(const char *root, const char *release, const char *dir)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	int ret;
+
+	ret = pathf(src, sizeof(src), "%s/boot/vmlinuz-%s", root, release);
+	if (ret == 0)
+		ret = pathf(dst, sizeof(dst), "%s/%s", dir, IMAGE_KERNEL);
+	if (ret == 0)
+		ret = copy_file(src, dst);
+	if (ret == 0)
+		ret = pathf(src, sizeof(src), "%s/boot/config-%s", root,
+			    release);
+	if (ret == 0)
+		ret = pathf(dst, sizeof(dst), "%s/config", dir);
+	if (ret == 0 && access(src, R_OK) == 0)
+		ret = copy_file(src, dst);
+	return ret;
+}
+
+static int make_image_dirs(const char *staged)
+{
+	char modules[PATH_MAX];
+	int ret = pathf(modules, sizeof(modules), "%s/modules", staged);
+
+	if (ret == 0 && mkdir(staged, 0755) < 0)
+		ret = err__sys(errno, "creating %s", staged);
+	if (ret == 0 && mkdir(modules, 0755) < 0)
+		ret = err__sys(errno, "creating %s", modules);
+	return ret;
+}
+
+/* Builds the complete image in tmp/image from the inputs. */
 static int build_into(const char *tmp, const struct inputs *in,
 		      char *staged, size_t size)
 {
-	char root[PATH_MAX], release[256], src[PATH_MAX], dst[PATH_MAX];
-	json_t *mods;
+	char root[PATH_MAX], release[256], initramfs[PATH_MAX];
+	json_t *mods = NULL;
 	int ret, applets = 0;
 
-	pathf(root, sizeof(root), "%s/deb", tmp);
-	pathf(staged, size, "%s/image", tmp);
-	ret = fetch_kernel(in, tmp);
+	ret = pathf(root, sizeof(root), "%s/deb", tmp);
+	if (ret == 0)
+		ret = pathf(staged, size, "%s/image", tmp);
+	if (ret == 0)
+		ret = fetch_kernel(in, tmp);
 	if (ret == 0)
 		ret = find_release(root, release, sizeof(release));
-	if (ret == 0 && (mkdir(staged, 0755) < 0 ||
-			 pathf(dst, sizeof(dst), "%s/modules", staged) ||
-			 mkdir(dst, 0755) < 0))
-		ret = err__sys(errno, "creating %s", dst);
-	if (ret < 0)
-		return ret;
-	pathf(src, sizeof(src), "%s/boot/vmlinuz-%s", root, release);
-	pathf(dst, sizeof(dst), "%s/%s", staged, IMAGE_KERNEL);
-	ret = copy_file(src, dst);
-	pathf(src, sizeof(src), "%s/boot/config-%s", root, release);
-	pathf(dst, sizeof(dst), "%s/config", staged);
-	if (ret == 0 && access(src, R_OK) == 0)
-		ret = copy_file(src, dst);
-	progress("writing %s (busybox-static %s, coldstart-init)",
-		 IMAGE_INITRAMFS, in->busybox_version);
-	pathf(dst, sizeof(dst), "%s/%s", staged, IMAGE_INITRAMFS);
 	if (ret == 0)
-		ret = write_initramfs(dst, &applets);
-	if (ret < 0)
-		return ret;
-	mods = module_entries(staged, root, release);
-	if (!mods)
-		return err__set(EIO, "copying the KVM modules: %s",
-				err__last());
-	return write_manifest(staged, in, release, applets, mods);
+		ret = make_image_dirs(staged);
+	if (ret == 0)
+		ret = copy_kernel(root, release, staged);
+	if (ret == 0)
+		ret = pathf(initramfs, sizeof(initramfs), "%s/%s", staged,
+			    IMAGE_INITRAMFS);
+	if (ret == 0) {
+		progress("writing %s (busybox-static %s, coldstart-init)",
+			 IMAGE_INITRAMFS, in->busybox_version);
+		ret = write_initramfs(initramfs, &applets);
+	}
+	if (ret == 0)
+		ret = module_entries(staged, root, release, &mods);
+	if (ret == 0)
+		ret = write_manifest(staged, in, release, applets, mods);
+	return ret;
 }
 
 static int sync_dir(const char *path)
