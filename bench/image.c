@@ -452,11 +452,19 @@ out:
 static int fetch_kernel(const struct inputs *in, const char *tmp)
 {
 	char deb[PATH_MAX], root[PATH_MAX], spec[512];
+	/* As root apt drops to its _apt user, which cannot write into our
+	 * private temporary directory; downloading as root is what it then
+	 * does anyway, after a warning. */
 	char *download[] = { "apt-get", "download", "-q",
 			     "-o", "APT::Sandbox::User=root", spec, NULL };
 	struct dirent *de;
 	DIR *d;
 	int ret;
+
+	if (geteuid() != 0) { /* no sandbox user to switch to */
+		download[3] = spec;
+		download[4] = NULL;
+	}
 
 	/* Name and version: a glob or bare name could fetch another one. */
 	snprintf(spec, sizeof(spec), "%s=%s", in->package, in->version);
