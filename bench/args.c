@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <ctype.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +152,31 @@ int args__choice(const char *opt, const char *text,
 			used = sizeof(list) - 1;
 	}
 	return err__set(EINVAL, "%s: '%s' is not one of: %s", opt, text, list);
+}
+
+int args__both(const char *opt, const char *text, const char *first,
+	       const char *second, bool *a, bool *b)
+{
+	const char *const names[] = { "both", first, second, NULL };
+	unsigned int i;
+
+	if (args__choice(opt, text, names, &i) < 0)
+		return -EINVAL;
+	*a = i != 2;
+	*b = i != 1;
+	return 0;
+}
+
+int args__bad_option(char *const argv[])
+{
+	return err__set(EINVAL, "unknown or incomplete option '%s'",
+			argv[optind - 1]);
+}
+
+int args__no_operands(int argc, char *const argv[])
+{
+	if (optind < argc)
+		return err__set(EINVAL, "unexpected argument '%s'",
+				argv[optind]);
+	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef COLDSTART_ARGS_H
 #define COLDSTART_ARGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* "4096", "4k", "64M", "2G", "1T" (binary units, case-insensitive, optional
@@ -22,5 +23,18 @@ int args__duration(const char *opt, const char *text, uint64_t *ns);
 /* Index of `text` in the NULL-terminated `names`; the error lists them. */
 int args__choice(const char *opt, const char *text,
 		 const char *const *names, unsigned int *out);
+
+/* `--mode both|FIRST|SECOND`: *first and *second say which of the two
+ * series run ("both" sets both). */
+int args__both(const char *opt, const char *text, const char *first,
+	       const char *second, bool *a, bool *b);
+
+/* The error for what getopt_long() just refused (an unknown option or one
+ * missing its value): "unknown or incomplete option 'ARG'"; -EINVAL. */
+int args__bad_option(char *const argv[]);
+
+/* After getopt_long(): -EINVAL "unexpected argument 'ARG'" when operands
+ * remain (optind < argc), else 0. */
+int args__no_operands(int argc, char *const argv[]);
 
 #endif

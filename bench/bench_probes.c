@@ -147,14 +147,10 @@ static int parse(int argc, char **argv, struct bench_probes *b)
 		case 'h':
 			return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'",
-				argv[optind]);
-	return ret;
+	return ret ? ret : args__no_operands(argc, argv);
 }
 
 /* Runs one child and returns its JSON document, or NULL with

@@ -175,8 +175,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		if (c == 'h')
 			return 1;
 		if (c == '?')
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		ret = parse_option(c, cli);
 	}
 	if (ret < 0)

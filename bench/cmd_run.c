@@ -327,13 +327,11 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
 		if (c == '?')
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		ret = parse_one(c, optarg, o);
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'",
-				argv[optind]);
+	if (ret == 0 && args__no_operands(argc, argv) < 0)
+		return -EINVAL;
 	if (ret == 0 && !o->help)
 		ret = o->kernel ? check_linux(o) : check_probe(o);
 	if (o->json && o->quiet)

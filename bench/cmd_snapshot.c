@@ -157,8 +157,8 @@ static int parse_diff(int argc, char **argv, struct diff_opts *o)
 				       "comes from BASE)", argv[optind - 1]);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
 	return ret;
 }
 
@@ -390,12 +390,11 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 		} else if (c == 'k') {
 			o->kvm_path = optarg;
 		} else {
-			ret = err__set(EINVAL, "unknown or incomplete option "
-				       "'%s'", argv[optind - 1]);
+			ret = args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
 	return ret;
 }
 

@@ -110,7 +110,6 @@ static void usage(FILE *out)
 /* 0, 1 for --help, or -EINVAL. */
 static int parse(int argc, char **argv, struct density_opts *o)
 {
-	static const char *const modes[] = { "both", "fresh", "clone", NULL };
 	static const struct option opts[] = {
 		{ "count", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -123,11 +122,11 @@ static int parse(int argc, char **argv, struct density_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int mode = 0;
 	int c, ret = 0;
 
 	*o = (struct density_opts){ .count = 16, .warmup = 2,
-				    .init = 4ull << 20, .ws = 4ull << 20 };
+				    .init = 4ull << 20, .ws = 4ull << 20,
+				    .fresh = true, .clone = true };
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
@@ -137,22 +136,22 @@ static int parse(int argc, char **argv, struct density_opts *o)
 		case 'b': ret = args__size("--budget", optarg, &o->budget); break;
 		case 'i': ret = args__size("--init", optarg, &o->init); break;
 		case 's': ret = args__size("--ws", optarg, &o->ws); break;
-		case 'm': ret = args__choice("--mode", optarg, modes, &mode); break;
+		case 'm':
+			ret = args__both("--mode", optarg, "fresh", "clone",
+					 &o->fresh, &o->clone);
+			break;
 		case 'j': o->json = true; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'h': return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
 	if (ret == 0 && (o->init % 4096 || o->ws % 4096))
 		return err__set(EINVAL, "--init and --ws must be multiples of "
 				"4 KiB");
-	o->fresh = mode != 2;
-	o->clone = mode != 1;
 	return ret;
 }
 

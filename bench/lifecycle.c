@@ -76,8 +76,6 @@ static void usage(FILE *out)
 
 int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 {
-	static const char *const modes[] = { "both", "in-process", "process",
-					     NULL };
 	static const struct option opts[] = {
 		{ "count", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -89,17 +87,20 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int mode = 0;
 	int c, ret = 0;
 
-	*o = (struct lifecycle_opts){ .count = 200, .warmup = 20 };
+	*o = (struct lifecycle_opts){ .count = 200, .warmup = 20,
+				      .in_process = true, .process = true };
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': ret = args__u64("--count", optarg, 1, 1000000, &o->count); break;
 		case 'w': ret = args__u64("--warmup", optarg, 0, 1000000, &o->warmup); break;
-		case 'm': ret = args__choice("--mode", optarg, modes, &mode); break;
+		case 'm':
+			ret = args__both("--mode", optarg, "in-process",
+					 "process", &o->in_process, &o->process);
+			break;
 		case 'j': o->json = true; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'k': o->kvm_path = optarg; break;
@@ -110,15 +111,10 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 			break;
 		case 'h': return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
-	o->in_process = mode != 2;
-	o->process = mode != 1;
-	return ret;
+	return ret ? ret : args__no_operands(argc, argv);
 }
 
 static struct run_config minimal_guest(void)

@@ -86,13 +86,10 @@ static int parse(int argc, char **argv, struct peers_opts *o)
 		case 'k': o->kvm_path = optarg; break;
 		case 'h': return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
-	return ret;
+	return ret ? ret : args__no_operands(argc, argv);
 }
 
 /* QEMU from --qemu or PATH; -ENOTSUP (exit 77) when it is not there. */

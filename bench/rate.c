@@ -116,8 +116,6 @@ static int parse_levels(const char *text, struct rate_opts *o)
 /* 0, 1 for --help, or -EINVAL. */
 static int parse(int argc, char **argv, struct rate_opts *o)
 {
-	static const char *const modes[] = { "both", "in-process", "process",
-					     NULL };
 	static const struct option opts[] = {
 		{ "count", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -132,10 +130,10 @@ static int parse(int argc, char **argv, struct rate_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int mode = 0;
 	int c, ret = 0;
 
 	*o = (struct rate_opts){ .count = 40, .warmup = 4, .rounds = 5,
+				 .in_process = true, .process = true,
 				 .burst = 4 * (uint64_t)(cpus > 0 ? cpus : 1) };
 	o->nr_levels = rate__default_levels(cpus > 0 ? (unsigned int)cpus : 1,
 					    o->levels, MAX_LEVELS);
@@ -148,21 +146,19 @@ static int parse(int argc, char **argv, struct rate_opts *o)
 		case 'W': ret = parse_levels(optarg, o); break;
 		case 'b': ret = args__u64("--burst", optarg, 0, MAX_WORKERS, &o->burst); break;
 		case 'r': ret = args__u64("--rounds", optarg, 1, 100000, &o->rounds); break;
-		case 'm': ret = args__choice("--mode", optarg, modes, &mode); break;
+		case 'm':
+			ret = args__both("--mode", optarg, "in-process",
+					 "process", &o->in_process, &o->process);
+			break;
 		case 'j': o->json = true; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'k': o->kvm_path = optarg; break;
 		case 'h': return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (ret == 0 && optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
-	o->in_process = mode != 2;
-	o->process = mode != 1;
-	return ret;
+	return ret ? ret : args__no_operands(argc, argv);
 }
 
 static int one_vm(struct level *lv)

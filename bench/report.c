@@ -975,8 +975,7 @@ static int parse(int argc, char **argv, struct report_opts *o,
 		else if (c == 'q')
 			o->quiet = true;
 		else
-			ret = err__set(EINVAL, "unknown or incomplete option "
-				       "'%s'", argv[optind - 1]);
+			ret = args__bad_option(argv);
 	}
 	if (ret < 0)
 		return ret;

@@ -257,13 +257,12 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		if (c == 'h')
 			return 1;
 		if (c == '?' || c == ':')
-			ret = err__set(EINVAL, "unknown or incomplete option "
-				       "'%s'", argv[optind - 1]);
+			ret = args__bad_option(argv);
 		else
 			ret = parse_one(c, o);
 	}
-	if (ret == 0 && optind < argc)
-		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
 	return ret;
 }
 

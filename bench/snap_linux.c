@@ -239,11 +239,10 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		else if (c == 'p')
 			o->allow_pvm = true;
 		else
-			ret = err__set(EINVAL, "unknown or incomplete option "
-				       "'%s'", argv[optind - 1]);
+			ret = args__bad_option(argv);
 	}
-	if (ret == 0 && optind < argc)
-		ret = err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
 	return ret;
 }
 

@@ -3,6 +3,7 @@
  * harness itself adds to a sample, writes suite.json and the report. */
 #include "suite.h"
 
+#include "args.h"
 #include "err.h"
 #include "output.h"
 #include "report.h"
@@ -102,13 +103,10 @@ static int parse(int argc, char **argv, struct suite_opts *o)
 		case 'R': o->report = false; break;
 		case 'h': return 1;
 		default:
-			return err__set(EINVAL, "unknown or incomplete option "
-					"'%s'", argv[optind - 1]);
+			return args__bad_option(argv);
 		}
 	}
-	if (optind < argc)
-		return err__set(EINVAL, "unexpected argument '%s'", argv[optind]);
-	return 0;
+	return args__no_operands(argc, argv);
 }
 
 /* ---- the harness's own cost ---- */

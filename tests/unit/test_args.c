@@ -3,6 +3,7 @@
 #include "err.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -227,6 +228,56 @@ static void choice_survives_a_long_list(void **state)
 	assert_int_equal(strncmp(err__last(), head, sizeof(head) - 1), 0);
 }
 
+static void both_sets_the_two_series(void **state)
+{
+	static const struct {
+		const char *text;
+		bool a, b;
+	} cases[] = {
+		{ "both", true, true },
+		{ "fresh", true, false },
+		{ "clone", false, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool a = !cases[i].a, b = !cases[i].b;
+
+		assert_int_equal(args__both("--mode", cases[i].text, "fresh",
+					    "clone", &a, &b), 0);
+		assert_int_equal(a, cases[i].a);
+		assert_int_equal(b, cases[i].b);
+	}
+}
+
+static void both_rejects_others_unchanged(void **state)
+{
+	bool a = true, b = false;
+
+	(void)state;
+	assert_int_equal(args__both("--mode", "neither", "fresh", "clone",
+				    &a, &b), -EINVAL);
+	assert_true(a);
+	assert_false(b);
+	assert_non_null(strstr(err__last(), "both, fresh, clone"));
+}
+
+static void operands_after_options(void **state)
+{
+	char *argv[] = { "cmd", "--x", "extra", NULL };
+
+	(void)state;
+	optind = 3;
+	assert_int_equal(args__no_operands(3, argv), 0);
+	optind = 2;
+	assert_int_equal(args__no_operands(3, argv), -EINVAL);
+	assert_string_equal(err__last(), "unexpected argument 'extra'");
+	optind = 2;
+	assert_int_equal(args__bad_option(argv), -EINVAL);
+	assert_string_equal(err__last(),
+			    "unknown or incomplete option '--x'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +291,9 @@ int main(void)
 		cmocka_unit_test(choice_finds_index),
 		cmocka_unit_test(choice_error_lists_choices),
 		cmocka_unit_test(choice_survives_a_long_list),
+		cmocka_unit_test(both_sets_the_two_series),
+		cmocka_unit_test(both_rejects_others_unchanged),
+		cmocka_unit_test(operands_after_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
