@@ -162,6 +162,21 @@ boot_both_signals() {
 	case_end
 }
 
+# A bad init option: the init prints an error marker, still signals boot
+# complete, and reboots, so the VM ends cleanly instead of hanging.
+init_bad_option() {
+	case_start init_bad_option
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--vcpus 1 --mem 128M --timeout 100s --json \
+		--console /tmp/$CUR.console --cmdline "$BASE coldstart.tuch=1M"
+	has /tmp/$CUR.out '"boot_signal": "port"' "VMM saw no boot signal"
+	has /tmp/$CUR.console "^coldstart-init: error: unknown option 'coldstart.tuch'" \
+		"init printed no error marker"
+	has /tmp/$CUR.console '^coldstart-init: done, rebooting' \
+		"init did not reboot after the error"
+	case_end
+}
+
 neg_missing_kernel() {
 	case_start neg_missing_kernel
 	run nonzero run --kernel /no/such/vmlinuz --initrd $L2/initramfs.cpio.gz \
@@ -199,6 +214,7 @@ neg_initrd_too_large() {
 boot_1vcpu
 boot_2vcpu
 boot_both_signals
+init_bad_option
 neg_missing_kernel
 neg_corrupt_bzimage
 neg_initrd_too_large

@@ -109,7 +109,7 @@ verdict() { log "FAIL: $*"; failed=1; }
 [ "$qemu_code" -eq 124 ] && verdict "the emulated host timed out after ${QEMU_TIMEOUT}s"
 tr -d '\r' <"$console" | grep -q '^E2E-END' || verdict "no E2E-END marker: the host's /init did not finish"
 tr -d '\r' <"$console" | grep -q '^E2E-FAIL' && verdict "a case failed (E2E-FAIL above)"
-for c in boot_1vcpu boot_2vcpu_mmio boot_both_signals neg_missing_kernel \
+for c in boot_1vcpu boot_2vcpu_mmio boot_both_signals init_bad_option neg_missing_kernel \
 	neg_corrupt_bzimage neg_initrd_too_large; do
 	tr -d '\r' <"$console" | grep -q "^E2E-PASS $c " || verdict "case $c did not pass"
 done
