@@ -526,14 +526,8 @@ int cmd_bench_probes(int argc, char **argv)
 				  .set = PROBES_DEFAULT };
 	int ret = parse(argc, argv, &b);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench probes: %s", err__last());
-		return cli__usage_error("bench probes");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench probes", usage);
 	if (!cli__self_exe())
 		return cli__error(CLI_FAIL, "bench probes: cannot find my "
 				  "own binary");

@@ -405,14 +405,8 @@ int cmd_bench_boot(int argc, char **argv)
 	struct boot b = { 0 };
 	int ret = parse(argc, argv, &b.o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench boot: %s", err__last());
-		return cli__usage_error("bench boot");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench boot", usage);
 	b.t = calloc(b.o.count * TL_COUNT, sizeof(double));
 	if (!b.t)
 		return cli__error(CLI_FAIL, "bench boot: out of memory");

@@ -1,6 +1,8 @@
 /* Helpers shared by the commands: error printing and exit-code mapping. */
 #include "cli.h"
 
+#include "err.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -50,4 +52,19 @@ int cli__usage_error(const char *cmd)
 {
 	fprintf(stderr, "Try 'coldstart %s --help'.\n", cmd);
 	return CLI_USAGE;
+}
+
+int cli__parse_error(const char *what, const char *cmd)
+{
+	cli__error(CLI_USAGE, "%s: %s", what, err__last());
+	return cli__usage_error(cmd);
+}
+
+int cli__parsed(int ret, const char *cmd, void (*usage)(FILE *out))
+{
+	if (ret == 1) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	return cli__parse_error(cmd, cmd);
 }

@@ -39,6 +39,15 @@ const char *cli__self_exe(void);
 /* Prints a usage line, "Try 'coldstart CMD --help'", returns CLI_USAGE. */
 int cli__usage_error(const char *cmd);
 
+/* A parser's error: "coldstart: WHAT: <err__last()>" and the usage line
+ * for CMD; returns CLI_USAGE. */
+int cli__parse_error(const char *what, const char *cmd);
+
+/* What a command does with a parser's non-zero result: 1 (--help) prints
+ * `usage` on stdout and returns CLI_OK; -errno is cli__parse_error(CMD,
+ * CMD). */
+int cli__parsed(int ret, const char *cmd, void (*usage)(FILE *out));
+
 int cmd_run(int argc, char **argv);
 int cmd_sysinfo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

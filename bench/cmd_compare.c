@@ -580,15 +580,7 @@ int cmd_compare(int argc, char **argv)
 		return cli__error(CLI_FAIL, "compare: out of memory");
 	cli.o.overrides = cli.overrides;
 	ret = parse_args(argc, argv, &cli);
-	if (ret == 1) {
-		usage(stdout);
-		ret = CLI_OK;
-	} else if (ret < 0) {
-		cli__error(CLI_USAGE, "compare: %s", err__last());
-		ret = cli__usage_error("compare");
-	} else {
-		ret = run(&cli);
-	}
+	ret = ret ? cli__parsed(ret, "compare", usage) : run(&cli);
 	free(cli.overrides);
 	return ret;
 }

@@ -458,8 +458,7 @@ int cmd_run(int argc, char **argv)
 	int ret;
 
 	if (cmd_run__parse(argc, argv, &o) < 0) {
-		cli__error(CLI_USAGE, "run: %s", err__last());
-		return cli__usage_error("run");
+		return cli__parse_error("run", "run");
 	}
 	if (o.help) {
 		usage(stdout);

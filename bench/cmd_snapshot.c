@@ -267,8 +267,7 @@ static int cmd_create_diff(int argc, char **argv)
 	int ret;
 
 	if (parse_diff(argc, argv, &o) < 0) {
-		cli__error(CLI_USAGE, "snapshot create: %s", err__last());
-		return cli__usage_error("snapshot");
+		return cli__parse_error("snapshot create", "snapshot");
 	}
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
@@ -513,8 +512,7 @@ static int cmd_restore(int argc, char **argv)
 	if (snap_linux__is_linux(argv[1]))
 		return snap_linux__restore(argc, argv);
 	if (parse_restore(argc, argv, &o) < 0) {
-		cli__error(CLI_USAGE, "snapshot restore: %s", err__last());
-		return cli__usage_error("snapshot");
+		return cli__parse_error("snapshot restore", "snapshot");
 	}
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)

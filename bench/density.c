@@ -585,12 +585,7 @@ int cmd_bench_density(int argc, char **argv)
 	ret = parse(argc, argv, &d->o);
 	if (ret != 0) {
 		free(d);
-		if (ret == 1) {
-			usage(stdout);
-			return CLI_OK;
-		}
-		cli__error(CLI_USAGE, "bench density: %s", err__last());
-		return cli__usage_error("bench density");
+		return cli__parsed(ret, "bench density", usage);
 	}
 	doc = result__new("density", config_json(&d->o));
 	if (doc)

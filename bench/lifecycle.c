@@ -520,14 +520,8 @@ int cmd_bench_lifecycle(int argc, char **argv)
 	struct lifecycle lc = { 0 };
 	int ret = lifecycle__parse(argc, argv, &lc.o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench lifecycle: %s", err__last());
-		return cli__usage_error("bench lifecycle");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench lifecycle", usage);
 	ret = alloc_series(&lc);
 	if (ret == 0)
 		ret = measure(&lc);

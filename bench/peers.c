@@ -346,14 +346,8 @@ int cmd_bench_peers(int argc, char **argv)
 	struct peers p = { 0 };
 	int ret = parse(argc, argv, &p.o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench peers: %s", err__last());
-		return cli__usage_error("bench peers");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench peers", usage);
 	ret = run(&p);
 	for (int k = 0; k < NR_PEERS; k++) {
 		free(p.wall[k]);

@@ -462,14 +462,8 @@ int cmd_bench_rate(int argc, char **argv)
 	json_t *doc;
 	int ret = parse(argc, argv, &o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench rate: %s", err__last());
-		return cli__usage_error("bench rate");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench rate", usage);
 	doc = result__new("rate", config_json(&o));
 	if (!doc)
 		return cli__error(CLI_FAIL, "bench rate: %s", err__last());

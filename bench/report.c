@@ -997,14 +997,8 @@ int cmd_report(int argc, char **argv)
 	bool skipped;
 	int ret = parse(argc, argv, &o, dir_buf);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "report: %s", err__last());
-		return cli__usage_error("report");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "report", usage);
 	ret = report__generate(&o, &skipped);
 	if (ret < 0)
 		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,

@@ -1020,14 +1020,8 @@ int cmd_bench_restore(int argc, char **argv)
 	struct restore_opts o;
 	int ret = parse(argc, argv, &o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench restore: %s", err__last());
-		return cli__usage_error("bench restore");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench restore", usage);
 	ret = run(&o);
 	if (ret < 0)
 		return cli__error(ret == -EINVAL ? CLI_USAGE : cli__exit_for(ret),

@@ -367,8 +367,7 @@ int snap_linux__restore(int argc, char **argv)
 	int ret;
 
 	if (parse(argc, argv, &o) < 0) {
-		cli__error(CLI_USAGE, "snapshot restore: %s", err__last());
-		return cli__usage_error("snapshot");
+		return cli__parse_error("snapshot restore", "snapshot");
 	}
 	if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,

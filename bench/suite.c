@@ -342,14 +342,8 @@ int cmd_bench_suite(int argc, char **argv)
 	struct suite_opts o;
 	int failed = 0, ret = parse(argc, argv, &o);
 
-	if (ret == 1) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench suite: %s", err__last());
-		return cli__usage_error("bench suite");
-	}
+	if (ret != 0)
+		return cli__parsed(ret, "bench suite", usage);
 	if (!o.out_dir) {
 		default_dir(dir, sizeof(dir));
 		o.out_dir = dir;
