@@ -271,10 +271,8 @@ int cmd_probe(int argc, char **argv)
 	int go = -1, status = 0, ret;
 	pid_t tgid;
 
-	if (parse(argc, argv, &o) < 0) {
-		cli__error(CLI_USAGE, "probe: %s", err__last());
-		return cli__usage_error("probe");
-	}
+	if (parse(argc, argv, &o) < 0)
+		return cli__parse_error("probe", "probe");
 	if (o.help) {
 		usage(stdout);
 		return CLI_OK;

@@ -457,9 +457,8 @@ int cmd_run(int argc, char **argv)
 	struct kvm_host kvm;
 	int ret;
 
-	if (cmd_run__parse(argc, argv, &o) < 0) {
+	if (cmd_run__parse(argc, argv, &o) < 0)
 		return cli__parse_error("run", "run");
-	}
 	if (o.help) {
 		usage(stdout);
 		return CLI_OK;

@@ -266,9 +266,8 @@ static int cmd_create_diff(int argc, char **argv)
 	uint64_t dirty = 0;
 	int ret;
 
-	if (parse_diff(argc, argv, &o) < 0) {
+	if (parse_diff(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot create", "snapshot");
-	}
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
@@ -511,9 +510,8 @@ static int cmd_restore(int argc, char **argv)
 	}
 	if (snap_linux__is_linux(argv[1]))
 		return snap_linux__restore(argc, argv);
-	if (parse_restore(argc, argv, &o) < 0) {
+	if (parse_restore(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
-	}
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());

@@ -366,9 +366,8 @@ int snap_linux__restore(int argc, char **argv)
 	FILE *console;
 	int ret;
 
-	if (parse(argc, argv, &o) < 0) {
+	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
-	}
 	if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);
