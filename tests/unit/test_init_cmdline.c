@@ -24,6 +24,7 @@ static void defaults_without_options(void **state)
 	assert_int_equal(init_cmdline__parse("console=ttyS0 reboot=k quiet "
 					     "panic=-1", &cfg), 0);
 	assert_int_equal(cfg.signal, INIT_SIGNAL_PORT);
+	assert_true(cfg.done_signal);
 	assert_false(cfg.has_run);
 	assert_false(cfg.has_touch);
 	assert_int_equal(init_cmdline__parse("", &cfg), 0);
@@ -42,6 +43,15 @@ static void boot_signal_variants(void **state)
 	assert_int_equal(init_cmdline__parse("coldstart.boot=mmio "
 					     "coldstart.boot=port", &cfg), 0);
 	assert_int_equal(cfg.signal, INIT_SIGNAL_PORT);
+}
+
+static void done_signal_can_be_dropped(void **state)
+{
+	(void)state;
+	assert_int_equal(init_cmdline__parse("coldstart.done=none", &cfg), 0);
+	assert_false(cfg.done_signal);
+	assert_int_equal(init_cmdline__parse("coldstart.done=port", &cfg), 0);
+	assert_true(cfg.done_signal);
 }
 
 static void run_keeps_quoted_words(void **state)
@@ -102,6 +112,7 @@ static void errors_name_the_problem(void **state)
 	} cases[] = {
 		{ "coldstart.boot=pio", "coldstart.boot=pio" },
 		{ "coldstart.boot", "needs a value" },
+		{ "coldstart.done=mmio", "expected port or none" },
 		{ "coldstart.rn=ls", "unknown option 'coldstart.rn'" },
 		{ "coldstart.run=", "needs a command" },
 		{ "coldstart.run=\"echo", "unbalanced double quote" },
@@ -173,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_without_options),
 		cmocka_unit_test(boot_signal_variants),
+		cmocka_unit_test(done_signal_can_be_dropped),
 		cmocka_unit_test(run_keeps_quoted_words),
 		cmocka_unit_test(touch_sizes_and_modifiers),
 		cmocka_unit_test(errors_name_the_problem),

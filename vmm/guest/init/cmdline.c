@@ -86,6 +86,18 @@ static int parse_boot(const char *value, struct init_config *cfg)
 	return 0;
 }
 
+static int parse_done(const char *value, struct init_config *cfg)
+{
+	if (!strcmp(value, "port"))
+		cfg->done_signal = true;
+	else if (!strcmp(value, "none"))
+		cfg->done_signal = false;
+	else
+		return err__set(EINVAL, "coldstart.done=%s: expected port or "
+				"none", value);
+	return 0;
+}
+
 static int parse_run(const char *value, struct init_config *cfg)
 {
 	size_t len = strlen(value);
@@ -158,12 +170,15 @@ static int parse_word(char *word, struct init_config *cfg)
 	*value++ = '\0';
 	if (!strcmp(key, "boot"))
 		return parse_boot(value, cfg);
+	if (!strcmp(key, "done"))
+		return parse_done(value, cfg);
 	if (!strcmp(key, "run"))
 		return parse_run(value, cfg);
 	if (!strcmp(key, "touch"))
 		return parse_touch(value, cfg);
 	return err__set(EINVAL, "unknown option '%s' (coldstart.boot, "
-			"coldstart.run or coldstart.touch)", word);
+			"coldstart.done, coldstart.run or coldstart.touch)",
+			word);
 }
 
 int init_cmdline__parse(const char *cmdline, struct init_config *cfg)
@@ -173,6 +188,7 @@ int init_cmdline__parse(const char *cmdline, struct init_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->signal = INIT_SIGNAL_PORT;
+	cfg->done_signal = true;
 	if (!word)
 		return err__set(ENOMEM, "out of memory");
 	while ((ret = next_word(&cmdline, word)) > 0) {

@@ -28,6 +28,7 @@ struct init_touch {
 
 struct init_config {
 	unsigned signal; /* enum init_signal bits; never 0 */
+	bool done_signal; /* byte 124 on port 0x3f0 after the workload */
 	bool has_run;
 	char run[INIT_RUN_MAX]; /* coldstart.run: a busybox sh -c command */
 	bool has_touch;
@@ -38,6 +39,7 @@ struct init_config {
  * Parses the kernel command line. Recognized words (others are ignored,
  * except unknown coldstart.* words, which are errors so typos show):
  *   coldstart.boot=port|mmio|both       boot-complete signal (default port)
+ *   coldstart.done=port|none            workload-done signal (default port)
  *   coldstart.run=CMD                   run CMD with busybox sh -c
  *   coldstart.touch=SIZE[:seq|random][:read|write]
  *                                       SIZE is bytes with K, M or G suffix

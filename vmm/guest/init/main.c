@@ -199,7 +199,8 @@ static void touch(const struct init_touch *t)
 	    (unsigned long long)got, got == want ? "ok" : "MISMATCH");
 }
 
-static void run_workload(void)
+/* Returns whether to send the done signal. */
+static bool run_workload(void)
 {
 	static struct init_config cfg;
 	static char cmdline[4096];
@@ -209,7 +210,7 @@ static void run_workload(void)
 		say("error: %s", err__last());
 		/* Still tell the VMM, so it never waits for a lost signal. */
 		signal_boot(INIT_SIGNAL_PORT);
-		return;
+		return true;
 	}
 	signal_boot(cfg.signal);
 	say("nr_cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -217,6 +218,7 @@ static void run_workload(void)
 		run_command(cfg.run);
 	if (cfg.has_touch)
 		touch(&cfg.touch);
+	return cfg.done_signal;
 }
 
 int main(void)
@@ -227,8 +229,7 @@ int main(void)
 	boot_time();
 	mount_one("proc", "/proc", "proc");
 	mount_one("sysfs", "/sys", "sysfs");
-	run_workload();
-	if (port_write(TIMER_WORK_DONE) < 0)
+	if (run_workload() && port_write(TIMER_WORK_DONE) < 0)
 		say("error: done signal: %s", err__last());
 	say("done, rebooting");
 	sync();
