@@ -53,26 +53,47 @@ static const char *format_name(enum linux_format f)
 	return f == LINUX_BZIMAGE ? "bzImage" : "ELF vmlinux";
 }
 
-static const char *cmdline_of(const struct run_cli *o)
+const char *run_linux__cmdline(const struct run_cli *o)
 {
 	return o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
 }
 
-/* The console: a file, stdout, stderr under --json, nothing under
- * --quiet unless a file was named. */
-static int open_console(const struct run_cli *o, FILE **out)
+int run_linux__open_console(const char *path, bool json, bool quiet,
+			    FILE **out)
 {
-	bool dash = !o->console || !strcmp(o->console, "-");
-
-	if (dash) {
-		*out = o->quiet ? NULL : o->json ? stderr : stdout;
+	if (!path || !strcmp(path, "-")) {
+		*out = quiet ? NULL : json ? stderr : stdout;
 		return 0;
 	}
-	*out = fopen(o->console, "w");
+	*out = fopen(path, "w");
 	if (!*out)
-		return err__sys(errno, "--console %s", o->console);
+		return err__sys(errno, "--console %s", path);
 	setvbuf(*out, NULL, _IOLBF, 0);
 	return 0;
+}
+
+void run_linux__close_console(FILE *f)
+{
+	if (f && f != stdout && f != stderr)
+		fclose(f);
+}
+
+int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
+		      const struct linux_boot *b,
+		      const struct linux_machine_opts *mo, struct timeline *tl,
+		      struct vm **vm, struct linux_machine *m)
+{
+	struct vm_config cfg = linux__vm_config(b->mem_size, b->nr_vcpus);
+	int ret;
+
+	cfg.mem_ops = o->cfg.mem_ops;
+	ret = vm__create(kvm, &cfg, tl, vm);
+	if (ret < 0)
+		return ret;
+	ret = linux_machine__create(m, *vm, mo);
+	if (ret < 0)
+		vm__destroy(*vm);
+	return ret;
 }
 
 static void collect(struct linux_result *r, struct vm *vm,
@@ -101,21 +122,13 @@ static int boot(struct kvm_host *kvm, const struct run_cli *o,
 		const struct linux_boot *b, FILE *console,
 		struct linux_result *r)
 {
-	struct vm_config cfg = linux__vm_config(b->mem_size, b->nr_vcpus);
 	struct linux_machine_opts mo = { console, at_boot(o) };
 	struct linux_machine m;
 	struct vm *vm;
-	int ret;
+	int ret = run_linux__create(kvm, o, b, &mo, &r->tl, &vm, &m);
 
-	cfg.mem_ops = o->cfg.mem_ops;
-	ret = vm__create(kvm, &cfg, &r->tl, &vm);
 	if (ret < 0)
 		return ret;
-	ret = linux_machine__create(&m, vm, &mo);
-	if (ret < 0) {
-		vm__destroy(vm);
-		return ret;
-	}
 	ret = linux__load(vm, b);
 	if (ret == 0)
 		ret = vm__start(vm);
@@ -295,19 +308,19 @@ int run_linux(const struct run_cli *o)
 
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "run: %s", err__last());
-	ret = linux__plan(&b, &k, cmdline_of(o), o->initrd, o->cfg.mem_size,
+	ret = linux__plan(&b, &k, run_linux__cmdline(o), o->initrd, o->cfg.mem_size,
 			  o->cfg.nr_vcpus);
 	if (ret == 0 && kvm__detect_flavour() == KVM_FLAVOUR_PVM &&
 	    !o->allow_pvm)
 		ret = cli__error(CLI_SKIP, "run --kernel: %s", pvm_refusal);
 	else if (ret < 0)
 		ret = cli__error(CLI_FAIL, "run: %s", err__last());
-	else if (open_console(o, &console) < 0)
+	else if (run_linux__open_console(o->console, o->json, o->quiet,
+					 &console) < 0)
 		ret = cli__error(CLI_FAIL, "run: %s", err__last());
 	else {
 		ret = run_checked(o, &k, &b, console);
-		if (console && console != stdout && console != stderr)
-			fclose(console);
+		run_linux__close_console(console);
 	}
 	linux__plan_free(&b);
 	linux__close_kernel(&k);

@@ -4,6 +4,9 @@
 #define COLDSTART_RUN_LINUX_H
 
 #include "cmd_run.h"
+#include "linux_x86.h"
+
+#include <stdio.h>
 
 /* What a Linux guest gets without --cmdline: the console on COM1, reset
  * through the i8042 on reboot and at once on panic (so the VM always
@@ -19,5 +22,25 @@
  * Input errors (missing or corrupt kernel, initrd too large) exit 1
  * before KVM is touched; a PVM host exits 77 unless o->allow_pvm. */
 int run_linux(const struct run_cli *o);
+
+/* --cmdline, or LINUX_DEFAULT_CMDLINE. */
+const char *run_linux__cmdline(const struct run_cli *o);
+
+/* The console for --console PATH: a line-buffered file; for NULL or "-"
+ * stdout, stderr under `json`, nothing (NULL) under `quiet`. 0, or -errno
+ * with a message. */
+int run_linux__open_console(const char *path, bool json, bool quiet,
+			    FILE **out);
+
+/* Closes what run_linux__open_console() opened (not stdout or stderr). */
+void run_linux__close_console(FILE *f);
+
+/* Creates the VM for plan `b` (o's memory backend) and its machine with
+ * `mo`; the caller loads and starts the guest, then destroys the VM
+ * before the machine. 0, or -errno with nothing left. */
+int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
+		      const struct linux_boot *b,
+		      const struct linux_machine_opts *mo, struct timeline *tl,
+		      struct vm **vm, struct linux_machine *m);
 
 #endif

@@ -26,26 +26,6 @@ static const char *pvm_refusal =
 	"a Linux guest cannot run here (use a host with VMX or SVM, or the "
 	"emulated SVM host of tests/e2e; --allow-pvm tries anyway)";
 
-/* NULL or "-": stdout (stderr under --json); else the file. */
-static int open_console(const char *path, bool json, FILE **out)
-{
-	if (!path || !strcmp(path, "-")) {
-		*out = json ? stderr : stdout;
-		return 0;
-	}
-	*out = fopen(path, "w");
-	if (!*out)
-		return err__sys(errno, "--console %s", path);
-	setvbuf(*out, NULL, _IOLBF, 0);
-	return 0;
-}
-
-static void close_console(FILE *f)
-{
-	if (f && f != stdout && f != stderr)
-		fclose(f);
-}
-
 /* Boots the planned guest to boot complete (paused) and saves it. */
 static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 			 const struct linux_boot *b,
@@ -53,21 +33,13 @@ static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 			 const char *dir, unsigned int flags,
 			 struct timeline *tl, struct snapshot_stats *st)
 {
-	struct vm_config cfg = linux__vm_config(b->mem_size, b->nr_vcpus);
 	struct linux_machine_opts mo = { console, BOOTTIMER_PAUSE };
 	struct linux_machine m;
 	struct vm *vm;
-	int ret;
+	int ret = run_linux__create(kvm, o, b, &mo, tl, &vm, &m);
 
-	cfg.mem_ops = o->cfg.mem_ops;
-	ret = vm__create(kvm, &cfg, tl, &vm);
 	if (ret < 0)
 		return ret;
-	ret = linux_machine__create(&m, vm, &mo);
-	if (ret < 0) {
-		vm__destroy(vm);
-		return ret;
-	}
 	ret = linux__load(vm, b);
 	if (ret == 0)
 		ret = vm__start(vm);
@@ -118,7 +90,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 		       unsigned int flags)
 {
 	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
-	const char *cmdline = o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
+	const char *cmdline = run_linux__cmdline(o);
 	struct snap_guest_rec rec;
 	struct snapshot_stats st;
 	struct linux_kernel k;
@@ -134,7 +106,8 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 		ret = snapguest__describe(&rec, SNAP_GUEST_LINUX, o->kernel,
 					  o->initrd, cmdline);
 	if (ret == 0)
-		ret = open_console(o->console, o->json, &console);
+		ret = run_linux__open_console(o->console, o->json, false,
+					      &console);
 	if (ret < 0)
 		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());
 	else if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
@@ -154,7 +127,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 		else
 			print_created(dir, &rec, &tl, &st, o->json);
 	}
-	close_console(console);
+	run_linux__close_console(console);
 	linux__plan_free(&b);
 	linux__close_kernel(&k);
 	return code;
@@ -371,17 +344,17 @@ int snap_linux__restore(int argc, char **argv)
 	if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);
-	if (open_console(o.console, o.json, &console) < 0)
+	if (run_linux__open_console(o.console, o.json, false, &console) < 0)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0) {
-		close_console(console);
+		run_linux__close_console(console);
 		return cli__error(cli__exit_for(ret), "%s", err__last());
 	}
 	timeline__mark(&r.tl, TL_KVM_OPENED);
 	ret = restore_run(&kvm, &o, console, &r);
 	kvm__close(&kvm);
-	close_console(console);
+	run_linux__close_console(console);
 	if (ret < 0)
 		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
 				  "snapshot: %s", err__last());
