@@ -171,11 +171,32 @@ int x86__vcpu_set_cpuid(struct vcpu *vcpu)
 	return ret < 0 ? ret : 0;
 }
 
-static void set_sregs_long_mode(struct kvm_sregs *s,
-				const struct x86_long_mode *lm)
+/* What differs between entering long mode in ring 3 (the probe guest) and
+ * in ring 0 (a Linux kernel): segments, control bits and RFLAGS. */
+struct x86_ring {
+	const struct x86_segment *code, *data;
+	uint64_t cr0, cr4, rflags;
+};
+
+static const struct x86_ring ring3 = {
+	&x86_user_code, &x86_user_data,
+	CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_PG,
+	CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT,
+	RFLAGS_RESERVED | RFLAGS_IOPL3,
+};
+
+static const struct x86_ring ring0 = {
+	&x86_kernel_code, &x86_kernel_data,
+	CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_PG,
+	CR4_PAE,
+	RFLAGS_RESERVED,
+};
+
+static void set_sregs(struct kvm_sregs *s, const struct x86_long_mode *lm,
+		      const struct x86_ring *ring)
 {
-	x86__seg_to_kvm(&x86_user_code, &s->cs);
-	x86__seg_to_kvm(&x86_user_data, &s->ds);
+	x86__seg_to_kvm(ring->code, &s->cs);
+	x86__seg_to_kvm(ring->data, &s->ds);
 	s->es = s->fs = s->gs = s->ss = s->ds;
 	x86__seg_to_kvm(&lm->tss, &s->tr);
 	memset(&s->ldt, 0, sizeof(s->ldt));
@@ -184,13 +205,14 @@ static void set_sregs_long_mode(struct kvm_sregs *s,
 	s->gdt.limit = lm->gdt_limit;
 	s->idt.base = 0;
 	s->idt.limit = 0;
-	s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_PG;
+	s->cr0 = ring->cr0;
 	s->cr3 = lm->cr3;
-	s->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
+	s->cr4 = ring->cr4;
 	s->efer = EFER_LME | EFER_LMA | (lm->nx ? EFER_NXE : 0);
 }
 
-int x86__vcpu_long_mode_user(struct vcpu *vcpu, const struct x86_long_mode *lm)
+static int enter_long_mode(struct vcpu *vcpu, const struct x86_long_mode *lm,
+			   const struct x86_ring *ring)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs = {
@@ -198,13 +220,13 @@ int x86__vcpu_long_mode_user(struct vcpu *vcpu, const struct x86_long_mode *lm)
 		.rsp = lm->rsp,
 		.rdi = lm->rdi,
 		.rsi = lm->rsi,
-		.rflags = RFLAGS_RESERVED | RFLAGS_IOPL3,
+		.rflags = ring->rflags,
 	};
 	int ret = KVM_IOCTL(vcpu->fd, KVM_GET_SREGS, &sregs);
 
 	if (ret < 0)
 		return ret;
-	set_sregs_long_mode(&sregs, lm);
+	set_sregs(&sregs, lm, ring);
 	ret = KVM_IOCTL(vcpu->fd, KVM_SET_SREGS, &sregs);
 	if (ret < 0)
 		return ret;
@@ -212,46 +234,15 @@ int x86__vcpu_long_mode_user(struct vcpu *vcpu, const struct x86_long_mode *lm)
 	return ret < 0 ? ret : 0;
 }
 
-static void set_sregs_kernel(struct kvm_sregs *s,
-			     const struct x86_long_mode *lm)
+int x86__vcpu_long_mode_user(struct vcpu *vcpu, const struct x86_long_mode *lm)
 {
-	x86__seg_to_kvm(&x86_kernel_code, &s->cs);
-	x86__seg_to_kvm(&x86_kernel_data, &s->ds);
-	s->es = s->fs = s->gs = s->ss = s->ds;
-	x86__seg_to_kvm(&lm->tss, &s->tr);
-	memset(&s->ldt, 0, sizeof(s->ldt));
-	s->ldt.unusable = 1;
-	s->gdt.base = lm->gdt_base;
-	s->gdt.limit = lm->gdt_limit;
-	s->idt.base = 0;
-	s->idt.limit = 0;
-	s->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_PG;
-	s->cr3 = lm->cr3;
-	s->cr4 = CR4_PAE;
-	s->efer = EFER_LME | EFER_LMA | (lm->nx ? EFER_NXE : 0);
+	return enter_long_mode(vcpu, lm, &ring3);
 }
 
 int x86__vcpu_long_mode_kernel(struct vcpu *vcpu,
 			       const struct x86_long_mode *lm)
 {
-	struct kvm_sregs sregs;
-	struct kvm_regs regs = {
-		.rip = lm->rip,
-		.rsp = lm->rsp,
-		.rdi = lm->rdi,
-		.rsi = lm->rsi,
-		.rflags = RFLAGS_RESERVED,
-	};
-	int ret = KVM_IOCTL(vcpu->fd, KVM_GET_SREGS, &sregs);
-
-	if (ret < 0)
-		return ret;
-	set_sregs_kernel(&sregs, lm);
-	ret = KVM_IOCTL(vcpu->fd, KVM_SET_SREGS, &sregs);
-	if (ret < 0)
-		return ret;
-	ret = KVM_IOCTL(vcpu->fd, KVM_SET_REGS, &regs);
-	return ret < 0 ? ret : 0;
+	return enter_long_mode(vcpu, lm, &ring0);
 }
 
 int x86__vcpu_set_msr_defaults(struct vcpu *vcpu)
