@@ -10,6 +10,7 @@
 #include "mem_restore.h"
 #include "probe.h"
 #include "snapshot.h"
+#include "snaptest.h"
 #include "vm.h"
 
 #include <dirent.h>
@@ -30,16 +31,13 @@
 #define SECOND 1000000000ull
 #define MEM (16 * MiB)
 
-static struct kvm_host kvm;
-static char tmpdir[] = "/tmp/coldstart-snapdiff.XXXXXX";
-
 static const char *path(const char *name)
 {
 	static char buf[4][512];
 	static unsigned int next;
 	char *p = buf[next++ % 4];
 
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
+	snaptest__path(p, sizeof(buf[0]), name);
 	return p;
 }
 
@@ -295,7 +293,7 @@ static void test_merge_atomic(void **state)
 				path("full")), -EEXIST);
 	assert_same_snapshot(path("merged"), path("full"));
 	/* Out of space half-way: no output, no temporary directory. */
-	snprintf(small, sizeof(small), "%s/small", tmpdir);
+	snaptest__path(small, sizeof(small), "small");
 	assert_int_equal(mkdir(small, 0755), 0);
 	if (mount("coldstart-test", small, "tmpfs", 0, "size=1m") < 0) {
 		fprintf(stderr, "skipping the out-of-space merge: mount: %s\n",
@@ -436,15 +434,6 @@ static void test_thp_variant(void **state)
 	assert_true(ms.bytes_read >= workload().init_bytes);
 }
 
-static void remove_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(void)
 {
 	/* In order: later tests use the snapshots earlier ones made. */
@@ -457,19 +446,6 @@ int main(void)
 		cmocka_unit_test(test_hugetlb_variants),
 		cmocka_unit_test(test_thp_variant),
 	};
-	int ret = kvm__open(&kvm, NULL);
 
-	if (ret < 0) {
-		fprintf(stderr, "skipping: %s\n", err__last());
-		return 77;
-	}
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	give_back_hugepages();
-	remove_tree(tmpdir);
-	kvm__close(&kvm);
-	return ret;
+	return snaptest__main("snapdiff", tests, give_back_hugepages);
 }

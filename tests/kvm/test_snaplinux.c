@@ -10,6 +10,7 @@
 #include "linux_x86.h"
 #include "mem_restore.h"
 #include "snapshot.h"
+#include "snaptest.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -26,14 +27,6 @@
 #define TIMEOUT_NS (60ull * 1000000000ull)
 #define CMDLINE "console=ttyS0 reboot=k panic=-1"
 
-static struct kvm_host kvm;
-static char tmpdir[] = "/tmp/coldstart-snaplinux.XXXXXX";
-
-static void path(char *out, size_t size, const char *name)
-{
-	snprintf(out, size, "%s/%s", tmpdir, name);
-}
-
 /* Boots the test kernel on `vcpus` vCPUs to boot complete and saves it;
  * the console up to there goes to *before. */
 static void take(const char *name, unsigned int vcpus, char **before)
@@ -49,7 +42,7 @@ static void take(const char *name, unsigned int vcpus, char **before)
 	char dir[256];
 	FILE *console = open_memstream(before, &len);
 
-	path(dir, sizeof(dir), name);
+	snaptest__path(dir, sizeof(dir), name);
 	assert_non_null(console);
 	assert_int_equal(linux__open_kernel(&k, COLDSTART_TESTKERNEL_ELF), 0);
 	assert_int_equal(linux__plan(&b, &k, CMDLINE, NULL, 32 * MiB, vcpus),
@@ -135,7 +128,7 @@ static enum vm_outcome restore(const char *name, const char *strategy,
 	size_t len;
 	char dir[256];
 
-	path(dir, sizeof(dir), name);
+	snaptest__path(dir, sizeof(dir), name);
 	c.console = open_memstream(after, &len);
 	assert_non_null(c.console);
 	if (snapshot__open(&snap, dir) < 0)
@@ -207,7 +200,7 @@ static void test_guest_recorded(void **state)
 	(void)state;
 	take("rec", 1, &before);
 	free(before);
-	path(dir, sizeof(dir), "rec");
+	snaptest__path(dir, sizeof(dir), "rec");
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_true(snap.cfg.irqchip);
 	assert_non_null(strstr(snap.guest.kernel, "testkernel.elf"));
@@ -230,7 +223,7 @@ static void expect_mismatch(int extra, const char *what)
 	struct vm *vm = NULL;
 	char dir[256];
 
-	path(dir, sizeof(dir), "rec");
+	snaptest__path(dir, sizeof(dir), "rec");
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore_guest(&kvm, &snap,
 						 mem_restore__strategy("mmap"),
@@ -260,21 +253,6 @@ int main(void)
 		cmocka_unit_test(test_guest_recorded),
 		cmocka_unit_test(test_device_mismatch_refused),
 	};
-	char cmd[512];
-	int ret = kvm__open(&kvm, NULL);
 
-	if (ret < 0) {
-		fprintf(stderr, "skipping: %s\n", err__last());
-		return 77;
-	}
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-	kvm__close(&kvm);
-	return ret;
+	return snaptest__main("snaplinux", tests, NULL);
 }

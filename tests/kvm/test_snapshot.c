@@ -7,6 +7,7 @@
 #include "probe.h"
 #include "runner.h"
 #include "snapshot.h"
+#include "snaptest.h"
 #include "vm.h"
 
 #include <fcntl.h>
@@ -24,9 +25,6 @@
 
 #define MiB (1ull << 20)
 #define SECOND 1000000000ull
-
-static struct kvm_host kvm;
-static char tmpdir[] = "/tmp/coldstart-snaptest.XXXXXX";
 
 static struct probe_params workload(void)
 {
@@ -49,7 +47,7 @@ static void take_flags(const char *name, unsigned int vcpus,
 	struct probe probe;
 	struct vm *vm;
 
-	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	snaptest__path(dir, sizeof(dir), name);
 	p.pause_at_ready = true;
 	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
 	assert_int_equal(probe__setup(&probe, vm, &p), 0);
@@ -81,7 +79,7 @@ static void restore_and_check(const char *name, const char *strategy)
 	uint64_t want;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	snaptest__path(dir, sizeof(dir), name);
 	if (snapshot__open(&snap, dir) < 0)
 		fail_msg("open: %s", err__last());
 	ret = snapshot__restore(&kvm, &snap, mem_restore__strategy(strategy),
@@ -166,7 +164,7 @@ static void test_registers_round_trip(void **state)
 
 	(void)state;
 	take("regs", 2, &p);
-	snprintf(dir, sizeof(dir), "%s/regs", tmpdir);
+	snaptest__path(dir, sizeof(dir), "regs");
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore(&kvm, &snap,
 					   mem_restore__strategy("mmap"), NULL,
@@ -252,7 +250,7 @@ static void test_existing_dir_refused(void **state)
 
 	(void)state;
 	take("exists", 1, &p);
-	snprintf(dir, sizeof(dir), "%s/exists", tmpdir);
+	snaptest__path(dir, sizeof(dir), "exists");
 	p.pause_at_ready = true;
 	p.init_bytes = 2 * MiB;
 	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
@@ -284,7 +282,7 @@ static void test_uffd_lost_memory_file(void **state)
 	p.ws_bytes = 6 * MiB;
 	p.compute_iters = 0;
 	take("lost", 1, &p);
-	snprintf(dir, sizeof(dir), "%s/lost", tmpdir);
+	snaptest__path(dir, sizeof(dir), "lost");
 	snprintf(path, sizeof(path), "%s/memory", dir);
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore(&kvm, &snap,
@@ -337,7 +335,7 @@ static void test_prefetch_records_then_replays(void **state)
 
 	(void)state;
 	take("wset", 1, &p);
-	snprintf(dir, sizeof(dir), "%s/wset", tmpdir);
+	snaptest__path(dir, sizeof(dir), "wset");
 	snprintf(wset, sizeof(wset), "%s/wset", dir);
 	assert_int_not_equal(access(wset, F_OK), 0);
 	/* First restore: served lazily, the touched pages recorded. */
@@ -371,7 +369,7 @@ static void test_compressed(void **state)
 	take_flags("zstd", 2, &p, SNAPSHOT_COMPRESS);
 	restore_and_check("zstd", "eager");
 	restore_and_check("zstd", "uffd");
-	snprintf(dir, sizeof(dir), "%s/zstd", tmpdir);
+	snaptest__path(dir, sizeof(dir), "zstd");
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_true(snap.compressed);
 	for (const char *const *s = (const char *const[]){ "mmap", "populate",
@@ -383,15 +381,6 @@ static void test_compressed(void **state)
 		assert_non_null(strstr(err__last(), "compressed"));
 	}
 	snapshot__close(&snap);
-}
-
-static void remove_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
 }
 
 int main(void)
@@ -408,18 +397,6 @@ int main(void)
 		cmocka_unit_test(test_prefetch_records_then_replays),
 		cmocka_unit_test(test_compressed),
 	};
-	int ret = kvm__open(&kvm, NULL);
 
-	if (ret < 0) {
-		fprintf(stderr, "skipping: %s\n", err__last());
-		return 77;
-	}
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	remove_tree(tmpdir);
-	kvm__close(&kvm);
-	return ret;
+	return snaptest__main("snaptest", tests, NULL);
 }

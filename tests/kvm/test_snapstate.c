@@ -8,6 +8,7 @@
 #include "mem_restore.h"
 #include "probe.h"
 #include "snapshot.h"
+#include "snaptest.h"
 #include "state_x86.h"
 #include "vm.h"
 
@@ -31,9 +32,6 @@
 #define APIC_LVTERR 0x370
 #define APIC_TMCCT 0x390 /* current count: computed on read */
 
-static struct kvm_host kvm;
-static char tmpdir[] = "/tmp/coldstart-snapstate.XXXXXX";
-
 static struct probe_params workload(void)
 {
 	return (struct probe_params){ .init_bytes = 2 * MiB,
@@ -41,11 +39,6 @@ static struct probe_params workload(void)
 				      .pattern = PROBE_PATTERN_RANDOM,
 				      .op = PROBE_OP_WRITE, .seed = 5,
 				      .compute_iters = 2000 };
-}
-
-static void path(char *out, size_t size, const char *name)
-{
-	snprintf(out, size, "%s/%s", tmpdir, name);
 }
 
 static void lapic_set32(struct kvm_lapic_state *l, unsigned int off,
@@ -120,7 +113,7 @@ static void take(const char *name, unsigned int vcpus, bool scribbled)
 	struct vm *vm;
 	char dir[256];
 
-	path(dir, sizeof(dir), name);
+	snaptest__path(dir, sizeof(dir), name);
 	p.pause_at_ready = true;
 	if (vm__create(&kvm, &cfg, NULL, &vm) < 0)
 		fail_msg("create: %s", err__last());
@@ -155,7 +148,7 @@ static void restore_and_finish(const char *name, const char *strategy)
 	struct vm *vm;
 	char dir[256];
 
-	path(dir, sizeof(dir), name);
+	snaptest__path(dir, sizeof(dir), name);
 	if (snapshot__open(&snap, dir) < 0)
 		fail_msg("open: %s", err__last());
 	assert_int_equal(snap.cfg.irqchip, 1);
@@ -244,7 +237,7 @@ static void test_irqchip_round_trip(void **state)
 
 	(void)state;
 	take("scribbled", 2, true);
-	path(dir, sizeof(dir), "scribbled");
+	snaptest__path(dir, sizeof(dir), "scribbled");
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore(&kvm, &snap,
 					   mem_restore__strategy("mmap"), NULL,
@@ -274,7 +267,7 @@ static void test_no_irqchip_no_sections(void **state)
 	size_t len;
 
 	(void)state;
-	path(dir, sizeof(dir), "plain");
+	snaptest__path(dir, sizeof(dir), "plain");
 	p.pause_at_ready = true;
 	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
 	assert_int_equal(probe__setup(&probe, vm, &p), 0);
@@ -289,6 +282,20 @@ static void test_no_irqchip_no_sections(void **state)
 	snapshot__close(&snap);
 }
 
+/* Replaces dir/state with what `w` built, and frees it. */
+static void write_state(const char *dir, struct snap_writer *w)
+{
+	char file[300];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/state", dir);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(w->buf, 1, w->len, f), w->len);
+	fclose(f);
+	free(w->buf);
+}
+
 /* How rewrite() changes one section: drop it, or a new length. */
 struct edit {
 	uint32_t type, index;
@@ -301,17 +308,15 @@ struct edit {
  * only the snapshot's own checks can object. */
 static void rewrite(const char *name, const struct edit *e)
 {
-	char dir[256], file[300];
+	char dir[256];
 	struct snapshot snap;
 	struct snap_writer w;
 	struct snap_section sec;
 	const void *payload;
 	size_t cursor = 0;
 	uint8_t buf[8192];
-	FILE *f;
 
-	path(dir, sizeof(dir), name);
-	snprintf(file, sizeof(file), "%s/state", dir);
+	snaptest__path(dir, sizeof(dir), name);
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	snap__begin(&w, &snap.r.hdr);
 	while (snap__next(&snap.r, &cursor, &sec, &payload)) {
@@ -333,11 +338,7 @@ static void rewrite(const char *name, const struct edit *e)
 	}
 	assert_int_equal(snap__finish(&w), 0);
 	snapshot__close(&snap);
-	f = fopen(file, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
-	fclose(f);
-	free(w.buf);
+	write_state(dir, &w);
 }
 
 static void expect_refused(const char *name, const char *what)
@@ -345,7 +346,7 @@ static void expect_refused(const char *name, const char *what)
 	struct snapshot snap;
 	char dir[256];
 
-	path(dir, sizeof(dir), name);
+	snaptest__path(dir, sizeof(dir), name);
 	assert_int_equal(snapshot__open(&snap, dir), -EINVAL);
 	if (!strstr(err__last(), what))
 		fail_msg("message '%s' (want '%s')", err__last(), what);
@@ -387,47 +388,43 @@ static void test_mismatched_state_refused(void **state)
 	}
 }
 
+/* Appends device sections named `names` (indexes 0, 1, ...; all with
+ * `payload`) to dir's state. */
+static void append_devices(const char *dir, const char *const *names,
+			   const void *payload, size_t len)
+{
+	struct snapshot snap;
+	struct snap_writer w;
+	struct snap_section sec;
+	const void *p;
+	size_t cursor = 0;
+
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	snap__begin(&w, &snap.r.hdr);
+	while (snap__next(&snap.r, &cursor, &sec, &p))
+		snap__add(&w, sec.type, sec.index, p, (size_t)sec.len);
+	for (uint32_t i = 0; names[i]; i++)
+		snap__add_device(&w, i, names[i], payload, len);
+	assert_int_equal(snap__finish(&w), 0);
+	snapshot__close(&snap);
+	write_state(dir, &w);
+}
+
 static void test_device_sections_validated(void **state)
 {
 	/* A device section twice, or with a broken name, is refused when
 	 * the snapshot is opened, before any VM exists. */
-	static const struct fake_dev {
-		uint32_t v;
-	} fake = { 7 };
+	static const uint32_t fake = 7;
 	struct snapshot snap;
-	struct snap_writer w;
-	char dir[256], file[300];
-	FILE *f;
+	char dir[256];
 
 	(void)state;
 	take("devs", 1, false);
-	path(dir, sizeof(dir), "devs");
-	snprintf(file, sizeof(file), "%s/state", dir);
-	for (int round = 0; round < 2; round++) {
-		struct snap_section sec;
-		const void *payload;
-		size_t cursor = 0;
-
-		assert_int_equal(snapshot__open(&snap, dir), round ? -EINVAL : 0);
-		if (round) {
-			assert_non_null(strstr(err__last(),
-					       "device 'fake' twice"));
-			break;
-		}
-		snap__begin(&w, &snap.r.hdr);
-		while (snap__next(&snap.r, &cursor, &sec, &payload))
-			snap__add(&w, sec.type, sec.index, payload,
-				  (size_t)sec.len);
-		snap__add_device(&w, 0, "fake", &fake, sizeof(fake));
-		snap__add_device(&w, 1, "fake", &fake, sizeof(fake));
-		assert_int_equal(snap__finish(&w), 0);
-		snapshot__close(&snap);
-		f = fopen(file, "w");
-		assert_non_null(f);
-		assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
-		fclose(f);
-		free(w.buf);
-	}
+	snaptest__path(dir, sizeof(dir), "devs");
+	append_devices(dir, (const char *const[]){ "fake", "fake", NULL },
+		       &fake, sizeof(fake));
+	assert_int_equal(snapshot__open(&snap, dir), -EINVAL);
+	assert_non_null(strstr(err__last(), "device 'fake' twice"));
 }
 
 static void test_device_set_mismatch_on_restore(void **state)
@@ -436,31 +433,15 @@ static void test_device_set_mismatch_on_restore(void **state)
 	 * on restore, naming it, and nothing is left behind. */
 	static const uint32_t fake = 7;
 	struct snapshot snap;
-	struct snap_writer w;
-	struct snap_section sec;
-	const void *payload;
 	struct probe probe;
 	struct vm *vm = NULL;
-	size_t cursor = 0;
-	char dir[256], file[300];
-	FILE *f;
+	char dir[256];
 
 	(void)state;
 	take("devset", 1, false);
-	path(dir, sizeof(dir), "devset");
-	snprintf(file, sizeof(file), "%s/state", dir);
-	assert_int_equal(snapshot__open(&snap, dir), 0);
-	snap__begin(&w, &snap.r.hdr);
-	while (snap__next(&snap.r, &cursor, &sec, &payload))
-		snap__add(&w, sec.type, sec.index, payload, (size_t)sec.len);
-	snap__add_device(&w, 0, "serial.com1", &fake, sizeof(fake));
-	assert_int_equal(snap__finish(&w), 0);
-	snapshot__close(&snap);
-	f = fopen(file, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(w.buf, 1, w.len, f), w.len);
-	fclose(f);
-	free(w.buf);
+	snaptest__path(dir, sizeof(dir), "devset");
+	append_devices(dir, (const char *const[]){ "serial.com1", NULL },
+		       &fake, sizeof(fake));
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore(&kvm, &snap,
 					   mem_restore__strategy("mmap"), NULL,
@@ -481,21 +462,6 @@ int main(void)
 		cmocka_unit_test(test_device_sections_validated),
 		cmocka_unit_test(test_device_set_mismatch_on_restore),
 	};
-	char cmd[512];
-	int ret = kvm__open(&kvm, NULL);
 
-	if (ret < 0) {
-		fprintf(stderr, "skipping: %s\n", err__last());
-		return 77;
-	}
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-	kvm__close(&kvm);
-	return ret;
+	return snaptest__main("snapstate", tests, NULL);
 }
