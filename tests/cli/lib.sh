@@ -41,6 +41,27 @@ json_check() {
 	fi
 }
 
+# ok / fail MESSAGE: count a check of the test's own.
+ok() { pass=$((pass + 1)); }
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# need_kvm: exit 77 (skipped) on a host without /dev/kvm.
+need_kvm() {
+	if [ ! -c /dev/kvm ]; then
+		echo "skipping: no /dev/kvm"
+		exit 77
+	fi
+}
+
+# scratch: a new directory in $tmp, removed (with $out and $err) at exit.
+scratch() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+}
+
 finish() {
 	echo "$pass passed, $failed failed"
 	[ "$failed" -eq 0 ]

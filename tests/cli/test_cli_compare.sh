@@ -4,8 +4,8 @@
 # the '~' marker, refusals, error messages and both export formats.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir" "$out" "$err"' EXIT
+scratch
+dir=$tmp
 
 # gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, shift
 # (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema.
@@ -107,7 +107,7 @@ expect 0 'no regression' compare "$B" "$dir/slow.json" --alpha 1e-12
 # Exports describe NEW; written even when the gate fails.
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --export-github "$dir/gh.json" --export-gobench "$dir/go.txt"
 json_check 'isinstance(d, list) and [e["name"] for e in d] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor"] and all(e["unit"] == "ms" for e in d)' "$dir/gh.json"
-python3 - "$dir/gh.json" "$dir/slow.json" <<'EOF' && pass=$((pass + 1)) || { echo "FAIL: github values are not NEW's medians in ms"; failed=$((failed + 1)); }
+python3 - "$dir/gh.json" "$dir/slow.json" <<'EOF' && ok || fail "github values are not NEW's medians in ms"
 import json, statistics, sys
 gh, new = (json.load(open(p)) for p in sys.argv[1:])
 want = [statistics.median(s["samples_ns"]) / 1e6 for s in new["series"]]
@@ -117,7 +117,7 @@ if [ "$(grep -cE '^BenchmarkLifecycle/inproc\.coldstart 1 [0-9]+ ns/op$' "$dir/g
 	[ "$(grep -cE '^BenchmarkLifecycle/inproc\.floor 1 [0-9]+ ns/op$' "$dir/go.txt")" -eq 20 ] &&
 	grep -q '^pkg: coldstart/lifecycle$' "$dir/go.txt" &&
 	grep -q '^cpu: AMD_EPYC$' "$dir/go.txt"; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: Go benchmark export"
 	sed 's/^/  | /' "$dir/go.txt" | head -8
@@ -125,7 +125,7 @@ else
 fi
 first=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['series'][0]['samples_ns'][0])" "$dir/slow.json")
 if grep -q "^BenchmarkLifecycle/inproc.coldstart 1 $first ns/op\$" "$dir/go.txt"; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: Go benchmark export lacks NEW's first sample $first"
 	failed=$((failed + 1))
@@ -133,9 +133,9 @@ fi
 expect 1 "cannot|No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
 # --json: the verdicts, machine-readable, with the same exit codes.
 timeout 60 "$COLDSTART" compare "$B" "$dir/slow.json" --json >"$dir/verdicts.json" 2>/dev/null
-[ $? -eq 1 ] && pass=$((pass + 1)) || { echo "FAIL: compare --json exit code"; failed=$((failed + 1)); }
+[ $? -eq 1 ] && ok || fail "compare --json exit code"
 json_check 'd["bench"] == "lifecycle" and d["regressions"] == 1 and [(r["name"], r["verdict"]) for r in d["series"]] == [("inproc.coldstart", "regressed"), ("inproc.floor", "same")] and 0.15 < d["series"][0]["delta"] < 0.25 and d["series"][0]["p"] < 0.01 and d["series"][0]["n_new"] == 20' "$dir/verdicts.json"
 timeout 60 "$COLDSTART" compare "$B" "$dir/aa.json" --json >"$dir/aa-verdicts.json" 2>/dev/null
-[ $? -eq 0 ] && pass=$((pass + 1)) || { echo "FAIL: compare --json A/A exit code"; failed=$((failed + 1)); }
+[ $? -eq 0 ] && ok || fail "compare --json A/A exit code"
 json_check 'd["regressions"] == 0 and all(r["verdict"] != "regressed" for r in d["series"])' "$dir/aa-verdicts.json"
 finish

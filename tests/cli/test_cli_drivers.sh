@@ -4,8 +4,7 @@
 # option errors. Needs /dev/kvm (exit 77 without).
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+scratch
 
 # Option errors need no KVM.
 for d in boot rate density peers; do
@@ -28,7 +27,7 @@ schema='d["schema"] == 1 and d["coldstart"]["version"] and d["sysinfo"]["kvm"] a
 
 expect 0 'results written to' bench boot -n 3 -w 1 --out "$tmp/boot"
 json_check "$schema"' and d["bench"] == "boot" and [s["name"] for s in d["series"]][-1] == "total" and "phase.ready" in [s["name"] for s in d["series"]]' "$tmp/boot/boot.json"
-grep -q '| total |' "$tmp/boot/boot.md" && pass=$((pass + 1)) || { echo "FAIL: boot.md lacks the total"; failed=$((failed + 1)); }
+grep -q '| total |' "$tmp/boot/boot.md" && ok || fail "boot.md lacks the total"
 expect 0 '"phase.kvm_opened"' bench boot -n 2 -w 0 --mode process --init 1M --json
 if [ -d /sys/module/kvm_pvm ]; then
 	expect 77 "PVM, which cannot boot a Linux guest" bench boot --kernel /nonexistent/vmlinuz -n 1

@@ -2,17 +2,13 @@
 # The CLI end to end on a host with KVM: runs, results, failures, files.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-if [ ! -c /dev/kvm ]; then
-	echo "skipping: no /dev/kvm"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+need_kvm
+scratch
 
 expect 0 'checksum: 0x[0-9a-f]{16} \(matches the prediction' run
 for ev in 'process start' '/dev/kvm opened' 'VM created' 'memory ready' \
 	'vCPUs ready' 'first KVM_RUN' 'guest READY' 'guest DONE' 'teardown done'; do
-	grep -q "$ev" "$out" || { echo "FAIL: timeline lacks '$ev'"; failed=$((failed + 1)); }
+	grep -q "$ev" "$out" || fail "timeline lacks '$ev'"
 done
 expect 0 'VMM overhead \(USS - guest\) [0-9]+ KiB' run --vcpus 2 --init 4M --ws 8M \
 	--pattern random --op write --compute 10000
@@ -23,7 +19,7 @@ expect 0 '' run --json --init 2M --ws 4M
 cp "$out" "$tmp/run.json"
 json_check 'd["success"] and d["checksum_ok"] and d["checksum"] == d["expected_checksum"] and d["pages_touched"] == 1024 and d["timeline_ns"]["done"] > d["timeline_ns"]["ready"] > 0 and d["memory"]["guest_rss_kib"] >= 2048' "$tmp/run.json"
 expect 0 '' run --quiet --stop-at ready
-[ -s "$out" ] && { echo "FAIL: --quiet printed to stdout"; failed=$((failed + 1)); }
+[ -s "$out" ] && fail "--quiet printed to stdout"
 
 # Guest misbehaviour: a clear reason and exit 1.
 expect 1 'guest aborted on vCPU 0 with code 42' run --misbehave abort
@@ -40,7 +36,7 @@ kill -INT $pid
 wait $pid
 code=$?
 if [ "$code" -eq 1 ] && grep -q 'interrupted by a signal' "$err"; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: SIGINT to a hung run: exit $code"; cat "$err"
 	failed=$((failed + 1))
@@ -55,7 +51,7 @@ fi
 expect 0 'results written to' bench lifecycle -n 3 -w 1 --out "$tmp/res"
 json_check 'd["bench"] == "lifecycle" and len(d["series"]) == 4 and all(len(s["samples_ns"]) == 3 and s["summary"]["p50"] > 0 for s in d["series"]) and d["sysinfo"]["kvm"]["flavour"] and d["memory"]["vmm_overhead_kib"] > 0' "$tmp/res/lifecycle.json"
 if grep -q '| in-process | coldstart |' "$tmp/res/lifecycle.md"; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: lifecycle.md lacks the table"; failed=$((failed + 1))
 fi

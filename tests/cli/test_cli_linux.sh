@@ -7,8 +7,7 @@
 COLDSTART=$1
 TK_ELF=$2
 TK_BIN=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+scratch
 
 # A bzImage header around the flat test kernel (protocol 2.15, 64-bit
 # entry, 4 setup sectors, loaded at 16 MiB); $2 patches one field.
@@ -93,7 +92,7 @@ for line in 'coldstart test kernel' 'cmdline: tk.signal=both' 'mptable: 1 cpus' 
 	'cpuid: KVMKVMKVM' 'uart: 16550A' 'i8042: ok' 'workload done' \
 	'boot complete' 'guest DONE' 'guest exit' 'teardown done' \
 	'boot signal: port \(then also mmio\); guest-done signals: 1'; do
-	grep -Eq "$line" "$out" || { echo "FAIL: output lacks '$line'"; failed=$((failed + 1)); }
+	grep -Eq "$line" "$out" || fail "output lacks '$line'"
 done
 grep -q BAD "$out" && { echo "FAIL: a test-kernel check failed"; cat "$out"; failed=$((failed + 1)); }
 
@@ -103,19 +102,19 @@ expect 0 '' run --kernel "$tmp/bz" --allow-pvm --mem 32M --vcpus 2 \
 cp "$out" "$tmp/run.json"
 json_check 'd["success"] and d["outcome"] == "completed" and d["boot_signal"] == "mmio" and d["boot_signals"] == ["mmio"] and d["guest_done_signals"] == 1 and d["config"]["kernel_format"] == "bzImage" and d["config"]["vcpus"] == 2 and len(d["vcpu_exits"]) == 2 and d["vcpu_exits"][0] > 0 and d["timeline_ns"]["guest_exit"] >= d["timeline_ns"]["done"] >= d["timeline_ns"]["boot_complete"] > d["timeline_ns"]["first_run"] and d["console_bytes"] > 100' "$tmp/run.json"
 if grep -q 'mptable: 2 cpus' "$tmp/console.txt" && grep -q 'initrd: 1 bytes fnv1a 0x00000000fd0c5087' "$tmp/console.txt"; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: --console file lacks the test kernel's checks"; cat "$tmp/console.txt"
 	failed=$((failed + 1))
 fi
 
 expect 0 'stopped at boot complete' run --kernel "$TK_ELF" --allow-pvm --mem 32M --stop-at boot
-grep -q 'workload done' "$out" && { echo "FAIL: ran past boot complete"; failed=$((failed + 1)); }
+grep -q 'workload done' "$out" && fail "ran past boot complete"
 expect 1 'guest shut down' run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.exit=shutdown
 expect 1 'guest kernel panic: Kernel panic - not syncing' run --kernel "$TK_ELF" \
 	--allow-pvm --mem 32M --cmdline tk.exit=panic
 expect 1 'timed out after 0.300 s' run --kernel "$TK_ELF" --allow-pvm --mem 32M \
 	--cmdline tk.exit=hang --timeout 300ms
 expect 0 '' run --kernel "$TK_ELF" --allow-pvm --mem 32M --quiet
-[ -s "$out" ] && { echo "FAIL: --quiet printed to stdout"; failed=$((failed + 1)); }
+[ -s "$out" ] && fail "--quiet printed to stdout"
 finish

@@ -6,8 +6,8 @@
 # bad inputs are clear errors that write nothing.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir" "$out" "$err"' EXIT
+scratch
+dir=$tmp
 
 python3 - "$dir" <<'PY'
 import json, math, random, sys
@@ -64,7 +64,7 @@ docs="$dir/lifecycle.json $dir/restore.json $dir/rate.json $dir/density.json"
 # Every file, with gnuplot where it is installed.
 expect 0 "report written" report $docs --out "$dir/r"
 for f in report.md series.csv cdf.csv restore.csv rate.csv density.csv; do
-	if [ -s "$dir/r/$f" ]; then pass=$((pass + 1)); else
+	if [ -s "$dir/r/$f" ]; then ok; else
 		echo "FAIL: $f missing or empty"; failed=$((failed + 1)); fi
 done
 grep -q "| inproc.coldstart | 20 |" "$dir/r/report.md" &&
@@ -74,7 +74,7 @@ grep -q "| inproc.coldstart | 20 |" "$dir/r/report.md" &&
 	grep -q "| prefetch | warm | 64 | 16 |" "$dir/r/report.md" &&
 	grep -q "= 5.00x never-stopped" "$dir/r/report.md" &&
 	grep -q "VMs per GiB" "$dir/r/report.md" &&
-	pass=$((pass + 1)) || { echo "FAIL: report.md lacks a table, host or warning";
+	ok || { echo "FAIL: report.md lacks a table, host or warning";
 	failed=$((failed + 1)); }
 [ "$(head -1 "$dir/r/restore.csv")" = "strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,done_ms,done_p90_ms,request_ms,faults,mib_read" ] &&
 	grep -q "^prefetch,warm,64,16,5," "$dir/r/restore.csv" &&
@@ -82,18 +82,18 @@ grep -q "| inproc.coldstart | 20 |" "$dir/r/report.md" &&
 	grep -q "^inproc-sustained,4,2000.000," "$dir/r/rate.csv" &&
 	grep -q "^clone,3," "$dir/r/density.csv" &&
 	[ "$(grep -c ',inproc.floor,' "$dir/r/cdf.csv")" -eq 20 ] &&
-	pass=$((pass + 1)) || { echo "FAIL: CSV contents"; failed=$((failed + 1)); }
+	ok || fail "CSV contents"
 if command -v gnuplot >/dev/null; then
 	for p in cdf-lifecycle cdf-rate restore rate density; do
 		if head -c 8 "$dir/r/$p.png" | grep -q PNG &&
-		   grep -q "<svg" "$dir/r/$p.svg"; then pass=$((pass + 1)); else
+		   grep -q "<svg" "$dir/r/$p.svg"; then ok; else
 			echo "FAIL: plot $p.png/.svg missing or not PNG/SVG"
 			failed=$((failed + 1)); fi
 	done
-	grep -q "](restore.png)" "$dir/r/report.md" && pass=$((pass + 1)) ||
-		{ echo "FAIL: report.md does not show restore.png"; failed=$((failed + 1)); }
+	grep -q "](restore.png)" "$dir/r/report.md" && ok ||
+		fail "report.md does not show restore.png"
 	ls "$dir/r" | grep -q "\.tmp" && { echo "FAIL: temporary files left";
-		failed=$((failed + 1)); } || pass=$((pass + 1))
+		failed=$((failed + 1)); } || ok
 else
 	echo "gnuplot not installed: plot checks skipped"
 fi
@@ -101,7 +101,7 @@ fi
 # --format md: no plots; the default output directory is the first input's.
 expect 0 "" report "$dir/lifecycle.json" --format md -q
 [ -s "$dir/report.md" ] && [ ! -e "$dir/cdf-lifecycle.png" ] &&
-	pass=$((pass + 1)) || { echo "FAIL: --format md"; failed=$((failed + 1)); }
+	ok || fail "--format md"
 
 # Without gnuplot: Markdown and CSV with a warning, exit 0.
 printf '#!/bin/sh\nPATH=/nonexistent exec "%s" "$@"\n' "$COLDSTART" >"$dir/nogp"
@@ -112,7 +112,7 @@ expect 0 "gnuplot is not installed" report $docs --out "$dir/np"
 COLDSTART=$real
 [ -s "$dir/np/report.md" ] && [ -s "$dir/np/restore.csv" ] &&
 	[ -z "$(ls "$dir/np" | grep -E '\.(png|svg)$')" ] &&
-	pass=$((pass + 1)) || { echo "FAIL: without gnuplot"; failed=$((failed + 1)); }
+	ok || fail "without gnuplot"
 
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"
@@ -124,7 +124,7 @@ expect 2 "schema2.json: result schema other than 1" report "$dir/schema2.json" -
 expect 2 "noseries.json" report "$dir/noseries.json" --out "$dir/bad"
 expect 2 "array.json: not a coldstart result" report "$dir/array.json" --out "$dir/bad"
 expect 2 "missing.json: not a readable" report "$dir/lifecycle.json" "$dir/missing.json" --out "$dir/bad"
-[ ! -e "$dir/bad" ] && pass=$((pass + 1)) || { echo "FAIL: bad input wrote files"; failed=$((failed + 1)); }
+[ ! -e "$dir/bad" ] && ok || fail "bad input wrote files"
 expect 2 "no result documents" report
 expect 2 "--format" report "$dir/lifecycle.json" --format jpeg
 expect 0 "Usage: coldstart report" report --help

@@ -3,17 +3,8 @@
 # 77 when the host has no huge pages reserved.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-if [ ! -c /dev/kvm ]; then
-	echo "skipping: no /dev/kvm"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
-ok() { pass=$((pass + 1)); }
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+need_kvm
+scratch
 
 expect 0 "snapshot $tmp/base" snapshot create "$tmp/base" --mem 32M \
 	--init 8M --ws 4M --pattern random --op write

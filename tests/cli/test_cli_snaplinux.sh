@@ -6,15 +6,14 @@
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
 TK_ELF=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+scratch
 
 # --- input errors, on any host ---------------------------------------------
 expect 1 'kernel .*no-such-kernel' snapshot create "$tmp/x" \
 	--kernel "$tmp/no-such-kernel"
 expect 1 "initrd" snapshot create "$tmp/x" --kernel "$TK_ELF" \
 	--initrd "$tmp/no-such-initrd" --allow-pvm --mem 32M
-[ ! -e "$tmp/x" ] || { echo "FAIL: a failed create left $tmp/x"; failed=$((failed + 1)); }
+[ ! -e "$tmp/x" ] || fail "a failed create left $tmp/x"
 
 if [ ! -c /dev/kvm ]; then
 	echo "skipping the KVM part: no /dev/kvm"
@@ -29,7 +28,7 @@ fi
 expect 0 'Linux guest paused at boot complete' snapshot create "$tmp/s" \
 	--kernel "$TK_ELF" --allow-pvm --mem 32M --vcpus 2 \
 	--console "$tmp/create.console"
-grep -q 'boot complete' "$out" || { echo "FAIL: no boot complete in the timeline"; failed=$((failed + 1)); }
+grep -q 'boot complete' "$out" || fail "no boot complete in the timeline"
 grep -q 'rtc: year' "$tmp/create.console" && ! grep -q 'workload done' "$tmp/create.console" ||
 	{ echo "FAIL: create console"; cat "$tmp/create.console"; failed=$((failed + 1)); }
 expect 2 'exists' snapshot create "$tmp/s" --kernel "$TK_ELF" --allow-pvm --mem 32M
@@ -39,10 +38,10 @@ expect 0 'linux guest, paused at boot complete: kernel /.*testkernel.elf' \
 	snapshot inspect "$tmp/s"
 for sec in vm.pic_master vm.pic_slave vm.ioapic vm.pit vm.guest vcpu.lapic \
 	dev.serial.com1 dev.i8042 dev.boottimer; do
-	grep -q "^  $sec " "$out" || { echo "FAIL: inspect lists no $sec"; failed=$((failed + 1)); }
+	grep -q "^  $sec " "$out" || fail "inspect lists no $sec"
 done
 grep -q 'in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT); devices: .*boottimer' "$out" ||
-	{ echo "FAIL: inspect machine line"; failed=$((failed + 1)); }
+	fail "inspect machine line"
 expect 0 '' snapshot inspect "$tmp/s" --json
 cp "$out" "$tmp/inspect.json"
 json_check 'd["guest"] == "linux" and d["irqchip"] is True and "boottimer" in d["devices"] and "serial.com1" in d["devices"] and d["linux"]["kernel"].endswith("testkernel.elf") and d["linux"]["kernel_bytes"] > 0 and "probe" not in d and d["vcpus"] == 2' "$tmp/inspect.json"

@@ -3,18 +3,9 @@
 # memory strategy, and rejection of damaged snapshots without touching them.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-if [ ! -c /dev/kvm ]; then
-	echo "skipping: no /dev/kvm"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err"' EXIT
+need_kvm
+scratch
 
-ok() { pass=$((pass + 1)); }
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
 
 # Names, sizes, types, mtimes and contents of a directory's entries; never
 # opens anything but regular files (a FIFO would block).
@@ -256,7 +247,7 @@ expect 0 'matches the prediction' snapshot restore "$tmp/s"
 mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/notes.txt"
 expect 2 'is not a coldstart snapshot; not replacing it' snapshot create "$tmp/mine" --force
 if [ "$(cat "$tmp/mine/notes.txt" 2>/dev/null)" = keep ] && ! ls -d "$tmp"/mine.tmp.* >/dev/null 2>&1; then
-	pass=$((pass + 1))
+	ok
 else
 	echo "FAIL: --force onto a non-snapshot directory touched it"; failed=$((failed + 1))
 fi

@@ -5,9 +5,9 @@
 # overhead) and the report.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
-[ -c /dev/kvm ] || { echo "no /dev/kvm: skipped"; exit 77; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir" "$out" "$err"' EXIT
+need_kvm
+scratch
+dir=$tmp
 
 expect 0 "prefetch, mem 8 MiB ws 4 MiB warm" bench restore -n 2 -w 0 \
 	--mem 8M --ws 4M --strategy mmap,prefetch --out "$dir/r"
@@ -20,9 +20,9 @@ json_check "all(s['samples_ns'][0] > 0 for s in d['series'] if s['params']['phas
 json_check "d['config']['cold_method'].startswith('fsync') and d['config']['snapshot_fs'] == 'disk'" "$R"
 json_check "[r['cache'] for r in d['ratios']] == ['warm', 'cold'] and all(r['prefetch_vs_never_stopped'] > 0 and r['prefetch_speedup_over_mmap'] > 0 for r in d['ratios'])" "$R"
 json_check "all(s['bytes_read_mean'] > 0 for s in d['series'] if s['params']['strategy'] == 'prefetch')" "$R"
-[ -s "$dir/r/restore.md" ] && pass=$((pass + 1)) || { echo "FAIL: restore.md"; failed=$((failed + 1)); }
-[ -z "$(ls /var/tmp | grep coldstart-restore-)" ] && pass=$((pass + 1)) ||
-	{ echo "FAIL: snapshot directories left in /var/tmp"; failed=$((failed + 1)); }
+[ -s "$dir/r/restore.md" ] && ok || fail "restore.md"
+[ -z "$(ls /var/tmp | grep coldstart-restore-)" ] && ok ||
+	fail "snapshot directories left in /var/tmp"
 
 expect 2 "--strategy: .*nope" bench restore --strategy nope
 expect 2 "--cache" bench restore --cache lukewarm
@@ -40,11 +40,11 @@ json_check "d['bench'] == 'suite' and d['config']['level'] == 'smoke'" "$S"
 json_check "{x['name'] for x in d['drivers']} >= {'lifecycle', 'restore'} and all(x['status'] in ('ok', 'skipped') for x in d['drivers'])" "$S"
 json_check "0 < d['harness']['overhead_ns_p50'] < 1e6 and len(d['series'][0]['samples_ns']) == 200" "$S"
 for f in lifecycle.json restore.json report.md series.csv cdf.csv restore.csv; do
-	[ -s "$dir/s/$f" ] && pass=$((pass + 1)) || { echo "FAIL: suite wrote no $f"; failed=$((failed + 1)); }
+	[ -s "$dir/s/$f" ] && ok || fail "suite wrote no $f"
 done
-grep -q "Harness overhead per sample" "$dir/s/report.md" && pass=$((pass + 1)) ||
-	{ echo "FAIL: report.md lacks the harness overhead"; failed=$((failed + 1)); }
+grep -q "Harness overhead per sample" "$dir/s/report.md" && ok ||
+	fail "report.md lacks the harness overhead"
 expect 2 "unexpected argument" bench suite extra
 expect 2 "--only: 'floor' is not a driver of the suite" bench suite --only lifecycle,floor --out "$dir/x"
-[ ! -e "$dir/x" ] && pass=$((pass + 1)) || { echo "FAIL: a refused suite wrote files"; failed=$((failed + 1)); }
+[ ! -e "$dir/x" ] && ok || fail "a refused suite wrote files"
 finish
