@@ -14,6 +14,17 @@ void snaptest__path(char *out, size_t size, const char *name)
 	snprintf(out, size, "%s/%s", tmpdir, name);
 }
 
+void snaptest__start_paused(const struct vm_config *cfg,
+			    struct probe_params *p, struct vm **vm,
+			    struct probe *probe)
+{
+	p->pause_at_ready = true;
+	assert_int_equal(vm__create(&kvm, cfg, NULL, vm), 0);
+	assert_int_equal(probe__setup(probe, *vm, p), 0);
+	assert_int_equal(vm__start(*vm), 0);
+	assert_int_equal(vm__wait_paused(*vm, 30 * 1000000000ull), 0);
+}
+
 static void remove_tree(const char *dir)
 {
 	char cmd[512];

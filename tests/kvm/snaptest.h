@@ -4,6 +4,8 @@
 #define COLDSTART_SNAPTEST_H
 
 #include "kvm.h"
+#include "probe.h"
+#include "vm.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,12 @@ extern char tmpdir[64];
 
 /* tmpdir/name into out. */
 void snaptest__path(char *out, size_t size, const char *name);
+
+/* Creates a VM with `cfg`, sets the probe guest up with `p` and runs it
+ * until every vCPU paused at READY (p->pause_at_ready is set here). */
+void snaptest__start_paused(const struct vm_config *cfg,
+			    struct probe_params *p, struct vm **vm,
+			    struct probe *probe);
 
 /* Runs `tests` (in order) with `kvm` open and a new
  * /tmp/coldstart-NAME.XXXXXX as tmpdir, then `after` (may be NULL), then

@@ -98,11 +98,7 @@ static void take_chain(unsigned int vcpus)
 	struct vm *vm;
 	uint64_t d1, d2;
 
-	p.pause_at_ready = true;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(snapshot__save(vm, &probe, path("base"), 0, &st), 0);
 	assert_int_equal(vm__dirty_log_start(vm), 0);
 	d1 = diff_at(vm, &probe, PROBE_PHASE_REQUEST, path("base"), "d1");
@@ -240,11 +236,7 @@ static void test_wrong_base_refused(void **state)
 
 	(void)state;
 	/* Another snapshot of the same shape is not d1's base. */
-	p.pause_at_ready = true;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(snapshot__save(vm, &probe, path("other"), 0, &st), 0);
 	vm__destroy(vm);
 	assert_int_equal(merge2(path("other"), path("d1"), NULL, path("bad")),

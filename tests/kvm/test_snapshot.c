@@ -48,11 +48,7 @@ static void take_flags(const char *name, unsigned int vcpus,
 	struct vm *vm;
 
 	snaptest__path(dir, sizeof(dir), name);
-	p.pause_at_ready = true;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(probe.state.ready, vcpus);
 	if (snapshot__save(vm, &probe, dir, flags, &st) < 0)
 		fail_msg("save: %s", err__last());
@@ -197,11 +193,7 @@ static void test_pause_resume_in_place(void **state)
 	struct vm *vm;
 
 	(void)state;
-	p.pause_at_ready = true;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(vm->parked, 2);
 	assert_int_equal(probe.state.done, 0);
 	vm__resume(vm);
@@ -251,12 +243,8 @@ static void test_existing_dir_refused(void **state)
 	(void)state;
 	take("exists", 1, &p);
 	snaptest__path(dir, sizeof(dir), "exists");
-	p.pause_at_ready = true;
 	p.init_bytes = 2 * MiB;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(snapshot__save(vm, &probe, dir, 0, &st), -EEXIST);
 	assert_non_null(strstr(err__last(), "exists"));
 	/* Replacing swaps in the new one whole. */

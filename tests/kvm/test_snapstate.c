@@ -268,11 +268,7 @@ static void test_no_irqchip_no_sections(void **state)
 
 	(void)state;
 	snaptest__path(dir, sizeof(dir), "plain");
-	p.pause_at_ready = true;
-	assert_int_equal(vm__create(&kvm, &cfg, NULL, &vm), 0);
-	assert_int_equal(probe__setup(&probe, vm, &p), 0);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait_paused(vm, 30 * SECOND), 0);
+	snaptest__start_paused(&cfg, &p, &vm, &probe);
 	assert_int_equal(snapshot__save(vm, &probe, dir, 0, &st), 0);
 	vm__destroy(vm);
 	assert_int_equal(snapshot__open(&snap, dir), 0);
