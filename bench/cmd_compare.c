@@ -474,20 +474,17 @@ static int export_github(const struct result_doc *doc, const char *path)
 
 static int export_gobench(const struct result_doc *doc, const char *path)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int ret;
+	struct output_text t;
+	int ret = output__text_open(&t);
 
-	if (!f)
-		return err__sys(errno, "open_memstream");
-	compare__write_gobench(doc, f);
-	if (fclose(f)) {
-		free(text);
-		return err__set(ENOMEM, "formatting the Go benchmark text");
-	}
-	ret = write_path(path, text, len);
-	free(text);
+	if (ret < 0)
+		return ret;
+	compare__write_gobench(doc, t.f);
+	ret = output__text_close(&t, "the Go benchmark text");
+	if (ret < 0)
+		return ret;
+	ret = write_path(path, t.text, t.len);
+	free(t.text);
 	return ret;
 }
 

@@ -463,13 +463,12 @@ static json_t *result_json(const struct lifecycle *lc)
 static int write_markdown(const struct lifecycle *lc, const json_t *doc,
 			  const char *dir)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int ret;
+	struct output_text t;
+	int ret = output__text_open(&t);
+	FILE *f = t.f;
 
-	if (!f)
-		return err__sys(errno, "open_memstream");
+	if (ret < 0)
+		return ret;
 	fprintf(f, "# coldstart lifecycle benchmark\n\nCreate -> READY -> "
 		"destroy of the probe guest (1 vCPU, 2 MiB); %" PRIu64
 		" counted cycles per series after %" PRIu64 " warmup; the floor "
@@ -481,10 +480,7 @@ static int write_markdown(const struct lifecycle *lc, const json_t *doc,
 	print_probes(f, lc, true);
 	result__md_warnings(f, doc);
 	fputs("\nRaw samples and host metadata: lifecycle.json.\n", f);
-	fclose(f);
-	ret = output__write_file(dir, "lifecycle.md", text, len);
-	free(text);
-	return ret;
+	return output__text_write(&t, dir, "lifecycle.md");
 }
 
 static int emit(const struct lifecycle *lc)

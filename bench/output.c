@@ -10,6 +10,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int output__text_open(struct output_text *t)
+{
+	*t = (struct output_text){ 0 };
+	t->f = open_memstream(&t->text, &t->len);
+	return t->f ? 0 : err__sys(errno, "open_memstream");
+}
+
+int output__text_close(struct output_text *t, const char *what)
+{
+	int failed = fclose(t->f) != 0;
+
+	t->f = NULL;
+	if (!failed)
+		return 0;
+	free(t->text);
+	t->text = NULL;
+	return err__set(ENOMEM, "building %s", what);
+}
+
+int output__text_write(struct output_text *t, const char *dir,
+		       const char *name)
+{
+	int ret = output__text_close(t, name);
+
+	if (ret == 0)
+		ret = output__write_file(dir, name, t->text, t->len);
+	free(t->text);
+	t->text = NULL;
+	return ret;
+}
+
 /* mkstemp creates 0600; results are for sharing, so use the umask. */
 static void fchmod_default(const char *path)
 {

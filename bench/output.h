@@ -18,6 +18,25 @@ int output__write_file(const char *dir, const char *name, const char *data,
 /* The same for a JSON document (indented, newline-terminated). */
 int output__write_json(const char *dir, const char *name, const json_t *doc);
 
+/* A file's text built in memory: print to `f`, then close or write. */
+struct output_text {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+/* Opens t->f on memory; 0 or -errno with a message. */
+int output__text_open(struct output_text *t);
+
+/* Closes t->f; t->text and t->len then hold the text (free() it). 0, or
+ * -ENOMEM with a message naming `what` and nothing left to free. */
+int output__text_close(struct output_text *t, const char *what);
+
+/* Closes t->f, writes the text to dir/name (output__write_file) and frees
+ * it; 0 or -errno with a message. */
+int output__text_write(struct output_text *t, const char *dir,
+		       const char *name);
+
 /* The events of `tl` that happened, as {"key": ns since process start}. */
 json_t *output__timeline_json(const struct timeline *tl);
 

@@ -164,21 +164,13 @@ typedef void csv_fn(FILE *f, const struct report *r);
 
 static int write_csv(const struct report *r, const char *name, csv_fn *fn)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int ret;
+	struct output_text t;
+	int ret = output__text_open(&t);
 
-	if (!f)
-		return err__sys(errno, "open_memstream");
-	fn(f, r);
-	if (fclose(f) != 0) {
-		free(text);
-		return err__set(ENOMEM, "building %s", name);
-	}
-	ret = output__write_file(r->o->out_dir, name, text, len);
-	free(text);
-	return ret;
+	if (ret < 0)
+		return ret;
+	fn(t.f, r);
+	return output__text_write(&t, r->o->out_dir, name);
 }
 
 static void series_csv(FILE *f, const struct report *r)
@@ -857,25 +849,20 @@ static int write_all_csv(const struct report *r)
 
 static int write_md(struct report *r)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
+	struct output_text t;
+	int ret = output__text_open(&t);
 
-	r->md = open_memstream(&text, &len);
-	if (!r->md)
-		return err__sys(errno, "open_memstream");
+	if (ret < 0)
+		return ret;
+	r->md = t.f;
 	md_host(r);
 	for (size_t i = 0; i < r->n; i++)
 		md_doc(r, &r->in[i]);
-	if (fclose(r->md) != 0) {
-		free(text);
-		return err__set(ENOMEM, "building report.md");
-	}
 	r->md = NULL;
-	ret = r->o->md ? output__write_file(r->o->out_dir, "report.md", text,
-					    len)
-		       : 0;
-	free(text);
+	if (r->o->md)
+		return output__text_write(&t, r->o->out_dir, "report.md");
+	ret = output__text_close(&t, "report.md");
+	free(t.text);
 	return ret;
 }
 

@@ -140,9 +140,7 @@ int result__write(const json_t *doc, const char *dir, const char *md)
 int result__emit(const json_t *doc, bool json, const char *dir,
 		 result_report_fn *report)
 {
-	char *md = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct output_text md;
 	int ret;
 
 	if (json)
@@ -151,13 +149,14 @@ int result__emit(const json_t *doc, bool json, const char *dir,
 		report(stdout, doc);
 	if (!dir)
 		return 0;
-	f = open_memstream(&md, &len);
-	if (!f)
-		return err__sys(errno, "open_memstream");
-	report(f, doc);
-	fclose(f);
-	ret = result__write(doc, dir, md);
-	free(md);
+	ret = output__text_open(&md);
+	if (ret < 0)
+		return ret;
+	report(md.f, doc);
+	ret = output__text_close(&md, "the Markdown report");
+	if (ret == 0)
+		ret = result__write(doc, dir, md.text);
+	free(md.text);
 	if (ret == 0 && !json)
 		printf("results written to %s/\n", dir);
 	return ret;
