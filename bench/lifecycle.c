@@ -460,15 +460,9 @@ static json_t *result_json(const struct lifecycle *lc)
 	return doc;
 }
 
-static int write_markdown(const struct lifecycle *lc, const json_t *doc,
-			  const char *dir)
+static void print_markdown(FILE *f, const struct lifecycle *lc,
+			   const json_t *doc)
 {
-	struct output_text t;
-	int ret = output__text_open(&t);
-	FILE *f = t.f;
-
-	if (ret < 0)
-		return ret;
 	fprintf(f, "# coldstart lifecycle benchmark\n\nCreate -> READY -> "
 		"destroy of the probe guest (1 vCPU, 2 MiB); %" PRIu64
 		" counted cycles per series after %" PRIu64 " warmup; the floor "
@@ -480,7 +474,22 @@ static int write_markdown(const struct lifecycle *lc, const json_t *doc,
 	print_probes(f, lc, true);
 	result__md_warnings(f, doc);
 	fputs("\nRaw samples and host metadata: lifecycle.json.\n", f);
-	return output__text_write(&t, dir, "lifecycle.md");
+}
+
+/* dir/lifecycle.json and dir/lifecycle.md. */
+static int save(const struct lifecycle *lc, const json_t *doc)
+{
+	struct output_text md;
+	int ret = output__text_open(&md);
+
+	if (ret < 0)
+		return ret;
+	print_markdown(md.f, lc, doc);
+	ret = output__text_close(&md, "lifecycle.md");
+	if (ret == 0)
+		ret = result__save(doc, lc->o.json, lc->o.out_dir, md.text);
+	free(md.text);
+	return ret;
 }
 
 static int emit(const struct lifecycle *lc)
@@ -497,16 +506,8 @@ static int emit(const struct lifecycle *lc)
 		print_ratios(stdout, lc);
 		print_probes(stdout, lc, false);
 	}
-	if (lc->o.out_dir) {
-		ret = output__mkdirs(lc->o.out_dir);
-		if (ret == 0)
-			ret = output__write_json(lc->o.out_dir, "lifecycle.json",
-						 doc);
-		if (ret == 0)
-			ret = write_markdown(lc, doc, lc->o.out_dir);
-		if (ret == 0 && !lc->o.json)
-			printf("results written to %s/\n", lc->o.out_dir);
-	}
+	if (lc->o.out_dir)
+		ret = save(lc, doc);
 	json_decref(doc);
 	return ret;
 }

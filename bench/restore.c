@@ -921,10 +921,8 @@ static int emit(const struct restore_opts *o, const struct group *g,
 	}
 	if (o->out_dir) {
 		md = markdown(o, g, ng, doc);
-		ret = md ? result__write(doc, o->out_dir, md)
+		ret = md ? result__save(doc, o->json, o->out_dir, md)
 			 : err__set(ENOMEM, "building restore.md");
-		if (ret == 0 && !o->json)
-			printf("results written to %s/\n", o->out_dir);
 	}
 	free(md);
 	json_decref(doc);

@@ -155,8 +155,19 @@ int result__emit(const json_t *doc, bool json, const char *dir,
 	report(md.f, doc);
 	ret = output__text_close(&md, "the Markdown report");
 	if (ret == 0)
-		ret = result__write(doc, dir, md.text);
+		ret = result__save(doc, json, dir, md.text);
 	free(md.text);
+	return ret;
+}
+
+int result__save(const json_t *doc, bool json, const char *dir,
+		 const char *md)
+{
+	int ret;
+
+	if (!dir)
+		return 0;
+	ret = result__write(doc, dir, md);
 	if (ret == 0 && !json)
 		printf("results written to %s/\n", dir);
 	return ret;

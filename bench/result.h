@@ -53,6 +53,12 @@ void result__print_json(FILE *out, const json_t *doc);
  * NULL) after creating dir; 0 or -errno with a message. */
 int result__write(const json_t *doc, const char *dir, const char *md);
 
+/* After the report (or, with `json`, the document) went to stdout: when
+ * dir is not NULL, result__write() and, without `json`, "results written
+ * to DIR/". 0 or -errno with a message. */
+int result__save(const json_t *doc, bool json, const char *dir,
+		 const char *md);
+
 /* Writes the Markdown report of `doc` on `out`. */
 typedef void result_report_fn(FILE *out, const json_t *doc);
 
