@@ -69,7 +69,7 @@ static int boottimer_trap(struct vcpu *vcpu, const struct io_access *a,
 	if (a->data[0] == BOOTTIMER_BOOT_COMPLETE)
 		return boot_complete(t, port ? BOOTTIMER_VIA_PORT
 					     : BOOTTIMER_VIA_MMIO);
-	if (port && a->data[0] == BOOTTIMER_GUEST_DONE)
+	if (a->data[0] == BOOTTIMER_GUEST_DONE)
 		return guest_done(t);
 	return IOTRAP_CONTINUE;
 }

@@ -1,7 +1,7 @@
 /* Firecracker's boot-complete signals, so its guest images work unchanged:
  * byte 123 written to I/O port 0x3f0 (the original boot timer) or to the
  * MMIO page at 0xC0000000 (today's). Either marks "boot complete" once
- * and records which variant fired. Byte 124 on the port is our init's
+ * and records which variant fired. Byte 124 on either is our init's
  * "guest done" (workload finished). At boot complete the VM can pause
  * (for a snapshot) or end (for boot benchmarks). */
 #ifndef COLDSTART_BOOTTIMER_H

@@ -24,7 +24,7 @@ static void defaults_without_options(void **state)
 	assert_int_equal(init_cmdline__parse("console=ttyS0 reboot=k quiet "
 					     "panic=-1", &cfg), 0);
 	assert_int_equal(cfg.signal, INIT_SIGNAL_PORT);
-	assert_true(cfg.done_signal);
+	assert_int_equal(cfg.done, INIT_SIGNAL_PORT);
 	assert_false(cfg.has_run);
 	assert_false(cfg.has_touch);
 	assert_int_equal(init_cmdline__parse("", &cfg), 0);
@@ -45,13 +45,17 @@ static void boot_signal_variants(void **state)
 	assert_int_equal(cfg.signal, INIT_SIGNAL_PORT);
 }
 
-static void done_signal_can_be_dropped(void **state)
+static void done_signal_channels(void **state)
 {
 	(void)state;
 	assert_int_equal(init_cmdline__parse("coldstart.done=none", &cfg), 0);
-	assert_false(cfg.done_signal);
+	assert_int_equal(cfg.done, 0);
+	assert_int_equal(init_cmdline__parse("coldstart.done=mmio", &cfg), 0);
+	assert_int_equal(cfg.done, INIT_SIGNAL_MMIO);
+	assert_int_equal(init_cmdline__parse("coldstart.done=both", &cfg), 0);
+	assert_int_equal(cfg.done, INIT_SIGNAL_PORT | INIT_SIGNAL_MMIO);
 	assert_int_equal(init_cmdline__parse("coldstart.done=port", &cfg), 0);
-	assert_true(cfg.done_signal);
+	assert_int_equal(cfg.done, INIT_SIGNAL_PORT);
 }
 
 static void run_keeps_quoted_words(void **state)
@@ -111,8 +115,9 @@ static void errors_name_the_problem(void **state)
 		const char *cmdline, *message;
 	} cases[] = {
 		{ "coldstart.boot=pio", "coldstart.boot=pio" },
+		{ "coldstart.boot=none", "expected port, mmio or both" },
 		{ "coldstart.boot", "needs a value" },
-		{ "coldstart.done=mmio", "expected port or none" },
+		{ "coldstart.done=pio", "expected port, mmio, both or none" },
 		{ "coldstart.rn=ls", "unknown option 'coldstart.rn'" },
 		{ "coldstart.run=", "needs a command" },
 		{ "coldstart.run=\"echo", "unbalanced double quote" },
@@ -184,7 +189,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_without_options),
 		cmocka_unit_test(boot_signal_variants),
-		cmocka_unit_test(done_signal_can_be_dropped),
+		cmocka_unit_test(done_signal_channels),
 		cmocka_unit_test(run_keeps_quoted_words),
 		cmocka_unit_test(touch_sizes_and_modifiers),
 		cmocka_unit_test(errors_name_the_problem),

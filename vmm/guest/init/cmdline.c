@@ -72,29 +72,21 @@ int init_cmdline__size(const char *text, uint64_t *bytes)
 	return 0;
 }
 
-static int parse_boot(const char *value, struct init_config *cfg)
+/* port, mmio or both as enum init_signal bits; none only where allowed. */
+static int parse_channels(const char *key, const char *value, bool none_ok,
+			  unsigned *out)
 {
 	if (!strcmp(value, "port"))
-		cfg->signal = INIT_SIGNAL_PORT;
+		*out = INIT_SIGNAL_PORT;
 	else if (!strcmp(value, "mmio"))
-		cfg->signal = INIT_SIGNAL_MMIO;
+		*out = INIT_SIGNAL_MMIO;
 	else if (!strcmp(value, "both"))
-		cfg->signal = INIT_SIGNAL_PORT | INIT_SIGNAL_MMIO;
+		*out = INIT_SIGNAL_PORT | INIT_SIGNAL_MMIO;
+	else if (none_ok && !strcmp(value, "none"))
+		*out = 0;
 	else
-		return err__set(EINVAL, "coldstart.boot=%s: expected port, "
-				"mmio or both", value);
-	return 0;
-}
-
-static int parse_done(const char *value, struct init_config *cfg)
-{
-	if (!strcmp(value, "port"))
-		cfg->done_signal = true;
-	else if (!strcmp(value, "none"))
-		cfg->done_signal = false;
-	else
-		return err__set(EINVAL, "coldstart.done=%s: expected port or "
-				"none", value);
+		return err__set(EINVAL, "coldstart.%s=%s: expected port, mmio%s",
+				key, value, none_ok ? ", both or none" : " or both");
 	return 0;
 }
 
@@ -169,9 +161,9 @@ static int parse_word(char *word, struct init_config *cfg)
 				word, PREFIX);
 	*value++ = '\0';
 	if (!strcmp(key, "boot"))
-		return parse_boot(value, cfg);
+		return parse_channels(key, value, false, &cfg->signal);
 	if (!strcmp(key, "done"))
-		return parse_done(value, cfg);
+		return parse_channels(key, value, true, &cfg->done);
 	if (!strcmp(key, "run"))
 		return parse_run(value, cfg);
 	if (!strcmp(key, "touch"))
@@ -188,7 +180,7 @@ int init_cmdline__parse(const char *cmdline, struct init_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->signal = INIT_SIGNAL_PORT;
-	cfg->done_signal = true;
+	cfg->done = INIT_SIGNAL_PORT;
 	if (!word)
 		return err__set(ENOMEM, "out of memory");
 	while ((ret = next_word(&cmdline, word)) > 0) {

@@ -9,8 +9,8 @@
 
 /* How the init tells the VMM that boot is complete (a bit set). */
 enum init_signal {
-	INIT_SIGNAL_PORT = 1, /* byte 123 to I/O port 0x3f0 */
-	INIT_SIGNAL_MMIO = 2, /* byte 123 at MMIO 0xC0000000 */
+	INIT_SIGNAL_PORT = 1, /* I/O port 0x3f0 */
+	INIT_SIGNAL_MMIO = 2, /* MMIO 0xC0000000 */
 };
 
 #define INIT_RUN_MAX 2048
@@ -27,8 +27,8 @@ struct init_touch {
 };
 
 struct init_config {
-	unsigned signal; /* enum init_signal bits; never 0 */
-	bool done_signal; /* byte 124 on port 0x3f0 after the workload */
+	unsigned signal; /* enum init_signal bits for byte 123; never 0 */
+	unsigned done;   /* the same for byte 124 after the workload; 0: none */
 	bool has_run;
 	char run[INIT_RUN_MAX]; /* coldstart.run: a busybox sh -c command */
 	bool has_touch;
@@ -39,7 +39,7 @@ struct init_config {
  * Parses the kernel command line. Recognized words (others are ignored,
  * except unknown coldstart.* words, which are errors so typos show):
  *   coldstart.boot=port|mmio|both       boot-complete signal (default port)
- *   coldstart.done=port|none            workload-done signal (default port)
+ *   coldstart.done=port|mmio|both|none  workload-done signal (default port)
  *   coldstart.run=CMD                   run CMD with busybox sh -c
  *   coldstart.touch=SIZE[:seq|random][:read|write]
  *                                       SIZE is bytes with K, M or G suffix

@@ -107,15 +107,21 @@ static int mmio_write(uint8_t value)
 	return 0;
 }
 
-static void signal_boot(unsigned signal)
+/* Writes `value` on each channel in `signal` (enum init_signal bits). */
+static int signal_write(unsigned signal, uint8_t value)
 {
 	int ret = 0;
 
 	if (signal & INIT_SIGNAL_PORT)
-		ret = port_write(TIMER_BOOT_COMPLETE);
+		ret = port_write(value);
 	if (ret == 0 && (signal & INIT_SIGNAL_MMIO))
-		ret = mmio_write(TIMER_BOOT_COMPLETE);
-	if (ret < 0)
+		ret = mmio_write(value);
+	return ret;
+}
+
+static void signal_boot(unsigned signal)
+{
+	if (signal_write(signal, TIMER_BOOT_COMPLETE) < 0)
 		say("error: boot-complete signal: %s", err__last());
 	else
 		say("boot complete signal=%s",
@@ -199,8 +205,8 @@ static void touch(const struct init_touch *t)
 	    (unsigned long long)got, got == want ? "ok" : "MISMATCH");
 }
 
-/* Returns whether to send the done signal. */
-static bool run_workload(void)
+/* Returns the channels of the done signal (enum init_signal bits). */
+static unsigned run_workload(void)
 {
 	static struct init_config cfg;
 	static char cmdline[4096];
@@ -210,7 +216,7 @@ static bool run_workload(void)
 		say("error: %s", err__last());
 		/* Still tell the VMM, so it never waits for a lost signal. */
 		signal_boot(INIT_SIGNAL_PORT);
-		return true;
+		return INIT_SIGNAL_PORT;
 	}
 	signal_boot(cfg.signal);
 	say("nr_cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -218,18 +224,21 @@ static bool run_workload(void)
 		run_command(cfg.run);
 	if (cfg.has_touch)
 		touch(&cfg.touch);
-	return cfg.done_signal;
+	return cfg.done;
 }
 
 int main(void)
 {
+	unsigned done;
+
 	mount_one("devtmpfs", "/dev", "devtmpfs");
 	open_console();
 	say("start");
 	boot_time();
 	mount_one("proc", "/proc", "proc");
 	mount_one("sysfs", "/sys", "sysfs");
-	if (run_workload() && port_write(TIMER_WORK_DONE) < 0)
+	done = run_workload();
+	if (done && signal_write(done, TIMER_WORK_DONE) < 0)
 		say("error: done signal: %s", err__last());
 	say("done, rebooting");
 	sync();
