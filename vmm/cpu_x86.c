@@ -136,6 +136,7 @@ int x86__vm_create_irqchip(struct vm *vm)
 {
 	uint64_t idmap = X86_KVM_IDENTITY_MAP_ADDR;
 	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+	struct kvm_reinject_control reinject = { .pit_reinject = 0 };
 	int ret;
 
 	ret = KVM_IOCTL(vm->fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap);
@@ -146,6 +147,12 @@ int x86__vm_create_irqchip(struct vm *vm)
 		ret = KVM_IOCTL(vm->fd, KVM_CREATE_IRQCHIP, NULL);
 	if (ret >= 0)
 		ret = KVM_IOCTL(vm->fd, KVM_CREATE_PIT2, &pit);
+	/* Missed PIT ticks are dropped, not replayed: a host that stalls the
+	 * VMM (a loaded or emulated one) otherwise gets a PIT thread that
+	 * spins re-injecting the backlog, and Linux keeps time from its
+	 * clocksource, not from counting ticks. */
+	if (ret >= 0)
+		ret = KVM_IOCTL(vm->fd, KVM_REINJECT_CONTROL, &reinject);
 	return ret < 0 ? ret : 0;
 }
 
