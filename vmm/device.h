@@ -6,6 +6,7 @@
 #define COLDSTART_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct device_ops {
 	const char *name; /* unique per VM, e.g. "serial.com1" */
@@ -25,5 +26,16 @@ struct device {
 };
 
 #define VM_MAX_DEVICES 16
+
+/* The checks of save() and restore() for a device whose state is one
+ * struct of `size` bytes that starts with its uint32_t version. */
+
+/* 0, or -EINVAL with a message when `len` is not `size`. */
+int device__check_save(const char *name, size_t size, size_t len);
+
+/* 0 when buf holds `len` == `size` bytes of state at `version`, else
+ * -EINVAL with a message; the caller then copies buf. */
+int device__check_restore(const char *name, size_t size, uint32_t version,
+			  const void *buf, size_t len);
 
 #endif

@@ -161,30 +161,29 @@ static size_t i8042_state_size(const void *dev)
 static int i8042_save(const void *dev, void *buf, size_t len)
 {
 	struct i8042 *k = (struct i8042 *)dev;
+	int ret = device__check_save("i8042", sizeof(k->regs), len);
 
-	if (len != sizeof(k->regs))
-		return err__set(EINVAL, "i8042: %zu bytes of state requested, "
-				"%zu exist", len, sizeof(k->regs));
+	if (ret < 0)
+		return ret;
 	pthread_mutex_lock(&k->lock);
 	memcpy(buf, &k->regs, sizeof(k->regs));
 	pthread_mutex_unlock(&k->lock);
 	return 0;
 }
 
+_Static_assert(offsetof(struct i8042_regs, version) == 0,
+	       "device__check_restore reads the version first");
+
 static int i8042_restore(void *dev, const void *buf, size_t len)
 {
 	struct i8042 *k = dev;
-	struct i8042_regs r;
+	int ret = device__check_restore("i8042", sizeof(k->regs),
+					I8042_STATE_VERSION, buf, len);
 
-	if (len != sizeof(r))
-		return err__set(EINVAL, "i8042: state of %zu bytes, expected "
-				"%zu", len, sizeof(r));
-	memcpy(&r, buf, sizeof(r));
-	if (r.version != I8042_STATE_VERSION)
-		return err__set(EINVAL, "i8042: state version %u, this build "
-				"reads %u", r.version, I8042_STATE_VERSION);
+	if (ret < 0)
+		return ret;
 	pthread_mutex_lock(&k->lock);
-	k->regs = r;
+	memcpy(&k->regs, buf, sizeof(k->regs));
 	pthread_mutex_unlock(&k->lock);
 	return 0;
 }

@@ -107,28 +107,25 @@ static size_t cmos_state_size(const void *dev)
 static int cmos_save(const void *dev, void *buf, size_t len)
 {
 	const struct legacy_x86 *l = dev;
+	int ret = device__check_save("cmos", sizeof(l->cmos), len);
 
-	if (len != sizeof(l->cmos))
-		return err__set(EINVAL, "cmos: %zu bytes of state requested, "
-				"%zu exist", len, sizeof(l->cmos));
-	memcpy(buf, &l->cmos, sizeof(l->cmos));
-	return 0;
+	if (ret == 0)
+		memcpy(buf, &l->cmos, sizeof(l->cmos));
+	return ret;
 }
+
+_Static_assert(offsetof(struct cmos_regs, version) == 0,
+	       "device__check_restore reads the version first");
 
 static int cmos_restore(void *dev, const void *buf, size_t len)
 {
 	struct legacy_x86 *l = dev;
-	struct cmos_regs r;
+	int ret = device__check_restore("cmos", sizeof(l->cmos),
+					CMOS_STATE_VERSION, buf, len);
 
-	if (len != sizeof(r))
-		return err__set(EINVAL, "cmos: state of %zu bytes, expected "
-				"%zu", len, sizeof(r));
-	memcpy(&r, buf, sizeof(r));
-	if (r.version != CMOS_STATE_VERSION)
-		return err__set(EINVAL, "cmos: state version %u, this build "
-				"reads %u", r.version, CMOS_STATE_VERSION);
-	l->cmos = r;
-	return 0;
+	if (ret == 0)
+		memcpy(&l->cmos, buf, sizeof(l->cmos));
+	return ret;
 }
 
 static const struct device_ops cmos_ops = {

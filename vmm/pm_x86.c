@@ -79,28 +79,25 @@ static size_t pm_state_size(const void *dev)
 static int pm_save(const void *dev, void *buf, size_t len)
 {
 	const struct acpi_pm *pm = dev;
+	int ret = device__check_save("acpi.pm", sizeof(pm->regs), len);
 
-	if (len != sizeof(pm->regs))
-		return err__set(EINVAL, "acpi.pm: %zu bytes of state "
-				"requested, %zu exist", len, sizeof(pm->regs));
-	memcpy(buf, &pm->regs, sizeof(pm->regs));
-	return 0;
+	if (ret == 0)
+		memcpy(buf, &pm->regs, sizeof(pm->regs));
+	return ret;
 }
+
+_Static_assert(offsetof(struct acpi_pm_regs, version) == 0,
+	       "device__check_restore reads the version first");
 
 static int pm_restore(void *dev, const void *buf, size_t len)
 {
 	struct acpi_pm *pm = dev;
-	struct acpi_pm_regs r;
+	int ret = device__check_restore("acpi.pm", sizeof(pm->regs),
+					ACPI_PM_STATE_VERSION, buf, len);
 
-	if (len != sizeof(r))
-		return err__set(EINVAL, "acpi.pm: state of %zu bytes, expected "
-				"%zu", len, sizeof(r));
-	memcpy(&r, buf, sizeof(r));
-	if (r.version != ACPI_PM_STATE_VERSION)
-		return err__set(EINVAL, "acpi.pm: state version %u, this build "
-				"reads %u", r.version, ACPI_PM_STATE_VERSION);
-	pm->regs = r;
-	return 0;
+	if (ret == 0)
+		memcpy(&pm->regs, buf, sizeof(pm->regs));
+	return ret;
 }
 
 static const struct device_ops pm_ops = {

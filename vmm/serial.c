@@ -206,32 +206,30 @@ static size_t serial_state_size(const void *dev)
 static int serial_save(const void *dev, void *buf, size_t len)
 {
 	struct serial *s = (struct serial *)dev;
+	int ret = device__check_save("serial.com1", sizeof(s->regs), len);
 
-	if (len != sizeof(s->regs))
-		return err__set(EINVAL, "serial.com1: %zu bytes of state "
-				"requested, %zu exist", len, sizeof(s->regs));
+	if (ret < 0)
+		return ret;
 	pthread_mutex_lock(&s->lock);
 	memcpy(buf, &s->regs, sizeof(s->regs));
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
+_Static_assert(offsetof(struct serial_regs, version) == 0,
+	       "device__check_restore reads the version first");
+
 static int serial_restore(void *dev, const void *buf, size_t len)
 {
 	struct serial *s = dev;
-	struct serial_regs r;
+	int ret = device__check_restore("serial.com1", sizeof(s->regs),
+					SERIAL_STATE_VERSION, buf, len);
 
-	if (len != sizeof(r))
-		return err__set(EINVAL, "serial.com1: state of %zu bytes, "
-				"expected %zu", len, sizeof(r));
-	memcpy(&r, buf, sizeof(r));
-	if (r.version != SERIAL_STATE_VERSION)
-		return err__set(EINVAL, "serial.com1: state version %u, this "
-				"build reads %u", r.version,
-				SERIAL_STATE_VERSION);
+	if (ret < 0)
+		return ret;
 	/* The IRQ line's level itself comes back with the irqchip. */
 	pthread_mutex_lock(&s->lock);
-	s->regs = r;
+	memcpy(&s->regs, buf, sizeof(s->regs));
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }

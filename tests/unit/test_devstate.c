@@ -1,6 +1,7 @@
 /* Unit tests for device sections (snapshot/devstate.c, format.c): fake
  * devices saved, parsed and restored without KVM; every mismatch between
  * the snapshot's devices and the VM's is refused with a message. */
+#include "device.h"
 #include "devstate.h"
 #include "err.h"
 #include "format.h"
@@ -243,6 +244,28 @@ static void long_name_refused_on_save(void **state)
 	free(w.buf);
 }
 
+static void versioned_state_checks(void **state)
+{
+	struct {
+		uint32_t version;
+		uint8_t data[4];
+	} regs = { 3, { 0 } };
+
+	(void)state;
+	assert_int_equal(device__check_save("dev", sizeof(regs), sizeof(regs)),
+			 0);
+	expect_error(device__check_save("dev", sizeof(regs), 4),
+		     "dev: 4 bytes of state requested, 8 exist");
+	assert_int_equal(device__check_restore("dev", sizeof(regs), 3, &regs,
+					       sizeof(regs)), 0);
+	expect_error(device__check_restore("dev", sizeof(regs), 3, &regs, 7),
+		     "dev: state of 7 bytes, expected 8");
+	regs.version = 4;
+	expect_error(device__check_restore("dev", sizeof(regs), 3, &regs,
+					   sizeof(regs)),
+		     "dev: state version 4, this build reads 3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +275,7 @@ int main(void)
 		cmocka_unit_test(device_refusal_propagates),
 		cmocka_unit_test(malformed_sections_rejected),
 		cmocka_unit_test(long_name_refused_on_save),
+		cmocka_unit_test(versioned_state_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
