@@ -83,29 +83,25 @@ static size_t boottimer_state_size(const void *dev)
 static int boottimer_save(const void *dev, void *buf, size_t len)
 {
 	const struct boottimer *t = dev;
+	int ret = device__check_save("boottimer", sizeof(t->regs), len);
 
-	if (len != sizeof(t->regs))
-		return err__set(EINVAL, "boottimer: %zu bytes of state "
-				"requested, %zu exist", len, sizeof(t->regs));
-	memcpy(buf, &t->regs, sizeof(t->regs)); /* vCPUs are paused */
-	return 0;
+	if (ret == 0) /* vCPUs are paused */
+		memcpy(buf, &t->regs, sizeof(t->regs));
+	return ret;
 }
+
+_Static_assert(offsetof(struct boottimer_regs, version) == 0,
+	       "device__check_restore reads the version first");
 
 static int boottimer_restore(void *dev, const void *buf, size_t len)
 {
 	struct boottimer *t = dev;
-	struct boottimer_regs r;
+	int ret = device__check_restore("boottimer", sizeof(t->regs),
+					BOOTTIMER_STATE_VERSION, buf, len);
 
-	if (len != sizeof(r))
-		return err__set(EINVAL, "boottimer: state of %zu bytes, "
-				"expected %zu", len, sizeof(r));
-	memcpy(&r, buf, sizeof(r));
-	if (r.version != BOOTTIMER_STATE_VERSION)
-		return err__set(EINVAL, "boottimer: state version %u, this "
-				"build reads %u", r.version,
-				BOOTTIMER_STATE_VERSION);
-	t->regs = r; /* before vCPUs start */
-	return 0;
+	if (ret == 0) /* before vCPUs start */
+		memcpy(&t->regs, buf, sizeof(t->regs));
+	return ret;
 }
 
 static const struct device_ops boottimer_ops = {
