@@ -79,10 +79,8 @@ static int cmd_bench_floor(int argc, char **argv)
 			ret = err__set(EINVAL, "unexpected argument '%s'",
 				       argv[i]);
 	}
-	if (ret < 0) {
-		cli__error(CLI_USAGE, "bench floor: %s", err__last());
-		return cli__usage_error("bench floor");
-	}
+	if (ret < 0)
+		return cli__parse_error("bench floor", "bench floor");
 	ret = floor__open(&f, kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "bench floor: %s",
