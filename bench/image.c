@@ -4,6 +4,7 @@
 
 #include "cpio.h"
 #include "err.h"
+#include "hash.h"
 #include "init_image.h"
 
 #include <dirent.h>
@@ -11,7 +12,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
-#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +24,6 @@
 
 #define BUSYBOX_PACKAGE "busybox-static"
 #define BUSYBOX_PATH "/bin/busybox"
-#define SHA256_HEX (2 * SHA256_DIGEST_SIZE + 1)
 #define MANIFEST_SCHEMA "coldstart-image/1"
 
 /* The modules that make the same kernel a KVM host (the e2e rig's L1). */
@@ -39,7 +38,7 @@ struct inputs {
 	char package[256];     /* linux-image-6.1.0-NN-cloud-amd64 */
 	char version[128];     /* its archive version */
 	char busybox_version[128];
-	char init_sha256[SHA256_HEX];
+	char init_sha256[HASH_SHA256_HEX];
 };
 
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,46 +69,6 @@ static int pathf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= size)
 		return err__set(ENAMETOOLONG, "path too long: %s...", buf);
-	return 0;
-}
-
-static void hex(const uint8_t *digest, char *out)
-{
-	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-		sprintf(out + 2 * i, "%02x", digest[i]);
-}
-
-static void sha256_mem(const void *data, size_t size, char *out)
-{
-	struct sha256_ctx ctx;
-	uint8_t digest[SHA256_DIGEST_SIZE];
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, size, data);
-	sha256_digest(&ctx, sizeof(digest), digest);
-	hex(digest, out);
-}
-
-static int sha256_file(const char *path, char *out, uint64_t *size)
-{
-	struct sha256_ctx ctx;
-	uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return err__sys(errno, "opening %s", path);
-	sha256_init(&ctx);
-	*size = 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		sha256_update(&ctx, (size_t)n, buf);
-		*size += (uint64_t)n;
-	}
-	close(fd);
-	if (n < 0)
-		return err__sys(errno, "reading %s", path);
-	sha256_digest(&ctx, sizeof(digest), digest);
-	hex(digest, out);
 	return 0;
 }
 
@@ -306,7 +265,7 @@ static const char *jstr(json_t *root, const char *obj, const char *key)
 /* Does the file `dir/name` have the size and sha256 the manifest says? */
 static bool file_matches(const char *dir, json_t *root, const char *obj)
 {
-	char path[PATH_MAX], sum[SHA256_HEX];
+	char path[PATH_MAX], sum[HASH_SHA256_HEX];
 	const char *file = jstr(root, obj, "file"), *want;
 	uint64_t size;
 
@@ -314,7 +273,7 @@ static bool file_matches(const char *dir, json_t *root, const char *obj)
 	if (!file || !want || strchr(file, '/'))
 		return false;
 	pathf(path, sizeof(path), "%s/%s", dir, file);
-	return sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
+	return hash__sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
 }
 
 /* A cached image is fresh if it was built from the same inputs and its
@@ -595,11 +554,11 @@ static int write_initramfs(const char *path, int *applets)
 /* {"file", "size", "sha256"} of dir/file. */
 static json_t *file_entry(const char *dir, const char *file)
 {
-	char path[PATH_MAX], sum[SHA256_HEX];
+	char path[PATH_MAX], sum[HASH_SHA256_HEX];
 	uint64_t size;
 
 	pathf(path, sizeof(path), "%s/%s", dir, file);
-	if (sha256_file(path, sum, &size) < 0)
+	if (hash__sha256_file(path, sum, &size) < 0)
 		return NULL;
 	return json_pack("{s:s, s:I, s:s}", "file", file, "size",
 			 (json_int_t)size, "sha256", sum);
@@ -670,14 +629,14 @@ static json_t *kernel_entry(const char *dir, const struct inputs *in,
 static int write_manifest(const char *dir, const struct inputs *in,
 			  const char *release, int applets, json_t *mods)
 {
-	char path[PATH_MAX], busybox_sum[SHA256_HEX], stamp[32], *text;
+	char path[PATH_MAX], busybox_sum[HASH_SHA256_HEX], stamp[32], *text;
 	uint64_t busybox_size;
 	time_t now = time(NULL);
 	json_t *root;
 	int ret;
 
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	ret = sha256_file(BUSYBOX_PATH, busybox_sum, &busybox_size);
+	ret = hash__sha256_file(BUSYBOX_PATH, busybox_sum, &busybox_size);
 	if (ret < 0) {
 		json_decref(mods);
 		return ret;
@@ -741,7 +700,7 @@ static int gather_inputs(struct inputs *in, const char *wanted)
 		ret = kernel_version(in);
 	if (ret == 0)
 		ret = busybox_version(in);
-	sha256_mem(init_image_start,
+	hash__sha256_mem(init_image_start,
 		   (size_t)(init_image_end - init_image_start),
 		   in->init_sha256);
 	return ret;

@@ -787,6 +787,37 @@ static void md_density(struct report *r, const struct input *in)
 			json_number_value(get(m, "vms_per_gib")));
 }
 
+/* One guest file as "`path` (N bytes, sha256 `...`)". */
+static void md_guest_file(FILE *md, const char *what, const json_t *f)
+{
+	if (!json_is_object(f))
+		return;
+	if (json_is_string(get(f, "sha256")))
+		fprintf(md, "; %s `%s` (%" JSON_INTEGER_FORMAT " bytes, sha256 "
+			"`%s`)", what, str_or(f, "path", "?"),
+			json_integer_value(get(f, "bytes")),
+			str_or(f, "sha256", "?"));
+	else
+		fprintf(md, "; %s `%s` (not hashed: %s)", what,
+			str_or(f, "path", "?"), str_or(f, "error", "?"));
+}
+
+/* The exact guest the results came from (documents before the "guest"
+ * object existed print nothing). */
+static void md_guest(FILE *md, const json_t *g)
+{
+	if (!json_is_object(g))
+		return;
+	fprintf(md, "\nGuest: %s", str_or(g, "name", "?"));
+	if (json_is_string(get(g, "sha256")))
+		fprintf(md, " (%" JSON_INTEGER_FORMAT " bytes, sha256 `%s`)",
+			json_integer_value(get(g, "bytes")),
+			str_or(g, "sha256", "?"));
+	md_guest_file(md, "kernel", get(g, "kernel"));
+	md_guest_file(md, "initrd", get(g, "initrd"));
+	fputs(".\n", md);
+}
+
 static void md_doc(struct report *r, const struct input *in)
 {
 	const json_t *cfg = in->doc.config, *w, *mem = get(in->root, "memory");
@@ -798,6 +829,7 @@ static void md_doc(struct report *r, const struct input *in)
 		in->label, in->path, guest ? "; guest: " : "",
 		guest ? guest : "", guest ? "" : "", cfg_text ? cfg_text : "{}");
 	free(cfg_text);
+	md_guest(r->md, get(in->root, "guest"));
 	if (json_is_object(mem) && json_is_integer(get(mem, "vmm_overhead_kib")))
 		fprintf(r->md, "\nVMM memory beyond guest memory: %"
 			JSON_INTEGER_FORMAT " KiB (USS).\n",

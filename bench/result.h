@@ -4,7 +4,10 @@
  *
  * Document layout (what `coldstart compare` and `coldstart report` read):
  *   {"schema": 1, "bench": NAME, "coldstart": {version, commit},
- *    "sysinfo": {...}, "config": {...}, "series": [SERIES...],
+ *    "sysinfo": {...}, "config": {...},
+ *    "guest": {"name": "probe", "bytes", "sha256"} or {"name": "linux",
+ *              "kernel": {path, bytes, sha256}, "initrd": {...} or null},
+ *    "series": [SERIES...],
  *    "warnings": [strings], ...driver-specific top-level objects}
  * SERIES:
  *   {"name": unique, "unit": "ns" | "vms_per_s" | "kib" | ...,
@@ -27,7 +30,9 @@
 enum result_better { RESULT_LOWER, RESULT_HIGHER };
 
 /* A new document for bench `name`; takes the reference to `config` (an
- * object; NULL: empty). Collects sysinfo. NULL with a message on ENOMEM. */
+ * object; NULL: empty). Collects sysinfo and names the guest (config's
+ * "kernel"/"initrd" files, else the built-in probe guest) by sha256.
+ * NULL with a message on ENOMEM. */
 json_t *result__new(const char *name, json_t *config);
 
 /* Appends a series of `n` samples in run order (n may be 0: no summary)

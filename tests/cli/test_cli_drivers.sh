@@ -28,6 +28,8 @@ schema='d["schema"] == 1 and d["coldstart"]["version"] and d["sysinfo"]["kvm"] a
 expect 0 'results written to' bench boot -n 3 -w 1 --out "$tmp/boot"
 json_check "$schema"' and d["bench"] == "boot" and [s["name"] for s in d["series"]][-1] == "total" and "phase.ready" in [s["name"] for s in d["series"]]' "$tmp/boot/boot.json"
 grep -q '| total |' "$tmp/boot/boot.md" && ok || fail "boot.md lacks the total"
+# The built-in probe guest is named by the sha256 of its image.
+json_check 'd["guest"]["name"] == "probe" and len(d["guest"]["sha256"]) == 64 and d["guest"]["bytes"] > 0' "$tmp/boot/boot.json"
 expect 0 '"phase.kvm_opened"' bench boot -n 2 -w 0 --mode process --init 1M --json
 if [ -d /sys/module/kvm_pvm ]; then
 	expect 77 "PVM, which cannot boot a Linux guest" bench boot --kernel /nonexistent/vmlinuz -n 1

@@ -117,4 +117,11 @@ expect 1 'timed out after 0.300 s' run --kernel "$TK_ELF" --allow-pvm --mem 32M 
 	--cmdline tk.exit=hang --timeout 300ms
 expect 0 '' run --kernel "$TK_ELF" --allow-pvm --mem 32M --quiet
 [ -s "$out" ] && fail "--quiet printed to stdout"
+
+# The boot driver over a Linux-style guest: its phases, and the result
+# names the exact kernel by sha256.
+expect 0 '"phase.boot_complete"' bench boot --kernel "$TK_ELF" --allow-pvm \
+	--mem 32M -n 2 -w 0 --json
+sum=$(sha256sum "$TK_ELF" | cut -d' ' -f1)
+json_check 'd["guest"]["name"] == "linux" and d["guest"]["kernel"]["sha256"] == "'"$sum"'" and d["guest"]["kernel"]["bytes"] == '"$(stat -c %s "$TK_ELF")"' and d["guest"]["initrd"] is None and "phase.guest_exit" in [s["name"] for s in d["series"]]' "$out"
 finish
