@@ -118,8 +118,10 @@ static json_t *samples_json(const double *samples, size_t n, bool integer)
 /* MAD outliers and a slow first sample: what a reader should look at
  * before trusting a median. */
 static void outlier_warnings(json_t *doc, const char *name,
-			     const double *samples, size_t n)
+			     const char *unit, const double *samples, size_t n)
 {
+	bool ns = !strcmp(unit, "ns");
+	double scale = ns ? 1e-6 : 1;
 	struct outliers o;
 
 	if (n < 3 || stats__outliers(samples, n, STATS_OUTLIER_K, &o) < 0)
@@ -129,9 +131,10 @@ static void outlier_warnings(json_t *doc, const char *name,
 			     "than %.0f robust standard deviations from the "
 			     "median)", name, o.count, n, STATS_OUTLIER_K);
 	if (o.first_slow)
-		result__warn(doc, "%s: the first counted sample is slow (%g vs "
-			     "median %g): a first-run effect; consider more "
-			     "warmup", name, samples[0], o.median);
+		result__warn(doc, "%s: the first counted sample is slow (%.3f "
+			     "vs median %.3f%s): a first-run effect; consider "
+			     "more warmup", name, samples[0] * scale,
+			     o.median * scale, ns ? " ms" : "");
 }
 
 json_t *result__add_series(json_t *doc, const char *name, const char *unit,
@@ -152,7 +155,7 @@ json_t *result__add_series(json_t *doc, const char *name, const char *unit,
 		err__set(ENOMEM, "adding series %s", name);
 		return NULL;
 	}
-	outlier_warnings(doc, name, samples, n);
+	outlier_warnings(doc, name, unit, samples, n);
 	return s;
 }
 
