@@ -117,11 +117,23 @@ static json_t *samples_json(const double *samples, size_t n, bool integer)
 
 /* MAD outliers and a slow first sample: what a reader should look at
  * before trusting a median. */
+/* A sample for a message: times in ns, us or ms by size, others as is. */
+static void sample_text(char *buf, size_t size, const char *unit, double v)
+{
+	if (strcmp(unit, "ns"))
+		snprintf(buf, size, "%g %s", v, unit);
+	else if (v < 1e4)
+		snprintf(buf, size, "%.1f ns", v);
+	else if (v < 1e7)
+		snprintf(buf, size, "%.1f us", v / 1e3);
+	else
+		snprintf(buf, size, "%.3f ms", v / 1e6);
+}
+
 static void outlier_warnings(json_t *doc, const char *name,
 			     const char *unit, const double *samples, size_t n)
 {
-	bool ns = !strcmp(unit, "ns");
-	double scale = ns ? 1e-6 : 1;
+	char first[48], median[48];
 	struct outliers o;
 
 	if (n < 3 || stats__outliers(samples, n, STATS_OUTLIER_K, &o) < 0)
@@ -130,11 +142,13 @@ static void outlier_warnings(json_t *doc, const char *name,
 		result__warn(doc, "%s: %zu of %zu samples are outliers (more "
 			     "than %.0f robust standard deviations from the "
 			     "median)", name, o.count, n, STATS_OUTLIER_K);
-	if (o.first_slow)
-		result__warn(doc, "%s: the first counted sample is slow (%.3f "
-			     "vs median %.3f%s): a first-run effect; consider "
-			     "more warmup", name, samples[0] * scale,
-			     o.median * scale, ns ? " ms" : "");
+	if (!o.first_slow)
+		return;
+	sample_text(first, sizeof(first), unit, samples[0]);
+	sample_text(median, sizeof(median), unit, o.median);
+	result__warn(doc, "%s: the first counted sample is slow (%s vs median "
+		     "%s): a first-run effect; consider more warmup", name,
+		     first, median);
 }
 
 json_t *result__add_series(json_t *doc, const char *name, const char *unit,
