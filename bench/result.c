@@ -117,14 +117,16 @@ static json_t *samples_json(const double *samples, size_t n, bool integer)
 
 /* MAD outliers and a slow first sample: what a reader should look at
  * before trusting a median. */
-/* A sample for a message: times in ns, us or ms by size, others as is. */
-static void sample_text(char *buf, size_t size, const char *unit, double v)
+/* A sample for a message: times in ns, us or ms as `scale` (the median)
+ * suits, so both numbers of a message share a unit; others as is. */
+static void sample_text(char *buf, size_t size, const char *unit, double v,
+			double scale)
 {
 	if (strcmp(unit, "ns"))
 		snprintf(buf, size, "%g %s", v, unit);
-	else if (v < 1e4)
+	else if (scale < 1e4)
 		snprintf(buf, size, "%.1f ns", v);
-	else if (v < 1e7)
+	else if (scale < 1e7)
 		snprintf(buf, size, "%.1f us", v / 1e3);
 	else
 		snprintf(buf, size, "%.3f ms", v / 1e6);
@@ -144,8 +146,8 @@ static void outlier_warnings(json_t *doc, const char *name,
 			     "median)", name, o.count, n, STATS_OUTLIER_K);
 	if (!o.first_slow)
 		return;
-	sample_text(first, sizeof(first), unit, samples[0]);
-	sample_text(median, sizeof(median), unit, o.median);
+	sample_text(first, sizeof(first), unit, samples[0], o.median);
+	sample_text(median, sizeof(median), unit, o.median, o.median);
 	result__warn(doc, "%s: the first counted sample is slow (%s vs median "
 		     "%s): a first-run effect; consider more warmup", name,
 		     first, median);
