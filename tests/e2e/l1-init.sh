@@ -75,6 +75,15 @@ workload_output() {
 }
 case_end() {
 	local ms=$(($(now_ms) - T0))
+	if [ $CASE_OK = 0 ] && [ $RETRY = 1 ] &&
+		grep -q 'guest shut down' /tmp/$CUR.err 2>/dev/null; then
+		FLAKED=1
+		FLAKES=$((FLAKES + 1))
+		echo "E2E-FLAKE $CUR: $CASE_WHY (a guest triple fault; retried once)"
+		tail -n 25 /tmp/$CUR.err /tmp/$CUR.console 2>/dev/null |
+			tr -d '\r' | sed 's/^/E2E-LOG /'
+		return
+	fi
 	if [ $CASE_OK = 1 ]; then
 		echo "E2E-PASS $CUR (${ms} ms, functional timing only)"
 	else
@@ -211,13 +220,30 @@ neg_initrd_too_large() {
 # ---- snapshot cases (issue 4): see snapshot_cases below ----
 . /snapshot-cases.sh
 
-boot_1vcpu
-boot_2vcpu
-boot_both_signals
-init_bad_option
+# attempt CASE: runs a boot case; a guest triple fault gets one more try.
+# On the emulated SVM host an L2 vCPU has triple-faulted now and then
+# (about 1 boot in 15; once an AP right after SMP bring-up), which is the
+# emulator's doing as far as we can tell: real VMX/SVM hosts run these
+# guests. The first failure stays in the log as E2E-FLAKE and is counted
+# in the summary, so a trend is visible; a second failure is a failure.
+RETRY=0
+FLAKES=0
+attempt() {
+	FLAKED=0
+	RETRY=1
+	"$1"
+	RETRY=0
+	[ $FLAKED = 1 ] && "$1"
+	return 0
+}
+
+attempt boot_1vcpu
+attempt boot_2vcpu
+attempt boot_both_signals
+attempt init_bad_option
 neg_missing_kernel
 neg_corrupt_bzimage
 neg_initrd_too_large
 snapshot_cases
-echo "E2E-SUMMARY failed=$FAILED total_ms=$(now_ms) (functional timing, emulated CPU)"
+echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"
 finish
