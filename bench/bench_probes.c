@@ -8,6 +8,7 @@
 #include "bench_probes.h"
 
 #include "args.h"
+#include "child.h"
 #include "cli.h"
 #include "err.h"
 #include "probes.h"
@@ -17,14 +18,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define TARGET_PCT 5.0
 #define BOOTSTRAP_RESAMPLES 2000
@@ -157,40 +156,14 @@ static int parse(int argc, char **argv, struct bench_probes *b)
  * *exit_code set. */
 static json_t *run_child(char *const argv[], int *exit_code)
 {
-	posix_spawn_file_actions_t fa;
 	json_t *doc = NULL;
-	int fds[2], status;
-	pid_t pid;
-	FILE *f;
+	int status;
 
 	*exit_code = CLI_FAIL;
-	if (pipe(fds) < 0)
-		return NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(fds[0]);
-		close(fds[1]);
+	if (child__capture(argv, &doc, &status) < 0) {
+		json_decref(doc);
 		return NULL;
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if (f) {
-		char rest[4096];
-
-		doc = json_loadf(f, JSON_DISABLE_EOF_CHECK, NULL);
-		/* Whatever follows (a probe's report) must not hit a closed
-		 * pipe. */
-		while (fread(rest, 1, sizeof(rest), f) > 0)
-			;
-		fclose(f);
-	} else {
-		close(fds[0]);
-	}
-	waitpid(pid, &status, 0);
 	if (WIFEXITED(status))
 		*exit_code = WEXITSTATUS(status);
 	if (*exit_code != 0) {

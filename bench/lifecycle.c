@@ -4,6 +4,7 @@
 #include "lifecycle.h"
 
 #include "args.h"
+#include "child.h"
 #include "cli.h"
 #include "err.h"
 #include "floor.h"
@@ -239,33 +240,11 @@ static json_t *measure_memory(const char *exe, const char *kvm_path)
 {
 	char *argv[] = { (char *)exe, "run", "--json", kvm_path ? "--kvm" : NULL,
 			 (char *)kvm_path, NULL };
-	posix_spawn_file_actions_t fa;
-	json_t *doc, *mem = NULL;
-	int fds[2], status;
-	pid_t pid;
-	FILE *f;
+	json_t *doc = NULL, *mem = NULL;
+	int status;
 
-	if (pipe(fds) < 0)
-		return NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	if (posix_spawn(&pid, exe, &fa, NULL, argv, environ)) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	doc = f ? json_loadf(f, 0, NULL) : NULL;
-	if (f)
-		fclose(f);
-	else
-		close(fds[0]);
-	waitpid(pid, &status, 0);
-	if (doc && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (child__capture(argv, &doc, &status) == 0 && doc &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		mem = json_incref(json_object_get(doc, "memory"));
 	json_decref(doc);
 	return mem;
