@@ -96,6 +96,13 @@ case_end() {
 		done
 	fi
 }
+# boot_l2 VCPUS MEM CMDLINE: boots the L2 image (expecting exit 0) with
+# $BASE plus CMDLINE; JSON in /tmp/$CUR.out, console in /tmp/$CUR.console.
+boot_l2() {
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--vcpus "$1" --mem "$2" --timeout 100s --json \
+		--console /tmp/$CUR.console --cmdline "$BASE $3"
+}
 # A guest-side figure, labelled: the init's boot time and the VMM's.
 report_times() {
 	local init_ms vmm_ms
@@ -109,10 +116,7 @@ report_times() {
 # Boot with 1 vCPU: port boot signal, a shell workload, clean exit.
 boot_1vcpu() {
 	case_start boot_1vcpu
-	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 1 --mem 256M --timeout 100s --json \
-		--console /tmp/$CUR.console \
-		--cmdline "$BASE coldstart.run=\"echo e2e-run-\$((6*7)); uname -r\""
+	boot_l2 1 256M "coldstart.run=\"echo e2e-run-\$((6*7)); uname -r\""
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
 	has /tmp/$CUR.out '"boot_signal": "port"' "VMM saw no port boot signal"
 	has /tmp/$CUR.out '"guest_done_signals": [1-9]' "VMM saw no done signal"
@@ -137,10 +141,7 @@ boot_1vcpu() {
 # touch workload's self-checked checksum, a shell workload.
 boot_2vcpu() {
 	case_start boot_2vcpu_mmio
-	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 2 --mem 256M --timeout 100s --json \
-		--console /tmp/$CUR.console \
-		--cmdline "$BASE coldstart.boot=mmio coldstart.touch=16M:random:write coldstart.run=\"grep -c ^processor /proc/cpuinfo\""
+	boot_l2 2 256M "coldstart.boot=mmio coldstart.touch=16M:random:write coldstart.run=\"grep -c ^processor /proc/cpuinfo\""
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
 	has /tmp/$CUR.out '"boot_signal": "mmio"' "VMM saw no MMIO boot signal first"
 	has /tmp/$CUR.out '"guest_exit": [1-9]' "no guest exit in the timeline"
@@ -159,10 +160,7 @@ boot_2vcpu() {
 # Both boot signals: the VMM records each.
 boot_both_signals() {
 	case_start boot_both_signals
-	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 1 --mem 128M --timeout 100s --json \
-		--console /tmp/$CUR.console \
-		--cmdline "$BASE coldstart.boot=both"
+	boot_l2 1 128M "coldstart.boot=both"
 	has /tmp/$CUR.out '"success": true' "VMM did not report success"
 	tr -d '\r\n ' </tmp/$CUR.out | grep -q '"boot_signals":\["port","mmio"\]' ||
 		no "VMM did not record both boot signals"
@@ -175,9 +173,7 @@ boot_both_signals() {
 # complete, and reboots, so the VM ends cleanly instead of hanging.
 init_bad_option() {
 	case_start init_bad_option
-	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
-		--vcpus 1 --mem 128M --timeout 100s --json \
-		--console /tmp/$CUR.console --cmdline "$BASE coldstart.tuch=1M"
+	boot_l2 1 128M "coldstart.tuch=1M"
 	has /tmp/$CUR.out '"boot_signal": "port"' "VMM saw no boot signal"
 	has /tmp/$CUR.console "^coldstart-init: error: unknown option 'coldstart.tuch'" \
 		"init printed no error marker"
