@@ -16,8 +16,11 @@ CS=/coldstart
 L2=/l2
 # The VMM's default command line, plus quiet and the options under test.
 BASE="console=ttyS0 reboot=k panic=-1 pci=off nomodules 8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd quiet"
-# coldstart's own --timeout is 100s; this one catches a VMM that hangs.
+# coldstart's own --timeout is 100s; this one catches a VMM that hangs,
+# and HANG_AFTER one that outlives even that (stuck in the kernel, where
+# no signal reaches it): see hang_report.
 CASE_TIMEOUT=120
+HANG_AFTER=$((CASE_TIMEOUT + 15))
 
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 finish() {
@@ -36,6 +39,8 @@ for m in irqbypass kvm kvm-amd; do
 done
 [ -c /dev/kvm ] || setup_fail "no /dev/kvm after loading kvm-amd"
 grep -q svm /proc/cpuinfo || setup_fail "the emulated CPU has no svm flag"
+# Tasks blocked in the kernel for 30 s get their stacks printed.
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 CUR=""
 FAILED=0
@@ -47,12 +52,39 @@ case_start() {
 	CASE_OK=1
 	CASE_WHY=""
 }
+# hang_report: a coldstart survived its timeout and SIGKILL, so it is
+# stuck in the kernel. Prints each coldstart task's state and kernel
+# stack and the kernel's list of blocked tasks, and powers off without
+# E2E-END: the next cases could not run on a host in this state, and
+# run_e2e.sh treats it as a broken host (one more boot, then a failure).
+hang_report() {
+	local p t
+	echo "E2E-HANG $CUR: coldstart still running ${HANG_AFTER} s after it started (timeout ${CASE_TIMEOUT} s, then SIGKILL)"
+	for p in $(pidof coldstart); do
+		for t in /proc/$p/task/*; do
+			echo "E2E-LOG pid $p task ${t##*/}: $(grep '^State' $t/status) wchan $(cat $t/wchan 2>/dev/null)"
+			sed 's/^/E2E-LOG     /' $t/stack 2>/dev/null
+		done
+	done
+	echo w >/proc/sysrq-trigger
+	dmesg | tail -n 40 | sed 's/^/E2E-LOG dmesg: /'
+	sync
+	poweroff -f
+}
 # run EXPECT ARGS...: runs coldstart; EXPECT is 0 or "nonzero".
 run() {
-	local want=$1 code
+	local want=$1 code pid dog
 	shift
-	timeout -k 5 $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err
+	timeout -k 5 $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err &
+	pid=$!
+	(
+		sleep $HANG_AFTER
+		hang_report
+	) &
+	dog=$!
+	wait $pid
 	code=$?
+	kill $dog 2>/dev/null
 	CODE=$code
 	if [ "$want" = 0 ] && [ $code -ne 0 ]; then
 		no "exit code $code, expected 0"

@@ -92,21 +92,81 @@ cp /bin/busybox "$root/bin/busybox" &&
 log "host initramfs $(du -h "$work/l1.cpio.gz" | cut -f1) ($(elapsed "$t") s)"
 
 # 4. Boot the emulated SVM host; its /init runs every case, then powers off.
+# A host whose console stays silent for STALL_AFTER seconds has stalled
+# (a case prints at least every 135 s, see l1-init.sh's hang_report) and
+# is stopped. A stalled host, or a host kernel panic, gets one more boot:
+# the first is printed as E2E-FLAKE with its console's last lines, so it
+# stays visible; the second decides.
+STALL_AFTER=${COLDSTART_E2E_STALL:-180}
 console=$work/l1-console.log
-t=$(date +%s.%N)
-log "booting the emulated SVM host (QEMU TCG, timeout ${QEMU_TIMEOUT}s)"
-timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC,+svm,+npt \
-	-smp 2 -m 2048 -nographic -no-reboot -monitor none \
-	-kernel "$image/vmlinuz" -initrd "$work/l1.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet" </dev/null >"$console" 2>"$work/qemu.err"
-qemu_code=$?
-log "emulated host ran $(elapsed "$t") s (exit $qemu_code; console: $console)"
+# boot_host: boots the host once; sets qemu_code (124: timed out) and
+# stalled (1: silent for STALL_AFTER s, stopped).
+boot_host() {
+	local qpid size last=-1 quiet=0 waited=0
+	stalled=0
+	timeout "$QEMU_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC,+svm,+npt \
+		-smp 2 -m 2048 -nographic -no-reboot -monitor none \
+		-kernel "$image/vmlinuz" -initrd "$work/l1.cpio.gz" \
+		-append "console=ttyS0 panic=-1 softlockup_panic=1 quiet" \
+		</dev/null >"$console" 2>"$work/qemu.err" &
+	qpid=$!
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 5
+		waited=$((waited + 5))
+		size=$(stat -c %s "$console" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then
+			last=$size quiet=0
+		else
+			quiet=$((quiet + 5))
+		fi
+		if [ $quiet -ge "$STALL_AFTER" ]; then
+			stalled=1
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+		[ $((waited % 60)) -eq 0 ] &&
+			log "host running for ${waited} s; last case: $(tr -d '\r' <"$console" | grep '^E2E-CASE' | tail -n 1)"
+	done
+	wait "$qpid"
+	qemu_code=$?
+}
+# console_tail N: the console's last N lines that are not markers (the
+# kernels' own messages: lockups, panics, blocked tasks).
+console_tail() {
+	tr -d '\r' <"$console" | grep -v '^E2E-' | grep -v '^$' | tail -n "$1" |
+		sed 's/^/  console: /'
+}
+host_broke() { # the host stalled, timed out or died without its E2E-END
+	[ "$stalled" = 1 ] || [ "$qemu_code" -eq 124 ] ||
+		! tr -d '\r' <"$console" | grep -q '^E2E-END'
+}
+flakes=0
+for try in 1 2; do
+	t=$(date +%s.%N)
+	log "booting the emulated SVM host (QEMU TCG, timeout ${QEMU_TIMEOUT}s, stall ${STALL_AFTER}s)"
+	boot_host
+	log "emulated host ran $(elapsed "$t") s (exit $qemu_code; console: $console)"
+	host_broke && ! tr -d '\r' <"$console" | grep -q '^E2E-FAIL' || break
+	[ $try = 2 ] && break
+	flakes=$((flakes + 1))
+	why="ended without E2E-END"
+	tr -d '\r' <"$console" | grep -q '^E2E-HANG' && why="had a coldstart hung in its kernel"
+	[ "$stalled" = 1 ] && why="stalled (console silent for ${STALL_AFTER} s)"
+	[ "$qemu_code" -eq 124 ] && why="timed out after ${QEMU_TIMEOUT} s"
+	log "E2E-FLAKE: the emulated host $why; its markers and console:"
+	tr -d '\r' <"$console" | grep '^E2E-' | sed 's/^/  first boot: /' | tail -n 150
+	console_tail 40
+	log "booting the emulated host once more"
+	cp "$console" "$work/l1-console.flake.log"
+done
 
 # 5. Verdict from the markers.
 tr -d '\r' <"$console" | grep '^E2E-' | sed 's/^/  /' | head -n 400
 failed=0
 verdict() { log "FAIL: $*"; failed=1; }
 [ "$qemu_code" -eq 124 ] && verdict "the emulated host timed out after ${QEMU_TIMEOUT}s"
+tr -d '\r' <"$console" | grep -q '^E2E-HANG' && verdict "a coldstart hung in the host's kernel (E2E-HANG above)"
+[ "$stalled" = 1 ] && verdict "the emulated host stalled: no console output for ${STALL_AFTER}s"
 tr -d '\r' <"$console" | grep -q '^E2E-END' || verdict "no E2E-END marker: the host's /init did not finish"
 tr -d '\r' <"$console" | grep -q '^E2E-FAIL' && verdict "a case failed (E2E-FAIL above)"
 for c in boot_1vcpu boot_2vcpu_mmio boot_both_signals init_bad_option neg_missing_kernel \
@@ -118,7 +178,9 @@ if ! tr -d '\r' <"$console" | grep -q '^E2E-SKIP snapshot_linux'; then
 		tr -d '\r' <"$console" | grep -q "^E2E-PASS $c " || verdict "case $c did not pass"
 	done
 fi
-log "total $(elapsed "$t_start") s (functional timing: emulated CPU, nested KVM)"
+log "total $(elapsed "$t_start") s, host flakes $flakes (functional timing: emulated CPU, nested KVM)"
 [ $failed -eq 0 ] && log "PASS" && exit 0
+log "the host console's last lines (kernel messages):"
+console_tail 40
 [ -s "$work/qemu.err" ] && { log "qemu stderr:"; grep -v 'TCG doesn' "$work/qemu.err" | head -n 10; }
 exit 1
