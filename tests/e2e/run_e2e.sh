@@ -67,6 +67,13 @@ if readelf -l "$static" 2>/dev/null | grep -q INTERP; then
 	exit 1
 fi
 
+# kvm-hold keeps an idle VM open in the host: see kvm-hold.c.
+if ! "${CC:-cc}" -static -O2 -o "$work/kvm-hold" "$here/kvm-hold.c" 2>"$work/kvm-hold.log"; then
+	cat "$work/kvm-hold.log"
+	log "FAIL: building kvm-hold"
+	exit 1
+fi
+
 # 2. The guest: kernel (also the host's kernel) and initramfs.
 t=$(date +%s.%N)
 image=$("$coldstart" image build) || { log "FAIL: coldstart image build"; exit 1; }
@@ -84,6 +91,7 @@ cp /bin/busybox "$root/bin/busybox" &&
 	cp "$here/l1-init.sh" "$root/init" &&
 	cp "$here/snapshot-cases.sh" "$root/snapshot-cases.sh" &&
 	cp "$static" "$root/coldstart" &&
+	cp "$work/kvm-hold" "$root/kvm-hold" &&
 	cp "$image"/modules/*.ko "$root/modules/" &&
 	cp "$image/vmlinuz" "$image/initramfs.cpio.gz" "$root/l2/" &&
 	chmod 755 "$root/init" || exit 1
