@@ -26,7 +26,7 @@ if [ -z "$coldstart" ] || [ -z "$work" ] || { [ -z "$static" ] && [ -z "$source"
 	exit 2
 fi
 
-QEMU_TIMEOUT=${COLDSTART_E2E_TIMEOUT:-600}
+QEMU_TIMEOUT=${COLDSTART_E2E_TIMEOUT:-300}
 t_start=$(date +%s.%N)
 log() { printf 'e2e: %s\n' "$*"; }
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
