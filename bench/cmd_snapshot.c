@@ -453,17 +453,31 @@ static double since(const struct timeline *tl, enum tl_event from,
 					: -1;
 }
 
+/* "X.XXX ms" from restore start to `to`, or "never" when it did not
+ * happen; formatted into buf. */
+static const char *span(const struct timeline *tl, enum tl_event to,
+			char buf[32])
+{
+	double ms = since(tl, TL_RESTORE_START, to);
+
+	if (ms < 0)
+		return "never";
+	snprintf(buf, 32, "%.3f ms", ms);
+	return buf;
+}
+
 static void print_restore(const struct restore_opts *o,
 			  const struct restore_result *r)
 {
+	char run[32], done[32];
+
 	timeline__print(stdout, &r->tl);
 	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read, %" PRIu64
 	       " faults served in %.3f ms\n", o->strategy->name,
 	       (double)r->mem.setup_ns / 1e6, (double)r->mem.bytes_read / MiB,
 	       r->mem.faults, (double)r->mem.handler_ns / 1e6);
-	printf("restore start -> first KVM_RUN %.3f ms, -> DONE %.3f ms\n",
-	       since(&r->tl, TL_RESTORE_START, TL_FIRST_RUN),
-	       since(&r->tl, TL_RESTORE_START, TL_GUEST_DONE));
+	printf("restore start -> first KVM_RUN %s, -> DONE %s\n",
+	       span(&r->tl, TL_FIRST_RUN, run), span(&r->tl, TL_GUEST_DONE, done));
 	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
 	       r->reason[0] ? ": " : "", r->reason);
 	if (r->probe.done == r->nr_vcpus)

@@ -311,6 +311,7 @@ int snapdiff__materialize(struct snapshot *s, unsigned int depth)
 	}
 	close(s->mem_fd);
 	s->mem_fd = fd;
+	s->mem_file_bytes = s->r.hdr.mem_size;
 	s->diff_base = true;
 	return 0;
 }

@@ -52,6 +52,8 @@ static int read_extent(void *ctx, uint64_t start, uint64_t end)
 		ssize_t n = pread(m->src_fd, m->host + at, (size_t)(end - at),
 				  (off_t)at);
 
+		if (n == 0 && mem__check_source(m) < 0)
+			return -EIO;
 		if (n <= 0)
 			return err__sys(n < 0 ? errno : EIO, "reading the memory "
 					"file at offset %llu",
@@ -99,6 +101,10 @@ static int eager_fill(struct guest_mem *m)
 			  : mem_restore__for_each_extent(m->src_fd, m->size,
 							 read_extent, m);
 
+	/* A file cut short reads as holes: refuse it rather than run the
+	 * guest on zeros. */
+	if (ret == 0)
+		ret = mem__check_source(m);
 	if (ret < 0) {
 		m->ops->unmap(m);
 		m->host = NULL;
@@ -216,7 +222,12 @@ static int populate_map(struct guest_mem *m)
 		return ret;
 	/* Fault every page in, copied (written), before the guest runs. */
 	if (madvise(m->host, m->size, MADV_POPULATE_WRITE) < 0) {
-		ret = err__sys(errno, "madvise(MADV_POPULATE_WRITE)");
+		int e = errno;
+
+		/* EFAULT: part of the file is gone. */
+		ret = e == EFAULT ? mem__check_source(m) : 0;
+		if (ret == 0)
+			ret = err__sys(e, "madvise(MADV_POPULATE_WRITE)");
 		munmap(m->host, m->size);
 		return ret;
 	}

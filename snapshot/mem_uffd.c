@@ -36,6 +36,8 @@ struct uffd_state {
 	int stop_fd;       /* eventfd: tells the handler to exit */
 	pthread_t thread;
 	bool running;      /* the handler thread exists */
+	bool stopping;     /* stop_handler asked it to exit */
+	bool gave_up;      /* it reported a failure to the VM */
 	uint8_t *data_map; /* bit per page: the file has data there */
 	uint8_t *buf;      /* one page (2 MiB when huge), staging UFFDIO_COPY */
 	bool huge;         /* hugetlb memory, served in 2 MiB pages */
@@ -258,6 +260,7 @@ static void give_up(struct uffd_state *u)
 		__atomic_load_n(&m->fail, __ATOMIC_ACQUIRE);
 	struct uffdio_range r = { (uintptr_t)m->host, m->size };
 
+	u->gave_up = true;
 	if (fail)
 		fail(m->fail_ctx, err__last());
 	else
@@ -265,16 +268,34 @@ static void give_up(struct uffd_state *u)
 	ioctl(u->uffd, UFFDIO_UNREGISTER, &r);
 }
 
-static void *handler(void *arg)
+/* Runs whenever the handler thread ends, also when it is cancelled: an
+ * end nobody asked for would leave every later guest fault blocked, so
+ * it fails the VM instead. */
+static void handler_ended(void *arg)
 {
 	struct uffd_state *u = arg;
+
+	if (u->gave_up || __atomic_load_n(&u->stopping, __ATOMIC_ACQUIRE))
+		return;
+	err__set(EPIPE, "the uffd handler thread ended while the guest "
+		 "still needed it; its missing pages cannot be served");
+	give_up(u);
+}
+
+static void serve_faults(struct uffd_state *u)
+{
 	struct pollfd fds[2] = { { u->uffd, POLLIN, 0 },
 				 { u->stop_fd, POLLIN, 0 } };
 	struct uffd_msg msg;
 
 	for (;;) {
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err__sys(errno, "uffd handler: poll");
+			give_up(u);
 			break;
+		}
 		if (fds[1].revents)
 			break;
 		if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg))
@@ -291,6 +312,13 @@ static void *handler(void *arg)
 		u->m->stats.faults++;
 		u->m->stats.handler_ns += now_ns() - t0;
 	}
+}
+
+static void *handler(void *arg)
+{
+	pthread_cleanup_push(handler_ended, arg);
+	serve_faults(arg);
+	pthread_cleanup_pop(1);
 	return NULL;
 }
 
@@ -330,6 +358,7 @@ static void stop_handler(struct uffd_state *u)
 
 	if (!u->running)
 		return;
+	__atomic_store_n(&u->stopping, true, __ATOMIC_RELEASE);
 	if (write(u->stop_fd, &one, sizeof(one)) == sizeof(one))
 		pthread_join(u->thread, NULL);
 	u->running = false;
@@ -412,6 +441,20 @@ static void uffd_unmap(struct guest_mem *m)
 {
 	teardown(m->priv);
 	munmap(m->host, m->size);
+}
+
+int mem_uffd__kill_handler(struct guest_mem *m)
+{
+	struct uffd_state *u = m->priv;
+	int ret;
+
+	if (!m->ops || !m->ops->settle || m->ops->settle != uffd_settle ||
+	    !u->running)
+		return err__set(EINVAL, "no uffd handler thread is running");
+	ret = pthread_cancel(u->thread);
+	if (ret)
+		return err__sys(ret, "pthread_cancel of the uffd handler");
+	return 0;
 }
 
 const struct guest_mem_ops mem_uffd_ops = {

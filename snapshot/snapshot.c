@@ -620,6 +620,7 @@ static int open_memory(struct snapshot *s)
 		return s->mem_fd;
 	if (fstat(s->mem_fd, &st) < 0)
 		return err__sys(errno, "stat of %s", path);
+	s->mem_file_bytes = (uint64_t)st.st_size;
 	if (s->mem.compression) {
 		ret = zmem__open(&s->zmem, s->mem_fd, s->r.hdr.mem_size);
 		s->compressed = ret == 0;
@@ -702,7 +703,8 @@ static int restore(struct kvm_host *kvm, struct snapshot *s,
 		   struct vm **out)
 {
 	char wset[PATH_MAX];
-	struct mem_source src = { .fd = s->mem_fd };
+	struct mem_source src = { .fd = s->mem_fd,
+				  .bytes = s->mem_file_bytes };
 
 	if (join(wset, s->dir, SNAPSHOT_WSET_FILE) == 0)
 		src.wset_path = wset;

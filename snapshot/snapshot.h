@@ -103,6 +103,7 @@ struct snapshot {
 	size_t state_len;
 	struct snap_reader r;
 	int mem_fd;
+	uint64_t mem_file_bytes; /* mem_fd's size when it was validated */
 	struct snap_vm_config cfg;
 	struct snap_memory mem;
 	struct probe_params params;      /* cfg.guest == SNAP_GUEST_PROBE */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +195,13 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	if (ops->restore && m->src_fd < 0)
 		return err__set(EINVAL, "restore strategy %s needs a memory "
 				"file", ops->name);
+	if (m->src_fd >= 0) {
+		struct stat st;
+
+		if (fstat(m->src_fd, &st) < 0)
+			return err__sys(errno, "fstat of the memory file");
+		m->src_bytes = src->bytes ? src->bytes : (uint64_t)st.st_size;
+	}
 	if (size == 0 || size % MEM_ALIGN)
 		return err__set(EINVAL, "guest memory size %zu is not a "
 				"positive multiple of 2 MiB", size);
@@ -217,6 +225,22 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 		m->wset_path = NULL;
 	}
 	return ret;
+}
+
+int mem__check_source(const struct guest_mem *m)
+{
+	struct stat st;
+
+	if (m->src_fd < 0)
+		return 0;
+	if (fstat(m->src_fd, &st) < 0)
+		return err__sys(errno, "fstat of the memory file");
+	if ((uint64_t)st.st_size >= m->src_bytes)
+		return 0;
+	return err__set(EIO, "the memory file shrank from %llu to %llu bytes "
+			"during the restore: was it truncated?",
+			(unsigned long long)m->src_bytes,
+			(unsigned long long)st.st_size);
 }
 
 void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),

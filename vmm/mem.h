@@ -39,6 +39,7 @@ struct guest_mem {
 	size_t size;
 	int fd;     /* -1 for anonymous memory */
 	int src_fd; /* snapshot memory file to restore from, borrowed; -1 */
+	uint64_t src_bytes; /* its validated size (mem_source.bytes) */
 	const char *wset_path; /* working-set file for prefetch (owned copy),
 				* or NULL */
 	const struct zmem *zmem; /* compressed source, or NULL (raw) */
@@ -74,6 +75,7 @@ struct zmem;
 
 struct mem_source {
 	int fd;                /* raw, page-aligned memory file */
+	uint64_t bytes;        /* its size when validated; 0: its size now */
 	const char *wset_path; /* working-set file (prefetch), may be NULL */
 	const struct zmem *zmem; /* fd is zstd chunks (snapshot/zmem.h) */
 };
@@ -82,6 +84,11 @@ struct mem_source {
  * ignored, may be NULL). */
 int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 		     size_t size, const struct mem_source *src);
+
+/* 0, or -EIO with a message when the source file of a restore has
+ * shrunk since the memory was created (truncated under a lazy restore, so
+ * guest accesses to its lost pages fail). */
+int mem__check_source(const struct guest_mem *m);
 
 /* Sets the failure hook before memory is used (mem__create_from clears
  * it); backends with a handler thread call it at most once. */

@@ -295,6 +295,21 @@ static void park(struct vcpu *vcpu)
 	pthread_mutex_unlock(&vm->lock);
 }
 
+/* Ends the VM with the vCPU's error (err__last()). A lazily restored
+ * guest whose memory file was truncated under it fails with a shutdown or
+ * an EFAULT; the lost file is named as the cause then. */
+static void vcpu_failed(struct vm *vm)
+{
+	char what[sizeof(vm->reason)];
+
+	snprintf(what, sizeof(what), "%s", err__last());
+	if (mem__check_source(&vm->mem) < 0)
+		vm__end(vm, VM_FAILED, "guest memory: %s (%s)", err__last(),
+			what);
+	else
+		vm__end(vm, VM_FAILED, "%s", what);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -314,8 +329,8 @@ static void *vcpu_thread(void *arg)
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			vm__end(vm, VM_FAILED, "vCPU %u: KVM_RUN: %s", vcpu->id,
-				strerror(errno));
+			err__sys(errno, "vCPU %u: KVM_RUN", vcpu->id);
+			vcpu_failed(vm);
 			break;
 		}
 		vcpu->exits++;
@@ -323,7 +338,7 @@ static void *vcpu_thread(void *arg)
 		if (ret == IOTRAP_STOP)
 			break;
 		if (ret < 0) {
-			vm__end(vm, VM_FAILED, "%s", err__last());
+			vcpu_failed(vm);
 			break;
 		}
 	}

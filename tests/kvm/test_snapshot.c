@@ -4,6 +4,7 @@
  * and resume alone do not disturb the guest. Exits 77 without /dev/kvm. */
 #include "err.h"
 #include "mem_restore.h"
+#include "mem_uffd.h"
 #include "probe.h"
 #include "runner.h"
 #include "snapshot.h"
@@ -289,6 +290,94 @@ static void test_uffd_lost_memory_file(void **state)
 	snapshot__close(&snap);
 }
 
+/* The uffd handler thread dies while the guest runs: the VM fails with a
+ * reason naming it within bounded time instead of hanging. A long compute
+ * phase keeps the guest running until the kill. */
+static void test_uffd_handler_killed(void **state)
+{
+	struct probe_params p = workload();
+	struct timeline tl = { 0 };
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256];
+	uint64_t t0;
+
+	(void)state;
+	p.compute_iters = 2000000000ull;
+	take("killed", 1, &p);
+	snaptest__path(dir, sizeof(dir), "killed");
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_int_equal(snapshot__restore(&kvm, &snap,
+					   mem_restore__strategy("uffd"), &tl,
+					   &vm, &probe), 0);
+	assert_int_equal(vm__start(vm), 0);
+	t0 = timeline__now();
+	while (!__atomic_load_n(&tl.t[TL_FIRST_PROGRESS], __ATOMIC_ACQUIRE) &&
+	       timeline__now() - t0 < 10 * SECOND)
+		usleep(100);
+	assert_true(tl.t[TL_FIRST_PROGRESS] != 0);
+	assert_int_equal(mem_uffd__kill_handler(&vm->mem), 0);
+	assert_int_equal(vm__wait(vm, 20 * SECOND), VM_FAILED);
+	if (!strstr(vm->reason, "uffd handler thread ended"))
+		fail_msg("reason: %s", vm->reason);
+	vm__destroy(vm);
+	snapshot__close(&snap);
+}
+
+/* The memory file of a lazy mapping is truncated under the guest: the
+ * guest's access to a lost page fails the VM with the file named. */
+static void test_mmap_lost_memory_file(void **state)
+{
+	struct probe_params p = workload();
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm;
+	char dir[256], path[300];
+
+	(void)state;
+	p.init_bytes = 6 * MiB;
+	take("mmaplost", 1, &p);
+	snaptest__path(dir, sizeof(dir), "mmaplost");
+	snprintf(path, sizeof(path), "%s/memory", dir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_int_equal(snapshot__restore(&kvm, &snap,
+					   mem_restore__strategy("mmap"), NULL,
+					   &vm, &probe), 0);
+	assert_int_equal(truncate(path, 0), 0);
+	assert_int_equal(vm__start(vm), 0);
+	assert_int_equal(vm__wait(vm, 20 * SECOND), VM_FAILED);
+	if (!strstr(vm->reason, "memory file shrank from 8388608 to 0 bytes"))
+		fail_msg("reason: %s", vm->reason);
+	vm__destroy(vm);
+	snapshot__close(&snap);
+}
+
+/* The memory file is truncated between opening the snapshot and an
+ * eager restore's read: the restore fails naming the cause. */
+static void test_eager_lost_memory_file(void **state)
+{
+	struct probe_params p = workload();
+	struct snapshot snap;
+	struct probe probe;
+	struct vm *vm = NULL;
+	char dir[256], path[300];
+
+	(void)state;
+	take("eagerlost", 1, &p);
+	snaptest__path(dir, sizeof(dir), "eagerlost");
+	snprintf(path, sizeof(path), "%s/memory", dir);
+	assert_int_equal(snapshot__open(&snap, dir), 0);
+	assert_int_equal(truncate(path, 1 * MiB), 0);
+	assert_int_equal(snapshot__restore(&kvm, &snap,
+					   mem_restore__strategy("eager"), NULL,
+					   &vm, &probe), -EIO);
+	assert_null(vm);
+	if (!strstr(err__last(), "memory file shrank"))
+		fail_msg("error: %s", err__last());
+	snapshot__close(&snap);
+}
+
 /* Restores with prefetch; returns faults the uffd handler served. */
 static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
 {
@@ -382,6 +471,9 @@ int main(void)
 		cmocka_unit_test(test_pause_from_outside),
 		cmocka_unit_test(test_existing_dir_refused),
 		cmocka_unit_test(test_uffd_lost_memory_file),
+		cmocka_unit_test(test_uffd_handler_killed),
+		cmocka_unit_test(test_mmap_lost_memory_file),
+		cmocka_unit_test(test_eager_lost_memory_file),
 		cmocka_unit_test(test_prefetch_records_then_replays),
 		cmocka_unit_test(test_compressed),
 	};
