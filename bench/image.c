@@ -262,18 +262,44 @@ static const char *jstr(json_t *root, const char *obj, const char *key)
 						 key));
 }
 
-/* Does the file `dir/name` have the size and sha256 the manifest says? */
-static bool file_matches(const char *dir, json_t *root, const char *obj)
+/* Does the file that manifest entry `e` names under dir have the sha256
+ * it records? `sub` is the only subdirectory the name may contain. */
+static bool entry_matches(const char *dir, const json_t *e, const char *sub)
 {
 	char path[PATH_MAX], sum[HASH_SHA256_HEX];
-	const char *file = jstr(root, obj, "file"), *want;
+	const char *file = json_string_value(json_object_get(e, "file"));
+	const char *want = json_string_value(json_object_get(e, "sha256"));
+	const char *base = file;
 	uint64_t size;
 
-	want = jstr(root, obj, "sha256");
-	if (!file || !want || strchr(file, '/'))
+	if (file && sub && !strncmp(file, sub, strlen(sub)) &&
+	    file[strlen(sub)] == '/')
+		base = file + strlen(sub) + 1;
+	if (!file || !want || !*base || strchr(base, '/') || base[0] == '.')
 		return false;
 	pathf(path, sizeof(path), "%s/%s", dir, file);
 	return hash__sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
+}
+
+static bool file_matches(const char *dir, json_t *root, const char *obj)
+{
+	return entry_matches(dir, json_object_get(root, obj), NULL);
+}
+
+/* Every module the manifest lists is there with its recorded hash (the
+ * e2e host loads them from the cached image). */
+static bool modules_match(const char *dir, json_t *root)
+{
+	const json_t *mods = json_object_get(root, "modules");
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(mods))
+		return false;
+	json_array_foreach(mods, i, e)
+		if (!entry_matches(dir, e, "modules"))
+			return false;
+	return true;
 }
 
 /* A cached image is fresh if it was built from the same inputs and its
@@ -301,7 +327,7 @@ static bool is_fresh(const char *dir, const struct inputs *in)
 		jstr(root, "init", "sha256") &&
 		!strcmp(jstr(root, "init", "sha256"), in->init_sha256) &&
 		file_matches(dir, root, "kernel") &&
-		file_matches(dir, root, "initramfs");
+		file_matches(dir, root, "initramfs") && modules_match(dir, root);
 	json_decref(root);
 	return fresh;
 }

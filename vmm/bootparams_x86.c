@@ -69,6 +69,8 @@ static int check_protocol(const struct setup_header *h)
 
 /* Sizes and addresses derived from the header, checked against the
  * file. */
+#define MAX_PHYS_ADDR (1ull << 52) /* x86-64's architectural limit */
+
 static int fill_layout(const uint8_t *head, const struct setup_header *h,
 		       uint64_t file_size, struct bz_info *bz)
 {
@@ -87,6 +89,11 @@ static int fill_layout(const uint8_t *head, const struct setup_header *h,
 	if (bz->load_addr < DEFAULT_LOAD_ADDR || bz->load_addr & PAGE_MASK)
 		return err__set(ENOEXEC, "preferred load address 0x%llx is "
 				"below 1 MiB or not page-aligned",
+				(unsigned long long)bz->load_addr);
+	/* Bounded so that load_addr + init_size cannot wrap. */
+	if (bz->load_addr >= MAX_PHYS_ADDR)
+		return err__set(ENOEXEC, "preferred load address 0x%llx is "
+				"beyond the 52-bit physical address space",
 				(unsigned long long)bz->load_addr);
 	if (h->init_size < bz->kernel_size)
 		return err__set(ENOEXEC, "init_size %u is smaller than the "

@@ -19,6 +19,7 @@
 #define LINUX_PT_END 0x10000ull       /* ... 7 pages: PML4, PDPT, 4 PDs */
 #define LINUX_CMDLINE_GPA 0x20000ull  /* kernel command line */
 #define LINUX_CMDLINE_MAX 0x10000ull  /* bytes reserved for it, with NUL */
+#define LINUX_ELF_CMDLINE_MAX 2048ull /* x86 COMMAND_LINE_SIZE, with NUL */
 #define LINUX_EBDA_GPA 0x9fc00ull     /* top 1 KiB of base memory: MP table */
 #define LINUX_ACPI_GPA 0xe0000ull     /* BIOS area: RSDP and ACPI tables */
 #define LINUX_HIGH_MEM 0x100000ull    /* 1 MiB: RAM resumes here */

@@ -71,7 +71,15 @@ json_check 'd["schema"] == "coldstart-image/1"' "$m"
 expect 0 '"schema": "coldstart-image/1"' image build --out "$img" --json
 [ -z "$(ls -A "$tmp" | grep '\.tmp-')" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: temporary directories left behind"; failed=$((failed + 1)); }
-# A corrupted file makes the cache stale.
+# A corrupted file makes the cache stale: the kernel, or a module the
+# e2e host loads from the image.
 printf x >>"$img/vmlinuz"
 expect 0 "built $img" image build --out "$img"
+expect 0 'is up to date' image build --out "$img"
+printf x >>"$img/modules/kvm.ko"
+expect 0 "built $img" image build --out "$img"
+rm "$img/modules/kvm-amd.ko"
+expect 0 "built $img" image build --out "$img"
+[ -s "$img/modules/kvm-amd.ko" ] && pass=$((pass + 1)) ||
+	{ echo "FAIL: a removed module was not rebuilt"; failed=$((failed + 1)); }
 finish

@@ -63,6 +63,9 @@ expect 1 'the kernel needs guest memory up to 0x100[0-9a-f]{4} \(18 MiB\); raise
 expect 1 'up to 3 GiB' run --kernel "$TK_ELF" --mem 4G
 expect 1 'the kernel accepts at most 2047' \
 	run --kernel "$tmp/bz" --cmdline "$(head -c 3000 /dev/zero | tr '\0' x)"
+# An ELF vmlinux has no cmdline_size: x86 Linux's 2048 bytes apply.
+expect 1 'the kernel accepts at most 2047' \
+	run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline "$(head -c 2048 /dev/zero | tr '\0' x)"
 
 # Usage errors: exit 2.
 expect 2 '--initrd needs --kernel' run --initrd "$tmp/initrd-1"
@@ -95,6 +98,35 @@ for line in 'coldstart test kernel' 'cmdline: tk.signal=both' 'mptable: 1 cpus' 
 	grep -Eq "$line" "$out" || fail "output lacks '$line'"
 done
 grep -q BAD "$out" && { echo "FAIL: a test-kernel check failed"; cat "$out"; failed=$((failed + 1)); }
+
+# A vmlinux linked high (segments and entry at virtual addresses, as
+# Linux's are): the loader loads at p_paddr and translates the entry.
+python3 - "$TK_ELF" "$tmp/high.elf" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+HIGH = 0xffffffff80000000
+entry, phoff = struct.unpack_from('<QQ', b, 24)
+phentsize, phnum = struct.unpack_from('<HH', b, 54)
+struct.pack_into('<Q', b, 24, entry + HIGH)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    if struct.unpack_from('<I', b, o)[0] == 1:  # PT_LOAD
+        paddr = struct.unpack_from('<Q', b, o + 24)[0]
+        struct.pack_into('<Q', b, o + 16, paddr + HIGH)
+open(sys.argv[2], 'wb').write(b)
+PY
+expect 0 'outcome: completed: guest reset through the i8042' \
+	run --kernel "$tmp/high.elf" --allow-pvm --mem 32M
+grep -q 'workload done' "$out" || fail "high-linked ELF: the test kernel did not run"
+# Its entry moved outside every segment: refused, not jumped to.
+python3 - "$tmp/high.elf" "$tmp/badentry.elf" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<Q', b, 24, 0xffffffffff000000)
+open(sys.argv[2], 'wb').write(b)
+PY
+expect 1 'entry point 0xffffffffff000000 is in no loadable segment' \
+	run --kernel "$tmp/badentry.elf" --allow-pvm --mem 32M
 
 expect 0 '' run --kernel "$tmp/bz" --allow-pvm --mem 32M --vcpus 2 \
 	--initrd "$tmp/initrd-1" --cmdline "tk.signal=mmio" --json \

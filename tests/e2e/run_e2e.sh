@@ -26,7 +26,7 @@ if [ -z "$coldstart" ] || [ -z "$work" ] || { [ -z "$static" ] && [ -z "$source"
 	exit 2
 fi
 
-QEMU_TIMEOUT=${COLDSTART_E2E_TIMEOUT:-300}
+QEMU_TIMEOUT=${COLDSTART_E2E_TIMEOUT:-240}
 t_start=$(date +%s.%N)
 log() { printf 'e2e: %s\n' "$*"; }
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -105,7 +105,7 @@ log "host initramfs $(du -h "$work/l1.cpio.gz" | cut -f1) ($(elapsed "$t") s)"
 # is stopped. A stalled host, or a host kernel panic, gets one more boot:
 # the first is printed as E2E-FLAKE with its console's last lines, so it
 # stays visible; the second decides.
-STALL_AFTER=${COLDSTART_E2E_STALL:-180}
+STALL_AFTER=${COLDSTART_E2E_STALL:-150}
 console=$work/l1-console.log
 # boot_host: boots the host once; sets qemu_code (124: timed out) and
 # stalled (1: silent for STALL_AFTER s, stopped).

@@ -145,6 +145,15 @@ static void rejects_corrupt(void **state)
 	synthetic(h);
 	put32(h, O_INIT_SIZE, 4096);
 	expect_reject(h, HEAD, 8 * MiB, "init_size 4096 is smaller");
+	/* Near the top of the address space load_addr + init_size would
+	 * wrap to a small end that passes any memory-size check. */
+	synthetic(h);
+	put64(h, O_PREF, 0xfffffffffff00000ull);
+	put32(h, O_INIT_SIZE, 0x300000);
+	expect_reject(h, HEAD, 2 * MiB, "beyond the 52-bit physical address");
+	synthetic(h);
+	put64(h, O_PREF, 1ull << 52);
+	expect_reject(h, HEAD, 8 * MiB, "beyond the 52-bit physical address");
 }
 
 /* Random bytes never pass: the two magics alone make that certain. */
