@@ -115,23 +115,42 @@ static json_t *samples_json(const double *samples, size_t n, bool integer)
 	return arr;
 }
 
-/* MAD outliers and a slow first sample: what a reader should look at
- * before trusting a median. */
-/* A sample for a message: times in ns, us or ms as `scale` (the median)
- * suits, so both numbers of a message share a unit; others as is. */
-static void sample_text(char *buf, size_t size, const char *unit, double v,
-			double scale)
+/* A first sample only counts as a first-run effect when it is a MAD
+ * outlier and also practically slower: with a MAD near 0 (e.g. 48.4 ns
+ * every time) any difference at all is an outlier. */
+#define FIRST_SLOW_RATIO 1.10
+
+/* The tail of an outlier warning, which the Markdown lists collapse. */
+static const char outlier_tail[] = " samples are outliers (more than ";
+
+const char *result__ns_unit(double ns, double *div)
 {
-	if (strcmp(unit, "ns"))
-		snprintf(buf, size, "%g %s", v, unit);
-	else if (scale < 1e4)
-		snprintf(buf, size, "%.1f ns", v);
-	else if (scale < 1e7)
-		snprintf(buf, size, "%.1f us", v / 1e3);
-	else
-		snprintf(buf, size, "%.3f ms", v / 1e6);
+	if (ns < 1e3) {
+		*div = 1;
+		return "ns";
+	}
+	*div = ns < 1e6 ? 1e3 : 1e6;
+	return ns < 1e6 ? "us" : "ms";
 }
 
+void result__value_text(char *buf, size_t size, const char *unit, double v,
+			double scale)
+{
+	double div;
+	const char *u;
+
+	if (strcmp(unit, "ns")) {
+		snprintf(buf, size, "%g %s", v, unit);
+		return;
+	}
+	u = result__ns_unit(scale, &div);
+	/* about four significant digits in each unit's usual range */
+	snprintf(buf, size, "%.*f %s", div == 1 ? 1 : div == 1e3 ? 2 : 3,
+		 v / div, u);
+}
+
+/* MAD outliers and a slow first sample: what a reader should look at
+ * before trusting a median. */
 static void outlier_warnings(json_t *doc, const char *name,
 			     const char *unit, const double *samples, size_t n)
 {
@@ -141,13 +160,13 @@ static void outlier_warnings(json_t *doc, const char *name,
 	if (n < 3 || stats__outliers(samples, n, STATS_OUTLIER_K, &o) < 0)
 		return;
 	if (o.count)
-		result__warn(doc, "%s: %zu of %zu samples are outliers (more "
-			     "than %.0f robust standard deviations from the "
-			     "median)", name, o.count, n, STATS_OUTLIER_K);
-	if (!o.first_slow)
+		result__warn(doc, "%s: %zu of %zu%s%.0f robust standard "
+			     "deviations from the median)", name, o.count, n,
+			     outlier_tail, STATS_OUTLIER_K);
+	if (!o.first_slow || samples[0] <= FIRST_SLOW_RATIO * o.median)
 		return;
-	sample_text(first, sizeof(first), unit, samples[0], o.median);
-	sample_text(median, sizeof(median), unit, o.median, o.median);
+	result__value_text(first, sizeof(first), unit, samples[0], o.median);
+	result__value_text(median, sizeof(median), unit, o.median, o.median);
 	result__warn(doc, "%s: the first counted sample is slow (%s vs median "
 		     "%s): a first-run effect; consider more warmup", name,
 		     first, median);
@@ -284,14 +303,52 @@ void result__md_series(FILE *out, const json_t *doc)
 	}
 }
 
+/* The series an outlier warning names, or false for other warnings. */
+static bool outlier_series(const char *w, char *name, size_t len)
+{
+	const char *tail = strstr(w, outlier_tail), *colon = NULL;
+
+	for (const char *p = w; tail && (p = strstr(p, ": ")) && p < tail; p++)
+		colon = p;
+	if (!colon)
+		return false;
+	snprintf(name, len, "%.*s", (int)(colon - w), w);
+	return true;
+}
+
+/* At most this many series named in the collapsed outlier line. */
+#define OUTLIER_NAMES 5
+
+void result__md_warning_list(FILE *out, const json_t *doc)
+{
+	const json_t *v;
+	size_t i, count = 0;
+	char names[OUTLIER_NAMES][96];
+
+	json_array_foreach(json_object_get(doc, "warnings"), i, v) {
+		const char *w = json_string_value(v);
+		char name[96];
+
+		if (!w || !outlier_series(w, name, sizeof(name)))
+			fprintf(out, "- %s\n", w ? w : "?");
+		else if (count++ < OUTLIER_NAMES)
+			snprintf(names[count - 1], sizeof(names[0]), "%s", name);
+	}
+	if (!count)
+		return;
+	fprintf(out, "- %zu series have MAD outliers (samples more than %.0f "
+		"robust standard deviations from the median): ", count,
+		STATS_OUTLIER_K);
+	for (size_t k = 0; k < count && k < OUTLIER_NAMES; k++)
+		fprintf(out, "%s%s", k ? ", " : "", names[k]);
+	fprintf(out, "%s; each is a warning in the JSON document\n",
+		count > OUTLIER_NAMES ? ", ..." : "");
+}
+
 void result__md_warnings(FILE *out, const json_t *doc)
 {
-	const json_t *w = json_object_get(doc, "warnings"), *v;
-	size_t i;
-
-	if (!json_array_size(w))
+	if (!json_array_size(json_object_get(doc, "warnings")))
 		return;
 	fputs("\n## Warnings\n\n", out);
-	json_array_foreach(w, i, v)
-		fprintf(out, "- %s\n", json_string_value(v));
+	result__md_warning_list(out, doc);
 }

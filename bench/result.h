@@ -38,7 +38,9 @@ json_t *result__new(const char *name, json_t *config);
 /* Appends a series of `n` samples in run order (n may be 0: no summary)
  * and returns it (borrowed) for driver-specific fields, or NULL with a
  * message. Takes the reference to `params` (NULL: {}). Adds MAD-outlier
- * and first-run warnings about the series to the document. */
+ * and first-run warnings about the series to the document; a first
+ * sample is a first-run effect when it is a MAD outlier above the median
+ * and more than 10 % above it. */
 json_t *result__add_series(json_t *doc, const char *name, const char *unit,
 			   enum result_better better, json_t *params,
 			   const double *samples, size_t n);
@@ -77,8 +79,25 @@ int result__emit(const json_t *doc, bool json, const char *dir,
  * min, max, CI of the median (ns shown in ms). */
 void result__md_series(FILE *out, const json_t *doc);
 
-/* The document's warnings as a Markdown list (nothing when none). */
+/* The document's warnings as a Markdown list under a "Warnings" heading
+ * (nothing when none); see result__md_warning_list. */
 void result__md_warnings(FILE *out, const json_t *doc);
+
+/* The list items alone: every warning, except that the MAD-outlier
+ * warnings collapse into one line with their count and the first few
+ * series names (the document keeps each of them). */
+void result__md_warning_list(FILE *out, const json_t *doc);
+
+/* The unit a time of about `ns` nanoseconds reads best in: "ns" below
+ * 1 us, "us" below 1 ms, else "ms"; *div is ns per that unit. */
+const char *result__ns_unit(double ns, double *div);
+
+/* `v` (in `unit`) as text with its unit; ns values in the unit
+ * result__ns_unit picks for `scale` (e.g. a median), so values shown
+ * together share a unit: "48.4 ns", "813.83 us", "1.138 ms"; other units
+ * as "%g UNIT". */
+void result__value_text(char *buf, size_t size, const char *unit, double v,
+			double scale);
 
 /* A series' summary value (e.g. "p50"), 0 when absent. */
 double result__stat(const json_t *series, const char *key);

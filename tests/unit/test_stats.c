@@ -1,6 +1,8 @@
-/* Unit tests for bench/stats.c against values derived by hand, from
+/* Unit tests for bench/stats.c (and the warnings bench/result.c derives
+ * from it) against values derived by hand, from
  * textbook examples, or by independent exact enumeration (kept in the
  * comments so they can be re-derived). */
+#include "result.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -41,10 +43,32 @@ static void summary_known_values(void **state)
 	assert_close(s.cv, sqrt(32.0 / 7) / 5, 1e-12);
 	assert_close(s.p50, 4.5, 1e-12);
 	assert_close(s.p90, 7.6, 1e-12);
+	/* type 7: rank 0.99 * 7 = 6.93 and 0.999 * 7 = 6.993, between 7
+	 * and 9: 7 + 0.93 * 2 = 8.86 and 7 + 0.993 * 2 = 8.986 */
+	assert_close(s.p99, 8.86, 1e-12);
+	assert_close(s.p999, 8.986, 1e-12);
 	assert_close(s.mad, 0.5, 1e-12);
 	assert_close(s.min, 2, 0);
 	assert_close(s.max, 9, 0);
 	assert_int_equal(stats__summarize(x, 0, &s), -EINVAL);
+}
+
+/* {0, 1, 4, ..., 10000} (i^2, i = 0..100, shuffled): p99 is rank
+ * 0.99 * 100 = 99 exactly, 99^2 = 9801; p99.9 is rank 99.9, 9801 + 0.9 *
+ * (10000 - 9801) = 9980.1; p90 is rank 90, 8100. */
+static void tail_percentiles_known_values(void **state)
+{
+	double x[101];
+	struct summary s;
+
+	(void)state;
+	for (int i = 0; i <= 100; i++)
+		x[(i * 37) % 101] = (double)i * i;
+	assert_int_equal(stats__summarize(x, ARRAY_LEN(x), &s), 0);
+	assert_close(s.p90, 8100, 1e-9);
+	assert_close(s.p99, 9801, 1e-9);
+	assert_close(s.p999, 9980.1, 1e-9);
+	assert_close(s.max, 10000, 0);
 }
 
 static void cv_of_zero_mean_is_zero(void **state)
@@ -131,6 +155,88 @@ static void outliers_with_zero_mad(void **state)
 	assert_int_equal(stats__outliers(x, 4, 3, &o), 0);
 	assert_int_equal(o.count, 0);
 	assert_false(o.first_slow);
+}
+
+static bool has_warning(const json_t *doc, const char *text)
+{
+	const json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "warnings"), i, w)
+		if (strstr(json_string_value(w), text))
+			return true;
+	return false;
+}
+
+/* A first sample is a first-run effect only when it is a MAD outlier
+ * and more than 10 % above the median: 51.6 vs 48.4 ns with MAD 0 is an
+ * outlier but 6.6 % slower, so no first-run warning; 60 is 24 % slower.
+ * {12,10,8,12,8,10,11}: 20 % slower but within 3 robust sigmas (MAD 2,
+ * limit 8.9), so no warning either. */
+static void first_run_warning_needs_practical_difference(void **state)
+{
+	static const double close[] = { 51.6, 48.4, 48.4, 48.4, 48.4 };
+	static const double slow[] = { 60, 48.4, 48.4, 48.4, 48.4 };
+	static const double spread[] = { 12, 10, 8, 12, 8, 10, 11 };
+	json_t *doc = json_pack("{s:[], s:[]}", "series", "warnings");
+
+	(void)state;
+	assert_non_null(result__add_series(doc, "close", "ns", RESULT_LOWER,
+					   NULL, close, 5));
+	assert_true(has_warning(doc, "close: 1 of 5 samples are outliers"));
+	assert_false(has_warning(doc, "close: the first counted sample"));
+	assert_non_null(result__add_series(doc, "spread", "ns", RESULT_LOWER,
+					   NULL, spread, 7));
+	assert_false(has_warning(doc, "spread:"));
+	assert_non_null(result__add_series(doc, "slow", "ns", RESULT_LOWER,
+					   NULL, slow, 5));
+	assert_true(has_warning(doc, "slow: the first counted sample is slow "
+				"(60.0 ns vs median 48.4 ns)"));
+	json_decref(doc);
+}
+
+/* Times read in the unit their size suits; others keep theirs. */
+static void value_text_units(void **state)
+{
+	char buf[48];
+
+	(void)state;
+	result__value_text(buf, sizeof(buf), "ns", 48.4, 48.4);
+	assert_string_equal(buf, "48.4 ns");
+	result__value_text(buf, sizeof(buf), "ns", 813830, 813830);
+	assert_string_equal(buf, "813.83 us");
+	result__value_text(buf, sizeof(buf), "ns", 1634300, 813830);
+	assert_string_equal(buf, "1634.30 us");
+	result__value_text(buf, sizeof(buf), "ns", 1138000, 1138000);
+	assert_string_equal(buf, "1.138 ms");
+	result__value_text(buf, sizeof(buf), "kib", 5808, 5808);
+	assert_string_equal(buf, "5808 kib");
+}
+
+/* The Markdown warning list: outlier warnings collapse into one line
+ * with their count and the first five names; others stay whole. */
+static void md_warnings_collapse_outliers(void **state)
+{
+	json_t *doc = json_pack("{s:[], s:[s]}", "series", "warnings",
+				"other: keep me");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	for (int i = 0; i < 7; i++)
+		result__warn(doc, "s%d: 1 of 5 samples are outliers (more "
+			     "than 3 robust standard deviations from the "
+			     "median)", i);
+	result__md_warning_list(f, doc);
+	fclose(f);
+	assert_non_null(strstr(text, "- other: keep me\n"));
+	assert_non_null(strstr(text, "- 7 series have MAD outliers"));
+	assert_non_null(strstr(text, ": s0, s1, s2, s3, s4, ...;"));
+	assert_null(strstr(text, "s5"));
+	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 8);
+	free(text);
+	json_decref(doc);
 }
 
 /* splitmix64 from state 0: the published reference outputs. xoshiro256**
@@ -467,11 +573,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(summary_known_values),
+		cmocka_unit_test(tail_percentiles_known_values),
 		cmocka_unit_test(cv_of_zero_mean_is_zero),
 		cmocka_unit_test(median_matches_sorting),
 		cmocka_unit_test(outliers_counts_far_samples),
 		cmocka_unit_test(outliers_flag_a_slow_first_run),
 		cmocka_unit_test(outliers_with_zero_mad),
+		cmocka_unit_test(first_run_warning_needs_practical_difference),
+		cmocka_unit_test(value_text_units),
+		cmocka_unit_test(md_warnings_collapse_outliers),
 		cmocka_unit_test(rng_reference_outputs),
 		cmocka_unit_test(rng_ranges_and_moments),
 		cmocka_unit_test(bootstrap_of_constant_is_a_point),
