@@ -161,22 +161,34 @@ static void *map_aligned(size_t size)
 	return (void *)start;
 }
 
-static int eager_thp_map(struct guest_mem *m)
+int mem_restore__map_thp(size_t size, void **out)
 {
 	int ret = mem_restore__thp_available();
 	void *p;
 
 	if (ret < 0)
 		return ret;
-	p = map_aligned(m->size);
+	p = map_aligned(size);
 	if (p == MAP_FAILED)
 		return err__sys(errno, "mmap of guest memory");
-	/* Before the first write, so the reads fault in 2 MiB pages. */
-	if (madvise(p, m->size, MADV_HUGEPAGE) < 0) {
+	/* Before the first write, so the first touches fault in 2 MiB
+	 * pages. */
+	if (madvise(p, size, MADV_HUGEPAGE) < 0) {
 		ret = err__sys(errno, "madvise(MADV_HUGEPAGE)");
-		munmap(p, m->size);
+		munmap(p, size);
 		return ret;
 	}
+	*out = p;
+	return 0;
+}
+
+static int eager_thp_map(struct guest_mem *m)
+{
+	void *p = NULL;
+	int ret = mem_restore__map_thp(m->size, &p);
+
+	if (ret < 0)
+		return ret;
 	m->host = p;
 	return eager_fill(m);
 }
@@ -282,7 +294,7 @@ static const struct guest_mem_ops populate_ops = {
 static const struct guest_mem_ops *const strategies[] = {
 	&eager_ops, &mmap_ops, &populate_ops, &mem_uffd_ops,
 	&mem_prefetch_ops, &eager_thp_ops, &eager_huge_ops, &mem_uffd_huge_ops,
-	NULL,
+	&mem_prefetch_thp_ops, NULL,
 };
 
 const struct guest_mem_ops *const *mem_restore__strategies(void)

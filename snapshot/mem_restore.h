@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 /* "eager", "mmap", "populate", "uffd", "prefetch", and the huge-page
- * variants "eager-thp", "eager-huge", "uffd-huge"; NULL if unknown. */
+ * variants "eager-thp", "eager-huge", "uffd-huge", "prefetch-thp"; NULL
+ * if unknown. */
 const struct guest_mem_ops *mem_restore__strategy(const char *name);
 /* NULL-terminated list, for help text and benchmarks. */
 const struct guest_mem_ops *const *mem_restore__strategies(void);
@@ -16,6 +17,11 @@ const struct guest_mem_ops *const *mem_restore__strategies(void);
 /* 0 when transparent huge pages can be used (enabled is always or
  * madvise), else -ENOTSUP with a message. */
 int mem_restore__thp_available(void);
+
+/* `size` bytes of 2 MiB-aligned anonymous memory advised MADV_HUGEPAGE,
+ * untouched, into *out (munmap it with `size`); -errno with a message
+ * (-ENOTSUP when THP is off). */
+int mem_restore__map_thp(size_t size, void **out);
 
 /* Calls fn for each data extent [start, end) of the first `size` bytes of
  * a sparse file (SEEK_DATA/SEEK_HOLE); stops at fn's first -errno. */

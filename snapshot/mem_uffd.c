@@ -4,7 +4,8 @@
  * prefetch (REAP-style) adds a working set: recorded in first-touch order
  * on a restore without one, installed in bulk before the guest runs on
  * later restores. uffd-huge does the same on 2 MiB hugetlb pages, one
- * whole huge page per fault. */
+ * whole huge page per fault; prefetch-thp installs the working set as
+ * transparent huge pages. */
 #include "mem_uffd.h"
 
 #include "err.h"
@@ -379,14 +380,12 @@ static void teardown(struct uffd_state *u)
 	free(u);
 }
 
-/* Anonymous guest memory, on hugetlb pages when `huge`, served by a new
- * handler thread. */
-static int uffd_map_mem(struct guest_mem *m, bool huge)
+/* Registers the guest memory already mapped at m->host (hugetlb pages
+ * when `huge`) and starts its handler thread. Pages present by now are
+ * never faulted on. */
+static int uffd_attach(struct guest_mem *m, bool huge)
 {
 	struct uffd_state *u = calloc(1, sizeof(*u));
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS |
-		    (huge ? MAP_HUGETLB | MAP_HUGE_2MB : MAP_NORESERVE);
-	void *p;
 	int ret;
 
 	if (!u)
@@ -400,23 +399,36 @@ static int uffd_map_mem(struct guest_mem *m, bool huge)
 		u->zbuf = aligned_alloc(PAGE, m->zmem->chunk_size);
 		u->zscratch = malloc(zmem__scratch_size(m->zmem));
 	}
-	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (!u->data_map || !u->buf || p == MAP_FAILED ||
-	    (m->zmem && (!u->zbuf || !u->zscratch))) {
-		ret = err__set(ENOMEM, "allocating guest memory for uffd");
-		goto err;
+	if (!u->data_map || !u->buf ||
+	    (m->zmem && (!u->zbuf || !u->zscratch)))
+		ret = err__set(ENOMEM, "allocating the uffd handler's buffers");
+	else
+		ret = setup(u);
+	if (ret < 0) {
+		teardown(u);
+		return ret;
 	}
-	m->host = p;
-	ret = setup(u);
-	if (ret < 0)
-		goto err_unmap;
 	m->priv = u;
 	return 0;
+}
 
-err_unmap:
-	munmap(p, m->size);
-err:
-	teardown(u);
+/* Anonymous guest memory, on hugetlb pages when `huge`, served by a new
+ * handler thread. */
+static int uffd_map_mem(struct guest_mem *m, bool huge)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS |
+		    (huge ? MAP_HUGETLB | MAP_HUGE_2MB : MAP_NORESERVE);
+	void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return err__sys(errno, "mmap of guest memory for uffd");
+	m->host = p;
+	ret = uffd_attach(m, huge);
+	if (ret < 0) {
+		munmap(p, m->size);
+		m->host = NULL;
+	}
 	return ret;
 }
 
@@ -596,21 +608,30 @@ static int install_wset(struct uffd_state *u, uint32_t *pages, uint32_t n)
 	return ret;
 }
 
-static int prefetch_map(struct guest_mem *m)
+/* The working set's pages (NULL, 0 when there is none yet) of a raw
+ * snapshot. */
+static int prefetch_wset(struct guest_mem *m, uint32_t **pages, uint32_t *n)
 {
-	uint32_t *pages = NULL, n = 0;
-	struct uffd_state *u;
 	int ret;
 
+	*pages = NULL;
+	*n = 0;
 	if (m->zmem)
-		return err__set(EINVAL, "--mem-restore prefetch reads the "
-				"memory file in regions and needs it raw; this "
-				"snapshot is compressed (use eager or uffd)");
-	ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, &pages,
-					   &n)
-			       : -ENOENT;
+		return err__set(EINVAL, "--mem-restore %s reads the memory file "
+				"in regions and needs it raw; this snapshot is "
+				"compressed (use eager or uffd)", m->ops->name);
+	ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, pages, n)
+			   : -ENOENT;
+	return ret == -ENOENT ? 0 : ret;
+}
 
-	if (ret < 0 && ret != -ENOENT)
+static int prefetch_map(struct guest_mem *m)
+{
+	uint32_t *pages, n;
+	struct uffd_state *u;
+	int ret = prefetch_wset(m, &pages, &n);
+
+	if (ret < 0)
 		return ret;
 	ret = uffd_map(m);
 	if (ret < 0) {
@@ -646,6 +667,91 @@ const struct guest_mem_ops mem_prefetch_ops = {
 		"before the guest runs; records it on a restore without one",
 	.restore = true,
 	.map = prefetch_map,
+	.unmap = prefetch_unmap,
+	.settle = uffd_settle,
+};
+
+/* Reads the 2 MiB frames [first, last] straight into guest memory. */
+static int read_frames(struct guest_mem *m, uint64_t first, uint64_t last)
+{
+	uint64_t start = first * MEM_ALIGN;
+	uint64_t end = (last + 1) * MEM_ALIGN < m->size ? (last + 1) * MEM_ALIGN
+							 : m->size;
+
+	for (uint64_t at = start; at < end;) {
+		ssize_t n = pread(m->src_fd, m->host + at, (size_t)(end - at),
+				  (off_t)at);
+
+		if (n < 0)
+			return err__sys(errno, "reading the memory file at "
+					"offset 0x%llx", (unsigned long long)at);
+		if (n == 0)
+			return mem__check_source(m) < 0
+				       ? -EIO
+				       : err__set(EIO, "the memory file ends at "
+						  "0x%llx", (unsigned long long)at);
+		at += (uint64_t)n;
+		m->stats.bytes_read += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Installs every 2 MiB frame that holds a working-set page, in runs of
+ * adjacent frames: the reads fault in transparent huge pages. */
+static int install_frames(struct guest_mem *m, uint32_t *pages, uint32_t n)
+{
+	const uint32_t per = (uint32_t)(MEM_ALIGN / PAGE);
+	int ret = 0;
+
+	qsort(pages, n, sizeof(*pages), cmp_u32);
+	for (uint32_t i = 0; ret == 0 && i < n;) {
+		uint32_t first = pages[i] / per, last = first;
+
+		while (i < n && pages[i] / per <= last + 1)
+			last = pages[i++] / per;
+		ret = read_frames(m, first, last);
+	}
+	return ret;
+}
+
+/* prefetch on transparent huge pages: the working set's 2 MiB frames are
+ * read into 2 MiB-aligned MADV_HUGEPAGE memory before uffd is registered,
+ * so they come back as huge pages and the guest's first touches there cost
+ * one host (or shadow) fault per 2 MiB, not per 4 KiB; uffd serves the
+ * rest in 4 KiB pages. Records the working set like prefetch. */
+static int prefetch_thp_map(struct guest_mem *m)
+{
+	uint32_t *pages, n;
+	void *p = NULL;
+	int ret = prefetch_wset(m, &pages, &n);
+	bool have_wset = pages != NULL;
+
+	if (ret == 0)
+		ret = mem_restore__map_thp(m->size, &p);
+	if (ret < 0) {
+		free(pages);
+		return ret;
+	}
+	m->host = p;
+	ret = have_wset ? install_frames(m, pages, n) : 0;
+	free(pages);
+	if (ret == 0)
+		ret = uffd_attach(m, false);
+	if (ret < 0) {
+		munmap(p, m->size);
+		m->host = NULL;
+		return ret;
+	}
+	((struct uffd_state *)m->priv)->record = !have_wset && m->wset_path;
+	return 0;
+}
+
+const struct guest_mem_ops mem_prefetch_thp_ops = {
+	.name = "prefetch-thp",
+	.help = "prefetch into transparent huge pages: the working set's "
+		"2 MiB frames read in before uffd serves the rest",
+	.restore = true,
+	.map = prefetch_thp_map,
 	.unmap = prefetch_unmap,
 	.settle = uffd_settle,
 };

@@ -7,6 +7,7 @@
 extern const struct guest_mem_ops mem_uffd_ops;
 extern const struct guest_mem_ops mem_prefetch_ops;
 extern const struct guest_mem_ops mem_uffd_huge_ops;
+extern const struct guest_mem_ops mem_prefetch_thp_ops;
 
 /* Fault injection for tests: cancels the handler thread of memory from
  * one of the strategies above, as if it had died. The handler's exit path

@@ -378,8 +378,9 @@ static void test_eager_lost_memory_file(void **state)
 	snapshot__close(&snap);
 }
 
-/* Restores with prefetch; returns faults the uffd handler served. */
-static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
+/* Restores with `strategy`; returns faults the uffd handler served. */
+static uint64_t prefetch_once(const char *dir, const char *strategy,
+			      enum vm_outcome want)
 {
 	struct snapshot snap;
 	struct probe probe;
@@ -387,7 +388,7 @@ static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
 	uint64_t faults;
 
 	assert_int_equal(snapshot__open(&snap, dir), 0);
-	if (snapshot__restore(&kvm, &snap, mem_restore__strategy("prefetch"),
+	if (snapshot__restore(&kvm, &snap, mem_restore__strategy(strategy),
 			      NULL, &vm, &probe) < 0) {
 		snapshot__close(&snap);
 		return UINT64_MAX;
@@ -403,33 +404,54 @@ static uint64_t prefetch_once(const char *dir, enum vm_outcome want)
 	return faults;
 }
 
-static void test_prefetch_records_then_replays(void **state)
+/* `strategy` records a working set on its first restore, then installs
+ * it so that the request phase takes no userfault; `other` replays the
+ * same file. */
+static void records_then_replays(const char *name, const char *strategy,
+				 const char *other)
 {
 	struct probe_params p = workload();
 	char dir[256], wset[300];
 	uint64_t recorded;
 	FILE *f;
 
-	(void)state;
-	take("wset", 1, &p);
-	snaptest__path(dir, sizeof(dir), "wset");
+	take(name, 1, &p);
+	snaptest__path(dir, sizeof(dir), name);
 	snprintf(wset, sizeof(wset), "%s/wset", dir);
 	assert_int_not_equal(access(wset, F_OK), 0);
 	/* First restore: served lazily, the touched pages recorded. */
-	recorded = prefetch_once(dir, VM_COMPLETED);
+	recorded = prefetch_once(dir, strategy, VM_COMPLETED);
 	assert_true(recorded >= p.ws_bytes / 4096);
 	assert_int_equal(access(wset, F_OK), 0);
 	/* Replay: the working set is installed up front, so the request
 	 * phase takes no userfaults at all. */
-	assert_int_equal(prefetch_once(dir, VM_COMPLETED), 0);
+	assert_int_equal(prefetch_once(dir, strategy, VM_COMPLETED), 0);
+	assert_int_equal(prefetch_once(dir, other, VM_COMPLETED), 0);
 	/* A corrupt working set is refused with a message, not trusted. */
 	f = fopen(wset, "r+");
 	assert_non_null(f);
 	fputs("garbage!", f);
 	fclose(f);
-	assert_int_equal(prefetch_once(dir, VM_COMPLETED), UINT64_MAX);
+	assert_int_equal(prefetch_once(dir, strategy, VM_COMPLETED),
+			 UINT64_MAX);
 	if (!strstr(err__last(), "not a valid working-set file"))
 		fail_msg("message: %s", err__last());
+}
+
+static void test_prefetch_records_then_replays(void **state)
+{
+	(void)state;
+	records_then_replays("wset", "prefetch", "prefetch-thp");
+}
+
+static void test_prefetch_thp_records_then_replays(void **state)
+{
+	(void)state;
+	if (mem_restore__thp_available() < 0) {
+		fprintf(stderr, "skipped: %s\n", err__last());
+		skip();
+	}
+	records_then_replays("wsetthp", "prefetch-thp", "prefetch");
 }
 
 static void test_compressed(void **state)
@@ -450,7 +472,8 @@ static void test_compressed(void **state)
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_true(snap.compressed);
 	for (const char *const *s = (const char *const[]){ "mmap", "populate",
-							  "prefetch", NULL };
+							  "prefetch",
+							  "prefetch-thp", NULL };
 	     *s; s++) {
 		assert_int_equal(snapshot__restore(&kvm, &snap,
 						   mem_restore__strategy(*s),
@@ -475,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_lost_memory_file),
 		cmocka_unit_test(test_eager_lost_memory_file),
 		cmocka_unit_test(test_prefetch_records_then_replays),
+		cmocka_unit_test(test_prefetch_thp_records_then_replays),
 		cmocka_unit_test(test_compressed),
 	};
 
