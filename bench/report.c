@@ -8,6 +8,7 @@
 #include "err.h"
 #include "output.h"
 #include "plot.h"
+#include "result.h"
 #include "stats.h"
 
 #include <getopt.h>
@@ -15,6 +16,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,12 +119,15 @@ static int load_input(const char *path, struct input *in)
 	if (!json_is_object(in->root) || !json_is_string(get(in->root, "bench")))
 		return err__set(EINVAL, "%s: not a coldstart result document "
 				"(no \"bench\")", path);
-	if (!json_is_integer(schema) || json_integer_value(schema) != COMPARE_SCHEMA)
-		return err__set(EINVAL, "%s: result schema %s; this coldstart "
-				"reads schema %d", path,
-				json_is_integer(schema) ? "other than 1"
-							: "missing",
+	if (!json_is_integer(schema))
+		return err__set(EINVAL, "%s: no result schema version; this "
+				"coldstart reads schema %d", path,
 				COMPARE_SCHEMA);
+	if (json_integer_value(schema) != COMPARE_SCHEMA)
+		return err__set(EINVAL, "%s: result schema version %"
+				JSON_INTEGER_FORMAT " is not supported (this "
+				"coldstart reads %d)", path,
+				json_integer_value(schema), COMPARE_SCHEMA);
 	ret = compare__parse(in->root, &in->doc);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -269,6 +274,9 @@ struct rrow {
 	int order; /* first appearance of the strategy */
 	size_t n;
 	double med[NR_RP], done_p90, faults, mib;
+	/* the host's work for the process: page faults (all, major) and
+	 * MiB fetched from storage, NAN when the document lacks them */
+	double host_faults, major_faults, disk_mib;
 };
 
 struct rrows {
@@ -299,11 +307,34 @@ static struct rrow *rrow_get(struct rrows *rows, const char *strategy,
 		rows->v = v;
 		rows->cap = cap;
 	}
-	rows->v[rows->n] = (struct rrow){ .mem = mem, .ws = ws, .order = order };
+	rows->v[rows->n] = (struct rrow){ .mem = mem, .ws = ws, .order = order,
+					  .host_faults = NAN,
+					  .major_faults = NAN,
+					  .disk_mib = NAN };
 	safe_name(rows->v[rows->n].strategy, sizeof(rows->v[0].strategy),
 		  strategy);
 	safe_name(rows->v[rows->n].cache, sizeof(rows->v[0].cache), cache);
 	return &rows->v[rows->n++];
+}
+
+/* Documents from before a field existed (or without I/O accounting)
+ * give NAN, shown as "-" or an empty CSV field. */
+static double number_or_nan(const json_t *o, const char *key)
+{
+	const json_t *v = get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "%.*f" of v, or `none` when v is NAN. */
+static const char *num_text(char *buf, size_t len, double v, int prec,
+			    const char *none)
+{
+	if (isnan(v))
+		snprintf(buf, len, "%s", none);
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+	return buf;
 }
 
 static void rrow_add(struct rrows *rows, const struct input *in,
@@ -335,6 +366,10 @@ static void rrow_add(struct rrows *rows, const struct input *in,
 		w->done_p90 = st.s.p90 / 1e6;
 		w->faults = json_number_value(get(s, "faults_mean"));
 		w->mib = json_number_value(get(s, "bytes_read_mean")) / 1048576.0;
+		w->host_faults = number_or_nan(s, "host_faults_mean");
+		w->major_faults = number_or_nan(s, "major_faults_mean");
+		w->disk_mib = number_or_nan(s, "disk_read_bytes_mean") /
+			      1048576.0;
 	}
 }
 
@@ -369,20 +404,27 @@ static void restore_csv(FILE *f, const struct report *r)
 	int i = find_input(r, "restore");
 	struct rrows rows = { 0 };
 
+	/* new columns go at the end, so readers of the old ones keep
+	 * working */
 	fputs("strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,"
-	      "done_ms,done_p90_ms,request_ms,faults,mib_read\n", f);
+	      "done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,"
+	      "major_faults,disk_mib_read\n", f);
 	if (i < 0)
 		return;
 	restore_rows(&r->in[i], &rows);
 	for (size_t k = 0; k < rows.n; k++) {
 		const struct rrow *w = &rows.v[k];
+		char hf[32], mf[32], dm[32];
 
 		fprintf(f, "%s,%s,%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT
-			",%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.2f\n", w->strategy,
-			w->cache, w->mem >> 20, w->ws >> 20, w->n,
+			",%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.2f,%s,%s,%s\n",
+			w->strategy, w->cache, w->mem >> 20, w->ws >> 20, w->n,
 			w->med[RP_FIRST_RUN], w->med[RP_FIRST_PROGRESS],
 			w->med[RP_DONE], w->done_p90, w->med[RP_REQUEST],
-			w->faults, w->mib);
+			w->faults, w->mib,
+			num_text(hf, sizeof(hf), w->host_faults, 0, ""),
+			num_text(mf, sizeof(mf), w->major_faults, 0, ""),
+			num_text(dm, sizeof(dm), w->disk_mib, 2, ""));
 	}
 	free(rows.v);
 }
@@ -489,63 +531,130 @@ static void md_image(struct report *r, const char *title, const char *file)
 		fprintf(r->md, "\n![%s](%s)\n", title, file);
 }
 
-/* One CDF plot per group of a document's series (restore: DONE only). */
-static void plot_cdfs(struct report *r, const struct input *in)
+/* A CDF group: latency series (unit ns) of one phase (and cache state),
+ * so a plot never mixes units. */
+struct cdf_group {
+	char name[96];
+	size_t n;   /* its series */
+	double top; /* the largest median (ns): picks the axis unit */
+};
+
+#define CDF_MAX_GROUPS 32
+
+static double median_ns(const struct result_series *rs)
 {
-	char groups[32][96];
+	struct summary sm;
+
+	return stats__summarize(rs->samples, rs->n, &sm) == 0 ? sm.p50 : 0;
+}
+
+/* Whether series k is drawn in a CDF: latencies only; restore's only in
+ * its DONE phase (the others are in the tables). */
+static bool cdf_series(const struct input *in, size_t k, char *group,
+		       size_t len)
+{
+	const struct result_series *rs = &in->doc.series[k];
+
+	if (strcmp(rs->unit, "ns"))
+		return false;
+	group_of(in, rs->name, group, len);
+	return strcmp(in->doc.bench, "restore") || !strncmp(group, "done", 4);
+}
+
+static size_t cdf_groups(const struct input *in, struct cdf_group *gs)
+{
 	size_t ng = 0;
 
-	for (size_t k = 0; k < in->doc.nr_series && ng < 32; k++) {
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
 		char g[96];
+		double m;
 		size_t j;
 
-		group_of(in, in->doc.series[k].name, g, sizeof(g));
-		for (j = 0; j < ng && strcmp(groups[j], g); j++)
-			;
-		if (j == ng)
-			snprintf(groups[ng++], sizeof(groups[0]), "%s", g);
-	}
-	for (size_t j = 0; j < ng; j++) {
-		char *words = NULL, *vars = NULL, base[200], file[200], g[96];
-		const char *unit = "ms";
-		size_t len = 0, lines = 0;
-		FILE *w = open_memstream(&words, &len);
-
-		if (!w)
-			return;
-		if (!strcmp(in->doc.bench, "restore") && strncmp(groups[j], "done", 4)) {
-			fclose(w);
-			free(words);
+		if (!cdf_series(in, k, g, sizeof(g)))
 			continue;
-		}
-		for (size_t k = 0; k < in->doc.nr_series; k++) {
-			char name[160];
+		for (j = 0; j < ng && strcmp(gs[j].name, g); j++)
+			;
+		if (j == ng && ng == CDF_MAX_GROUPS)
+			continue;
+		if (j == ng)
+			gs[ng++] = (struct cdf_group){ .top = 0 };
+		snprintf(gs[j].name, sizeof(gs[j].name), "%s", g);
+		gs[j].n++;
+		m = median_ns(&in->doc.series[k]);
+		gs[j].top = m > gs[j].top ? m : gs[j].top;
+	}
+	return ng;
+}
 
-			group_of(in, in->doc.series[k].name, g, sizeof(g));
-			if (strcmp(g, groups[j]))
-				continue;
-			safe_name(name, sizeof(name), in->doc.series[k].name);
-			fprintf(w, "%s%s", lines++ ? " " : "", name);
-			unit = shown_unit(in->doc.series[k].unit);
-		}
-		fclose(w);
-		if (lines && lines <= CDF_MAX_LINES &&
-		    asprintf(&vars, "in='cdf.csv'; bench='%s'; group='%s'; "
-			     "series='%s'; unit='%s'; title='%s: %s'",
-			     in->label, groups[j], words, unit, in->label,
-			     groups[j]) >= 0) {
-			snprintf(base, sizeof(base), "cdf-%s%s%.90s", in->label,
-				 strcmp(groups[j], "all") ? "-" : "", 
-				 strcmp(groups[j], "all") ? groups[j] : "");
-			draw(r, "cdf", base, vars, file, sizeof(file));
-			snprintf(g, sizeof(g), "CDF %.90s", groups[j]);
-			md_image(r, g, file);
-		} else if (lines > CDF_MAX_LINES) {
-			fprintf(r->md, "\n(%zu series in group %s: too many for "
-				"one CDF plot; see cdf.csv)\n", lines, groups[j]);
-		}
-		free(vars);
-		free(words);
+/* Names of the group's series number [from, to), space-separated. */
+static char *cdf_words(const struct input *in, const char *group,
+		       size_t from, size_t to)
+{
+	char *words = NULL;
+	size_t len = 0, i = 0;
+	FILE *w = open_memstream(&words, &len);
+
+	if (!w)
+		return NULL;
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		char g[96], name[160];
+
+		if (!cdf_series(in, k, g, sizeof(g)) || strcmp(g, group))
+			continue;
+		safe_name(name, sizeof(name), in->doc.series[k].name);
+		if (i >= from && i < to)
+			fprintf(w, "%s%s", i > from ? " " : "", name);
+		i++;
+	}
+	fclose(w);
+	return words;
+}
+
+/* Plot `part` of `parts` of group g; cdf.csv holds ms, the axis shows
+ * the unit the group's largest median suits. */
+static void plot_cdf_part(struct report *r, const struct input *in,
+			  const struct cdf_group *g, size_t part, size_t parts)
+{
+	size_t per = (g->n + parts - 1) / parts;
+	char *words = cdf_words(in, g->name, part * per, (part + 1) * per);
+	char *vars = NULL, base[200], file[200], num[24] = "", of[48] = "";
+	char title[256];
+	bool all = !strcmp(g->name, "all");
+	double div;
+	const char *unit = result__ns_unit(g->top, &div);
+
+	if (parts > 1) {
+		snprintf(num, sizeof(num), "-%zu", part + 1);
+		snprintf(of, sizeof(of), " (%zu of %zu)", part + 1, parts);
+	}
+	snprintf(title, sizeof(title), "%.63s: %.95s%.47s", in->label,
+		 g->name, of);
+	if (words && asprintf(&vars, "in='cdf.csv'; bench='%s'; group='%s'; "
+			      "series='%s'; unit='%s'; scale=%g; title='%s'",
+			      in->label, g->name, words, unit, 1e6 / div,
+			      title) >= 0) {
+		snprintf(base, sizeof(base), "cdf-%s%s%.90s%s", in->label,
+			 all ? "" : "-", all ? "" : g->name, num);
+		draw(r, "cdf", base, vars, file, sizeof(file));
+		snprintf(title, sizeof(title), "CDF %.90s%s", g->name, num);
+		md_image(r, title, file);
+	}
+	free(vars);
+	free(words);
+}
+
+/* Latency CDFs of a document, one plot per group; a group with more
+ * series than one plot can show is split into plots of equal size. */
+static void plot_cdfs(struct report *r, const struct input *in)
+{
+	struct cdf_group gs[CDF_MAX_GROUPS];
+	size_t ng = cdf_groups(in, gs);
+
+	for (size_t j = 0; j < ng; j++) {
+		size_t parts = (gs[j].n + CDF_MAX_LINES - 1) / CDF_MAX_LINES;
+
+		for (size_t p = 0; p < parts; p++)
+			plot_cdf_part(r, in, &gs[j], p, parts);
 	}
 }
 
@@ -672,28 +781,99 @@ static void md_host(struct report *r)
 	      "CSV files beside this report.\n", r->md);
 }
 
+/* One row of a series table; a row's values share the unit its median
+ * suits (48.4 ns, 813.83 us, 1.138 ms). */
+static void md_series_row(FILE *md, const struct result_series *rs,
+			  const struct sstat *st)
+{
+	const double v[] = { st->s.p50, st->s.p90, st->s.p99, st->s.min,
+			     st->s.max, st->lo, st->hi };
+	char t[7][48];
+
+	for (size_t i = 0; i < 7; i++)
+		result__value_text(t[i], sizeof(t[i]), rs->unit, v[i],
+				   st->s.p50);
+	fprintf(md, "| %s | %zu | %s | %s | %s | %s | %s | %s .. %s |\n",
+		rs->name, st->s.n, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+}
+
 static void md_series(struct report *r, const struct input *in)
 {
 	fputs("\n| series | n | median | p90 | p99 | min | max | 95% CI of "
-	      "median | 1/mean per s |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n",
-	      r->md);
+	      "median |\n|---|--:|--:|--:|--:|--:|--:|---|\n", r->md);
 	for (size_t k = 0; k < in->doc.nr_series; k++) {
-		const struct result_series *rs = &in->doc.series[k];
-		double sc = scale_of(rs->unit);
-		const char *u = shown_unit(rs->unit);
 		struct sstat st;
 
-		if (series_stats(rs, &st) < 0)
-			continue;
-		fprintf(r->md, "| %s | %zu | %.3f %s | %.3f | %.3f | %.3f | "
-			"%.3f | %.3f .. %.3f |", rs->name, st.s.n, st.s.p50 / sc,
-			u, st.s.p90 / sc, st.s.p99 / sc, st.s.min / sc,
-			st.s.max / sc, st.lo / sc, st.hi / sc);
-		if (!strcmp(rs->unit, "ns") && st.s.mean > 0)
-			fprintf(r->md, " %.0f |\n", 1e9 / st.s.mean);
-		else
-			fputs(" |\n", r->md);
+		if (series_stats(&in->doc.series[k], &st) == 0)
+			md_series_row(r->md, &in->doc.series[k], &st);
 	}
+}
+
+/* Throughput per level: the series' vms_per_s (VMs finished per second
+ * by all workers together), beside each VM's own latency. */
+static void md_rate(struct report *r, const struct input *in)
+{
+	const json_t *s;
+	size_t i;
+
+	fputs("\nThroughput: VMs created per second at each level, all "
+	      "workers together (the series' `vms_per_s`); the latency "
+	      "columns are per VM.\n\n| mode | kind | workers | VMs/s | "
+	      "per-VM median | per-VM p90 | per-VM p99 |\n"
+	      "|---|---|--:|--:|--:|--:|--:|\n", r->md);
+	json_array_foreach(get(in->root, "series"), i, s) {
+		const json_t *p = get(s, "params");
+		const struct result_series *rs = compare__find(
+			&in->doc, str_or(s, "name", ""));
+		char t[3][48];
+		struct summary sm;
+
+		if (!rs || !json_is_number(get(s, "vms_per_s")) ||
+		    stats__summarize(rs->samples, rs->n, &sm) < 0)
+			continue;
+		result__value_text(t[0], sizeof(t[0]), rs->unit, sm.p50, sm.p50);
+		result__value_text(t[1], sizeof(t[1]), rs->unit, sm.p90, sm.p50);
+		result__value_text(t[2], sizeof(t[2]), rs->unit, sm.p99, sm.p50);
+		fprintf(r->md, "| %s | %s | %.0f | %.0f | %s | %s | %s |\n",
+			str_or(p, "mode", "?"), str_or(p, "kind", "-"),
+			json_number_value(get(p, "workers")),
+			json_number_value(get(s, "vms_per_s")), t[0], t[1], t[2]);
+	}
+}
+
+/* QEMU/coldstart ratios of the medians (peers.json "ratios"). */
+static void md_peers(struct report *r, const struct input *in)
+{
+	const json_t *x;
+	const char *peer;
+
+	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
+		fprintf(r->md, "\n- %s / coldstart: %.2fx the wall-time "
+			"median, %.2fx the peak-RSS median\n", peer,
+			json_number_value(get(x, "wall_median")),
+			json_number_value(get(x, "peak_rss_median")));
+}
+
+static void md_restore_row(FILE *md, const struct rrow *w)
+{
+	char hf[32], mf[32], dm[32];
+
+	/* the never-stopped VM has only its request phase */
+	if (!strcmp(w->strategy, "never-stopped")) {
+		fprintf(md, "| never stopped | - | %" JSON_INTEGER_FORMAT " | %"
+			JSON_INTEGER_FORMAT " | - | - | - | %.3f | - | - | - | "
+			"- | - |\n", w->mem >> 20, w->ws >> 20,
+			w->med[RP_REQUEST]);
+		return;
+	}
+	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
+		JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | %.0f | "
+		"%.1f | %s | %s | %s |\n", w->strategy, w->cache, w->mem >> 20,
+		w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
+		w->done_p90, w->med[RP_REQUEST], w->faults, w->mib,
+		num_text(hf, sizeof(hf), w->host_faults, 0, "-"),
+		num_text(mf, sizeof(mf), w->major_faults, 0, "-"),
+		num_text(dm, sizeof(dm), w->disk_mib, 1, "-"));
 }
 
 static void md_restore(struct report *r, const struct input *in)
@@ -703,26 +883,17 @@ static void md_restore(struct report *r, const struct input *in)
 	size_t i;
 
 	restore_rows(in, &rows);
-	fputs("\n| strategy | cache | mem MiB | ws MiB | first KVM_RUN ms | "
-	      "DONE ms | DONE p90 ms | request ms | faults | MiB read |\n"
-	      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n", r->md);
-	for (size_t k = 0; k < rows.n; k++) {
-		const struct rrow *w = &rows.v[k];
-
-		/* the never-stopped VM has only its request phase */
-		if (!strcmp(w->strategy, "never-stopped")) {
-			fprintf(r->md, "| never stopped | - | %" JSON_INTEGER_FORMAT
-				" | %" JSON_INTEGER_FORMAT " | - | - | - | %.3f | "
-				"- | - |\n", w->mem >> 20, w->ws >> 20,
-				w->med[RP_REQUEST]);
-			continue;
-		}
-		fprintf(r->md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
-			JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | "
-			"%.0f | %.1f |\n", w->strategy, w->cache, w->mem >> 20,
-			w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
-			w->done_p90, w->med[RP_REQUEST], w->faults, w->mib);
-	}
+	fputs("\nWork per restore (means): uffd faults and MiB read are what "
+	      "the strategy did itself (userfaults served, bytes it read); "
+	      "host faults (minor + major), major faults and disk MiB are "
+	      "what the host did for the whole process (getrusage, "
+	      "/proc/self/io read_bytes: storage reads, 0 when the page cache "
+	      "served them).\n\n| strategy | cache | mem MiB | ws MiB | "
+	      "first KVM_RUN ms | DONE ms | DONE p90 ms | request ms | uffd "
+	      "faults | MiB read | host faults | major faults | disk MiB |\n"
+	      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", r->md);
+	for (size_t k = 0; k < rows.n; k++)
+		md_restore_row(r->md, &rows.v[k]);
 	free(rows.v);
 	if (json_array_size(get(in->root, "ratios")))
 		fputs("\nprefetch against the baselines (restore -> DONE "
@@ -820,10 +991,9 @@ static void md_guest(FILE *md, const json_t *g)
 
 static void md_doc(struct report *r, const struct input *in)
 {
-	const json_t *cfg = in->doc.config, *w, *mem = get(in->root, "memory");
+	const json_t *cfg = in->doc.config, *mem = get(in->root, "memory");
 	char *cfg_text = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
 	const char *guest = str_or(cfg, "guest", NULL);
-	size_t i;
 
 	fprintf(r->md, "\n## %s\n\nFrom `%s`%s%s%s. Configuration: `%s`\n",
 		in->label, in->path, guest ? "; guest: " : "",
@@ -840,6 +1010,10 @@ static void md_doc(struct report *r, const struct input *in)
 		md_suite(r, in);
 	if (!strcmp(in->doc.bench, "density"))
 		md_density(r, in);
+	if (!strcmp(in->doc.bench, "rate"))
+		md_rate(r, in);
+	if (!strcmp(in->doc.bench, "peers"))
+		md_peers(r, in);
 	md_series(r, in);
 	plot_cdfs(r, in);
 	if (!strcmp(in->doc.bench, "restore"))
@@ -850,10 +1024,195 @@ static void md_doc(struct report *r, const struct input *in)
 	if (!strcmp(in->doc.bench, "density"))
 		plot_table(r, "density", density_csv, 0, "variants", NULL,
 			   "density curve");
-	if (json_array_size(get(in->root, "warnings")))
+	if (json_array_size(get(in->root, "warnings"))) {
 		fputs("\nWarnings:\n\n", r->md);
-	json_array_foreach(get(in->root, "warnings"), i, w)
-		fprintf(r->md, "- %s\n", json_string_value(w));
+		result__md_warning_list(r->md, in->root);
+	}
+}
+
+/* ---- the summary: one line per driver, from the documents ---- */
+
+static void time_text(char *buf, size_t len, double ns)
+{
+	result__value_text(buf, len, "ns", ns, ns);
+}
+
+/* coldstart's create-run-destroy median per mode and its ratio to the
+ * bare-ioctl floor of the same mode. */
+static void sum_lifecycle(FILE *md, const struct input *in)
+{
+	static const char *const modes[][3] = {
+		{ "in-process", "inproc.coldstart", "inproc.floor" },
+		{ "process-per-VM", "process.coldstart", "process.floor" },
+	};
+	const char *sep = "";
+
+	fprintf(md, "- %s:", in->label);
+	for (size_t i = 0; i < 2; i++) {
+		const struct result_series *c = compare__find(&in->doc, modes[i][1]);
+		const struct result_series *f = compare__find(&in->doc, modes[i][2]);
+		double m = c ? median_ns(c) : 0, fl = f ? median_ns(f) : 0;
+		char t[48];
+
+		if (!c)
+			continue;
+		time_text(t, sizeof(t), m);
+		fprintf(md, "%s %s %s median", sep, modes[i][0], t);
+		if (fl > 0)
+			fprintf(md, " (%.2fx the floor)", m / fl);
+		sep = ",";
+	}
+	fputc('\n', md);
+}
+
+static void sum_boot(FILE *md, const struct input *in)
+{
+	const struct result_series *t = compare__find(&in->doc, "total");
+	char text[48];
+
+	if (!t)
+		return;
+	time_text(text, sizeof(text), median_ns(t));
+	fprintf(md, "- %s: total (process start -> teardown done) %s median\n",
+		in->label, text);
+}
+
+static bool same_cell(const struct rrow *a, const struct rrow *b)
+{
+	return a->mem == b->mem && a->ws == b->ws && !strcmp(a->cache, b->cache);
+}
+
+/* Per size and cache state: the strategy with the lowest restore -> DONE
+ * median, and mmap's restore -> first KVM_RUN. */
+static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
+{
+	const struct rrow *w = &rows->v[k], *best = NULL, *mmap = NULL;
+	char t[48];
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct rrow *x = &rows->v[i];
+
+		if (!same_cell(x, w) || x->n == 0)
+			continue;
+		if (i < k)
+			return; /* this cell was printed already */
+		if (!best || x->med[RP_DONE] < best->med[RP_DONE])
+			best = x;
+		if (!strcmp(x->strategy, "mmap"))
+			mmap = x;
+	}
+	time_text(t, sizeof(t), best->med[RP_DONE] * 1e6);
+	fprintf(md, "  - mem %" JSON_INTEGER_FORMAT " MiB, ws %"
+		JSON_INTEGER_FORMAT " MiB, %s: fastest %s, %s to DONE", w->mem >> 20,
+		w->ws >> 20, w->cache, best->strategy, t);
+	if (mmap) {
+		time_text(t, sizeof(t), mmap->med[RP_FIRST_RUN] * 1e6);
+		fprintf(md, "; mmap first KVM_RUN %s", t);
+	}
+	fputc('\n', md);
+}
+
+static void sum_restore(FILE *md, const struct input *in)
+{
+	struct rrows rows = { 0 };
+
+	restore_rows(in, &rows);
+	fprintf(md, "- %s (medians from restore start):\n", in->label);
+	for (size_t k = 0; k < rows.n; k++)
+		if (strcmp(rows.v[k].strategy, "never-stopped") && rows.v[k].n)
+			sum_restore_cell(md, &rows, k);
+	free(rows.v);
+}
+
+/* The series of `mode` with the highest vms_per_s, or NULL. */
+static const json_t *peak_rate(const json_t *series, const char *mode)
+{
+	const json_t *s, *best = NULL;
+	size_t i;
+
+	json_array_foreach(series, i, s)
+		if (!strcmp(str_or(get(s, "params"), "mode", ""), mode) &&
+		    json_is_number(get(s, "vms_per_s")) &&
+		    (!best || json_number_value(get(s, "vms_per_s")) >
+				      json_number_value(get(best, "vms_per_s"))))
+			best = s;
+	return best;
+}
+
+/* The peak throughput of each mode, in the order modes first appear. */
+static void sum_rate(FILE *md, const struct input *in)
+{
+	const json_t *series = get(in->root, "series"), *s;
+	const char *sep = "";
+	size_t i;
+
+	fprintf(md, "- %s: peak", in->label);
+	json_array_foreach(series, i, s) {
+		const char *mode = str_or(get(s, "params"), "mode", "");
+		const json_t *p = peak_rate(series, mode);
+		size_t k;
+
+		for (k = 0; k < i && strcmp(str_or(get(json_array_get(series, k),
+			"params"), "mode", ""), mode); k++)
+			;
+		if (k < i || !p)
+			continue; /* mode shown already, or no rate */
+		fprintf(md, "%s %.0f VMs/s %s (%.0f workers, %s)", sep,
+			json_number_value(get(p, "vms_per_s")), mode,
+			json_number_value(get(get(p, "params"), "workers")),
+			str_or(get(p, "params"), "kind", "-"));
+		sep = ",";
+	}
+	fputc('\n', md);
+}
+
+static void sum_density(FILE *md, const struct input *in)
+{
+	const json_t *m;
+	const char *mode, *sep = "";
+
+	fprintf(md, "- %s:", in->label);
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
+		fprintf(md, "%s %.1f VMs per GiB %s", sep,
+			json_number_value(get(m, "vms_per_gib")), mode);
+		sep = ",";
+	}
+	fputc('\n', md);
+}
+
+static void sum_peers(FILE *md, const struct input *in)
+{
+	const json_t *x;
+	const char *peer;
+
+	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
+		fprintf(md, "- %s: %s / coldstart %.2fx the wall-time median, "
+			"%.2fx the peak-RSS median\n", in->label, peer,
+			json_number_value(get(x, "wall_median")),
+			json_number_value(get(x, "peak_rss_median")));
+}
+
+static void md_summary(struct report *r)
+{
+	static const struct {
+		const char *bench;
+		void (*fn)(FILE *md, const struct input *in);
+	} drivers[] = {
+		{ "lifecycle", sum_lifecycle }, { "boot", sum_boot },
+		{ "restore", sum_restore },     { "rate", sum_rate },
+		{ "density", sum_density },     { "peers", sum_peers },
+	};
+	bool any = false;
+
+	for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++)
+		for (size_t i = 0; i < r->n; i++) {
+			if (strcmp(r->in[i].doc.bench, drivers[d].bench))
+				continue;
+			if (!any)
+				fputs("\n## Summary\n\n", r->md);
+			any = true;
+			drivers[d].fn(r->md, &r->in[i]);
+		}
 }
 
 /* ---- the whole report ---- */
@@ -888,6 +1247,7 @@ static int write_md(struct report *r)
 		return ret;
 	r->md = t.f;
 	md_host(r);
+	md_summary(r);
 	for (size_t i = 0; i < r->n; i++)
 		md_doc(r, &r->in[i]);
 	r->md = NULL;
@@ -937,12 +1297,12 @@ static void usage(FILE *out)
 	fputs("Usage: coldstart report RESULTS.json... [--out DIR] "
 	      "[--format LIST]\n"
 	      "Reads result documents of any `coldstart bench` driver "
-	      "(schema 1) and writes\nDIR/report.md (tables per driver, host, "
-	      "version, warnings), CSV files for\nplotting (series.csv, "
-	      "cdf.csv, restore.csv, rate.csv, density.csv) and gnuplot\n"
-	      "plots: latency CDFs, restore strategies against memory size, "
-	      "creation rate\nagainst concurrency, the density curve, each "
-	      "when its data is present.\n\n"
+	      "(schema 1) and writes\nDIR/report.md (host, version, a summary, "
+	      "tables per driver, warnings), CSV\nfiles for plotting "
+	      "(series.csv, cdf.csv, restore.csv, rate.csv, density.csv)\n"
+	      "and gnuplot plots: latency CDFs, restore strategies against "
+	      "memory size,\ncreation rate against concurrency, the density "
+	      "curve, each when its data is\npresent.\n\n"
 	      "  --out DIR       output directory (default: the first "
 	      "input's directory)\n"
 	      "  --format LIST   md, png, svg (default md,png,svg); CSV is "

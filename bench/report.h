@@ -5,10 +5,13 @@
  *   series.csv  label,bench,series,unit,n,min,p50,p90,p99,p99_9,max,mean,
  *               stddev,cv,ci95_lo,ci95_hi          every series' summary
  *   cdf.csv     label,group,series,unit,value,fraction
- *               every sample, sorted per series (plots/cdf.gp)
+ *               every sample, sorted per series (plots/cdf.gp draws
+ *               the time series: unit ms)
  *   restore.csv strategy,cache,mem_mib,ws_mib,n,first_run_ms,
  *               first_progress_ms,done_ms,done_p90_ms,request_ms,faults,
- *               mib_read                  medians per restore cell
+ *               mib_read,host_faults,major_faults,disk_mib_read
+ *               medians per restore cell, work columns means per restore
+ *               (the last three empty when the document lacks them)
  *                                          (plots/restore.gp)
  *   rate.csv    mode,concurrency,vms_per_s,p50_ms,p99_ms (plots/rate.gp)
  *   density.csv variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib

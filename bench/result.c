@@ -336,9 +336,9 @@ void result__md_warning_list(FILE *out, const json_t *doc)
 	}
 	if (!count)
 		return;
-	fprintf(out, "- %zu series have MAD outliers (samples more than %.0f "
+	fprintf(out, "- %zu series %s MAD outliers (samples more than %.0f "
 		"robust standard deviations from the median): ", count,
-		STATS_OUTLIER_K);
+		count == 1 ? "has" : "have", STATS_OUTLIER_K);
 	for (size_t k = 0; k < count && k < OUTLIER_NAMES; k++)
 		fprintf(out, "%s%s", k ? ", " : "", names[k]);
 	fprintf(out, "%s; each is a warning in the JSON document\n",

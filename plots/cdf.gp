@@ -1,10 +1,13 @@
-# Latency CDFs: one line per series of one benchmark (and one group of
-# its series, e.g. a phase), the fraction of samples at or below a value.
+# Latency CDFs: one line per series of one report label (and one group
+# of its series, e.g. a phase), the fraction of samples at or below a
+# value. Only time series are drawn, so one plot never mixes units.
 # Input: cdf.csv from `coldstart report` with the columns
-#   bench,group,series,unit,value,fraction
+#   label,group,series,unit,value,fraction
 # (one row per sample, sorted by value within a series; ns shown as ms).
-# Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), bench, group,
-#   series (space-separated names to draw), unit, title.
+# Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), bench (the
+#   label: column 1), group, series (space-separated names to draw),
+#   unit (the axis unit, e.g. 'us'), scale (value * scale is in that unit;
+#   default 1: ms), title.
 # Usage: gnuplot -e "in='cdf.csv'; out='cdf.png'; fmt='png'; \
 #   bench='lifecycle'; group='all'; series='inproc.coldstart inproc.floor'; \
 #   unit='ms'; title='lifecycle'" plots/cdf.gp
@@ -12,6 +15,7 @@ if (!exists("in")) in = 'cdf.csv'
 if (!exists("out")) out = 'cdf.png'
 if (!exists("fmt")) fmt = 'png'
 if (!exists("unit")) unit = 'ms'
+if (!exists("scale")) scale = 1
 if (!exists("title")) title = bench
 
 if (fmt eq 'svg') {
@@ -31,15 +35,15 @@ set grid
 set key outside right top
 set offsets graph 0.02, graph 0.02, 0, 0
 
-# A row belongs to the line when bench, group and series match.
+# A row belongs to the line when label, group and series match.
 # Rows of other lines are NaN in x and y, so they do not stretch the axes.
 mine(s) = strcol(1) eq bench && strcol(2) eq group && strcol(3) eq s
 # the palette has 8 colours: lines 9 and later are dashed
 n = words(series)
 first = n < 8 ? n : 8
 plot for [i=1:first] in skip 1 \
-	using (mine(word(series, i)) ? $5 : NaN):(mine(word(series, i)) ? $6 : NaN) \
+	using (mine(word(series, i)) ? $5 * scale : NaN):(mine(word(series, i)) ? $6 : NaN) \
 	with steps lw 2 lc i title word(series, i), \
      for [i=9:n] in skip 1 \
-	using (mine(word(series, i)) ? $5 : NaN):(mine(word(series, i)) ? $6 : NaN) \
+	using (mine(word(series, i)) ? $5 * scale : NaN):(mine(word(series, i)) ? $6 : NaN) \
 	with steps lw 2 lc i dt 2 title word(series, i)

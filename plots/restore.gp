@@ -3,7 +3,12 @@
 # per page-cache state, with the never-stopped request phase for scale.
 # Input: restore.csv from `coldstart report` with the columns
 #   strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,
-#   done_ms,done_p90_ms,request_ms,faults,mib_read
+#   done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,
+#   major_faults,disk_mib_read
+# (faults, mib_read: what the strategy did itself; host_faults,
+# major_faults, disk_mib_read: the host's page faults and storage reads
+# for the process, empty in documents that lack them; this plot reads
+# columns 1-4 and 8).
 # (never-stopped rows: strategy never-stopped, cache '-', done_ms = its
 # request phase).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), strategies and
