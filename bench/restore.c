@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -53,12 +54,22 @@ struct restore_opts {
 	const char *out_dir, *snapshot_dir, *kvm_path;
 };
 
+/* What the host did for this process during one restore, all threads:
+ * page faults (getrusage) and bytes fetched from storage (/proc/self/io
+ * read_bytes; NO_IO_ACCOUNTING when the kernel does not count them). */
+struct host_work {
+	uint64_t faults, major, disk_read;
+};
+
+#define NO_IO_ACCOUNTING UINT64_MAX
+
 /* One strategy under one cache state in one (mem, ws) group. */
 struct cell {
 	const struct guest_mem_ops *ops;
 	double *ns[NR_PHASES];
 	size_t n;
 	uint64_t faults, bytes_read; /* sums over counted samples */
+	struct host_work host;       /* sums over counted samples */
 	double resident_max;         /* cold: worst residency before a sample */
 };
 
@@ -227,6 +238,31 @@ static int parse_one(int c, struct restore_opts *o)
 	}
 }
 
+static size_t plan_groups(const struct restore_opts *o, struct group *g);
+static const char *snapshot_parent(const struct restore_opts *o);
+
+/* Option combinations that cannot work are usage errors, found before
+ * anything runs: no (mem, ws) pair fits, or cold caches asked for on a
+ * file system whose page cache cannot be evicted. */
+static int check_opts(const struct restore_opts *o)
+{
+	struct group g[MAX_SIZES * MAX_SIZES];
+	const char *dir = snapshot_parent(o);
+	struct statfs sf;
+
+	if (plan_groups(o, g) == 0)
+		return err__set(EINVAL, "no memory size fits any working set "
+				"(each needs mem >= ws + 2M, mem a multiple of "
+				"2M)");
+	if (o->cold && statfs(dir, &sf) == 0 &&
+	    (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+		return err__set(EINVAL, "%s is in memory (tmpfs): its page "
+				"cache cannot be evicted, so --cache cold means "
+				"nothing there; use --snapshot-dir on a disk or "
+				"--cache warm", dir);
+	return 0;
+}
+
 /* 0, 1 for --help, or -EINVAL with a message. */
 static int parse(int argc, char **argv, struct restore_opts *o)
 {
@@ -263,6 +299,8 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 	}
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = check_opts(o);
 	return ret;
 }
 
@@ -432,7 +470,47 @@ static int prepare_cache(const struct restore_opts *o, const char *dir,
 struct sample {
 	double ns[NR_PHASES];
 	struct mem_stats mem;
+	struct host_work host;
 };
+
+static uint64_t io_read_bytes(void)
+{
+	FILE *f = fopen("/proc/self/io", "re");
+	unsigned long long v;
+	char line[128];
+	uint64_t ret = NO_IO_ACCOUNTING;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "read_bytes: %llu", &v) == 1)
+			ret = v;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static void host_work_now(struct host_work *h)
+{
+	struct rusage ru = { 0 };
+
+	getrusage(RUSAGE_SELF, &ru);
+	h->major = (uint64_t)ru.ru_majflt;
+	h->faults = (uint64_t)ru.ru_minflt + h->major;
+	h->disk_read = io_read_bytes();
+}
+
+/* *h = now - *h: the host's work since host_work_now(h). */
+static void host_work_since(struct host_work *h)
+{
+	struct host_work now;
+
+	host_work_now(&now);
+	h->faults = now.faults - h->faults;
+	h->major = now.major - h->major;
+	h->disk_read = now.disk_read == NO_IO_ACCOUNTING ||
+				       h->disk_read == NO_IO_ACCOUNTING
+			       ? NO_IO_ACCOUNTING
+			       : now.disk_read - h->disk_read;
+}
 
 static double span(const struct timeline *tl, enum tl_event a, enum tl_event b)
 {
@@ -456,7 +534,8 @@ static int check_outcome(const struct vm *vm, const struct probe *probe,
 }
 
 /* Restores `dir` with `ops`, runs the request phase to DONE and checks
- * the checksum. */
+ * the checksum. The host's work is counted from just before restore
+ * start to the VM's end right after DONE, before its memory is freed. */
 static int restore_once(struct kvm_host *kvm, const char *dir,
 			const struct guest_mem_ops *ops, struct sample *out)
 {
@@ -466,6 +545,7 @@ static int restore_once(struct kvm_host *kvm, const char *dir,
 	struct vm *vm = NULL;
 	int ret;
 
+	host_work_now(&out->host);
 	timeline__mark(&tl, TL_RESTORE_START);
 	ret = snapshot__open(&snap, dir);
 	if (ret < 0)
@@ -475,6 +555,7 @@ static int restore_once(struct kvm_host *kvm, const char *dir,
 		ret = vm__start(vm);
 	if (ret == 0) {
 		vm__wait(vm, TIMEOUT_NS);
+		host_work_since(&out->host);
 		ret = check_outcome(vm, &probe, &snap);
 		out->mem = vm->mem.stats;
 	}
@@ -528,6 +609,13 @@ static void record(struct cell *c, const struct sample *s, double resident)
 	c->n++;
 	c->faults += s->mem.faults;
 	c->bytes_read += s->mem.bytes_read;
+	c->host.faults += s->host.faults;
+	c->host.major += s->host.major;
+	if (s->host.disk_read == NO_IO_ACCOUNTING ||
+	    c->host.disk_read == NO_IO_ACCOUNTING)
+		c->host.disk_read = NO_IO_ACCOUNTING;
+	else
+		c->host.disk_read += s->host.disk_read;
 	if (resident > c->resident_max)
 		c->resident_max = resident;
 }
@@ -676,6 +764,30 @@ static json_t *config_json(const struct restore_opts *o, const char *fs)
 			 "snapshot_fs", fs);
 }
 
+static double mean_of(uint64_t sum, size_t n)
+{
+	return n ? (double)sum / (double)n : 0;
+}
+
+/* What the strategy did itself (userfaults it served, bytes it read) and
+ * what the host did for the process (page faults, storage reads). */
+static void add_work(json_t *s, const struct cell *c)
+{
+	json_object_set_new(s, "faults_mean", json_real(mean_of(c->faults,
+								c->n)));
+	json_object_set_new(s, "bytes_read_mean",
+			    json_real(mean_of(c->bytes_read, c->n)));
+	json_object_set_new(s, "host_faults_mean",
+			    json_real(mean_of(c->host.faults, c->n)));
+	json_object_set_new(s, "major_faults_mean",
+			    json_real(mean_of(c->host.major, c->n)));
+	json_object_set_new(s, "disk_read_bytes_mean",
+			    c->host.disk_read == NO_IO_ACCOUNTING
+				    ? json_null()
+				    : json_real(mean_of(c->host.disk_read,
+							c->n)));
+}
+
 static int add_cell(json_t *doc, const struct group *g, const struct cell *c,
 		    const char *cache)
 {
@@ -694,10 +806,7 @@ static int add_cell(json_t *doc, const struct group *g, const struct cell *c,
 				       c->ns[p], c->n);
 		if (!s)
 			return -ENOMEM;
-		json_object_set_new(s, "faults_mean", json_real(
-			c->n ? (double)c->faults / (double)c->n : 0));
-		json_object_set_new(s, "bytes_read_mean", json_real(
-			c->n ? (double)c->bytes_read / (double)c->n : 0));
+		add_work(s, c);
 		if (!strcmp(cache, "cold"))
 			json_object_set_new(s, "resident_before_max",
 					    json_real(c->resident_max));
@@ -811,6 +920,40 @@ static json_t *result_json(const struct restore_opts *o,
 
 /* ---- text and Markdown ---- */
 
+/* The host's storage reads per restore as text: "-" without I/O
+ * accounting. */
+static void disk_text(char *buf, size_t len, const struct cell *c)
+{
+	if (c->host.disk_read == NO_IO_ACCOUNTING)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", mean_of(c->host.disk_read, c->n) /
+					     (double)MiB);
+}
+
+static void print_cell(FILE *out, const struct cell *c, const char *cache,
+		       bool md)
+{
+	struct summary d = { 0 };
+	char disk[32];
+
+	stats__summarize(c->ns[PH_DONE], c->n, &d);
+	disk_text(disk, sizeof(disk), c);
+	fprintf(out, md ? "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f "
+			  "| %.0f | %.0f | %s |\n"
+			: "%-10s %-5s %10.3f %10.3f %10.3f %10.3f %8.0f %8.1f "
+			  "%8.0f %6.0f %8s\n", c->ops->name, cache,
+		median_of(c->ns[PH_FIRST_RUN], c->n) / 1e6, d.p50 / 1e6,
+		d.p90 / 1e6, median_of(c->ns[PH_REQUEST], c->n) / 1e6,
+		mean_of(c->faults, c->n),
+		mean_of(c->bytes_read, c->n) / (double)MiB,
+		mean_of(c->host.faults, c->n), mean_of(c->host.major, c->n),
+		disk);
+}
+
+/* One table per group; the work columns are means per restore: uffd
+ * faults and MiB read by the strategy itself, then the host's page
+ * faults (all, major) and storage reads for the whole process. */
 static void print_group(FILE *out, const struct restore_opts *o,
 			const struct group *g, bool md)
 {
@@ -819,28 +962,19 @@ static void print_group(FILE *out, const struct restore_opts *o,
 	fprintf(out, md ? "\n### mem %" PRIu64 " MiB, working set %" PRIu64
 			  " MiB\n\n| strategy | cache | first KVM_RUN ms | "
 			  "DONE ms (median) | DONE p90 ms | request ms | "
-			  "faults | MiB read |\n|---|---|--:|--:|--:|--:|--:|--:|\n"
+			  "uffd faults | MiB read | host faults | major faults "
+			  "| disk MiB |\n|---|---|--:|--:|--:|--:|--:|--:|--:|"
+			  "--:|--:|\n"
 			: "\nmem %" PRIu64 " MiB, ws %" PRIu64 " MiB\n"
-			  "%-9s %-5s %12s %10s %10s %10s %8s %9s\n",
+			  "%-10s %-5s %10s %10s %10s %10s %8s %8s %8s %6s "
+			  "%8s\n",
 		g->mem / MiB, g->ws / MiB, "strategy", "cache", "first_run",
-		"DONE", "DONE p90", "request", "faults", "MiB read");
-	for (size_t k = 0; k < 2 * o->nr_strategies; k++) {
-		const struct cell *c = &g->cells[k];
-		struct summary d = { 0 };
-
-		if (!c->n)
-			continue;
-		stats__summarize(c->ns[PH_DONE], c->n, &d);
-		fprintf(out, md ? "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.0f | "
-				  "%.1f |\n"
-				: "%-9s %-5s %12.3f %10.3f %10.3f %10.3f %8.0f "
-				  "%9.1f\n", c->ops->name,
-			k < o->nr_strategies ? "warm" : "cold",
-			median_of(c->ns[PH_FIRST_RUN], c->n) / 1e6, d.p50 / 1e6,
-			d.p90 / 1e6, median_of(c->ns[PH_REQUEST], c->n) / 1e6,
-			(double)c->faults / (double)c->n,
-			(double)c->bytes_read / (double)c->n / (double)MiB);
-	}
+		"DONE", "DONE p90", "request", "uffd_flt", "MiB read",
+		"host_flt", "major", "disk MiB");
+	for (size_t k = 0; k < 2 * o->nr_strategies; k++)
+		if (g->cells[k].n)
+			print_cell(out, &g->cells[k],
+				   k < o->nr_strategies ? "warm" : "cold", md);
 	if (g->nr_never)
 		fprintf(out, md ? "\nNever stopped (same request phase, READY -> "
 				  "DONE): %.3f ms median.\n"
@@ -889,7 +1023,14 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 		"working set (%s %s). Restore -> first KVM_RUN and -> DONE; "
 		"cold = snapshot files evicted from the page cache (%s), warm = "
 		"read once before. %" PRIu64 " counted restores per series "
-		"after %" PRIu64 " warmup, strategies interleaved.\n",
+		"after %" PRIu64 " warmup, strategies interleaved. Work per "
+		"restore (means, restore start -> DONE): uffd faults and MiB "
+		"read are what the strategy did itself (userfaults served, "
+		"bytes it read from the memory file); host faults (minor + "
+		"major) and major faults are every page fault of the process "
+		"(getrusage), disk MiB what the process fetched from storage "
+		"(/proc/self/io read_bytes: 0 when the page cache served "
+		"it).\n",
 		o->pattern ? "random" : "seq", o->op ? "write" : "read",
 		o->drop_caches ? "drop_caches" : "fsync + posix_fadvise DONTNEED",
 		o->count, o->warmup);
@@ -931,35 +1072,31 @@ static int emit(const struct restore_opts *o, const struct group *g,
 
 /* ---- the command ---- */
 
-/* A fresh directory for the snapshots; cold caches need a real disk. */
+/* Where the snapshot directory is made. */
+static const char *snapshot_parent(const struct restore_opts *o)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (o->snapshot_dir)
+		return o->snapshot_dir;
+	return tmp && *tmp ? tmp : "/var/tmp";
+}
+
+/* A fresh directory for the snapshots (check_opts refused cold caches
+ * on tmpfs); *fs names its file system kind for the config. */
 static int snapshot_base(const struct restore_opts *o, char *base,
 			 const char **fs)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct statfs sf;
 
-	if (o->snapshot_dir) {
-		snprintf(base, PATH_MAX, "%s/coldstart-restore-XXXXXX",
-			 o->snapshot_dir);
-	} else {
-		snprintf(base, PATH_MAX, "%s/coldstart-restore-XXXXXX",
-			 tmp && *tmp ? tmp : "/var/tmp");
-	}
+	snprintf(base, PATH_MAX, "%s/coldstart-restore-XXXXXX",
+		 snapshot_parent(o));
 	if (!mkdtemp(base))
 		return err__sys(errno, "creating a snapshot directory %s", base);
 	*fs = "disk";
 	if (statfs(base, &sf) == 0 && (sf.f_type == TMPFS_MAGIC ||
-				       sf.f_type == RAMFS_MAGIC)) {
+				       sf.f_type == RAMFS_MAGIC))
 		*fs = "tmpfs";
-		if (o->cold) {
-			rmdir(base);
-			return err__set(EINVAL, "%s is in memory (tmpfs): its "
-					"page cache cannot be evicted, so "
-					"--cache cold means nothing there; use "
-					"--snapshot-dir on a disk or --cache "
-					"warm", base);
-		}
-	}
 	return 0;
 }
 
@@ -983,14 +1120,10 @@ static int run(const struct restore_opts *o)
 	struct group groups[MAX_SIZES * MAX_SIZES] = { 0 };
 	size_t ng = plan_groups(o, groups);
 	char base[PATH_MAX];
-	const char *fs;
+	const char *fs = "disk";
 	struct kvm_host kvm;
 	int ret;
 
-	if (ng == 0)
-		return err__set(EINVAL, "no memory size fits any working set "
-				"(each needs mem >= ws + 2M, mem a multiple of "
-				"2M)");
 	ret = kvm__open(&kvm, o->kvm_path);
 	if (ret < 0)
 		return ret;
@@ -1021,8 +1154,9 @@ int cmd_bench_restore(int argc, char **argv)
 	if (ret != 0)
 		return cli__parsed(ret, "bench restore", usage);
 	ret = run(&o);
+	/* options were checked by parse(): whatever fails now is the run's */
 	if (ret < 0)
-		return cli__error(ret == -EINVAL ? CLI_USAGE : cli__exit_for(ret),
-				  "bench restore: %s", err__last());
+		return cli__error(cli__exit_for(ret), "bench restore: %s",
+				  err__last());
 	return CLI_OK;
 }
