@@ -1,5 +1,6 @@
 /* Pure logic of the benchmark drivers: boot's phase order, rate's default
- * concurrency levels, density's line fit and VMs per GiB. */
+ * concurrency levels, density's line fit and VMs per GiB,
+ * memstat's smaps arithmetic. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 
 #include "boot.h"
 #include "density.h"
+#include "memstat.h"
 #include "rate.h"
 
 #include <errno.h>
@@ -89,6 +91,73 @@ static void vms_per_gib(void **state)
 	assert_float_equal(density__vms_per_gib(-5), 0, 0);
 }
 
+static void add_lines(struct memstat *m, const char *const *lines, bool guest)
+{
+	for (size_t i = 0; lines[i]; i++)
+		memstat__add_line(m, lines[i], guest);
+}
+
+static void smaps_lines(void **state)
+{
+	static const char *const rollup[] = {
+		"55d0c0000000-7ffd00000000 ---p 00000000 00:00 0  [rollup]\n",
+		"Rss:               20000 kB\n", "Pss:               15000 kB\n",
+		"Pss_Anon:           9000 kB\n", "Shared_Clean:       6000 kB\n",
+		"Private_Clean:      1000 kB\n", "Private_Dirty:      8000 kB\n",
+		"VmFlags: rd wr mr mw me ac sd mg\n", NULL,
+	};
+	static const char *const guest[] = {
+		"Rss:                8192 kB\n", "Pss:                6144 kB\n",
+		"Private_Clean:         0 kB\n", "Private_Dirty:      4096 kB\n",
+		"VmFlags: rd wr mr mw me ac sd\n", NULL,
+	};
+	struct memstat m = { 0 };
+
+	(void)state;
+	add_lines(&m, rollup, false);
+	add_lines(&m, guest, true);
+	assert_int_equal(m.rss_kib, 20000);
+	assert_int_equal(m.pss_kib, 15000); /* Pss_Anon is not Pss */
+	assert_int_equal(m.uss_kib, 9000);
+	assert_int_equal(m.guest_rss_kib, 8192);
+	assert_int_equal(m.guest_pss_kib, 6144);
+	assert_int_equal(m.guest_private_kib, 4096);
+	/* Only the guest mapping's flags count, and only the whole word. */
+	assert_false(m.guest_mergeable);
+	memstat__add_line(&m, "VmFlags: rd wr mgx\n", true);
+	assert_false(m.guest_mergeable);
+	memstat__add_line(&m, "VmFlags: rd wr mg\n", true);
+	assert_true(m.guest_mergeable);
+}
+
+static void beyond_guest(void **state)
+{
+	struct memstat m = { .rss_kib = 20000, .pss_kib = 15000,
+			     .uss_kib = 9000, .guest_rss_kib = 8192,
+			     .guest_pss_kib = 6144, .guest_private_kib = 4096 };
+	struct memstat_beyond b;
+
+	(void)state;
+	memstat__beyond_guest(&m, &b);
+	assert_int_equal(b.rss_kib, 20000 - 8192);
+	assert_int_equal(b.pss_kib, 15000 - 6144);
+	assert_int_equal(b.uss_kib, 9000 - 4096);
+	assert_int_equal(memstat__overhead_kib(&m), b.uss_kib);
+	/* smaps rounds per mapping: a guest share above the total is 0. */
+	m.pss_kib = 6000;
+	memstat__beyond_guest(&m, &b);
+	assert_int_equal(b.pss_kib, 0);
+}
+
+static void ksm_run_text(void **state)
+{
+	(void)state;
+	assert_string_equal(memstat__ksm_run_text(0), "off");
+	assert_string_equal(memstat__ksm_run_text(1), "on");
+	assert_string_equal(memstat__ksm_run_text(2), "off, unmerging");
+	assert_string_equal(memstat__ksm_run_text(-1), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +167,9 @@ int main(void)
 		cmocka_unit_test(fit_noisy_line),
 		cmocka_unit_test(fit_rejects_degenerate),
 		cmocka_unit_test(vms_per_gib),
+		cmocka_unit_test(smaps_lines),
+		cmocka_unit_test(beyond_guest),
+		cmocka_unit_test(ksm_run_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
