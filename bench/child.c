@@ -8,9 +8,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -134,6 +136,20 @@ static int await_line(int fd, int timeout_ms, char *line, size_t size)
 	}
 }
 
+/* "coldstart bench density --hold-fresh": argv[0]'s base name and up to
+ * 3 arguments, to name the child in messages. */
+static void describe(char *const argv[], char *buf, size_t size)
+{
+	const char *base = strrchr(argv[0], '/');
+
+	snprintf(buf, size, "%s", base ? base + 1 : argv[0]);
+	for (int i = 1; i <= 3 && argv[i]; i++) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, " %s", argv[i]);
+	}
+}
+
 int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
 		char *line, size_t size)
 {
@@ -142,6 +158,7 @@ int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
 
 	if (ret < 0)
 		return ret;
+	describe(argv, h->name, sizeof(h->name));
 	if (size)
 		line[0] = '\0';
 	ret = await_line(out_fd, timeout_ms, line, size);
@@ -153,19 +170,77 @@ int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
 	close(h->in_fd);
 	wait_child(h->pid, &status, NULL);
 	return err__set(ret == -ETIMEDOUT ? ETIMEDOUT : EIO,
-			"'%s %s' %s before it was held", argv[0], argv[1],
+			"'%s' %s before it was held", h->name,
 			ret == -ETIMEDOUT ? "timed out"
 					  : child__status_text(status, buf,
 							       sizeof(buf)));
 }
 
-int child__release(struct child_held *h)
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Reaps pid once it exited, polling with naps from 1 ms growing to
+ * 64 ms, so quick exits cost little; 1 when reaped, 0 when it still ran
+ * after timeout_ms, or -errno. */
+static int wait_bounded(pid_t pid, int timeout_ms, int *status)
+{
+	struct timespec nap = { .tv_nsec = 1000000 };
+	int64_t deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return err__sys(errno, "waiting for a child");
+		if (now_ms() >= deadline)
+			return 0;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 64000000)
+			nap.tv_nsec *= 2;
+	}
+}
+
+int child__release(struct child_held *h, int timeout_ms)
 {
 	int status, ret;
 
 	close(h->in_fd);
+	ret = wait_bounded(h->pid, timeout_ms, &status);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		return status;
+	/* A child that ignores its release would hang every caller. */
+	kill(h->pid, SIGKILL);
 	ret = wait_child(h->pid, &status, NULL);
-	return ret < 0 ? ret : status;
+	if (ret < 0)
+		return ret;
+	return err__set(ETIMEDOUT, "'%s' (pid %d) did not exit within %d ms "
+			"of its release; killed it", h->name, (int)h->pid,
+			timeout_ms);
+}
+
+int child__await_release(int fd)
+{
+	char buf[64];
+
+	/* Checks errno only right after a failed read: a stale EINTR must
+	 * not turn end of file into a busy loop. */
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return err__sys(errno, "reading the release pipe");
+	}
 }
 
 const char *child__status_text(int status, char *buf, size_t size)

@@ -25,16 +25,25 @@ int child__capture(char *const argv[], json_t **doc, int *status);
 struct child_held {
 	pid_t pid;
 	int in_fd; /* the child's stdin; closing it releases the child */
+	char name[96]; /* argv[0]'s base name and up to 3 arguments */
 };
 
 /* Starts argv and waits (up to timeout_ms) for its first line on stdout,
- * which is stored in `line` (without the newline, truncated to size). 0, or -errno with a message naming argv[1] when it exited first or
+ * which is stored in `line` (without the newline, truncated to size).
+ * 0, or -errno with a message naming the child when it exited first or
  * did not announce itself in time. */
 int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
 		char *line, size_t size);
 
-/* Releases a held child and waits for it; its exit status, or -errno. */
-int child__release(struct child_held *h);
+/* Releases a held child and waits up to timeout_ms for it to exit; its
+ * wait status, or -ETIMEDOUT with a message once it has been killed
+ * (SIGKILL) and reaped, or -errno. */
+int child__release(struct child_held *h, int timeout_ms);
+
+/* The held child's side: blocks until `fd` (its stdin) reaches end of
+ * file, the parent's release, retrying reads a signal interrupted. 0, or
+ * -errno when reading fails. */
+int child__await_release(int fd);
 
 /* A description of a wait status for messages ("exit 1", "signal 9"). */
 const char *child__status_text(int status, char *buf, size_t size);

@@ -28,6 +28,8 @@
 
 #define MAX_VMS 4096
 #define HOLD_TIMEOUT_MS 30000
+/* A released VMM only tears its VM down; longer means it hangs. */
+#define RELEASE_TIMEOUT_MS 10000
 #define KiB_PER_GiB (1024.0 * 1024.0)
 
 static const char *const kernel_keys[] = { "KernelStack", "PageTables",
@@ -161,12 +163,9 @@ static int parse(int argc, char **argv, struct density_opts *o)
  * waits for stdin to close. */
 static void hold(struct vm *vm)
 {
-	char c;
-
 	printf("held %" PRIxPTR "\n", (uintptr_t)vm->mem.host);
 	fflush(stdout);
-	while (read(STDIN_FILENO, &c, 1) > 0 || errno == EINTR)
-		;
+	child__await_release(STDIN_FILENO);
 }
 
 static int hold_fresh(struct kvm_host *kvm, int argc, char **argv)
@@ -319,10 +318,32 @@ static void meminfo(double *kib)
 		fclose(f);
 }
 
-static void release_all(struct density *d)
+/* Releases a held VMM, which must then exit 0; 0 or -errno. */
+static int release(struct vmm *v)
 {
-	while (d->nr)
-		child__release(&d->vms[--d->nr].h);
+	char buf[32];
+	int status = child__release(&v->h, RELEASE_TIMEOUT_MS);
+
+	if (status < 0)
+		return status;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err__set(EIO, "'%s' %s after its release", v->h.name,
+				child__status_text(status, buf, sizeof(buf)));
+	return 0;
+}
+
+/* Releases every held VMM; 0 or the first error. */
+static int release_all(struct density *d)
+{
+	int ret = 0;
+
+	while (d->nr) {
+		int r = release(&d->vms[--d->nr]);
+
+		if (ret == 0)
+			ret = r;
+	}
+	return ret;
 }
 
 struct curve {
@@ -424,12 +445,12 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	double base[8], slope = 0, icpt = 0, *per_vm = NULL;
 	struct curve *c = calloc(1, sizeof(*c));
 	json_t *arr = json_array(), *res;
-	int ret = c ? 0 : err__set(ENOMEM, "allocating the curve");
+	int released, ret = c ? 0 : err__set(ENOMEM, "allocating the curve");
 
 	for (uint64_t i = 0; ret == 0 && i < d->o.warmup; i++) {
 		ret = start_vm(d, clone, &d->vms[0]);
 		if (ret == 0)
-			child__release(&d->vms[0].h);
+			ret = release(&d->vms[0]);
 	}
 	meminfo(base);
 	while (ret == 0 && d->nr < d->o.count) {
@@ -460,7 +481,9 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 			"marginal_kib_per_vm", slope, "fixed_kib", icpt,
 			"vms_per_gib", density__vms_per_gib(slope), "curve", arr);
 	json_object_set_new(json_object_get(doc, "density"), mode, res);
-	release_all(d);
+	released = release_all(d);
+	if (ret == 0)
+		ret = released;
 	free(per_vm);
 	free(c);
 	return ret;

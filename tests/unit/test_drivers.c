@@ -1,6 +1,7 @@
 /* Pure logic of the benchmark drivers: boot's phase order, rate's default
  * concurrency levels, density's line fit and VMs per GiB,
- * memstat's smaps arithmetic. */
+ * memstat's smaps arithmetic; and the held child's release
+ * (end of file after EINTR, a child that ignores its release). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,11 +9,15 @@
 #include <cmocka.h>
 
 #include "boot.h"
+#include "child.h"
 #include "density.h"
 #include "memstat.h"
 #include "rate.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void phase_order_by_mean_time(void **state)
 {
@@ -158,6 +163,44 @@ static void ksm_run_text(void **state)
 	assert_string_equal(memstat__ksm_run_text(-1), "unknown");
 }
 
+static void await_release_after_eintr(void **state)
+{
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	close(p[1]);
+	/* A stale EINTR once made end of file a busy loop; the alarm's
+	 * default action ends the test instead of hanging it. */
+	errno = EINTR;
+	alarm(10);
+	assert_int_equal(child__await_release(p[0]), 0);
+	alarm(0);
+	close(p[0]);
+}
+
+static void release_kills_a_stuck_child(void **state)
+{
+	char *stuck[] = { "/bin/sh", "-c", "echo held; exec sleep 60", NULL };
+	char *polite[] = { "/bin/sh", "-c", "echo held; exec cat >/dev/null",
+			   NULL };
+	struct child_held h;
+	char line[16];
+	int status;
+
+	(void)state;
+	assert_int_equal(child__hold(polite, 5000, &h, line, sizeof(line)), 0);
+	assert_string_equal(line, "held");
+	status = child__release(&h, 5000);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(child__hold(stuck, 5000, &h, line, sizeof(line)), 0);
+	assert_int_equal(child__release(&h, 100), -ETIMEDOUT);
+	/* Killed and reaped: the pid no longer names our child. */
+	assert_int_equal(waitpid(h.pid, &status, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +213,8 @@ int main(void)
 		cmocka_unit_test(smaps_lines),
 		cmocka_unit_test(beyond_guest),
 		cmocka_unit_test(ksm_run_text),
+		cmocka_unit_test(await_release_after_eintr),
+		cmocka_unit_test(release_kills_a_stuck_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
