@@ -1,9 +1,11 @@
 /* The density benchmark: starts VMMs one at a time, each holding its probe
  * guest alive once it stopped (fresh: run to DONE; clone: restored from
- * one snapshot with --mem-restore mmap and run to DONE), until a count or
- * a memory budget is reached. After each start it reads every VMM's
- * smaps_rollup and the kernel's /proc/meminfo: the density curve, per-VM
- * RSS/PSS/USS, the overhead beyond guest memory and VMs per GiB. */
+ * one snapshot with --mem-restore mmap and run to DONE), until a count is
+ * reached or another VM is predicted to exceed a memory budget. After
+ * each start, with the VMs alive, it reads every VMM's smaps_rollup and
+ * guest mapping, the KSM counters and /proc/meminfo: the density curve,
+ * per-VM RSS/PSS/USS in total and beyond guest memory, KSM's state and
+ * VMs per GiB. */
 #include "density.h"
 
 #include "args.h"
@@ -96,8 +98,9 @@ static void usage(FILE *out)
 	      "Reports the\ndensity curve, per-VM overhead beyond guest memory "
 	      "and VMs per GiB.\n\n"
 	      "  -n, --count N      VMs to start (default 16)\n"
-	      "  --budget SIZE      stop earlier once the VMs' PSS plus kernel "
-	      "memory reach SIZE\n"
+	      "  --budget SIZE      start a VM only while the predicted PSS plus "
+	      "kernel memory\n                     with it stays within SIZE "
+	      "(the first VM always starts)\n"
 	      "  -w, --warmup N     VMs started and released first (default 2)\n"
 	      "  --init SIZE        guest memory touched before READY (default "
 	      "4M)\n"
@@ -252,54 +255,6 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	return ret;
 }
 
-/* Adds an smaps "Key: N kB" line of interest to rss/pss/private. */
-static void add_line(const char *text, uint64_t *rss, uint64_t *pss,
-		     uint64_t *priv)
-{
-	uint64_t v;
-
-	if (sscanf(text, "Rss: %" SCNu64, &v) == 1)
-		*rss += v;
-	else if (sscanf(text, "Pss: %" SCNu64, &v) == 1)
-		*pss += v;
-	else if (sscanf(text, "Private_Clean: %" SCNu64, &v) == 1 ||
-		 sscanf(text, "Private_Dirty: %" SCNu64, &v) == 1)
-		*priv += v;
-}
-
-/* A held VMM's totals (smaps_rollup) and its guest mapping (smaps). */
-static int vmm_memory(const struct vmm *v, struct memstat *m)
-{
-	uint64_t gpss = 0;
-	char path[64], text[512];
-	bool inside = false;
-	FILE *f;
-
-	memset(m, 0, sizeof(*m));
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)v->h.pid);
-	f = fopen(path, "re");
-	if (!f)
-		return err__sys(errno, "opening %s", path);
-	while (fgets(text, sizeof(text), f))
-		add_line(text, &m->rss_kib, &m->pss_kib, &m->uss_kib);
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)v->h.pid);
-	f = fopen(path, "re");
-	if (!f)
-		return err__sys(errno, "opening %s", path);
-	while (fgets(text, sizeof(text), f)) {
-		uintptr_t start, end;
-
-		if (sscanf(text, "%" SCNxPTR "-%" SCNxPTR " ", &start, &end) == 2)
-			inside = start == v->guest;
-		else if (inside)
-			add_line(text, &m->guest_rss_kib, &gpss,
-				 &m->guest_private_kib);
-	}
-	fclose(f);
-	return 0;
-}
-
 /* The kernel_keys of /proc/meminfo, in KiB. */
 static void meminfo(double *kib)
 {
@@ -316,6 +271,23 @@ static void meminfo(double *kib)
 					kib[k] = (double)v;
 	if (f)
 		fclose(f);
+}
+
+/* The kernel memory added since `base`, per key and in *total. */
+static json_t *kernel_json(const double *base, double *total)
+{
+	json_t *obj = json_object();
+	double now[8];
+
+	*total = 0;
+	meminfo(now);
+	for (int k = 0; kernel_keys[k]; k++)
+		if (!isnan(now[k]) && !isnan(base[k])) {
+			json_object_set_new(obj, kernel_keys[k],
+					    json_real(now[k] - base[k]));
+			*total += now[k] - base[k];
+		}
+	return obj;
 }
 
 /* Releases a held VMM, which must then exit 0; 0 or -errno. */
@@ -346,8 +318,84 @@ static int release_all(struct density *d)
 	return ret;
 }
 
+/* Per-VM measures: in the curve as NAME_kib (summed over the VMs), as
+ * series MODE.NAME_per_vm (one sample per VM at the last point). */
+enum { M_RSS, M_PSS, M_USS, M_OVERHEAD, M_RSS_BEYOND, M_PSS_BEYOND,
+       M_USS_BEYOND, NR_MEASURES };
+static const char *const measure_names[NR_MEASURES] = {
+	"rss", "pss", "uss", "overhead", "rss_beyond_guest",
+	"pss_beyond_guest", "uss_beyond_guest",
+};
+
+static void measures(const struct memstat *m, double *v)
+{
+	struct memstat_beyond b;
+
+	memstat__beyond_guest(m, &b);
+	v[M_RSS] = (double)m->rss_kib;
+	v[M_PSS] = (double)m->pss_kib;
+	v[M_USS] = (double)m->uss_kib;
+	v[M_OVERHEAD] = (double)memstat__overhead_kib(m);
+	v[M_RSS_BEYOND] = (double)b.rss_kib;
+	v[M_PSS_BEYOND] = (double)b.pss_kib;
+	v[M_USS_BEYOND] = (double)b.uss_kib;
+}
+
+/* KSM while the VMs are alive: the host's counters, how many guest
+ * mappings KSM may merge at all, and how many of their pages it did. */
+struct ksm_point {
+	struct memstat_ksm host;
+	size_t mergeable_vms;
+	long long merging_pages; /* -1: unknown */
+};
+
+static json_t *count_json(long long v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *ksm_json(const struct ksm_point *k)
+{
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:I, s:o}", "run",
+			 count_json(k->host.run), "run_text",
+			 memstat__ksm_run_text(k->host.run), "pages_shared",
+			 count_json(k->host.pages_shared), "pages_sharing",
+			 count_json(k->host.pages_sharing), "pages_unshared",
+			 count_json(k->host.pages_unshared), "full_scans",
+			 count_json(k->host.full_scans), "mergeable_vms",
+			 (json_int_t)k->mergeable_vms, "merging_pages",
+			 count_json(k->merging_pages));
+}
+
+/* Reads every held VMM: sums in sum[], per VM in per_vm[k * nr + i]. */
+static int read_vms(struct density *d, double *sum, double *per_vm,
+		    struct ksm_point *ksm)
+{
+	memstat__ksm(&ksm->host);
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct vmm *v = &d->vms[i];
+		double one[NR_MEASURES];
+		long long merging;
+		struct memstat m;
+		int ret = memstat__pid(&m, v->h.pid, v->guest);
+
+		if (ret < 0)
+			return ret;
+		measures(&m, one);
+		for (int k = 0; k < NR_MEASURES; k++) {
+			sum[k] += one[k];
+			per_vm[(size_t)k * d->nr + i] = one[k];
+		}
+		ksm->mergeable_vms += m.guest_mergeable;
+		merging = memstat__ksm_merging_pages(v->h.pid);
+		ksm->merging_pages = ksm->merging_pages < 0 || merging < 0
+					     ? -1 : ksm->merging_pages + merging;
+	}
+	return 0;
+}
+
 struct curve {
-	double vms[MAX_VMS], pss[MAX_VMS], cost[MAX_VMS];
+	double vms[MAX_VMS], cost[MAX_VMS];
 	size_t n;
 };
 
@@ -355,97 +403,93 @@ struct curve {
 static int point(struct density *d, const double *base, json_t *arr,
 		 struct curve *c, double *per_vm)
 {
-	double sum[4] = { 0 }, now[8], kernel = 0;
-	json_t *kobj = json_object();
-	struct memstat m;
+	double sum[NR_MEASURES] = { 0 }, kernel;
+	struct ksm_point ksm = { 0 };
+	char name[64];
+	json_t *p, *kobj;
+	int ret = read_vms(d, sum, per_vm, &ksm);
 
-	for (size_t i = 0; i < d->nr; i++) {
-		int ret = vmm_memory(&d->vms[i], &m);
-
-		if (ret < 0) {
-			json_decref(kobj);
-			return ret;
-		}
-		sum[0] += (double)m.rss_kib;
-		sum[1] += (double)m.pss_kib;
-		sum[2] += (double)m.uss_kib;
-		sum[3] += (double)memstat__overhead_kib(&m);
-		if (per_vm) {
-			per_vm[0 * d->nr + i] = (double)m.rss_kib;
-			per_vm[1 * d->nr + i] = (double)m.pss_kib;
-			per_vm[2 * d->nr + i] = (double)m.uss_kib;
-			per_vm[3 * d->nr + i] =
-				(double)memstat__overhead_kib(&m);
-		}
-	}
-	meminfo(now);
-	for (int k = 0; kernel_keys[k]; k++)
-		if (!isnan(now[k]) && !isnan(base[k])) {
-			json_object_set_new(kobj, kernel_keys[k],
-					    json_real(now[k] - base[k]));
-			kernel += now[k] - base[k];
-		}
+	if (ret < 0)
+		return ret;
+	kobj = kernel_json(base, &kernel);
 	c->vms[c->n] = (double)d->nr;
-	c->pss[c->n] = sum[1];
-	c->cost[c->n++] = sum[1] + kernel;
-	json_array_append_new(arr, json_pack(
-		"{s:I, s:f, s:f, s:f, s:f, s:f, s:o}", "vms", (json_int_t)d->nr,
-		"rss_kib", sum[0], "pss_kib", sum[1], "uss_kib", sum[2],
-		"overhead_kib", sum[3], "kernel_kib", kernel,
-		"kernel_delta_kib", kobj));
-	return 0;
-}
-
-static json_t *ksm_json(void)
-{
-	static const char *const keys[] = { "run", "pages_shared",
-					    "pages_sharing", "pages_unshared",
-					    "full_scans", NULL };
-	json_t *obj = json_object();
-
-	for (int i = 0; keys[i]; i++) {
-		char path[128];
-		long long v;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/kernel/mm/ksm/%s", keys[i]);
-		f = fopen(path, "re");
-		if (f && fscanf(f, "%lld", &v) == 1)
-			json_object_set_new(obj, keys[i], json_integer(v));
-		else
-			json_object_set_new(obj, keys[i], json_null());
-		if (f)
-			fclose(f);
+	c->cost[c->n] = sum[M_PSS] + kernel;
+	p = json_pack("{s:I}", "vms", (json_int_t)d->nr);
+	for (int k = 0; k < NR_MEASURES; k++) {
+		snprintf(name, sizeof(name), "%s_kib", measure_names[k]);
+		json_object_set_new(p, name, json_real(sum[k]));
 	}
-	return obj;
+	json_object_set_new(p, "kernel_kib", json_real(kernel));
+	json_object_set_new(p, "kernel_delta_kib", kobj);
+	json_object_set_new(p, "cost_kib", json_real(c->cost[c->n++]));
+	json_object_set_new(p, "ksm", ksm_json(&ksm));
+	json_array_append_new(arr, p);
+	return 0;
 }
 
 static int add_mode_series(json_t *doc, const char *mode,
 			   const double *per_vm, size_t n)
 {
-	static const char *const what[] = { "rss", "pss", "uss", "overhead" };
 	char name[64];
 
-	for (int k = 0; k < 4; k++) {
-		snprintf(name, sizeof(name), "%s.%s_per_vm", mode, what[k]);
+	for (int k = 0; k < NR_MEASURES; k++) {
+		snprintf(name, sizeof(name), "%s.%s_per_vm", mode,
+			 measure_names[k]);
 		if (!result__add_series(doc, name, "kib", RESULT_LOWER,
 					json_pack("{s:s, s:s}", "mode", mode,
-						  "metric", what[k]),
+						  "metric", measure_names[k]),
 					per_vm + (size_t)k * n, n))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Starts VMs of one mode until the count or the budget; adds its curve,
- * per-VM series and VMs per GiB to doc. */
-static int run_mode(struct density *d, json_t *doc, bool clone)
+double density__predict_next(const double *vms, const double *cost,
+			     size_t n)
 {
-	const char *mode = clone ? "clone" : "fresh";
-	double base[8], slope = 0, icpt = 0, *per_vm = NULL;
-	struct curve *c = calloc(1, sizeof(*c));
-	json_t *arr = json_array(), *res;
-	int released, ret = c ? 0 : err__set(ENOMEM, "allocating the curve");
+	double slope = cost[0], icpt;
+
+	if (n >= 2 && density__fit(vms, cost, n, &slope, &icpt) < 0)
+		slope = cost[n - 1] - cost[n - 2];
+	/* Noise can tilt the fit down; one more VM never frees memory. */
+	return cost[n - 1] + (slope > 0 ? slope : 0);
+}
+
+/* Whether the budget forbids another VM: the cost predicted with one
+ * more exceeds it. The first VM is always started. */
+static bool budget_full(const struct density *d, const struct curve *c)
+{
+	return d->o.budget && c->n &&
+	       density__predict_next(c->vms, c->cost, c->n) * 1024 >
+		       (double)d->o.budget;
+}
+
+/* Warns when the measured cost ended above the budget. */
+static void warn_over_budget(const struct density *d, json_t *doc,
+			     const char *mode, const struct curve *c)
+{
+	double cost = c->cost[c->n - 1], budget = (double)d->o.budget / 1024;
+
+	if (c->n == 1)
+		result__warn(doc, "density %s: the first VM alone costs %.0f "
+			     "KiB (PSS + kernel memory), above --budget %.0f "
+			     "KiB; stopped at 1 VM", mode, cost, budget);
+	else
+		result__warn(doc, "density %s: %zu VMs cost %.0f KiB, above "
+			     "--budget %.0f KiB: the last VM cost more than "
+			     "predicted (%.0f KiB)", mode, c->n, cost, budget,
+			     density__predict_next(c->vms, c->cost, c->n - 1));
+}
+
+/* Starts VMs of one mode while the count and the budget allow; the curve
+ * point after each. Says in *stop what ended it. */
+static int grow(struct density *d, json_t *doc, const char *mode,
+		struct curve *c, json_t *arr, double *per_vm,
+		const char **stop)
+{
+	bool clone = !strcmp(mode, "clone");
+	double base[8];
+	int ret = 0;
 
 	for (uint64_t i = 0; ret == 0 && i < d->o.warmup; i++) {
 		ret = start_vm(d, clone, &d->vms[0]);
@@ -453,33 +497,51 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 			ret = release(&d->vms[0]);
 	}
 	meminfo(base);
-	while (ret == 0 && d->nr < d->o.count) {
+	while (ret == 0 && d->nr < d->o.count && !budget_full(d, c)) {
 		ret = start_vm(d, clone, &d->vms[d->nr]);
 		if (ret < 0)
 			break;
 		d->nr++;
 		output__progress(mode, (unsigned long)d->nr,
 				 (unsigned long)d->o.count);
-		bool last = d->nr == d->o.count;
-		if (!last && d->o.budget && c->n &&
-		    c->cost[c->n - 1] * 1024 >= (double)d->o.budget)
-			last = true;
-		if (last)
-			per_vm = calloc(4 * d->nr, sizeof(double));
 		ret = point(d, base, arr, c, per_vm);
-		if (last)
+		if (ret == 0 && d->o.budget &&
+		    c->cost[c->n - 1] * 1024 > (double)d->o.budget) {
+			warn_over_budget(d, doc, mode, c);
 			break;
+		}
 	}
 	output__progress_done();
-	if (ret == 0 && per_vm)
+	*stop = d->nr < d->o.count ? "budget" : "count";
+	return ret;
+}
+
+/* Starts VMs of one mode until the count or the budget; adds its curve,
+ * per-VM series, KSM state and VMs per GiB to doc. */
+static int run_mode(struct density *d, json_t *doc, bool clone)
+{
+	const char *mode = clone ? "clone" : "fresh", *stop = "count";
+	double slope = 0, icpt = 0;
+	struct curve *c = calloc(1, sizeof(*c));
+	double *per_vm = calloc(NR_MEASURES * d->o.count, sizeof(double));
+	json_t *arr = json_array(), *res, *last;
+	int released, ret = c && per_vm ? 0
+				       : err__set(ENOMEM, "allocating the curve");
+
+	if (ret == 0)
+		ret = grow(d, doc, mode, c, arr, per_vm, &stop);
+	if (ret == 0 && c->n)
 		ret = add_mode_series(doc, mode, per_vm, d->nr);
 	if (ret == 0 && c->n >= 2)
 		density__fit(c->vms, c->cost, c->n, &slope, &icpt);
 	else if (ret == 0 && c->n == 1)
 		slope = c->cost[0];
-	res = json_pack("{s:I, s:f, s:f, s:f, s:o}", "vms", (json_int_t)d->nr,
+	last = json_array_get(arr, json_array_size(arr) - 1);
+	res = json_pack("{s:I, s:s, s:f, s:f, s:f, s:O?, s:o}", "vms",
+			(json_int_t)d->nr, "stopped_by", stop,
 			"marginal_kib_per_vm", slope, "fixed_kib", icpt,
-			"vms_per_gib", density__vms_per_gib(slope), "curve", arr);
+			"vms_per_gib", density__vms_per_gib(slope), "ksm",
+			json_object_get(last, "ksm"), "curve", arr);
 	json_object_set_new(json_object_get(doc, "density"), mode, res);
 	released = release_all(d);
 	if (ret == 0)
@@ -542,6 +604,52 @@ static json_t *config_json(const struct density_opts *o)
 			 "warmup", (json_int_t)o->warmup);
 }
 
+/* A counter of the KSM object, or "?" when it was unreadable. */
+static const char *ksm_count(const json_t *k, const char *key, char *buf,
+			     size_t size)
+{
+	const json_t *v = json_object_get(k, key);
+
+	if (!json_is_integer(v))
+		return "?";
+	snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
+}
+
+/* KSM with the mode's last VMs alive, and whether it could touch their
+ * guest memory at all: without MADV_MERGEABLE it never scans it. */
+static void report_ksm(FILE *out, const char *mode, const json_t *m)
+{
+	const json_t *k = json_object_get(m, "ksm");
+	json_int_t mergeable =
+		json_integer_value(json_object_get(k, "mergeable_vms"));
+	char run[24], shared[24], sharing[24], merged[24];
+	json_int_t n = json_integer_value(json_object_get(m, "vms"));
+
+	if (!json_is_object(k))
+		return;
+	fprintf(out, "- KSM with %" JSON_INTEGER_FORMAT " %s VM%s alive: run=%s "
+		"(%s), pages_shared=%s, pages_sharing=%s; ", n, mode,
+		n == 1 ? "" : "s",
+		ksm_count(k, "run", run, sizeof(run)),
+		json_string_value(json_object_get(k, "run_text")),
+		ksm_count(k, "pages_shared", shared, sizeof(shared)),
+		ksm_count(k, "pages_sharing", sharing, sizeof(sharing)));
+	if (mergeable == 0)
+		fputs("guest memory not marked mergeable, so KSM cannot "
+		      "share it\n", out);
+	else
+		fprintf(out, "guest memory marked mergeable in %"
+			JSON_INTEGER_FORMAT " of them, %s of their pages "
+			"merged\n", mergeable,
+			ksm_count(k, "merging_pages", merged, sizeof(merged)));
+}
+
+static double per_vm(const json_t *point, const char *key, double n)
+{
+	return json_number_value(json_object_get(point, key)) / n;
+}
+
 static void report(FILE *out, const json_t *doc)
 {
 	const json_t *modes = json_object_get(doc, "density"), *m;
@@ -551,9 +659,12 @@ static void report(FILE *out, const json_t *doc)
 	      "after their workload; marginal cost = slope of (sum of PSS + "
 	      "kernel memory delta) over the number of VMs. Kernel memory "
 	      "(KernelStack, PageTables, SecPageTables, Slab) is a system-wide "
-	      "/proc/meminfo delta, not in any RSS.\n\n| mode | VMs | marginal "
-	      "KiB/VM | VMs per GiB | PSS KiB/VM | overhead KiB/VM (USS - "
-	      "guest) | kernel KiB/VM |\n|---|--:|--:|--:|--:|--:|--:|\n", out);
+	      "/proc/meminfo delta, not in any RSS. Beyond guest = the VMM "
+	      "process's RSS, PSS and USS minus its guest mapping's Rss, Pss and "
+	      "private pages.\n\n| mode | VMs | stopped by | marginal KiB/VM | "
+	      "VMs per GiB | PSS KiB/VM | beyond guest KiB/VM: RSS | PSS | "
+	      "USS | kernel KiB/VM |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|"
+	      "\n", out);
 	json_object_foreach((json_t *)modes, key, m) {
 		const json_t *curve = json_object_get(m, "curve");
 		const json_t *last = json_array_get(curve, json_array_size(curve) - 1);
@@ -561,14 +672,20 @@ static void report(FILE *out, const json_t *doc)
 
 		if (n <= 0)
 			continue;
-		fprintf(out, "| %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f |\n",
-			key, n,
+		fprintf(out, "| %s | %.0f | %s | %.0f | %.1f | %.0f | %.0f | %.0f "
+			"| %.0f | %.0f |\n", key, n,
+			json_string_value(json_object_get(m, "stopped_by")),
 			json_number_value(json_object_get(m, "marginal_kib_per_vm")),
 			json_number_value(json_object_get(m, "vms_per_gib")),
-			json_number_value(json_object_get(last, "pss_kib")) / n,
-			json_number_value(json_object_get(last, "overhead_kib")) / n,
-			json_number_value(json_object_get(last, "kernel_kib")) / n);
+			per_vm(last, "pss_kib", n),
+			per_vm(last, "rss_beyond_guest_kib", n),
+			per_vm(last, "pss_beyond_guest_kib", n),
+			per_vm(last, "uss_beyond_guest_kib", n),
+			per_vm(last, "kernel_kib", n));
 	}
+	fputs("\n", out);
+	json_object_foreach((json_t *)modes, key, m)
+		report_ksm(out, key, m);
 	fputs("\n", out);
 	result__md_series(out, doc);
 	result__md_warnings(out, doc);
@@ -590,7 +707,6 @@ static int run(struct density *d, json_t *doc)
 			ret = run_mode(d, doc, true);
 	}
 	remove_snapshot(d);
-	json_object_set_new(doc, "ksm", ksm_json());
 	return ret;
 }
 

@@ -16,4 +16,11 @@ int density__fit(const double *x, const double *y, size_t n, double *slope,
  * cost is not positive. */
 double density__vms_per_gib(double kib_per_vm);
 
+/* The cost with one more VM, given the cost[] measured with vms[] VMs
+ * alive (n >= 1 points): the last cost plus the marginal cost so far,
+ * which is the first VM's cost after one point and the least-squares
+ * slope (never below 0) after more. */
+double density__predict_next(const double *vms, const double *cost,
+			     size_t n);
+
 #endif

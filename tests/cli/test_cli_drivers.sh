@@ -42,12 +42,48 @@ json_check "$schema"' and [s["name"] for s in d["series"]] == ["inproc.w1", "inp
 # 4 MiB + 4 MiB per guest: the pages clones share must stand out from
 # the per-process noise of the ASan build (about 8 MiB of shadow and
 # allocator state per VMM, varying by a few hundred KiB).
-expect 0 'results written to' bench density -n 2 -w 0 --init 4M --ws 4M --out "$tmp/density"
-json_check "$schema"' and d["density"]["fresh"]["vms"] == 2 and d["density"]["clone"]["vms"] == 2 and d["density"]["fresh"]["vms_per_gib"] > 0 and len(d["density"]["clone"]["curve"]) == 2 and d["density"]["clone"]["curve"][1]["pss_kib"] > 0 and "run" in d["ksm"]' "$tmp/density/density.json"
+expect 0 'KSM with 2 clone VMs alive: run=[0-9?]+ \(' bench density -n 2 -w 0 --init 4M --ws 4M --out "$tmp/density"
+json_check "$schema"' and d["density"]["fresh"]["vms"] == 2 and d["density"]["clone"]["vms"] == 2 and d["density"]["fresh"]["vms_per_gib"] > 0 and len(d["density"]["clone"]["curve"]) == 2 and d["density"]["clone"]["curve"][1]["pss_kib"] > 0 and all(m["stopped_by"] == "count" for m in d["density"].values())' "$tmp/density/density.json"
 # Clones share their guest pages: the second clone adds less PSS than
 # the second fresh VM.
 c='d["density"]["clone"]["curve"]' f='d["density"]["fresh"]["curve"]'
 json_check "$c[1]['pss_kib'] - $c[0]['pss_kib'] < $f[1]['pss_kib'] - $f[0]['pss_kib']" "$tmp/density/density.json"
+# Beyond guest memory: below the totals, for RSS, PSS and USS alike; USS
+# beyond the guest is the overhead reported before.
+pts='[p for m in d["density"].values() for p in m["curve"]]'
+json_check "all(0 < p[k + '_beyond_guest_kib'] < p[k + '_kib'] for p in $pts for k in ('rss', 'pss', 'uss')) and all(p['uss_beyond_guest_kib'] == p['overhead_kib'] for p in $pts) and all(m + '.' + k + '_beyond_guest_per_vm' in [s['name'] for s in d['series']] for m in ('fresh', 'clone') for k in ('rss', 'pss', 'uss'))" "$tmp/density/density.json"
+# KSM is read at every point, while the VMs live; our guest memory is
+# never madvise(MADV_MERGEABLE), and the report says so.
+json_check "'ksm' not in d and all(p['ksm']['mergeable_vms'] == 0 and 'pages_sharing' in p['ksm'] and 'run' in p['ksm'] for p in $pts) and all(m['ksm'] == m['curve'][-1]['ksm'] for m in d['density'].values())" "$tmp/density/density.json"
+grep -Eq '^- KSM with 2 fresh VMs alive: run=.*pages_sharing=.*; guest memory not marked mergeable' "$tmp/density/density.md" && ok || fail "density.md lacks the KSM state"
+
+# --budget: a first VM that alone exceeds it stops the run at 1 VM, with
+# a warning.
+expect 0 'the first VM alone costs [0-9]+ KiB .*above --budget 1024 KiB; stopped at 1 VM' bench density --budget 1M -n 4 -w 0 --mode fresh
+grep -q '^| fresh | 1 | budget |' "$out" && ok || fail "--budget 1M did not stop at 1 VM"
+# A budget of 3 first VMs: another VM starts only while the last cost
+# plus the marginal cost so far stays within it, replayed from the
+# curve; the run stops on the budget, never on the count.
+budget=$(python3 -c 'import json,sys; print(int(3 * json.load(open(sys.argv[1]))["density"]["fresh"]["curve"][0]["cost_kib"]))' "$tmp/density/density.json")
+expect 0 '"curve"' bench density --budget "${budget}K" -n 6 -w 0 --mode fresh --init 4M --ws 4M --json
+python3 - "$out" <<'EOF' && ok || fail "--budget ${budget}K stopped at the wrong count"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, budget = d["density"]["fresh"], d["config"]["budget_bytes"] / 1024
+cost = [p["cost_kib"] for p in m["curve"]]
+def predict(k):  # the cost with k + 1 VMs, knowing k points
+    x, y = range(1, k + 1), cost[:k]
+    slope = y[0]
+    if k >= 2:
+        mx, my = sum(x) / k, sum(y) / k
+        slope = sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x)
+    return y[-1] + max(slope, 0)
+n = len(cost)
+started_right = all(predict(k) <= budget and cost[k - 1] <= budget for k in range(1, n))
+stopped_right = predict(n) > budget or cost[-1] > budget
+print("budget", budget, "costs", cost, "stopped by", m["stopped_by"])
+sys.exit(0 if m["vms"] == n and 2 <= n < 6 and m["stopped_by"] == "budget" and started_right and stopped_right else 1)
+EOF
 
 if command -v qemu-system-x86_64 >/dev/null; then
 	expect 0 'qemu.microvm / coldstart' bench peers -n 2 -w 0 --out "$tmp/peers"

@@ -1,6 +1,6 @@
 /* Pure logic of the benchmark drivers: boot's phase order, rate's default
- * concurrency levels, density's line fit and VMs per GiB,
- * memstat's smaps arithmetic; and the held child's release
+ * concurrency levels, density's line fit, VMs per GiB and budget
+ * prediction, memstat's smaps arithmetic; and the held child's release
  * (end of file after EINTR, a child that ignores its release). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +94,20 @@ static void vms_per_gib(void **state)
 	assert_float_equal(density__vms_per_gib(4096), 256, 1e-9);
 	assert_float_equal(density__vms_per_gib(0), 0, 0);
 	assert_float_equal(density__vms_per_gib(-5), 0, 0);
+}
+
+static void predict_next_vm(void **state)
+{
+	const double vms[] = { 1, 2, 3 }, line[] = { 6000, 8000, 10000 };
+	const double falling[] = { 6000, 5900, 5800 }, bent[] = { 6000, 7000 };
+
+	(void)state;
+	/* After one VM, the next is expected to cost as much again. */
+	assert_float_equal(density__predict_next(vms, line, 1), 12000, 1e-9);
+	assert_float_equal(density__predict_next(vms, line, 3), 12000, 1e-9);
+	assert_float_equal(density__predict_next(vms, bent, 2), 8000, 1e-9);
+	/* Noise that tilts the fit down never predicts memory freed. */
+	assert_float_equal(density__predict_next(vms, falling, 3), 5800, 1e-9);
 }
 
 static void add_lines(struct memstat *m, const char *const *lines, bool guest)
@@ -210,6 +224,7 @@ int main(void)
 		cmocka_unit_test(fit_noisy_line),
 		cmocka_unit_test(fit_rejects_degenerate),
 		cmocka_unit_test(vms_per_gib),
+		cmocka_unit_test(predict_next_vm),
 		cmocka_unit_test(smaps_lines),
 		cmocka_unit_test(beyond_guest),
 		cmocka_unit_test(ksm_run_text),
