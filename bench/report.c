@@ -896,27 +896,29 @@ static void md_restore(struct report *r, const struct input *in)
 		md_restore_row(r->md, &rows.v[k]);
 	free(rows.v);
 	if (json_array_size(get(in->root, "ratios")))
-		fputs("\nprefetch against the baselines (restore -> DONE "
+		fputs("\nprefetch and prefetch-thp against the baselines (restore -> DONE "
 		      "medians; targets: at most 1.2x the never-stopped request "
 		      "phase, at least 3x faster than mmap):\n\n", r->md);
 	json_array_foreach(get(in->root, "ratios"), i, x) {
 		const json_t *vs = get(x, "prefetch_vs_never_stopped");
 		const json_t *sp = get(x, "prefetch_speedup_over_mmap");
 
+		const char *name = str_or(x, "strategy", "prefetch");
+
 		fprintf(r->md, "- mem %" JSON_INTEGER_FORMAT " MiB, ws %"
-			JSON_INTEGER_FORMAT " MiB, %s cache: prefetch %.3f ms",
+			JSON_INTEGER_FORMAT " MiB, %s cache: %s %.3f ms",
 			json_integer_value(get(x, "mem_bytes")) >> 20,
 			json_integer_value(get(x, "ws_bytes")) >> 20,
-			str_or(x, "cache", "?"),
+			str_or(x, "cache", "?"), name,
 			json_number_value(get(x, "prefetch_done_ns")) / 1e6);
 		if (json_is_number(vs))
 			fprintf(r->md, " = %.2fx never-stopped (%.3f ms)",
 				json_number_value(vs),
 				json_number_value(get(x, "never_stopped_request_ns")) / 1e6);
 		if (json_is_number(sp))
-			fprintf(r->md, "; mmap %.3f ms = %.2fx prefetch",
+			fprintf(r->md, "; mmap %.3f ms = %.2fx %s",
 				json_number_value(get(x, "mmap_done_ns")) / 1e6,
-				json_number_value(sp));
+				json_number_value(sp), name);
 		fputc('\n', r->md);
 	}
 }

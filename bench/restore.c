@@ -838,46 +838,59 @@ static const struct cell *find_cell(const struct restore_opts *o,
 	return NULL;
 }
 
-/* prefetch against the never-stopped VM and against mmap, per group and
- * cache state, from medians of restore -> DONE. */
+/* The working-set strategies that the REAP targets apply to. */
+static const char *const prefetchers[] = { "prefetch", "prefetch-thp" };
+
+/* The last entry of arr gets `key` null: no measurement, no ratio. */
+static void null_last(json_t *arr, const char *key)
+{
+	json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), key,
+			    json_null());
+}
+
+/* Working-set strategy `name` against the never-stopped VM and mmap, per
+ * cache state where it was measured (keys keep their prefetch_ prefix
+ * for every prefetcher; "strategy" names it). */
+static void add_ratios(json_t *arr, const struct restore_opts *o,
+		       const struct group *g, const char *name)
+{
+	double never = median_of(g->never, g->nr_never);
+
+	for (int cold = 0; cold < 2; cold++) {
+		const struct cell *pf = find_cell(o, g, name, cold);
+		const struct cell *mm = find_cell(o, g, "mmap", cold);
+		double p = pf ? median_of(pf->ns[PH_DONE], pf->n) : 0;
+		double m = mm ? median_of(mm->ns[PH_DONE], mm->n) : 0;
+
+		if (!pf)
+			continue;
+		json_array_append_new(arr, json_pack(
+			"{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
+			"strategy", name, "mem_bytes", (json_int_t)g->mem,
+			"ws_bytes", (json_int_t)g->ws, "cache",
+			cold ? "cold" : "warm", "prefetch_done_ns", p,
+			"prefetch_request_ns",
+			median_of(pf->ns[PH_REQUEST], pf->n), "mmap_done_ns", m,
+			"never_stopped_request_ns", never,
+			"prefetch_vs_never_stopped", never > 0 ? p / never : 0,
+			"prefetch_speedup_over_mmap", p > 0 ? m / p : 0));
+		if (never <= 0)
+			null_last(arr, "prefetch_vs_never_stopped");
+		if (!mm)
+			null_last(arr, "prefetch_speedup_over_mmap");
+	}
+}
+
+/* Each prefetcher against the never-stopped VM and against mmap, per
+ * group and cache state, from medians of restore -> DONE. */
 static json_t *ratios_json(const struct restore_opts *o,
 			   const struct group *groups, size_t ng)
 {
 	json_t *arr = json_array();
 
-	for (size_t i = 0; i < ng; i++) {
-		const struct group *g = &groups[i];
-		double never = median_of(g->never, g->nr_never);
-
-		for (int cold = 0; cold < 2; cold++) {
-			const struct cell *pf = find_cell(o, g, "prefetch", cold);
-			const struct cell *mm = find_cell(o, g, "mmap", cold);
-			double p = pf ? median_of(pf->ns[PH_DONE], pf->n) : 0;
-			double m = mm ? median_of(mm->ns[PH_DONE], mm->n) : 0;
-
-			if (!pf)
-				continue;
-			json_array_append_new(arr, json_pack(
-				"{s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
-				"mem_bytes", (json_int_t)g->mem, "ws_bytes",
-				(json_int_t)g->ws, "cache", cold ? "cold" : "warm",
-				"prefetch_done_ns", p, "prefetch_request_ns",
-				median_of(pf->ns[PH_REQUEST], pf->n),
-				"mmap_done_ns", m, "never_stopped_request_ns",
-				never, "prefetch_vs_never_stopped",
-				never > 0 ? p / never : 0,
-				"prefetch_speedup_over_mmap", p > 0 ? m / p : 0));
-			/* without a measurement, no ratio (never a 0) */
-			if (never <= 0)
-				json_object_set_new(json_array_get(arr,
-					json_array_size(arr) - 1),
-					"prefetch_vs_never_stopped", json_null());
-			if (!mm)
-				json_object_set_new(json_array_get(arr,
-					json_array_size(arr) - 1),
-					"prefetch_speedup_over_mmap", json_null());
-		}
-	}
+	for (size_t i = 0; i < ng; i++)
+		for (size_t k = 0; k < 2; k++)
+			add_ratios(arr, o, &groups[i], prefetchers[k]);
 	return arr;
 }
 
@@ -991,9 +1004,10 @@ static void print_ratios(FILE *out, const json_t *ratios, bool md)
 		const json_t *vs = json_object_get(r, "prefetch_vs_never_stopped");
 		const json_t *sp = json_object_get(r, "prefetch_speedup_over_mmap");
 
-		fprintf(out, "%sprefetch, mem %" JSON_INTEGER_FORMAT " MiB ws %"
+		fprintf(out, "%s%s, mem %" JSON_INTEGER_FORMAT " MiB ws %"
 			JSON_INTEGER_FORMAT " MiB %s: restore -> DONE %.3f ms",
 			md ? "- " : "",
+			json_string_value(json_object_get(r, "strategy")),
 			json_integer_value(json_object_get(r, "mem_bytes")) >> 20,
 			json_integer_value(json_object_get(r, "ws_bytes")) >> 20,
 			json_string_value(json_object_get(r, "cache")),
@@ -1036,7 +1050,7 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 		o->count, o->warmup);
 	for (size_t i = 0; i < ng; i++)
 		print_group(f, o, &g[i], true);
-	fputs("\n## prefetch against the baselines\n\n", f);
+	fputs("\n## prefetch and prefetch-thp against the baselines\n\n", f);
 	print_ratios(f, json_object_get(doc, "ratios"), true);
 	result__md_warnings(f, doc);
 	fputs("\nRaw samples and host metadata: restore.json.\n", f);

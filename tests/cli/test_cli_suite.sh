@@ -21,6 +21,16 @@ json_check "all(s['samples_ns'][0] > 0 for s in d['series'] if s['params']['phas
 json_check "d['config']['cold_method'].startswith('fsync') and d['config']['snapshot_fs'] == 'disk'" "$R"
 json_check "[r['cache'] for r in d['ratios']] == ['warm', 'cold'] and all(r['prefetch_vs_never_stopped'] > 0 and r['prefetch_speedup_over_mmap'] > 0 for r in d['ratios'])" "$R"
 json_check "all(s['bytes_read_mean'] > 0 for s in d['series'] if s['params']['strategy'] == 'prefetch')" "$R"
+json_check "all(r['strategy'] == 'prefetch' for r in d['ratios'])" "$R"
+# prefetch-thp gets its own ratios, beside prefetch's (where THP is on).
+if ! grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	expect 0 "prefetch-thp, mem 8 MiB ws 4 MiB warm" bench restore -n 2 -w 0 \
+		--mem 8M --ws 4M --strategy mmap,prefetch-thp --cache warm --out "$dir/thp"
+	json_check "[r['strategy'] for r in d['ratios']] == ['prefetch-thp'] and d['ratios'][0]['prefetch_speedup_over_mmap'] > 0" "$dir/thp/restore.json"
+	expect 0 '' report "$dir/thp/restore.json" --format md -q
+	grep -q '^- mem 8 MiB, ws 4 MiB, warm cache: prefetch-thp [0-9.]* ms' "$dir/thp/report.md" &&
+		ok || fail "report.md lacks prefetch-thp's ratios"
+fi
 # The host's work: every restore faults pages in (prefetch's reads into
 # anonymous memory at least); a cold restore reads the disk, unless the
 # kernel has no I/O accounting (null); major faults are part of all.
