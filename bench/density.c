@@ -618,7 +618,7 @@ static const char *ksm_count(const json_t *k, const char *key, char *buf,
 
 /* KSM with the mode's last VMs alive, and whether it could touch their
  * guest memory at all: without MADV_MERGEABLE it never scans it. */
-static void report_ksm(FILE *out, const char *mode, const json_t *m)
+void density__md_ksm(FILE *out, const char *mode, const json_t *m)
 {
 	const json_t *k = json_object_get(m, "ksm");
 	json_int_t mergeable =
@@ -685,7 +685,7 @@ static void report(FILE *out, const json_t *doc)
 	}
 	fputs("\n", out);
 	json_object_foreach((json_t *)modes, key, m)
-		report_ksm(out, key, m);
+		density__md_ksm(out, key, m);
 	fputs("\n", out);
 	result__md_series(out, doc);
 	result__md_warnings(out, doc);

@@ -3,9 +3,15 @@
 #ifndef COLDSTART_DENSITY_H
 #define COLDSTART_DENSITY_H
 
+#include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_bench_density(int argc, char **argv);
+
+/* One Markdown line on KSM with mode `mode`'s last VMs alive, from the
+ * mode's object `m` of density.json's "density" (nothing without "ksm"). */
+void density__md_ksm(FILE *out, const char *mode, const json_t *m);
 
 /* Least-squares line y = slope * x + intercept through n >= 2 points
  * with distinct x. 0, or -EINVAL. */

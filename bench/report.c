@@ -5,6 +5,7 @@
 #include "args.h"
 #include "cli.h"
 #include "compare.h"
+#include "density.h"
 #include "err.h"
 #include "output.h"
 #include "plot.h"
@@ -947,17 +948,40 @@ static void md_suite(struct report *r, const struct input *in)
 			json_number_value(get(in->root, "wall_s")));
 }
 
+/* Per VM at the mode's last point: what the VMM process holds beyond its
+ * guest memory (documents before these fields have none). */
+static void md_beyond_guest(FILE *md, const json_t *m)
+{
+	const json_t *curve = get(m, "curve");
+	const json_t *last = json_array_get(curve, json_array_size(curve) - 1);
+	double n = json_number_value(get(last, "vms"));
+
+	if (n <= 0 || !json_is_number(get(last, "uss_beyond_guest_kib")))
+		return;
+	fprintf(md, "; beyond guest memory per VM: RSS %.0f, PSS %.0f, USS "
+		"%.0f KiB", json_number_value(get(last, "rss_beyond_guest_kib")) / n,
+		json_number_value(get(last, "pss_beyond_guest_kib")) / n,
+		json_number_value(get(last, "uss_beyond_guest_kib")) / n);
+}
+
 static void md_density(struct report *r, const struct input *in)
 {
 	const json_t *m;
 	const char *mode;
 
-	json_object_foreach((json_t *)get(in->root, "density"), mode, m)
-		fprintf(r->md, "\n- %s: %.0f VMs, marginal cost %.0f KiB per VM "
-			"(PSS + kernel memory), %.1f VMs per GiB\n", mode,
-			json_number_value(get(m, "vms")),
+	fputc('\n', r->md);
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
+		fprintf(r->md, "- %s: %.0f VMs (stopped by %s), marginal cost "
+			"%.0f KiB per VM (PSS + kernel memory), %.1f VMs per GiB",
+			mode, json_number_value(get(m, "vms")),
+			str_or(m, "stopped_by", "?"),
 			json_number_value(get(m, "marginal_kib_per_vm")),
 			json_number_value(get(m, "vms_per_gib")));
+		md_beyond_guest(r->md, m);
+		fputc('\n', r->md);
+	}
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m)
+		density__md_ksm(r->md, mode, m);
 }
 
 /* One guest file as "`path` (N bytes, sha256 `...`)". */

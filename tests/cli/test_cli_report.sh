@@ -104,11 +104,23 @@ expect.append("- rate: peak 2000 VMs/s in-process (4 workers, sustained), "
 doc("density", [{"name": "fresh.pss_per_vm", "unit": "kib",
      "samples": [5000.0, 5100.0, 4900.0]}],
     density={m: {"vms": 3, "marginal_kib_per_vm": k, "vms_per_gib": 1048576 / k,
+                 "stopped_by": "count",
+                 "ksm": {"run": 0, "run_text": "off", "pages_shared": 0,
+                         "pages_sharing": 0, "mergeable_vms": 0},
                  "curve": [{"vms": n, "rss_kib": 7000.0 * n, "pss_kib": k * n,
-                            "uss_kib": 0.8 * k * n, "kernel_kib": 300.0 * n}
+                            "uss_kib": 0.8 * k * n, "kernel_kib": 300.0 * n,
+                            "rss_beyond_guest_kib": 1200.0 * n,
+                            "pss_beyond_guest_kib": 700.0 * n,
+                            "uss_beyond_guest_kib": 90.0 * n}
                            for n in (1, 2, 3)]}
              for m, k in (("fresh", 5000.0), ("clone", 900.0))})
 expect.append("- density: 209.7 VMs per GiB fresh, 1165.1 VMs per GiB clone")
+expect.append("- fresh: 3 VMs (stopped by count), marginal cost 5000 KiB per VM "
+              "(PSS + kernel memory), 209.7 VMs per GiB; beyond guest memory "
+              "per VM: RSS 1200, PSS 700, USS 90 KiB")
+expect.append("- KSM with 3 clone VMs alive: run=0 (off), pages_shared=0, "
+              "pages_sharing=0; guest memory not marked mergeable, so KSM "
+              "cannot share it")
 # peers: wall time (ns) and peak RSS (kib) series side by side
 doc("peers", [{"name": "coldstart", "unit": "ns", "samples_ns": samples(2e6, 10)},
               {"name": "rss.coldstart", "unit": "kib", "samples": [1584.0] * 10},
