@@ -148,20 +148,27 @@ void memstat__ksm(struct memstat_ksm *k)
 	k->full_scans = ksm_counter("full_scans");
 }
 
-long long memstat__ksm_merging_pages(pid_t pid)
+long long memstat__file_number(const char *path, const char *key)
 {
-	char path[64], line[128];
+	size_t len = strlen(key);
+	char line[256];
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/ksm_stat", (int)pid);
-	f = fopen(path, "re");
 	while (f && v < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "ksm_merging_pages %lld", &v) != 1)
+		if (strncmp(line, key, len) || sscanf(line + len, "%lld", &v) != 1)
 			v = -1;
 	if (f)
 		fclose(f);
 	return v;
+}
+
+long long memstat__ksm_merging_pages(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ksm_stat", (int)pid);
+	return memstat__file_number(path, "ksm_merging_pages");
 }
 
 const char *memstat__ksm_run_text(long long run)

@@ -54,6 +54,11 @@ struct memstat_ksm {
 
 void memstat__ksm(struct memstat_ksm *k);
 
+/* The number after `key` at the start of a line of `path` (e.g.
+ * "read_bytes:" in /proc/self/io); -1 when the file or the line is
+ * missing. */
+long long memstat__file_number(const char *path, const char *key);
+
 /* Pages of process `pid` that KSM merged (/proc/PID/ksm_stat's
  * ksm_merging_pages); -1 where unreadable (older kernels). */
 long long memstat__ksm_merging_pages(pid_t pid);

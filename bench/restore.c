@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "err.h"
 #include "mem_restore.h"
+#include "memstat.h"
 #include "output.h"
 #include "result.h"
 #include "runner.h"
@@ -475,17 +476,9 @@ struct sample {
 
 static uint64_t io_read_bytes(void)
 {
-	FILE *f = fopen("/proc/self/io", "re");
-	unsigned long long v;
-	char line[128];
-	uint64_t ret = NO_IO_ACCOUNTING;
+	long long v = memstat__file_number("/proc/self/io", "read_bytes:");
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "read_bytes: %llu", &v) == 1)
-			ret = v;
-	if (f)
-		fclose(f);
-	return ret;
+	return v < 0 ? NO_IO_ACCOUNTING : (uint64_t)v;
 }
 
 static void host_work_now(struct host_work *h)

@@ -43,11 +43,9 @@ int mem_restore__for_each_extent(int fd, uint64_t size,
 	return 0;
 }
 
-/* Reads one data extent into the same offsets of guest memory. */
-static int read_extent(void *ctx, uint64_t start, uint64_t end)
+int mem_restore__read_range(struct guest_mem *m, uint64_t start,
+			    uint64_t end)
 {
-	struct guest_mem *m = ctx;
-
 	for (uint64_t at = start; at < end;) {
 		ssize_t n = pread(m->src_fd, m->host + at, (size_t)(end - at),
 				  (off_t)at);
@@ -62,6 +60,12 @@ static int read_extent(void *ctx, uint64_t start, uint64_t end)
 		m->stats.bytes_read += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* One data extent of the memory file, for the extent walker. */
+static int read_extent(void *ctx, uint64_t start, uint64_t end)
+{
+	return mem_restore__read_range(ctx, start, end);
 }
 
 /* Decompresses every non-zero chunk in place. */

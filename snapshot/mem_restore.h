@@ -23,6 +23,12 @@ int mem_restore__thp_available(void);
  * (-ENOTSUP when THP is off). */
 int mem_restore__map_thp(size_t size, void **out);
 
+/* Reads [start, end) of the memory file into the same offsets of guest
+ * memory, counting stats.bytes_read; -errno with a message (naming a
+ * file that shrank under the restore, see mem__check_source). */
+int mem_restore__read_range(struct guest_mem *m, uint64_t start,
+			    uint64_t end);
+
 /* Calls fn for each data extent [start, end) of the first `size` bytes of
  * a sparse file (SEEK_DATA/SEEK_HOLE); stops at fn's first -errno. */
 int mem_restore__for_each_extent(int fd, uint64_t size,

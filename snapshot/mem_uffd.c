@@ -460,8 +460,7 @@ int mem_uffd__kill_handler(struct guest_mem *m)
 	struct uffd_state *u = m->priv;
 	int ret;
 
-	if (!m->ops || !m->ops->settle || m->ops->settle != uffd_settle ||
-	    !u->running)
+	if (!m->ops || m->ops->settle != uffd_settle || !u->running)
 		return err__set(EINVAL, "no uffd handler thread is running");
 	ret = pthread_cancel(u->thread);
 	if (ret)
@@ -671,31 +670,6 @@ const struct guest_mem_ops mem_prefetch_ops = {
 	.settle = uffd_settle,
 };
 
-/* Reads the 2 MiB frames [first, last] straight into guest memory. */
-static int read_frames(struct guest_mem *m, uint64_t first, uint64_t last)
-{
-	uint64_t start = first * MEM_ALIGN;
-	uint64_t end = (last + 1) * MEM_ALIGN < m->size ? (last + 1) * MEM_ALIGN
-							 : m->size;
-
-	for (uint64_t at = start; at < end;) {
-		ssize_t n = pread(m->src_fd, m->host + at, (size_t)(end - at),
-				  (off_t)at);
-
-		if (n < 0)
-			return err__sys(errno, "reading the memory file at "
-					"offset 0x%llx", (unsigned long long)at);
-		if (n == 0)
-			return mem__check_source(m) < 0
-				       ? -EIO
-				       : err__set(EIO, "the memory file ends at "
-						  "0x%llx", (unsigned long long)at);
-		at += (uint64_t)n;
-		m->stats.bytes_read += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Installs every 2 MiB frame that holds a working-set page, in runs of
  * adjacent frames: the reads fault in transparent huge pages. */
 static int install_frames(struct guest_mem *m, uint32_t *pages, uint32_t n)
@@ -706,10 +680,13 @@ static int install_frames(struct guest_mem *m, uint32_t *pages, uint32_t n)
 	qsort(pages, n, sizeof(*pages), cmp_u32);
 	for (uint32_t i = 0; ret == 0 && i < n;) {
 		uint32_t first = pages[i] / per, last = first;
+		uint64_t end;
 
 		while (i < n && pages[i] / per <= last + 1)
 			last = pages[i++] / per;
-		ret = read_frames(m, first, last);
+		end = (uint64_t)(last + 1) * MEM_ALIGN;
+		ret = mem_restore__read_range(m, first * MEM_ALIGN,
+					      end < m->size ? end : m->size);
 	}
 	return ret;
 }

@@ -67,10 +67,10 @@ static int check_protocol(const struct setup_header *h)
 	return 0;
 }
 
-/* Sizes and addresses derived from the header, checked against the
- * file. */
 #define MAX_PHYS_ADDR (1ull << 52) /* x86-64's architectural limit */
 
+/* Sizes and addresses derived from the header, checked against the
+ * file. */
 static int fill_layout(const uint8_t *head, const struct setup_header *h,
 		       uint64_t file_size, struct bz_info *bz)
 {

@@ -253,10 +253,10 @@ static int check_cmdline(const struct linux_kernel *k, const char *cmdline)
 
 	/* An ELF vmlinux has no header to ask; x86 Linux keeps
 	 * COMMAND_LINE_SIZE bytes and silently drops the rest. */
-	if (k->format == LINUX_BZIMAGE && k->bz.cmdline_size < max)
-		max = k->bz.cmdline_size;
-	else if (k->format != LINUX_BZIMAGE)
+	if (k->format != LINUX_BZIMAGE)
 		max = LINUX_ELF_CMDLINE_MAX - 1;
+	else if (k->bz.cmdline_size < max)
+		max = k->bz.cmdline_size;
 	if (len > max)
 		return err__set(EINVAL, "--cmdline: %zu bytes, the kernel "
 				"accepts at most %llu", len,

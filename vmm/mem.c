@@ -195,12 +195,12 @@ int mem__create_from(struct guest_mem *m, const struct guest_mem_ops *ops,
 	if (ops->restore && m->src_fd < 0)
 		return err__set(EINVAL, "restore strategy %s needs a memory "
 				"file", ops->name);
-	if (m->src_fd >= 0) {
+	if (m->src_fd >= 0 && !(m->src_bytes = src->bytes)) {
 		struct stat st;
 
 		if (fstat(m->src_fd, &st) < 0)
 			return err__sys(errno, "fstat of the memory file");
-		m->src_bytes = src->bytes ? src->bytes : (uint64_t)st.st_size;
+		m->src_bytes = (uint64_t)st.st_size;
 	}
 	if (size == 0 || size % MEM_ALIGN)
 		return err__set(EINVAL, "guest memory size %zu is not a "

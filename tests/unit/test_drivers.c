@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,6 +169,27 @@ static void beyond_guest(void **state)
 	assert_int_equal(b.pss_kib, 0);
 }
 
+/* A keyed number from a /proc-style file: the line must start with the
+ * key; a missing key or file is -1. */
+static void file_number(void **state)
+{
+	char path[] = "/tmp/coldstart-filenum.XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] = "rchar: 10\nxread_bytes: 7\n"
+				   "read_bytes: 4096\nksm_merging_pages 12\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1),
+			 (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(memstat__file_number(path, "read_bytes:"), 4096);
+	assert_int_equal(memstat__file_number(path, "ksm_merging_pages"), 12);
+	assert_int_equal(memstat__file_number(path, "write_bytes:"), -1);
+	unlink(path);
+	assert_int_equal(memstat__file_number(path, "read_bytes:"), -1);
+}
+
 static void ksm_run_text(void **state)
 {
 	(void)state;
@@ -227,6 +249,7 @@ int main(void)
 		cmocka_unit_test(predict_next_vm),
 		cmocka_unit_test(smaps_lines),
 		cmocka_unit_test(beyond_guest),
+		cmocka_unit_test(file_number),
 		cmocka_unit_test(ksm_run_text),
 		cmocka_unit_test(await_release_after_eintr),
 		cmocka_unit_test(release_kills_a_stuck_child),
