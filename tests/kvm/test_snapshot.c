@@ -255,41 +255,6 @@ static void test_existing_dir_refused(void **state)
 	restore_and_check("exists", "eager");
 }
 
-static void test_uffd_lost_memory_file(void **state)
-{
-	/* The memory file shrinks while uffd still serves faults from it:
-	 * the VM fails with a reason naming the file, in bounded time. */
-	struct probe_params p = workload();
-	struct snapshot snap;
-	struct probe probe;
-	struct vm *vm;
-	char dir[256], path[300];
-	int fd;
-
-	(void)state;
-	p.init_bytes = 6 * MiB;
-	p.ws_bytes = 6 * MiB;
-	p.compute_iters = 0;
-	take("lost", 1, &p);
-	snaptest__path(dir, sizeof(dir), "lost");
-	snprintf(path, sizeof(path), "%s/memory", dir);
-	assert_int_equal(snapshot__open(&snap, dir), 0);
-	assert_int_equal(snapshot__restore(&kvm, &snap,
-					   mem_restore__strategy("uffd"), NULL,
-					   &vm, &probe), 0);
-	/* Truncated before the guest runs, so no fault can beat it. */
-	fd = open(path, O_WRONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 0), 0);
-	close(fd);
-	assert_int_equal(vm__start(vm), 0);
-	assert_int_equal(vm__wait(vm, 20 * SECOND), VM_FAILED);
-	if (!strstr(vm->reason, "memory file"))
-		fail_msg("reason: %s", vm->reason);
-	vm__destroy(vm);
-	snapshot__close(&snap);
-}
-
 /* The uffd handler thread dies while the guest runs: the VM fails with a
  * reason naming it within bounded time instead of hanging. A long compute
  * phase keeps the guest running until the kill. */
@@ -325,32 +290,57 @@ static void test_uffd_handler_killed(void **state)
 	snapshot__close(&snap);
 }
 
-/* The memory file of a lazy mapping is truncated under the guest: the
- * guest's access to a lost page fails the VM with the file named. */
-static void test_mmap_lost_memory_file(void **state)
+/* Snapshots `p` as tmpdir/name, restores it with `strategy`, truncates
+ * the memory file to 0 before the guest runs (so no fault can beat it),
+ * and wants the VM to fail within bounded time for a reason holding
+ * `reason`. */
+static void lost_memory_file(const char *name, const char *strategy,
+			     const struct probe_params *p, const char *reason)
 {
-	struct probe_params p = workload();
 	struct snapshot snap;
 	struct probe probe;
 	struct vm *vm;
 	char dir[256], path[300];
 
-	(void)state;
-	p.init_bytes = 6 * MiB;
-	take("mmaplost", 1, &p);
-	snaptest__path(dir, sizeof(dir), "mmaplost");
+	take(name, 1, p);
+	snaptest__path(dir, sizeof(dir), name);
 	snprintf(path, sizeof(path), "%s/memory", dir);
 	assert_int_equal(snapshot__open(&snap, dir), 0);
 	assert_int_equal(snapshot__restore(&kvm, &snap,
-					   mem_restore__strategy("mmap"), NULL,
+					   mem_restore__strategy(strategy), NULL,
 					   &vm, &probe), 0);
 	assert_int_equal(truncate(path, 0), 0);
 	assert_int_equal(vm__start(vm), 0);
 	assert_int_equal(vm__wait(vm, 20 * SECOND), VM_FAILED);
-	if (!strstr(vm->reason, "memory file shrank from 8388608 to 0 bytes"))
+	if (!strstr(vm->reason, reason))
 		fail_msg("reason: %s", vm->reason);
 	vm__destroy(vm);
 	snapshot__close(&snap);
+}
+
+/* The memory file shrinks while uffd still serves faults from it: the
+ * VM fails with a reason naming the file. */
+static void test_uffd_lost_memory_file(void **state)
+{
+	struct probe_params p = workload();
+
+	(void)state;
+	p.init_bytes = 6 * MiB;
+	p.ws_bytes = 6 * MiB;
+	p.compute_iters = 0;
+	lost_memory_file("lost", "uffd", &p, "memory file");
+}
+
+/* The memory file of a lazy mapping is truncated under the guest: the
+ * guest's access to a lost page fails the VM with the file named. */
+static void test_mmap_lost_memory_file(void **state)
+{
+	struct probe_params p = workload();
+
+	(void)state;
+	p.init_bytes = 6 * MiB;
+	lost_memory_file("mmaplost", "mmap", &p,
+			 "memory file shrank from 8388608 to 0 bytes");
 }
 
 /* The memory file is truncated between opening the snapshot and an
