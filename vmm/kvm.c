@@ -3,6 +3,7 @@
 
 #include "err.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
 #include <stdio.h>
@@ -189,4 +190,102 @@ const char *kvm__flavour_name(enum kvm_flavour flavour)
 	};
 
 	return names[flavour];
+}
+
+/* Why no device is there, from what the kernel shows of KVM's modules. */
+static void why_no_device(char *buf, size_t size, const char *path)
+{
+	static const char *const vendors[] = { "kvm_intel", "kvm_amd",
+					       "kvm_pvm" };
+	char mod[64];
+
+	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++) {
+		snprintf(mod, sizeof(mod), "/sys/module/%s", vendors[i]);
+		if (path_exists(mod)) {
+			snprintf(buf, size, "%s is loaded but no %s was "
+				 "created: the module did not bind (its "
+				 "messages in dmesg say why)", vendors[i], path);
+			return;
+		}
+	}
+	if (path_exists("/sys/module/kvm"))
+		snprintf(buf, size, "kvm is loaded without a vendor module "
+			 "(kvm_intel, kvm_amd or kvm_pvm): no %s", path);
+	else if (cpu_has_flag("vmx") || cpu_has_flag("svm"))
+		snprintf(buf, size, "no KVM module is loaded (modprobe "
+			 "kvm_intel or kvm_amd): no %s", path);
+	else
+		snprintf(buf, size, "no %s and the CPU has neither VMX nor "
+			 "SVM (nested virtualization is off)", path);
+}
+
+void kvm__emulated(char *buf, size_t size, const char *cmdline_path)
+{
+	char line[4096], *p, *end;
+	FILE *f = fopen(cmdline_path ? cmdline_path : "/proc/cmdline", "re");
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		for (p = strstr(line, KVM_EMULATED_PARAM); p;
+		     p = strstr(p + 1, KVM_EMULATED_PARAM))
+			if (p == line || p[-1] == ' ')
+				break;
+		if (p) {
+			p += strlen(KVM_EMULATED_PARAM);
+			end = p + strcspn(p, " \n");
+			n = (size_t)(end - p) < size ? (size_t)(end - p)
+						     : size - 1;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+		}
+	}
+	fclose(f);
+}
+
+void kvm__where(struct kvm_where *where, const char *path)
+{
+	int fd, version;
+
+	memset(where, 0, sizeof(*where));
+	if (!path)
+		path = KVM_DEVICE_PATH;
+	kvm__emulated(where->emulated, sizeof(where->emulated), NULL);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			why_no_device(where->reason, sizeof(where->reason),
+				      path);
+		else if (errno == EACCES || errno == EPERM)
+			snprintf(where->reason, sizeof(where->reason),
+				 "%s exists but cannot be opened: permission "
+				 "denied (run as root or join the kvm group)",
+				 path);
+		else
+			snprintf(where->reason, sizeof(where->reason),
+				 "%s cannot be opened: %s", path,
+				 strerror(errno));
+		return;
+	}
+	version = ioctl(fd, KVM_GET_API_VERSION, 0);
+	close(fd);
+	if (version < 0) {
+		snprintf(where->reason, sizeof(where->reason),
+			 "KVM_GET_API_VERSION on %s failed: %s", path,
+			 strerror(errno));
+		return;
+	}
+	where->api_version = version;
+	if (version != KVM_API_VERSION) {
+		snprintf(where->reason, sizeof(where->reason),
+			 "%s speaks KVM API version %d, coldstart needs %d",
+			 path, version, KVM_API_VERSION);
+		return;
+	}
+	where->usable = true;
+	where->flavour = kvm__detect_flavour();
+	if (where->flavour == KVM_FLAVOUR_NONE)
+		where->flavour = KVM_FLAVOUR_OTHER;
 }

@@ -3,6 +3,7 @@
 #ifndef COLDSTART_KVM_H
 #define COLDSTART_KVM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,28 @@ int kvm__check_cap(const struct kvm_host *kvm, long cap);
  * /dev/kvm to be openable. */
 enum kvm_flavour kvm__detect_flavour(void);
 const char *kvm__flavour_name(enum kvm_flavour flavour);
+
+/* Where KVM runs for this process: a usable device (opened, API version
+ * read) and its flavour, or none and why; and whether this host is itself
+ * the emulated SVM host that `coldstart emulate` boots (its kernel command
+ * line carries coldstart.emulated=NAME). */
+struct kvm_where {
+	bool usable;
+	enum kvm_flavour flavour; /* KVM_FLAVOUR_NONE when !usable */
+	int api_version;	  /* 0 when the device could not be asked */
+	char emulated[32];	  /* "qemu-tcg-svm", or "" on a native host */
+	char reason[256];	  /* why not usable; "" when usable */
+};
+
+/* Fills `where` for `path` (NULL: /dev/kvm); never fails, never prints. */
+void kvm__where(struct kvm_where *where, const char *path);
+
+/* The emulation marker of this host's kernel command line, read from
+ * `cmdline_path` (NULL: /proc/cmdline) into buf ("" when absent). */
+void kvm__emulated(char *buf, size_t size, const char *cmdline_path);
+
+/* The kernel command-line word that marks an emulated host. */
+#define KVM_EMULATED_PARAM "coldstart.emulated="
 
 /* Runs ioctl(2), retrying on EINTR; on failure records "NAME: strerror"
  * and returns -errno. */
