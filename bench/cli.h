@@ -56,5 +56,6 @@ int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_emulate(int argc, char **argv);
 
 #endif

@@ -24,13 +24,24 @@
 
 #define BUSYBOX_PACKAGE "busybox-static"
 #define BUSYBOX_PATH "/bin/busybox"
-#define MANIFEST_SCHEMA "coldstart-image/1"
+#define MANIFEST_SCHEMA "coldstart-image/2"
 
-/* The modules that make the same kernel a KVM host (the e2e rig's L1). */
+/* The modules that make the same kernel the emulated KVM host of
+ * `coldstart emulate`: KVM, and virtio for its scratch disk and shared
+ * files, fuse and overlay for its root. */
 static const char *const kvm_modules[] = {
 	"kernel/virt/lib/irqbypass.ko",
 	"kernel/arch/x86/kvm/kvm.ko",
 	"kernel/arch/x86/kvm/kvm-amd.ko",
+	"kernel/drivers/virtio/virtio_ring.ko",
+	"kernel/drivers/virtio/virtio.ko",
+	"kernel/drivers/virtio/virtio_pci_legacy_dev.ko",
+	"kernel/drivers/virtio/virtio_pci_modern_dev.ko",
+	"kernel/drivers/virtio/virtio_pci.ko",
+	"kernel/drivers/block/virtio_blk.ko",
+	"kernel/fs/fuse/fuse.ko",
+	"kernel/fs/fuse/virtiofs.ko",
+	"kernel/fs/overlayfs/overlay.ko",
 };
 
 /* Everything that decides an image's bytes; equal inputs, equal image. */

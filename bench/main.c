@@ -18,6 +18,8 @@ static const struct command commands[] = {
 	  cmd_report },
 	{ "image", "build a Linux guest image (kernel + initramfs) from "
 		   "Debian's archive", cmd_image },
+	{ "emulate", "run a command inside an emulated SVM host (no "
+		     "/dev/kvm needed)", cmd_emulate },
 	{ "sysinfo", "print host metadata as JSON", cmd_sysinfo },
 	{ "probe", "observe a VMM process with eBPF probes", cmd_probe },
 	{ "help", "show help for coldstart or one command", cmd_help },

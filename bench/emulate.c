@@ -1,0 +1,865 @@
+/* The emulated SVM host: builds its initramfs and scratch disk, starts
+ * virtiofsd and QEMU, forwards the command's output and reads its exit
+ * status from the console. */
+#include "emulate.h"
+
+#include "cpio.h"
+#include "err.h"
+#include "image.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+/* The host's /init, bench/emulate_init.sh (emulate_embed.S). */
+extern const char emulate_init_sh[];
+
+#define QEMU "qemu-system-x86_64"
+#define BUSYBOX "/bin/busybox"
+#define MKFS "mkfs.ext4"
+#define MARK "COLDSTART-EMULATE-"
+#define TAIL_LINES 30
+
+/* The modules the host's init loads, in this order (dependencies first):
+ * virtio for the scratch disk and the shared files, overlay for the
+ * writable root, then KVM. */
+static const char *const host_modules[] = {
+	"virtio_ring.ko", "virtio.ko", "virtio_pci_legacy_dev.ko",
+	"virtio_pci_modern_dev.ko", "virtio_pci.ko", "virtio_blk.ko",
+	"fuse.ko", "virtiofs.ko", "overlay.ko",
+	"irqbypass.ko", "kvm.ko", "kvm-amd.ko",
+};
+
+static const char *const virtiofsd_paths[] = {
+	"/usr/lib/qemu/virtiofsd", /* Debian 12: qemu-system-common */
+	"/usr/libexec/virtiofsd",  /* the separate virtiofsd package */
+};
+
+/* One run's moving parts. */
+struct run {
+	const struct emulate_options *o;
+	char work[PATH_MAX];
+	char path[6][PATH_MAX]; /* see enum file */
+	char console[PATH_MAX];
+	char image[PATH_MAX];
+	char virtiofsd[PATH_MAX];
+	pid_t virtiofsd_pid, qemu_pid;
+	int out_fd, err_fd, con_fd;
+	char line[1024]; /* the console's unfinished line */
+	size_t line_len;
+	bool ready, exited, failed;
+	int exit_status;
+	char fail_text[256];
+	struct timespec start, ready_at, last_console;
+};
+
+enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };
+static const char *const file_names[] = {
+	"scratch.img", "host-initrd.cpio.gz", "virtiofsd.sock",
+	"stdout", "stderr", "qemu-virtiofsd.log",
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void progress(const struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(const struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->o->quiet)
+		return;
+	fputs("coldstart emulate: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* snprintf for paths: -ENAMETOOLONG instead of a cut path. */
+static int pathf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		return err__set(ENAMETOOLONG, "path too long: %.64s...", buf);
+	return 0;
+}
+
+static bool in_path(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	char dirs[4096], *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s",
+		 path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, size, "%s/%s", d, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+	}
+	/* mkfs.ext4 lives in /sbin, which a user's PATH may lack. */
+	snprintf(buf, size, "/sbin/%s", name);
+	return access(buf, X_OK) == 0;
+}
+
+static int find_virtiofsd(char *buf, size_t size)
+{
+	for (size_t i = 0; i < sizeof(virtiofsd_paths) / sizeof(*virtiofsd_paths);
+	     i++)
+		if (access(virtiofsd_paths[i], X_OK) == 0) {
+			snprintf(buf, size, "%s", virtiofsd_paths[i]);
+			return 0;
+		}
+	if (in_path("virtiofsd", buf, size))
+		return 0;
+	return err__set(ENOENT, "virtiofsd not found: install the Debian "
+			"package qemu-system-common (or virtiofsd)");
+}
+
+int emulate__check_tools(void)
+{
+	char buf[PATH_MAX];
+
+	if (!in_path(QEMU, buf, sizeof(buf)))
+		return err__set(ENOENT, QEMU " not found: install the Debian "
+				"package qemu-system-x86");
+	if (find_virtiofsd(buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	if (access(BUSYBOX, X_OK) < 0)
+		return err__set(ENOENT, BUSYBOX " not found: install the "
+				"Debian package busybox-static");
+	if (!in_path(MKFS, buf, sizeof(buf)))
+		return err__set(ENOENT, MKFS " not found: install the Debian "
+				"package e2fsprogs");
+	return 0;
+}
+
+/* ---- the host's initramfs ---- */
+
+static int slurp(const char *path, char **data, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t got = 0;
+
+	if (fd < 0)
+		return err__sys(errno, "opening %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err__set(EINVAL, "%s is not a regular file", path);
+	}
+	*data = malloc((size_t)st.st_size + 1);
+	if (!*data) {
+		close(fd);
+		return err__set(ENOMEM, "reading %s: out of memory", path);
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (got != (size_t)st.st_size) {
+		free(*data);
+		return err__set(EIO, "reading %s: short read", path);
+	}
+	*size = got;
+	return 0;
+}
+
+static int add_file(struct cpio *c, const char *name, uint32_t perm,
+		    const char *src)
+{
+	char *data;
+	size_t size;
+	int ret = slurp(src, &data, &size);
+
+	if (ret < 0)
+		return ret;
+	ret = cpio__file(c, name, perm, data, size);
+	free(data);
+	return ret;
+}
+
+static int add_text(struct cpio *c, const char *name, const char *text)
+{
+	return cpio__file(c, name, 0644, text, strlen(text));
+}
+
+/* Appends `s` to the growing buffer; false when out of memory. */
+static bool append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+	char *p;
+
+	if (*len + n + 1 > *cap) {
+		size_t want = (*len + n + 1) * 2;
+
+		p = realloc(*buf, want);
+		if (!p)
+			return false;
+		*buf = p;
+		*cap = want;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return true;
+}
+
+/* `s` in single quotes, for sh. */
+static bool append_quoted(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	char one[2] = { 0, 0 };
+	bool ok = append(buf, len, cap, "'");
+
+	for (; ok && *s; s++) {
+		one[0] = *s;
+		ok = append(buf, len, cap, *s == '\'' ? "'\\''" : one);
+	}
+	return ok && append(buf, len, cap, "'");
+}
+
+static bool shell_name(const char *s, size_t n)
+{
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* The script that runs the command inside: this directory, this
+ * environment, then exec. */
+static int command_script(char *const *argv, char **out)
+{
+	char cwd[PATH_MAX], name[256];
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	bool ok;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return err__sys(errno, "getcwd");
+	ok = append(&buf, &len, &cap, "cd ") &&
+	     append_quoted(&buf, &len, &cap, cwd) &&
+	     append(&buf, &len, &cap, " || exit 127\n");
+	for (char **e = environ; ok && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+
+		if (!eq || n >= sizeof(name) || !shell_name(*e, n))
+			continue;
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		ok = append(&buf, &len, &cap, "export ") &&
+		     append(&buf, &len, &cap, name) &&
+		     append(&buf, &len, &cap, "=") &&
+		     append_quoted(&buf, &len, &cap, eq + 1) &&
+		     append(&buf, &len, &cap, "\n");
+	}
+	ok = ok && append(&buf, &len, &cap, "exec");
+	for (char *const *a = argv; ok && *a; a++)
+		ok = append(&buf, &len, &cap, " ") &&
+		     append_quoted(&buf, &len, &cap, *a);
+	if (!ok || !append(&buf, &len, &cap, "\n")) {
+		free(buf);
+		return err__set(ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}
+
+/* The --out directories, one absolute path a line; made if missing. */
+static int outs_list(const struct emulate_options *o, char **out)
+{
+	char *buf = NULL, real[PATH_MAX];
+	size_t len = 0, cap = 0;
+	bool ok = append(&buf, &len, &cap, "");
+
+	for (size_t i = 0; ok && i < o->nr_outs; i++) {
+		if (mkdir(o->outs[i], 0755) < 0 && errno != EEXIST) {
+			free(buf);
+			return err__sys(errno, "creating --out %s", o->outs[i]);
+		}
+		if (!realpath(o->outs[i], real)) {
+			free(buf);
+			return err__sys(errno, "--out %s", o->outs[i]);
+		}
+		if (!strcmp(real, "/") || strchr(real, '\n')) {
+			free(buf);
+			return err__set(EINVAL, "--out %s: not a directory "
+					"that can be shared", o->outs[i]);
+		}
+		ok = append(&buf, &len, &cap, real) &&
+		     append(&buf, &len, &cap, "\n");
+	}
+	if (!ok) {
+		free(buf);
+		return err__set(ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return 0;
+}
+
+static int add_modules(struct cpio *c, const char *image)
+{
+	char src[PATH_MAX], name[PATH_MAX], order[1024] = "";
+	int ret = cpio__dir(c, "modules", 0755);
+
+	for (size_t i = 0; ret == 0 && i < sizeof(host_modules) /
+						sizeof(*host_modules); i++) {
+		if (pathf(src, sizeof(src), "%s/modules/%s", image,
+			  host_modules[i]) < 0)
+			return -ENAMETOOLONG;
+		if (access(src, R_OK) < 0)
+			return err__set(ENOENT, "the guest image %s lacks "
+					"modules/%s: rebuild it with "
+					"'coldstart image build --force'",
+					image, host_modules[i]);
+		snprintf(name, sizeof(name), "modules/%s", host_modules[i]);
+		ret = add_file(c, name, 0644, src);
+		strncat(order, host_modules[i], sizeof(order) - strlen(order) - 2);
+		strcat(order, "\n");
+	}
+	return ret ? ret : add_text(c, "modules/order", order);
+}
+
+static int build_initrd(struct run *r)
+{
+	char self[PATH_MAX], host[256] = "", *cmd = NULL, *outs = NULL;
+	struct cpio *c;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd, ret;
+
+	if (n <= 0)
+		return err__sys(errno, "readlink /proc/self/exe");
+	self[n] = '\0';
+	ret = command_script(r->o->argv, &cmd);
+	if (ret == 0)
+		ret = outs_list(r->o, &outs);
+	fd = ret ? -1 : open(r->path[F_INITRD], O_WRONLY | O_CREAT | O_TRUNC |
+						   O_CLOEXEC, 0600);
+	if (ret == 0 && fd < 0)
+		ret = err__sys(errno, "creating %s", r->path[F_INITRD]);
+	if (ret == 0)
+		ret = cpio__open(&c, fd);
+	if (ret == 0) {
+		ret = cpio__dir(c, "bin", 0755);
+		ret = ret ? ret : add_file(c, "bin/busybox", 0755, BUSYBOX);
+		ret = ret ? ret : cpio__file(c, "init", 0755, emulate_init_sh,
+					     strlen(emulate_init_sh));
+		ret = ret ? ret : add_modules(c, r->image);
+		ret = ret ? ret : cpio__dir(c, "emulate", 0755);
+		ret = ret ? ret : add_text(c, "emulate/cmd.sh", cmd);
+		ret = ret ? ret : add_text(c, "emulate/outs", outs);
+		ret = ret ? ret : add_text(c, "emulate/self", self);
+		gethostname(host, sizeof(host) - 1);
+		ret = ret ? ret : add_text(c, "emulate/hostname", host);
+		if (ret)
+			cpio__abort(c);
+		else
+			ret = cpio__finish(c);
+	}
+	if (fd >= 0 && close(fd) < 0 && ret == 0)
+		ret = err__sys(errno, "writing %s", r->path[F_INITRD]);
+	free(cmd);
+	free(outs);
+	return ret;
+}
+
+/* ---- processes ---- */
+
+static int spawn(char *const argv[], const char *log, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	int ret;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log,
+					 O_WRONLY | O_CREAT | O_APPEND, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return err__sys(ret, "starting %s", argv[0]);
+	return 0;
+}
+
+static int run_quiet(char *const argv[], const char *log)
+{
+	pid_t pid;
+	int status, ret = spawn(argv, log, &pid);
+
+	if (ret < 0)
+		return ret;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err__sys(errno, "waitpid(%s)", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err__set(EIO, "%s failed (log: %s)", argv[0], log);
+	return 0;
+}
+
+static int make_disk(struct run *r)
+{
+	char mkfs[PATH_MAX];
+	uint64_t mib = r->o->disk_mib ? r->o->disk_mib : 16384;
+	int fd = open(r->path[F_DISK], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0600);
+	char *argv[] = { mkfs, "-q", "-F", "-E",
+			 "lazy_itable_init=1,lazy_journal_init=1",
+			 r->path[F_DISK], NULL };
+
+	if (fd < 0)
+		return err__sys(errno, "creating %s", r->path[F_DISK]);
+	if (ftruncate(fd, (off_t)(mib << 20)) < 0) {
+		close(fd);
+		return err__sys(errno, "sizing the scratch disk %s",
+				r->path[F_DISK]);
+	}
+	close(fd);
+	in_path(MKFS, mkfs, sizeof(mkfs));
+	return run_quiet(argv, r->path[F_LOG]);
+}
+
+static int start_virtiofsd(struct run *r)
+{
+	char sock[PATH_MAX + 16];
+	char *argv[] = { r->virtiofsd, sock, "-o", "source=/", "-o",
+			 "cache=auto", "-o", "sandbox=chroot", NULL };
+	struct stat st;
+	int ret;
+
+	snprintf(sock, sizeof(sock), "--socket-path=%s", r->path[F_SOCK]);
+	ret = spawn(argv, r->path[F_LOG], &r->virtiofsd_pid);
+	for (int i = 0; ret == 0 && i < 100; i++) {
+		if (stat(r->path[F_SOCK], &st) == 0)
+			return 0;
+		if (waitpid(r->virtiofsd_pid, NULL, WNOHANG) == r->virtiofsd_pid) {
+			r->virtiofsd_pid = 0;
+			return err__set(EIO, "virtiofsd exited at start (log: "
+					"%s)", r->path[F_LOG]);
+		}
+		usleep(50000);
+	}
+	return ret ? ret : err__set(ETIMEDOUT, "virtiofsd made no socket in "
+				    "5 s (log: %s)", r->path[F_LOG]);
+}
+
+static int start_qemu(struct run *r)
+{
+	const struct emulate_options *o = r->o;
+	char qemu[PATH_MAX], smp[16], mem[32], memobj[96], con[PATH_MAX + 32],
+		out[PATH_MAX + 32], err[PATH_MAX + 32], vfs[PATH_MAX + 32],
+		drive[PATH_MAX + 64], kernel[PATH_MAX];
+	uint64_t mib = o->mem_mib ? o->mem_mib : 4096;
+	char *argv[] = {
+		qemu, "-nodefaults", "-no-user-config", "-accel", "tcg",
+		"-cpu", "EPYC,+svm,+npt", "-smp", smp, "-m", mem,
+		"-object", memobj, "-machine", "q35,memory-backend=mem",
+		"-display", "none", "-monitor", "none", "-no-reboot",
+		"-chardev", con, "-serial", "chardev:con",
+		"-chardev", out, "-serial", "chardev:out",
+		"-chardev", err, "-serial", "chardev:err",
+		"-chardev", vfs, "-device",
+		"vhost-user-fs-pci,chardev=vfs,tag=hostroot",
+		"-drive", drive, "-device", "virtio-blk-pci,drive=scratch",
+		"-kernel", kernel, "-initrd", r->path[F_INITRD], "-append",
+		"console=ttyS0 panic=-1 softlockup_panic=1 quiet "
+		"coldstart.emulated=" EMULATE_LABEL, NULL,
+	};
+
+	in_path(QEMU, qemu, sizeof(qemu));
+	snprintf(smp, sizeof(smp), "%u", o->vcpus ? o->vcpus : 2);
+	snprintf(mem, sizeof(mem), "%lluM", (unsigned long long)mib);
+	snprintf(memobj, sizeof(memobj),
+		 "memory-backend-memfd,id=mem,size=%lluM,share=on",
+		 (unsigned long long)mib);
+	snprintf(con, sizeof(con), "file,id=con,path=%s", r->console);
+	snprintf(out, sizeof(out), "file,id=out,path=%s", r->path[F_STDOUT]);
+	snprintf(err, sizeof(err), "file,id=err,path=%s", r->path[F_STDERR]);
+	snprintf(vfs, sizeof(vfs), "socket,id=vfs,path=%s", r->path[F_SOCK]);
+	snprintf(drive, sizeof(drive),
+		 "file=%s,format=raw,if=none,id=scratch,cache=writeback",
+		 r->path[F_DISK]);
+	if (pathf(kernel, sizeof(kernel), "%s/%s", r->image, IMAGE_KERNEL) < 0)
+		return -ENAMETOOLONG;
+	return spawn(argv, r->path[F_LOG], &r->qemu_pid);
+}
+
+/* Stops a child: SIGTERM, then SIGKILL after 2 s; reaps it. */
+static void stop(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	kill(*pid, SIGTERM);
+	for (int i = 0; i < 40; i++) {
+		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+			*pid = 0;
+			return;
+		}
+		usleep(50000);
+	}
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	*pid = 0;
+}
+
+/* ---- watching the run ---- */
+
+/* Copies what `fd` gained since the last call to `to`. */
+static void forward(int fd, int to)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0, w; off < n; off += w) {
+			w = write(to, buf + off, (size_t)(n - off));
+			if (w <= 0)
+				return; /* our stdout is gone: drop the rest */
+		}
+}
+
+static void console_line(struct run *r, const char *line)
+{
+	if (strncmp(line, MARK, strlen(MARK)))
+		return;
+	line += strlen(MARK);
+	if (!strncmp(line, "READY", 5) && !r->ready) {
+		r->ready = true;
+		clock_gettime(CLOCK_MONOTONIC, &r->ready_at);
+		progress(r, "host up after %.1f s; running the command",
+			 since(&r->start));
+	} else if (!strncmp(line, "EXIT ", 5)) {
+		r->exited = true;
+		r->exit_status = atoi(line + 5);
+	} else if (!strncmp(line, "FAIL ", 5)) {
+		r->failed = true;
+		snprintf(r->fail_text, sizeof(r->fail_text), "%s", line + 5);
+	}
+}
+
+/* Reads the console's new bytes, line by line. */
+static void watch_console(struct run *r)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(r->con_fd, buf, sizeof(buf))) > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &r->last_console);
+		for (ssize_t i = 0; i < n; i++) {
+			char ch = buf[i];
+
+			if (ch == '\r')
+				continue;
+			if (ch != '\n' && r->line_len < sizeof(r->line) - 1) {
+				r->line[r->line_len++] = ch;
+				continue;
+			}
+			if (ch != '\n')
+				continue; /* an overlong line: keep its start */
+			r->line[r->line_len] = '\0';
+			console_line(r, r->line);
+			r->line_len = 0;
+		}
+	}
+}
+
+/* The console's last lines, heartbeats left out, for error messages. */
+static void console_tail(const struct run *r, char *buf, size_t size)
+{
+	char *text = NULL, *lines[TAIL_LINES] = { 0 };
+	size_t len, used = 0, k = 0;
+
+	buf[0] = '\0';
+	if (slurp(r->console, &text, &len) < 0)
+		return;
+	text[len] = '\0';
+	for (char *save = NULL, *l = strtok_r(text, "\r\n", &save); l;
+	     l = strtok_r(NULL, "\r\n", &save))
+		if (!strstr(l, MARK "ALIVE") && !strstr(l, MARK "READY"))
+			lines[k++ % TAIL_LINES] = l;
+	for (size_t i = k > TAIL_LINES ? k - TAIL_LINES : 0; i < k; i++) {
+		int n = snprintf(buf + used, size - used, "\n  console: %s",
+				 lines[i % TAIL_LINES]);
+
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+	free(text);
+}
+
+/* Why the run ended without the command's status; -errno. */
+static int host_failure(struct run *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int host_failure(struct run *r, int err, const char *fmt, ...)
+{
+	char what[512], tail[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	console_tail(r, tail, sizeof(tail));
+	return err__set(err, "%s%s%s%s%s", what,
+			r->o->console ? " (console log: " : "",
+			r->o->console ? r->o->console : "",
+			r->o->console ? ")" : "", tail);
+}
+
+/* Polls until QEMU ends, forwarding output; stops it on a timeout, a
+ * stall or a signal. */
+static int watch(struct run *r)
+{
+	unsigned stall = r->o->stall_s ? r->o->stall_s : 180;
+	int status;
+
+	for (;;) {
+		forward(r->out_fd, STDOUT_FILENO);
+		forward(r->err_fd, STDERR_FILENO);
+		watch_console(r);
+		if (waitpid(r->qemu_pid, &status, WNOHANG) == r->qemu_pid) {
+			r->qemu_pid = 0;
+			break;
+		}
+		if (interrupted) {
+			stop(&r->qemu_pid);
+			return err__set(EINTR, "interrupted (signal %d); the "
+					"emulated host was stopped",
+					(int)interrupted);
+		}
+		if (r->o->timeout_s && since(&r->start) > r->o->timeout_s) {
+			stop(&r->qemu_pid);
+			return host_failure(r, ETIMEDOUT, "the emulated host "
+					    "ran out of its %u s (--timeout)",
+					    r->o->timeout_s);
+		}
+		if (since(&r->last_console) > stall) {
+			stop(&r->qemu_pid);
+			return host_failure(r, ETIMEDOUT, "the emulated host "
+					    "stalled: its console was silent "
+					    "for %u s", stall);
+		}
+		usleep(100000);
+	}
+	forward(r->out_fd, STDOUT_FILENO);
+	forward(r->err_fd, STDERR_FILENO);
+	watch_console(r);
+	if (r->failed)
+		return host_failure(r, EIO, "the emulated host could not "
+				    "start the command: %s", r->fail_text);
+	if (!r->exited)
+		return host_failure(r, EIO, "the emulated host ended (QEMU "
+				    "%s %d) without the command's exit status",
+				    WIFEXITED(status) ? "exit" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) :
+				    WTERMSIG(status));
+	return 0;
+}
+
+/* ---- setup and teardown ---- */
+
+static int open_reader(const char *path, int *fd)
+{
+	int w = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (w < 0)
+		return err__sys(errno, "creating %s", path);
+	close(w);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? err__sys(errno, "opening %s", path) : 0;
+}
+
+static int find_image(struct run *r)
+{
+	struct image_options io = { 0 };
+	struct image_result ir;
+	int ret;
+
+	if (r->o->image_dir) {
+		snprintf(r->image, sizeof(r->image), "%s", r->o->image_dir);
+		return 0;
+	}
+	progress(r, "the host kernel: coldstart image build (cached after "
+		 "the first run)");
+	ret = image__build(&io, &ir);
+	if (ret < 0)
+		return err__set(ENOENT, "the emulated host's kernel: %s",
+				err__last());
+	snprintf(r->image, sizeof(r->image), "%s", ir.dir);
+	return 0;
+}
+
+static int prepare(struct run *r)
+{
+	const char *parent = r->o->work_parent ? r->o->work_parent : "/var/tmp";
+	int ret = emulate__check_tools();
+
+	if (ret == 0)
+		ret = find_virtiofsd(r->virtiofsd, sizeof(r->virtiofsd));
+	if (ret == 0)
+		ret = find_image(r);
+	if (ret < 0)
+		return ret;
+	snprintf(r->work, sizeof(r->work), "%s/coldstart-emulate.XXXXXX",
+		 parent);
+	if (!mkdtemp(r->work)) {
+		ret = err__sys(errno, "creating a work directory in %s",
+			       parent);
+		r->work[0] = '\0';
+		return ret;
+	}
+	for (int i = 0; i <= F_LOG; i++)
+		if (pathf(r->path[i], sizeof(r->path[i]), "%s/%s", r->work,
+			  file_names[i]) < 0)
+			return -ENAMETOOLONG;
+	snprintf(r->console, sizeof(r->console), "%s",
+		 r->o->console ? r->o->console : r->work);
+	if (!r->o->console)
+		strncat(r->console, "/console.log",
+			sizeof(r->console) - strlen(r->console) - 1);
+	ret = build_initrd(r);
+	ret = ret ? ret : make_disk(r);
+	ret = ret ? ret : open_reader(r->console, &r->con_fd);
+	ret = ret ? ret : open_reader(r->path[F_STDOUT], &r->out_fd);
+	ret = ret ? ret : open_reader(r->path[F_STDERR], &r->err_fd);
+	return ret;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Stops what still runs and removes the work directory (the scratch disk
+ * with it); a console kept with --console stays. After a failure the logs
+ * stay, and the message says where. */
+static void cleanup(struct run *r, bool failed)
+{
+	stop(&r->qemu_pid);
+	stop(&r->virtiofsd_pid);
+	close_fd(&r->out_fd);
+	close_fd(&r->err_fd);
+	close_fd(&r->con_fd);
+	if (!r->work[0])
+		return;
+	unlink(r->path[F_DISK]);
+	unlink(r->path[F_INITRD]);
+	unlink(r->path[F_SOCK]);
+	if (failed) {
+		fprintf(stderr, "coldstart emulate: the emulated host's logs "
+			"are in %s\n", r->work);
+		return;
+	}
+	unlink(r->path[F_STDOUT]);
+	unlink(r->path[F_STDERR]);
+	unlink(r->path[F_LOG]);
+	if (!r->o->console)
+		unlink(r->console);
+	rmdir(r->work);
+}
+
+int emulate__run(const struct emulate_options *o, struct emulate_result *res)
+{
+	struct run r = { .o = o, .out_fd = -1, .err_fd = -1, .con_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	int ret;
+
+	if (!o->argv || !o->argv[0])
+		return err__set(EINVAL, "no command to run");
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	ret = prepare(&r);
+	if (ret == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &r.start);
+		r.last_console = r.start;
+		progress(&r, "booting the emulated SVM host (QEMU TCG, %u "
+			 "vCPUs, %llu MiB; kernel from %s)", o->vcpus ? o->vcpus : 2,
+			 (unsigned long long)(o->mem_mib ? o->mem_mib : 4096),
+			 r.image);
+		ret = start_virtiofsd(&r);
+	}
+	ret = ret ? ret : start_qemu(&r);
+	ret = ret ? ret : watch(&r);
+	if (ret == 0) {
+		res->exit_status = r.exit_status;
+		res->total_s = since(&r.start);
+		res->boot_s = r.ready ? (double)(r.ready_at.tv_sec -
+						 r.start.tv_sec) +
+				(double)(r.ready_at.tv_nsec - r.start.tv_nsec) / 1e9
+				      : 0;
+		progress(&r, "the command exited with status %d after %.1f s "
+			 "(host up in %.1f s)", res->exit_status, res->total_s,
+			 res->boot_s);
+	}
+	cleanup(&r, ret < 0 && ret != -ENOENT && ret != -EINTR);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return ret;
+}
+
+int emulate__hold_kvm(void)
+{
+	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC), vm = -1, vcpu = -1;
+
+	if (kvm < 0)
+		return err__sys(errno, "opening /dev/kvm");
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0)
+		return err__sys(errno, "KVM_CREATE_VM");
+	if (ioctl(vm, KVM_CREATE_IRQCHIP, 0) < 0)
+		return err__sys(errno, "KVM_CREATE_IRQCHIP");
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	if (vcpu < 0)
+		return err__sys(errno, "KVM_CREATE_VCPU");
+	printf("holding\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}

@@ -1,0 +1,80 @@
+#!/bin/busybox sh
+# /init of the emulated SVM host that `coldstart emulate` boots (embedded in
+# the coldstart binary). It loads KVM and the virtio modules, makes a root
+# for the command out of the real host's files (virtiofs, read-only) under
+# an overlay whose writes land on the scratch disk, binds the --out
+# directories writable, runs the command with its stdout on ttyS1 and its
+# stderr on ttyS2, and prints its exit status on the console (ttyS0) as
+# the line "COLDSTART-EMULATE-EXIT <status>". Lines that start with
+# "COLDSTART-EMULATE-" are for coldstart; everything else is the log.
+/bin/busybox mkdir -p /dev /proc /sys /tmp /host /scratch /newroot
+/bin/busybox mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+hostname "$(cat /emulate/hostname)" 2>/dev/null
+
+fail() {
+	echo "COLDSTART-EMULATE-FAIL $*"
+	sync
+	poweroff -f
+	sleep 60
+}
+
+for m in $(cat /modules/order); do
+	insmod "/modules/$m" || fail "insmod $m"
+done
+[ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm-amd (does the emulated CPU have svm?)"
+mount -t virtiofs hostroot /host || fail "mounting the host's files (virtiofs)"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -b /dev/vda ] && break
+	sleep 0.2
+done
+mount -t ext4 /dev/vda /scratch || fail "mounting the scratch disk /dev/vda"
+mkdir -p /scratch/upper /scratch/work
+mount -t overlay -o lowerdir=/host,upperdir=/scratch/upper,workdir=/scratch/work \
+	root /newroot || fail "mounting the overlay root"
+R=/newroot
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mkdir -p $R/dev/pts $R/dev/shm $R/run $R/tmp
+mount -t devpts devpts $R/dev/pts
+mount -t tmpfs shm $R/dev/shm
+mount -t tmpfs run $R/run
+chmod 1777 $R/tmp
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+# The directories the command may write on the real host.
+while read -r d; do
+	[ -n "$d" ] || continue
+	mkdir -p "$R$d" && mount --bind "/host$d" "$R$d" || fail "binding $d"
+done </emulate/outs
+mkdir -p $R/run/coldstart-emulate
+cp /emulate/cmd.sh $R/run/coldstart-emulate/cmd.sh
+for t in /dev/ttyS1 /dev/ttyS2; do
+	stty -F $t raw -echo 2>/dev/null
+done
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+# An idle VM for the host's lifetime: KVM's static keys then stop flipping
+# between the command's VMs, which now and then froze the emulated host.
+chroot $R "$(cat /emulate/self)" emulate --hold-kvm >/tmp/hold.out 2>&1 &
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	grep -q holding /tmp/hold.out && break
+	sleep 0.25
+done
+grep -q holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
+
+# A heartbeat: a console that stays silent means a stalled host.
+(while :; do sleep 10; echo "COLDSTART-EMULATE-ALIVE $(cut -d' ' -f1 /proc/uptime)"; done) &
+echo "COLDSTART-EMULATE-READY $(cut -d' ' -f1 /proc/uptime)"
+chroot $R /bin/sh /run/coldstart-emulate/cmd.sh </dev/null >/dev/ttyS1 2>/dev/ttyS2
+code=$?
+sync
+echo "COLDSTART-EMULATE-EXIT $code"
+poweroff -f
