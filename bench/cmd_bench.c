@@ -1,6 +1,9 @@
 /* `coldstart bench`: the table of benchmark drivers. */
 #include "cli.h"
+#include "emulate.h"
 #include "err.h"
+#include "kvm.h"
+#include "output.h"
 #include "floor.h"
 #include "args.h"
 #include "lifecycle.h"
@@ -15,10 +18,11 @@
 #include <string.h>
 
 static int cmd_bench_floor(int argc, char **argv);
+static int cmd_bench_suite_where(int argc, char **argv);
 
 static const struct command drivers[] = {
 	{ "suite", "every driver in turn (--quick, --smoke), then the report",
-	  cmd_bench_suite },
+	  cmd_bench_suite_where },
 	{ "lifecycle", "create -> READY -> destroy, in-process and "
 		       "process-per-VM, against the floor", cmd_bench_lifecycle },
 	{ "boot", "N fresh VMs: the distribution of every timeline phase",
@@ -52,6 +56,75 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", drivers[i].name,
 			drivers[i].summary);
 	fputs("\n'coldstart bench DRIVER --help' describes each driver.\n", out);
+}
+
+#define SUITE_MAX_ARGS 64
+
+/* The suite inside the emulated SVM host, writing into out_dir here. */
+static int suite_emulated(char **args, int n, const char *out_dir)
+{
+	struct emulate_options o = { .argv = args, .outs = { out_dir },
+				     .nr_outs = 1, .mem_mib = 8192,
+				     .timeout_s = 3 * 3600 };
+	struct emulate_result r;
+	int ret = output__mkdirs(out_dir);
+
+	args[n] = NULL;
+	if (ret == 0)
+		ret = emulate__run(&o, &r);
+	if (ret == -ENOENT)
+		return cli__error(CLI_SKIP, "bench suite: no usable /dev/kvm, "
+				  "and no emulated host: %s", err__last());
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "bench suite: %s", err__last());
+	return r.exit_status;
+}
+
+/* The suite where KVM is: here with a usable /dev/kvm or inside the
+ * emulated host already; else inside the emulated SVM host, unless
+ * --no-emulate (--emulate goes there even with a usable device). */
+static int cmd_bench_suite_where(int argc, char **argv)
+{
+	char *args[SUITE_MAX_ARGS + 4], dir[PATH_MAX];
+	const char *out = NULL, *self = cli__self_exe();
+	bool force = false, never = false, help = false;
+	struct kvm_where w;
+	int n = 3;
+
+	args[0] = (char *)self;
+	args[1] = "bench";
+	args[2] = "suite";
+	for (int i = 1; i < argc && n < SUITE_MAX_ARGS; i++) {
+		force |= !strcmp(argv[i], "--emulate");
+		never |= !strcmp(argv[i], "--no-emulate");
+		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+		if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			out = argv[i + 1];
+		else if (!strncmp(argv[i], "--out=", 6))
+			out = argv[i] + 6;
+		if (strcmp(argv[i], "--emulate") && strcmp(argv[i], "--no-emulate"))
+			args[n++] = argv[i];
+	}
+	kvm__where(&w, NULL);
+	if (help || never || !self || (!force && (w.usable || w.emulated[0]))) {
+		args[n] = NULL;
+		return cmd_bench_suite(n - 2, args + 2);
+	}
+	if (force && never)
+		return cli__error(CLI_USAGE, "bench suite: --emulate and "
+				  "--no-emulate exclude each other");
+	if (!w.usable)
+		fprintf(stderr, "coldstart: no usable /dev/kvm here because "
+			"%s; running the suite inside an emulated SVM host: "
+			"timings are functional, compare only ratios within "
+			"this run\n", w.reason);
+	if (!out) {
+		suite__default_dir(dir, sizeof(dir));
+		out = dir;
+		args[n++] = "--out";
+		args[n++] = dir;
+	}
+	return suite_emulated(args, n, out);
 }
 
 /* N bare-ioctl cycles, silently: used as a child by the lifecycle driver

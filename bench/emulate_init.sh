@@ -42,6 +42,10 @@ mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
 mkdir -p $R/dev/pts $R/dev/shm $R/run $R/tmp
 mount -t devpts devpts $R/dev/pts
+ln -sf /proc/self/fd $R/dev/fd
+ln -sf /proc/self/fd/0 $R/dev/stdin
+ln -sf /proc/self/fd/1 $R/dev/stdout
+ln -sf /proc/self/fd/2 $R/dev/stderr
 mount -t tmpfs shm $R/dev/shm
 mount -t tmpfs run $R/run
 chmod 1777 $R/tmp

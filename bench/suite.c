@@ -75,7 +75,15 @@ static void usage(FILE *out)
 	      "  --smoke       tiny runs: checks that every driver works\n"
 	      "  --out DIR     output directory (default results/HOST-DATE)\n"
 	      "  --only LIST   only these drivers (comma-separated)\n"
-	      "  --no-report   skip the report\n", out);
+	      "  --no-report   skip the report\n"
+	      "  --emulate     run inside the emulated SVM host even with a "
+	      "usable /dev/kvm\n"
+	      "  --no-emulate  never: without a usable /dev/kvm the drivers "
+	      "are skipped\n"
+	      "Without a usable /dev/kvm the suite runs inside an emulated SVM "
+	      "host\n(coldstart emulate): every driver works there, timings "
+	      "are functional\n(an emulated CPU) and the results say so.\n",
+	      out);
 }
 
 static int parse(int argc, char **argv, struct suite_opts *o)
@@ -268,7 +276,7 @@ static int report_all(const char *dir, const struct run *runs, size_t n)
 	return ret;
 }
 
-static void default_dir(char *buf, size_t len)
+void suite__default_dir(char *buf, size_t len)
 {
 	char host[64] = "host";
 	time_t now = time(NULL);
@@ -345,7 +353,7 @@ int cmd_bench_suite(int argc, char **argv)
 	if (ret != 0)
 		return cli__parsed(ret, "bench suite", usage);
 	if (!o.out_dir) {
-		default_dir(dir, sizeof(dir));
+		suite__default_dir(dir, sizeof(dir));
 		o.out_dir = dir;
 	}
 	ret = run_suite(&o, &failed);

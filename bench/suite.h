@@ -10,6 +10,9 @@
 
 int cmd_bench_suite(int argc, char **argv);
 
+/* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
+void suite__default_dir(char *buf, size_t len);
+
 /* The table of `coldstart bench` drivers (cmd_bench.c). */
 const struct command *bench__drivers(size_t *n);
 

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs one test suite that needs KVM, wherever KVM is:
+#   - with a usable /dev/kvm here, the suite runs here, held to TIMEOUT s;
+#   - inside the emulated SVM host (COLDSTART_EMULATED_RECORD set by
+#     run_kvm_suites.sh), it runs, held to 6 x TIMEOUT s (an emulated
+#     CPU), and leaves its exit status and output in that directory;
+#   - without a usable /dev/kvm, it replays what the emulated host recorded
+#     for it, so ctest reports each suite's pass or fail by name.
+# Usage: kvm_suite.sh NAME TIMEOUT RESULTS_DIR COMMAND [ARGS...]
+set -u
+name=$1 limit=$2 results=$3
+shift 3
+
+if [ -n "${COLDSTART_EMULATED_RECORD:-}" ]; then
+	rec=$COLDSTART_EMULATED_RECORD
+	timeout -k 10 $((limit * 6)) "$@" 2>&1 | tee "$rec/$name.log"
+	code=${PIPESTATUS[0]}
+	[ "$code" -eq 124 ] && echo "kvm_suite: $name timed out after $((limit * 6)) s in the emulated host" | tee -a "$rec/$name.log"
+	echo "$code" >"$rec/$name.rc"
+	exit "$code"
+fi
+# -c first: bash's <> would create a missing /dev/kvm as a plain file.
+if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
+	exec timeout -k 10 "$limit" "$@"
+fi
+if [ ! -s "$results/$name.rc" ]; then
+	echo "kvm_suite: no usable /dev/kvm here, and the emulated host recorded no result for $name" >&2
+	[ -s "$results/$name.log" ] && { echo "kvm_suite: its output so far:" >&2; cat "$results/$name.log" >&2; }
+	echo "kvm_suite: (see the output of the test emulated.kvm_suites)" >&2
+	exit 1
+fi
+echo "kvm_suite: no usable /dev/kvm here; $name ran inside the emulated SVM host (QEMU TCG), its output:"
+cat "$results/$name.log"
+exit "$(cat "$results/$name.rc")"
