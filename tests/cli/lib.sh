@@ -66,3 +66,17 @@ finish() {
 	echo "$pass passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
+
+# wait_catching PID SIGNAL: waits (up to 60 s) until PID has a handler for
+# SIGNAL (a number), so a signal sent next tests the handler and not how
+# fast the process started (slow under ASan and in the emulated host).
+wait_catching() {
+	local mask i
+	for i in $(seq 600); do
+		mask=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
+		[ -n "$mask" ] && [ $(((16#$mask >> ($2 - 1)) & 1)) -eq 1 ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}

@@ -31,7 +31,8 @@ expect 1 '"outcome": "failed"' run --json --misbehave abort
 # Ctrl-C stops a hung guest cleanly.
 timeout 30 "$COLDSTART" run --misbehave hang --timeout 0 >"$out" 2>"$err" &
 pid=$!
-sleep 0.5
+wait_catching $pid 2
+sleep 0.2 # past the handler, into the hung guest
 kill -INT $pid
 wait $pid
 code=$?

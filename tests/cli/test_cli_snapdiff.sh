@@ -8,10 +8,13 @@ scratch
 
 expect 0 "snapshot $tmp/base" snapshot create "$tmp/base" --mem 32M \
 	--init 8M --ws 4M --pattern random --op write
-expect 0 "1025 pages \(4.0 MiB\) written" snapshot create "$tmp/d" --diff-from "$tmp/base"
+# 1024 working-set pages and one more the probe guest writes; on VMX/SVM the CPU
+# also sets accessed/dirty bits in the guest's page tables (up to 19 pages
+# for 32 MiB), which PVM's shadow paging does not write back.
+expect 0 "10[2-4][0-9] pages \(4.0 MiB\) written" snapshot create "$tmp/d" --diff-from "$tmp/base"
 expect 0 "diff of .*base" snapshot inspect "$tmp/d"
 timeout 60 "$COLDSTART" snapshot inspect "$tmp/d" --json >"$tmp/i.json"
-json_check "d['diff']['dirty_pages'] == 1025 and d['probe']['phase'] == 3" \
+json_check "1025 <= d['diff']['dirty_pages'] <= 1044 and d['probe']['phase'] == 3" \
 	"$tmp/i.json"
 # The diff holds the dirty pages only; the base holds the init region.
 if [ "$(du -k "$tmp/d/memory" | cut -f1)" -lt 6000 ]; then ok

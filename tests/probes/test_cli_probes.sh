@@ -85,7 +85,7 @@ json_check 'd["probes"]["faults"]["guest"] is None and d["probes"]["exits"]["by_
 # Ctrl-C ends observing and prints the breakdown.
 timeout 30 "$COLDSTART" probe --pid $sleeper >"$out" 2>"$err" &
 pid=$!
-sleep 1
+wait_catching $pid 2
 kill -INT $pid
 wait $pid
 code=$?
