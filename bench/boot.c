@@ -374,10 +374,11 @@ static int check_host(const struct boot_opts *o)
 	for (int i = 0; i < o->nr_run_args; i++)
 		if (!strcmp(o->run_args[i], "--allow-pvm"))
 			return 0; /* e.g. our ring-0 test kernel */
-	if (o->kernel && kvm__detect_flavour() == KVM_FLAVOUR_PVM)
+	if (o->kernel && kvm__device_flavour() == KVM_FLAVOUR_PVM)
 		return err__set(ENOTSUP, "this host's /dev/kvm is PVM, which "
-				"cannot boot a Linux guest (see PLATFORM.md); "
-				"use a host with VMX or SVM");
+				"cannot boot an ordinary Linux guest (its ring-0 "
+				"code is emulated and fails); use a host with VMX "
+				"or SVM, or 'coldstart emulate'");
 	return 0;
 }
 

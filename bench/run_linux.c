@@ -310,7 +310,7 @@ int run_linux(const struct run_cli *o)
 		return cli__error(CLI_FAIL, "run: %s", err__last());
 	ret = linux__plan(&b, &k, run_linux__cmdline(o), o->initrd, o->cfg.mem_size,
 			  o->cfg.nr_vcpus);
-	if (ret == 0 && kvm__detect_flavour() == KVM_FLAVOUR_PVM &&
+	if (ret == 0 && kvm__device_flavour() == KVM_FLAVOUR_PVM &&
 	    !o->allow_pvm)
 		ret = cli__error(CLI_SKIP, "run --kernel: %s", pvm_refusal);
 	else if (ret < 0)

@@ -110,7 +110,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 					      &console);
 	if (ret < 0)
 		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());
-	else if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
+	else if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
 		code = cli__error(CLI_SKIP, "snapshot create --kernel: %s",
 				  pvm_refusal);
 	else if ((ret = kvm__open(&kvm, o->kvm_path)) < 0)
@@ -341,7 +341,7 @@ int snap_linux__restore(int argc, char **argv)
 
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
-	if (kvm__detect_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
+	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);
 	if (run_linux__open_console(o.console, o.json, false, &console) < 0)

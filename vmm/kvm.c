@@ -289,3 +289,11 @@ void kvm__where(struct kvm_where *where, const char *path)
 	if (where->flavour == KVM_FLAVOUR_NONE)
 		where->flavour = KVM_FLAVOUR_OTHER;
 }
+
+enum kvm_flavour kvm__device_flavour(void)
+{
+	struct kvm_where w;
+
+	kvm__where(&w, NULL);
+	return w.flavour;
+}

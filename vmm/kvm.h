@@ -67,6 +67,10 @@ struct kvm_where {
 /* Fills `where` for `path` (NULL: /dev/kvm); never fails, never prints. */
 void kvm__where(struct kvm_where *where, const char *path);
 
+/* kvm__where()'s flavour alone: KVM_FLAVOUR_NONE without a usable device
+ * (a loaded kvm_pvm that did not bind is no PVM host). */
+enum kvm_flavour kvm__device_flavour(void);
+
 /* The emulation marker of this host's kernel command line, read from
  * `cmdline_path` (NULL: /proc/cmdline) into buf ("" when absent). */
 void kvm__emulated(char *buf, size_t size, const char *cmdline_path);
