@@ -1,0 +1,54 @@
+#!/bin/bash
+# coldstart emulate: what it says when a piece is missing (exit 77), bad
+# options (exit 2), a host that runs out of time (exit 1), and one real
+# run in the emulated SVM host: the command's exit status, output,
+# environment and working directory, KVM inside, --out written back and
+# nothing else.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+scratch
+
+expect 2 'no command' emulate
+expect 2 'unknown or incomplete option' emulate --bogus -- true
+expect 2 "below 512 MiB" emulate --mem 1M -- true
+expect 2 "between 1 s and 7 days" emulate --timeout 0 -- true
+# Missing pieces: exit 77 naming what to install.
+code=0
+PATH=/nonexistent "$COLDSTART" emulate -- true 2>"$err" || code=$?
+[ "$code" = 77 ] && grep -q 'qemu-system-x86_64 not found: install the Debian package qemu-system-x86' "$err" &&
+	ok || fail "without QEMU: exit $code, $(cat "$err")"
+command -v qemu-system-x86_64 >/dev/null || { echo "skipping the rest: no QEMU"; finish; exit; }
+expect 77 "lacks modules/.*coldstart image build --force" emulate --image "$tmp" -- true
+
+# A real run. The image comes from the cache (built if missing).
+mkdir -p "$tmp/out" "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+code=0
+COLDSTART_TEST_VALUE="it's here" timeout 600 "$COLDSTART" emulate --out "$tmp/out" \
+	--console "$tmp/console.log" -- bash -c '
+	echo "out: $COLDSTART_TEST_VALUE in $PWD"
+	echo "err: to stderr" >&2
+	test -c /dev/kvm && echo "kvm: yes"
+	grep -o "coldstart.emulated=[a-z-]*" /proc/cmdline
+	echo written >"'"$tmp"'/out/back"
+	echo lost >"'"$tmp"'/cwd/lost"
+	exit 7' >"$out" 2>"$err" || code=$?
+cd / || exit 1
+if [ "$code" = 77 ]; then
+	echo "skipping the real run: $(tail -n 1 "$err")"
+	finish
+	exit
+fi
+[ "$code" = 7 ] && ok || fail "exit $code, want the command's 7: $(tail -n 5 "$err")"
+grep -qx "out: it's here in $tmp/cwd" "$out" && ok || fail "environment or working directory not passed: $(head -3 "$out")"
+grep -qx "err: to stderr" "$err" && ok || fail "stderr not forwarded"
+grep -qx "kvm: yes" "$out" && ok || fail "no /dev/kvm inside"
+grep -qx "coldstart.emulated=qemu-tcg-svm" "$out" && ok || fail "no emulation marker on the host's command line"
+[ "$(cat "$tmp/out/back" 2>/dev/null)" = written ] && ok || fail "--out was not written back"
+[ ! -e "$tmp/cwd/lost" ] && ok || fail "a write outside --out reached this machine"
+grep -q "COLDSTART-EMULATE-EXIT 7" "$tmp/console.log" && ok || fail "--console lacks the exit marker"
+grep -q "the command exited with status 7" "$err" && ok || fail "no closing progress line"
+
+# A host that cannot even boot in its time: exit 1, the reason named.
+expect 1 'ran out of its 1 s \(--timeout\)' emulate --timeout 1s -- true
+finish
