@@ -6,6 +6,7 @@
 #include "cpio.h"
 #include "err.h"
 #include "image.h"
+#include "output.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -103,23 +104,6 @@ static void progress(const struct run *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* snprintf for paths: -ENAMETOOLONG instead of a cut path. */
-static int pathf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= size)
-		return err__set(ENAMETOOLONG, "path too long: %.64s...", buf);
-	return 0;
 }
 
 static bool in_path(const char *name, char *buf, size_t size)
@@ -223,37 +207,13 @@ static int add_text(struct cpio *c, const char *name, const char *text)
 	return cpio__file(c, name, 0644, text, strlen(text));
 }
 
-/* Appends `s` to the growing buffer; false when out of memory. */
-static bool append(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t n = strlen(s);
-	char *p;
-
-	if (*len + n + 1 > *cap) {
-		size_t want = (*len + n + 1) * 2;
-
-		p = realloc(*buf, want);
-		if (!p)
-			return false;
-		*buf = p;
-		*cap = want;
-	}
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
-	return true;
-}
-
 /* `s` in single quotes, for sh. */
-static bool append_quoted(char **buf, size_t *len, size_t *cap, const char *s)
+static void put_quoted(FILE *f, const char *s)
 {
-	char one[2] = { 0, 0 };
-	bool ok = append(buf, len, cap, "'");
-
-	for (; ok && *s; s++) {
-		one[0] = *s;
-		ok = append(buf, len, cap, *s == '\'' ? "'\\''" : one);
-	}
-	return ok && append(buf, len, cap, "'");
+	fputc('\'', f);
+	for (; *s; s++)
+		fputs(*s == '\'' ? "'\\''" : (char[]){ *s, 0 }, f);
+	fputc('\'', f);
 }
 
 static bool shell_name(const char *s, size_t n)
@@ -272,72 +232,66 @@ static bool shell_name(const char *s, size_t n)
  * environment, then exec. */
 static int command_script(char *const *argv, char **out)
 {
-	char cwd[PATH_MAX], name[256];
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	bool ok;
+	struct output_text t;
+	char cwd[PATH_MAX];
+	int ret;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		return err__sys(errno, "getcwd");
-	ok = append(&buf, &len, &cap, "cd ") &&
-	     append_quoted(&buf, &len, &cap, cwd) &&
-	     append(&buf, &len, &cap, " || exit 127\n");
-	for (char **e = environ; ok && *e; e++) {
+	ret = output__text_open(&t);
+	if (ret < 0)
+		return ret;
+	fputs("cd ", t.f);
+	put_quoted(t.f, cwd);
+	fputs(" || exit 127\n", t.f);
+	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
-		size_t n = eq ? (size_t)(eq - *e) : 0;
 
-		if (!eq || n >= sizeof(name) || !shell_name(*e, n))
+		if (!eq || !shell_name(*e, (size_t)(eq - *e)))
 			continue;
-		memcpy(name, *e, n);
-		name[n] = '\0';
-		ok = append(&buf, &len, &cap, "export ") &&
-		     append(&buf, &len, &cap, name) &&
-		     append(&buf, &len, &cap, "=") &&
-		     append_quoted(&buf, &len, &cap, eq + 1) &&
-		     append(&buf, &len, &cap, "\n");
+		fprintf(t.f, "export %.*s=", (int)(eq - *e), *e);
+		put_quoted(t.f, eq + 1);
+		fputc('\n', t.f);
 	}
-	ok = ok && append(&buf, &len, &cap, "exec");
-	for (char *const *a = argv; ok && *a; a++)
-		ok = append(&buf, &len, &cap, " ") &&
-		     append_quoted(&buf, &len, &cap, *a);
-	if (!ok || !append(&buf, &len, &cap, "\n")) {
-		free(buf);
-		return err__set(ENOMEM, "out of memory");
+	fputs("exec", t.f);
+	for (char *const *a = argv; *a; a++) {
+		fputc(' ', t.f);
+		put_quoted(t.f, *a);
 	}
-	*out = buf;
-	return 0;
+	fputc('\n', t.f);
+	ret = output__text_close(&t, "the emulated command's script");
+	*out = t.text;
+	return ret;
 }
 
 /* The --out directories, one absolute path a line; made if missing. */
 static int outs_list(const struct emulate_options *o, char **out)
 {
-	char *buf = NULL, real[PATH_MAX];
-	size_t len = 0, cap = 0;
-	bool ok = append(&buf, &len, &cap, "");
+	struct output_text t;
+	char real[PATH_MAX];
+	int ret = output__text_open(&t);
 
-	for (size_t i = 0; ok && i < o->nr_outs; i++) {
-		if (mkdir(o->outs[i], 0755) < 0 && errno != EEXIST) {
-			free(buf);
-			return err__sys(errno, "creating --out %s", o->outs[i]);
-		}
-		if (!realpath(o->outs[i], real)) {
-			free(buf);
-			return err__sys(errno, "--out %s", o->outs[i]);
-		}
-		if (!strcmp(real, "/") || strchr(real, '\n')) {
-			free(buf);
-			return err__set(EINVAL, "--out %s: not a directory "
-					"that can be shared", o->outs[i]);
-		}
-		ok = append(&buf, &len, &cap, real) &&
-		     append(&buf, &len, &cap, "\n");
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; ret == 0 && i < o->nr_outs; i++) {
+		if (mkdir(o->outs[i], 0755) < 0 && errno != EEXIST)
+			ret = err__sys(errno, "creating --out %s", o->outs[i]);
+		else if (!realpath(o->outs[i], real))
+			ret = err__sys(errno, "--out %s", o->outs[i]);
+		else if (!strcmp(real, "/") || strchr(real, '\n'))
+			ret = err__set(EINVAL, "--out %s: not a directory that "
+				       "can be shared", o->outs[i]);
+		else
+			fprintf(t.f, "%s\n", real);
 	}
-	if (!ok) {
-		free(buf);
-		return err__set(ENOMEM, "out of memory");
+	if (ret < 0) {
+		output__text_close(&t, "--out");
+		free(t.text);
+		return ret;
 	}
-	*out = buf;
-	return 0;
+	ret = output__text_close(&t, "the --out list");
+	*out = t.text;
+	return ret;
 }
 
 static int add_modules(struct cpio *c, const char *image)
@@ -347,7 +301,7 @@ static int add_modules(struct cpio *c, const char *image)
 
 	for (size_t i = 0; ret == 0 && i < sizeof(host_modules) /
 						sizeof(*host_modules); i++) {
-		if (pathf(src, sizeof(src), "%s/modules/%s", image,
+		if (output__pathf(src, sizeof(src), "%s/modules/%s", image,
 			  host_modules[i]) < 0)
 			return -ENAMETOOLONG;
 		if (access(src, R_OK) < 0)
@@ -394,6 +348,11 @@ static int build_initrd(struct run *r)
 		ret = ret ? ret : add_text(c, "emulate/self", self);
 		gethostname(host, sizeof(host) - 1);
 		ret = ret ? ret : add_text(c, "emulate/hostname", host);
+		/* The command's stdout and stderr are terminals inside when
+		 * they are here, so progress lines behave the same. */
+		ret = ret ? ret : add_text(c, "emulate/tty", isatty(1) ?
+					   (isatty(2) ? "11" : "10") :
+					   (isatty(2) ? "01" : "00"));
 		if (ret)
 			cpio__abort(c);
 		else
@@ -522,7 +481,7 @@ static int start_qemu(struct run *r)
 	snprintf(drive, sizeof(drive),
 		 "file=%s,format=raw,if=none,id=scratch,cache=writeback",
 		 r->path[F_DISK]);
-	if (pathf(kernel, sizeof(kernel), "%s/%s", r->image, IMAGE_KERNEL) < 0)
+	if (output__pathf(kernel, sizeof(kernel), "%s/%s", r->image, IMAGE_KERNEL) < 0)
 		return -ENAMETOOLONG;
 	return spawn(argv, r->path[F_LOG], &r->qemu_pid);
 }
@@ -753,7 +712,7 @@ static int prepare(struct run *r)
 		return ret;
 	}
 	for (int i = 0; i <= F_LOG; i++)
-		if (pathf(r->path[i], sizeof(r->path[i]), "%s/%s", r->work,
+		if (output__pathf(r->path[i], sizeof(r->path[i]), "%s/%s", r->work,
 			  file_names[i]) < 0)
 			return -ENAMETOOLONG;
 	snprintf(r->console, sizeof(r->console), "%s",

@@ -77,8 +77,30 @@ grep -q holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
 # A heartbeat: a console that stays silent means a stalled host.
 (while :; do sleep 10; echo "COLDSTART-EMULATE-ALIVE $(cut -d' ' -f1 /proc/uptime)"; done) &
 echo "COLDSTART-EMULATE-READY $(cut -d' ' -f1 /proc/uptime)"
-chroot $R /bin/sh /run/coldstart-emulate/cmd.sh </dev/null >/dev/ttyS1 2>/dev/ttyS2
+# stdout and stderr are terminals where they are on the real host
+# (/emulate/tty: "11", "10"...), else pipes, so isatty() answers alike.
+out=/dev/ttyS1 err=/dev/ttyS2
+tty=$(cat /emulate/tty)
+if [ "${tty%?}" = 0 ]; then
+	mkfifo /tmp/out || fail "mkfifo"
+	cat /tmp/out >/dev/ttyS1 &
+	out=/tmp/out
+fi
+if [ "${tty#?}" = 0 ]; then
+	mkfifo /tmp/err || fail "mkfifo"
+	cat /tmp/err >/dev/ttyS2 &
+	err=/tmp/err
+fi
+chroot $R /bin/sh /run/coldstart-emulate/cmd.sh </dev/null >$out 2>$err
 code=$?
+wait_pipes() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pidof cat >/dev/null || return
+		sleep 0.1
+	done
+}
+wait_pipes
 sync
 echo "COLDSTART-EMULATE-EXIT $code"
 poweroff -f

@@ -1,6 +1,7 @@
 /* `coldstart image build`: Debian's cloud kernel plus a busybox-static and
  * coldstart-init initramfs, cached with a manifest naming every input. */
 #include "image.h"
+#include "output.h"
 
 #include "cpio.h"
 #include "err.h"
@@ -63,24 +64,6 @@ static void progress(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* snprintf for paths: image paths are bounded (see out_dir), so a
- * truncation is a bug; it still fails loudly instead of using a cut path. */
-static int pathf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int pathf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= size)
-		return err__set(ENAMETOOLONG, "path too long: %s...", buf);
-	return 0;
 }
 
 /* Is `name` an executable in $PATH? */
@@ -288,7 +271,7 @@ static bool entry_matches(const char *dir, const json_t *e, const char *sub)
 		base = file + strlen(sub) + 1;
 	if (!file || !want || !*base || strchr(base, '/') || base[0] == '.')
 		return false;
-	pathf(path, sizeof(path), "%s/%s", dir, file);
+	output__pathf(path, sizeof(path), "%s/%s", dir, file);
 	return hash__sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
 }
 
@@ -321,7 +304,7 @@ static bool is_fresh(const char *dir, const struct inputs *in)
 	json_t *root;
 	bool fresh;
 
-	pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
+	output__pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
 	root = json_load_file(path, 0, NULL);
 	if (!root)
 		return false;
@@ -474,12 +457,12 @@ static int fetch_kernel(const struct inputs *in, const char *tmp)
 	deb[0] = '\0';
 	while ((de = readdir(d)))
 		if (strstr(de->d_name, ".deb"))
-			pathf(deb, sizeof(deb), "%s/%s", tmp, de->d_name);
+			output__pathf(deb, sizeof(deb), "%s/%s", tmp, de->d_name);
 	closedir(d);
 	if (!deb[0])
 		return err__set(ENOENT, "apt-get download left no .deb in %s",
 				tmp);
-	pathf(root, sizeof(root), "%s/deb", tmp);
+	output__pathf(root, sizeof(root), "%s/deb", tmp);
 	progress("unpacking %s", strrchr(deb, '/') + 1);
 	char *extract[] = { "dpkg-deb", "-x", deb, root, NULL };
 	return spawn_ok(extract, NULL, NULL, 0);
@@ -493,7 +476,7 @@ static int find_release(const char *root, char *release, size_t size)
 	DIR *d;
 	int ret = -ENOENT;
 
-	pathf(boot, sizeof(boot), "%s/boot", root);
+	output__pathf(boot, sizeof(boot), "%s/boot", root);
 	d = opendir(boot);
 	if (!d)
 		return err__set(ENOENT, "the kernel package has no /boot");
@@ -594,7 +577,7 @@ static json_t *file_entry(const char *dir, const char *file)
 	char path[PATH_MAX], sum[HASH_SHA256_HEX];
 	uint64_t size;
 
-	pathf(path, sizeof(path), "%s/%s", dir, file);
+	output__pathf(path, sizeof(path), "%s/%s", dir, file);
 	if (hash__sha256_file(path, sum, &size) < 0)
 		return NULL;
 	return json_pack("{s:s, s:I, s:s}", "file", file, "size",
@@ -612,13 +595,13 @@ static int module_entries(const char *dir, const char *root,
 
 	for (size_t i = 0; ret == 0 && i < sizeof(kvm_modules) /
 						  sizeof(*kvm_modules); i++) {
-		ret = pathf(src, sizeof(src), "%s/lib/modules/%s/%s", root,
+		ret = output__pathf(src, sizeof(src), "%s/lib/modules/%s/%s", root,
 			    release, kvm_modules[i]);
 		if (ret == 0)
-			ret = pathf(name, sizeof(name), "modules/%s",
+			ret = output__pathf(name, sizeof(name), "modules/%s",
 				    strrchr(kvm_modules[i], '/') + 1);
 		if (ret == 0)
-			ret = pathf(dst, sizeof(dst), "%s/%s", dir, name);
+			ret = output__pathf(dst, sizeof(dst), "%s/%s", dir, name);
 		if (ret < 0 || access(src, R_OK) < 0)
 			continue; /* another kernel may build KVM in */
 		ret = copy_file(src, dst);
@@ -696,7 +679,7 @@ static int write_manifest(const char *dir, const struct inputs *in,
 	json_decref(root);
 	if (!text)
 		return err__set(ENOMEM, "formatting the manifest");
-	pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
+	output__pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
 	ret = write_text(path, text);
 	free(text);
 	return ret;
@@ -750,16 +733,16 @@ static int copy_kernel(const char *root, const char *release, const char *dir)
 	char src[PATH_MAX], dst[PATH_MAX];
 	int ret;
 
-	ret = pathf(src, sizeof(src), "%s/boot/vmlinuz-%s", root, release);
+	ret = output__pathf(src, sizeof(src), "%s/boot/vmlinuz-%s", root, release);
 	if (ret == 0)
-		ret = pathf(dst, sizeof(dst), "%s/%s", dir, IMAGE_KERNEL);
+		ret = output__pathf(dst, sizeof(dst), "%s/%s", dir, IMAGE_KERNEL);
 	if (ret == 0)
 		ret = copy_file(src, dst);
 	if (ret == 0)
-		ret = pathf(src, sizeof(src), "%s/boot/config-%s", root,
+		ret = output__pathf(src, sizeof(src), "%s/boot/config-%s", root,
 			    release);
 	if (ret == 0)
-		ret = pathf(dst, sizeof(dst), "%s/config", dir);
+		ret = output__pathf(dst, sizeof(dst), "%s/config", dir);
 	if (ret == 0 && access(src, R_OK) == 0)
 		ret = copy_file(src, dst);
 	return ret;
@@ -768,7 +751,7 @@ static int copy_kernel(const char *root, const char *release, const char *dir)
 static int make_image_dirs(const char *staged)
 {
 	char modules[PATH_MAX];
-	int ret = pathf(modules, sizeof(modules), "%s/modules", staged);
+	int ret = output__pathf(modules, sizeof(modules), "%s/modules", staged);
 
 	if (ret == 0 && mkdir(staged, 0755) < 0)
 		ret = err__sys(errno, "creating %s", staged);
@@ -785,9 +768,9 @@ static int build_into(const char *tmp, const struct inputs *in,
 	json_t *mods = NULL;
 	int ret, applets = 0;
 
-	ret = pathf(root, sizeof(root), "%s/deb", tmp);
+	ret = output__pathf(root, sizeof(root), "%s/deb", tmp);
 	if (ret == 0)
-		ret = pathf(staged, size, "%s/image", tmp);
+		ret = output__pathf(staged, size, "%s/image", tmp);
 	if (ret == 0)
 		ret = fetch_kernel(in, tmp);
 	if (ret == 0)
@@ -797,7 +780,7 @@ static int build_into(const char *tmp, const struct inputs *in,
 	if (ret == 0)
 		ret = copy_kernel(root, release, staged);
 	if (ret == 0)
-		ret = pathf(initramfs, sizeof(initramfs), "%s/%s", staged,
+		ret = output__pathf(initramfs, sizeof(initramfs), "%s/%s", staged,
 			    IMAGE_INITRAMFS);
 	if (ret == 0) {
 		progress("writing %s (busybox-static %s, coldstart-init)",
@@ -907,14 +890,14 @@ int image__build(const struct image_options *o, struct image_result *r)
 	ret = check_replaceable(r->dir);
 	if (ret < 0)
 		return ret;
-	pathf(parent, sizeof(parent), "%s", r->dir);
+	output__pathf(parent, sizeof(parent), "%s", r->dir);
 	*(strrchr(parent, '/') ? strrchr(parent, '/') : parent) = '\0';
 	if (!parent[0])
 		strcpy(parent, r->dir[0] == '/' ? "/" : ".");
 	ret = mkdir_p(parent);
 	if (ret < 0)
 		return ret;
-	pathf(tmp, sizeof(tmp), "%s/.%s.tmp-XXXXXX", parent,
+	output__pathf(tmp, sizeof(tmp), "%s/.%s.tmp-XXXXXX", parent,
 		 strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir);
 	if (!mkdtemp(tmp))
 		return err__sys(errno, "creating a temporary directory in %s",

@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,4 +170,17 @@ void output__progress_done(void)
 {
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
+}
+
+int output__pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		return err__set(ENAMETOOLONG, "path too long: %.64s...", buf);
+	return 0;
 }

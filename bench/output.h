@@ -7,6 +7,11 @@
 
 #include <jansson.h>
 
+/* snprintf for paths: -ENAMETOOLONG with a message instead of a cut
+ * path. */
+int output__pathf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Creates `dir` and its parents (mode 0755); 0 or -errno. */
 int output__mkdirs(const char *dir);
 

@@ -29,6 +29,7 @@ COLDSTART_TEST_VALUE="it's here" timeout 600 "$COLDSTART" emulate --out "$tmp/ou
 	echo "out: $COLDSTART_TEST_VALUE in $PWD"
 	echo "err: to stderr" >&2
 	test -c /dev/kvm && echo "kvm: yes"
+	[ -t 1 ] || echo "stdout: not a terminal"
 	grep -o "coldstart.emulated=[a-z-]*" /proc/cmdline
 	echo written >"'"$tmp"'/out/back"
 	echo lost >"'"$tmp"'/cwd/lost"
@@ -43,6 +44,7 @@ fi
 grep -qx "out: it's here in $tmp/cwd" "$out" && ok || fail "environment or working directory not passed: $(head -3 "$out")"
 grep -qx "err: to stderr" "$err" && ok || fail "stderr not forwarded"
 grep -qx "kvm: yes" "$out" && ok || fail "no /dev/kvm inside"
+grep -qx "stdout: not a terminal" "$out" && ok || fail "stdout is a terminal inside but a file here"
 grep -qx "coldstart.emulated=qemu-tcg-svm" "$out" && ok || fail "no emulation marker on the host's command line"
 [ "$(cat "$tmp/out/back" 2>/dev/null)" = written ] && ok || fail "--out was not written back"
 [ ! -e "$tmp/cwd/lost" ] && ok || fail "a write outside --out reached this machine"
