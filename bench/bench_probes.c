@@ -13,6 +13,7 @@
 #include "err.h"
 #include "probes.h"
 #include "stats.h"
+#include "sysinfo.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -457,7 +458,7 @@ static json_t *summary_json(const struct summary *m)
 
 static void print_json(const struct bench_probes *b)
 {
-	json_t *out = json_array(), *doc;
+	json_t *out = json_array(), *doc, *sys;
 
 	for (int s = 0; s < NR_SPANS; s++) {
 		struct paired p = paired_pct(b, s);
@@ -487,6 +488,11 @@ static void print_json(const struct bench_probes *b)
 			attach_names[b->attach], "pairs",
 			(json_int_t)b->n, "spans", out, "target_pct",
 			TARGET_PCT);
+	/* host metadata, as every driver's document has (an emulated
+	 * host's overheads are not a native one's) */
+	if (sysinfo__collect(&sys) < 0)
+		sys = json_null();
+	json_object_set_new(doc, "sysinfo", sys);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 	json_decref(doc);

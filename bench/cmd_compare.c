@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "err.h"
 #include "output.h"
+#include "sysinfo.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -42,8 +43,9 @@ static void usage(FILE *out)
 	      "and the samples per side; '~' when the change is not "
 	      "significant.\nA series regresses when p < alpha AND its "
 	      "median got worse by more than the\nthreshold. Results from "
-	      "different hosts (hostname, CPU model, KVM flavour) or\n"
-	      "configurations (config, apart from count) are refused.\n\n"
+	      "different hosts (hostname, CPU model, KVM flavour), an\n"
+	      "emulated host against a native one, or different "
+	      "configurations (config,\napart from count) are refused.\n\n"
 	      "  --threshold PCT          practical threshold in percent "
 	      "(default 5)\n"
 	      "  --metric-threshold NAME=PCT\n"
@@ -57,7 +59,8 @@ static void usage(FILE *out)
 	      "                           difference of medians (10000 "
 	      "resamples, seeded)\n"
 	      "  --force                  compare results from different "
-	      "hosts or configurations\n"
+	      "hosts (emulated or\n                           native) or "
+	      "configurations, with a warning\n"
 	      "  --export-github FILE     NEW's medians as "
 	      "github-action-benchmark\n"
 	      "                           customSmallerIsBetter JSON (ns "
@@ -521,8 +524,14 @@ static int load_both(const struct compare_cli *cli, struct result_doc *base,
 		return cli__error(CLI_USAGE, "compare: %s", err__last());
 	if (compare__same_bench(base, new_) < 0)
 		return cli__error(CLI_USAGE, "compare: %s", err__last());
-	if (compare__same_setup(base, new_) == 0)
+	if (compare__same_setup(base, new_) == 0) {
+		if (sysinfo__emulated(base->sysinfo))
+			fprintf(stderr, "warning: both results were measured "
+				"inside an emulated host (%s): timings are "
+				"functional; compare only ratios within a run\n",
+				sysinfo__emulated(base->sysinfo));
 		return -1;
+	}
 	if (!cli->force)
 		return cli__error(CLI_USAGE, "compare: %s and %s are not "
 				  "comparable: %s; use --force to compare "

@@ -3,6 +3,7 @@
 #include "compare.h"
 
 #include "err.h"
+#include "sysinfo.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -163,6 +164,22 @@ static const char *sysinfo_str(const json_t *sys, const char *a,
 	return s ? s : "(unknown)";
 }
 
+/* Timings from an emulated host (a software CPU, ~30x slower) say
+ * nothing about a native one, nor about another kind of emulation. */
+static int same_where(const json_t *a, const json_t *b)
+{
+	const char *x = sysinfo__emulated(a), *y = sysinfo__emulated(b);
+
+	if (!x && !y)
+		return 0;
+	if (x && y && !strcmp(x, y))
+		return 0;
+	return err__set(EINVAL, "one was measured inside an emulated host and "
+			"the other not: BASE %s%s, NEW %s%s (emulated timings "
+			"are functional only)", x ? "emulated: " : "native",
+			x ? x : "", y ? "emulated: " : "native", y ? y : "");
+}
+
 static int same_host(const json_t *a, const json_t *b)
 {
 	static const struct {
@@ -244,8 +261,10 @@ out:
 int compare__same_setup(const struct result_doc *base,
 			const struct result_doc *new_)
 {
-	int ret = same_host(base->sysinfo, new_->sysinfo);
+	int ret = same_where(base->sysinfo, new_->sysinfo);
 
+	if (ret == 0)
+		ret = same_host(base->sysinfo, new_->sysinfo);
 	return ret < 0 ? ret : same_config(base->config, new_->config);
 }
 

@@ -51,10 +51,11 @@ const struct result_series *compare__find(const struct result_doc *doc,
 int compare__same_bench(const struct result_doc *base,
 			const struct result_doc *new_);
 
-/* 0 when both come from the same host and configuration: sysinfo's
- * hostname, CPU model and KVM flavour, and the "config" object apart from
- * its "count" (the number of samples, which the tests allow to differ).
- * -EINVAL with a message naming the first difference otherwise. */
+/* 0 when both come from the same host and configuration: both native or
+ * both from the same emulated host (sysinfo__emulated; checked first),
+ * sysinfo's hostname, CPU model and KVM flavour, and the "config" object
+ * apart from its "count" (the number of samples, which the tests allow to
+ * differ). -EINVAL with a message naming the first difference otherwise. */
 int compare__same_setup(const struct result_doc *base,
 			const struct result_doc *new_);
 

@@ -11,6 +11,7 @@
 #include "plot.h"
 #include "result.h"
 #include "stats.h"
+#include "sysinfo.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -752,20 +753,63 @@ static void plot_restore(struct report *r)
 
 /* ---- report.md ---- */
 
+/* First, before any number: whether the results come from an emulated
+ * host, whose timings must not be read as native ones. */
+static void md_emulated(struct report *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += result__emulated_note(r->in[i].root) != NULL;
+	if (n == r->n) {
+		fprintf(r->md, "> **%s**\n\n",
+			result__emulated_note(r->in[0].root));
+		return;
+	}
+	if (!n)
+		return;
+	fputs("> **Measured inside an emulated SVM host (QEMU TCG), so "
+	      "functional timings only:", r->md);
+	for (size_t i = 0; i < r->n; i++)
+		if (result__emulated_note(r->in[i].root))
+			fprintf(r->md, " %s", r->in[i].label);
+	fputs("; the others are native. Compare only ratios within one "
+	      "run.**\n\n", r->md);
+}
+
+/* "pvm", "svm (emulated host qemu-tcg-svm)", "none (REASON)"; sysinfo
+ * before schema 2 has the flavour alone. */
+static void kvm_text(char *buf, size_t len, const json_t *sys)
+{
+	const json_t *kvm = get(sys, "kvm");
+	const char *flavour = str_or(kvm, "flavour", "?");
+
+	if (sysinfo__emulated(sys))
+		snprintf(buf, len, "%s (emulated host %s)", flavour,
+			 sysinfo__emulated(sys));
+	else if (json_is_false(get(kvm, "usable")))
+		snprintf(buf, len, "%s (%s)", flavour,
+			 str_or(kvm, "reason", "no usable device"));
+	else
+		snprintf(buf, len, "%s", flavour);
+}
+
 static void md_host(struct report *r)
 {
 	const json_t *sys = r->in[0].doc.sysinfo, *cpu = get(sys, "cpu");
 	const json_t *build = get(r->in[0].root, "coldstart");
+	char kvm[400];
 
-	fprintf(r->md, "# coldstart benchmark report\n\n"
-		"- host: %s, %s, %" JSON_INTEGER_FORMAT " CPUs, %.1f GiB, "
-		"kernel %s, KVM %s\n",
+	kvm_text(kvm, sizeof(kvm), sys);
+	fputs("# coldstart benchmark report\n\n", r->md);
+	md_emulated(r);
+	fprintf(r->md, "- host: %s, %s, %" JSON_INTEGER_FORMAT " CPUs, %.1f "
+		"GiB, kernel %s, KVM %s\n",
 		str_or(sys, "hostname", "?"), str_or(cpu, "model", "?"),
 		json_integer_value(get(cpu, "online_cpus")),
 		(double)json_integer_value(get(get(sys, "memory"),
 					       "total_kib")) / 1048576.0,
-		str_or(get(sys, "kernel"), "release", "?"),
-		str_or(get(sys, "kvm"), "flavour", "?"));
+		str_or(get(sys, "kernel"), "release", "?"), kvm);
 	fprintf(r->md, "- coldstart %s, commit %s\n",
 		str_or(build ? build : get(sys, "coldstart"), "version", "?"),
 		str_or(build ? build : get(sys, "coldstart"), "commit", "?"));
@@ -1208,9 +1252,18 @@ static void sum_density(FILE *md, const struct input *in)
 
 static void sum_peers(FILE *md, const struct input *in)
 {
+	const struct result_series *ours = compare__find(&in->doc, "coldstart");
 	const json_t *x;
 	const char *peer;
+	char t[48];
 
+	/* every peer left out: coldstart's own time is all there is */
+	if (!json_object_size(get(in->root, "ratios")) && ours) {
+		time_text(t, sizeof(t), median_ns(ours));
+		fprintf(md, "- %s: coldstart %s median, no peer measured (see "
+			"Left out)\n", in->label, t);
+		return;
+	}
 	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
 		fprintf(md, "- %s: %s / coldstart %.2fx the wall-time median, "
 			"%.2fx the peak-RSS median\n", in->label, peer,
@@ -1239,6 +1292,42 @@ static void md_summary(struct report *r)
 			any = true;
 			drivers[d].fn(r->md, &r->in[i]);
 		}
+}
+
+static void left_out_heading(struct report *r, bool *any)
+{
+	if (!*any)
+		fputs("\n## Left out\n\nWhat this host could not do, and "
+		      "why; the rest ran.\n\n", r->md);
+	*any = true;
+}
+
+/* Everything the drivers left out, in one place near the top: each
+ * document's "skipped" entries and the suite's drivers that could not
+ * run at all. */
+static void md_left_out(struct report *r)
+{
+	const json_t *x;
+	bool any = false;
+	size_t k;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct input *in = &r->in[i];
+
+		json_array_foreach(get(in->root, "skipped"), k, x) {
+			left_out_heading(r, &any);
+			fprintf(r->md, "- %s: %s: %s\n", in->label,
+				str_or(x, "what", "?"), str_or(x, "why", "?"));
+		}
+		json_array_foreach(get(in->root, "drivers"), k, x) {
+			if (strcmp(str_or(x, "status", ""), "skipped"))
+				continue;
+			left_out_heading(r, &any);
+			fprintf(r->md, "- %s: bench %s: this host cannot run "
+				"it (exit 77)\n", in->label,
+				str_or(x, "name", "?"));
+		}
+	}
 }
 
 /* ---- the whole report ---- */
@@ -1274,6 +1363,7 @@ static int write_md(struct report *r)
 	r->md = t.f;
 	md_host(r);
 	md_summary(r);
+	md_left_out(r);
 	for (size_t i = 0; i < r->n; i++)
 		md_doc(r, &r->in[i]);
 	r->md = NULL;

@@ -60,10 +60,11 @@ json_t *result__new(const char *name, json_t *config)
 	if (sysinfo__collect(&sys) < 0)
 		sys = json_null();
 	build = json_deep_copy(json_object_get(sys, "coldstart"));
-	doc = json_pack("{s:i, s:s, s:o, s:o, s:o, s:[], s:[]}", "schema",
-			RESULT_SCHEMA, "bench", name, "coldstart",
+	doc = json_pack("{s:i, s:s, s:o, s:o, s:o, s:[], s:[], s:[]}",
+			"schema", RESULT_SCHEMA, "bench", name, "coldstart",
 			build ? build : json_null(), "sysinfo", sys, "config",
-			config ? config : json_object(), "series", "warnings");
+			config ? config : json_object(), "series", "warnings",
+			"skipped");
 	if (doc && json_object_set_new(doc, "guest",
 				       guest_identity(json_object_get(
 					       doc, "config"))) < 0) {
@@ -85,6 +86,38 @@ void result__warn(json_t *doc, const char *fmt, ...)
 	va_end(ap);
 	json_array_append_new(json_object_get(doc, "warnings"),
 			      json_string(buf));
+}
+
+/* o.key as a string, `def` when it is not one. */
+static const char *text_or(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : def;
+}
+
+void result__skip(json_t *doc, const char *what, const char *fmt, ...)
+{
+	json_t *list = json_object_get(doc, "skipped"), *entry;
+	char why[512];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!list) {
+		list = json_array();
+		if (json_object_set_new(doc, "skipped", list) < 0)
+			return;
+	}
+	/* one entry per part and reason, however often the run met it */
+	json_array_foreach(list, i, entry)
+		if (!strcmp(text_or(entry, "what", ""), what) &&
+		    !strcmp(text_or(entry, "why", ""), why))
+			return;
+	json_array_append_new(list, json_pack("{s:s, s:s}", "what", what,
+					      "why", why));
 }
 
 json_t *result__summary_json(const double *samples, size_t n)
@@ -200,10 +233,35 @@ void result__print_json(FILE *out, const json_t *doc)
 	fputc('\n', out);
 }
 
+const char *result__emulated_note(const json_t *doc)
+{
+	if (!sysinfo__emulated(json_object_get(doc, "sysinfo")))
+		return NULL;
+	return "Measured inside an emulated SVM host (QEMU TCG): timings are "
+	       "functional; compare only ratios within this run.";
+}
+
+/* md with the emulated-host note after its first line (its title), so
+ * every driver's Markdown says so without each driver knowing; a copy
+ * of md when there is no note. NULL when out of memory. */
+static char *with_note(const json_t *doc, const char *md)
+{
+	const char *note = result__emulated_note(doc);
+	size_t head = strcspn(md, "\n");
+	char *text;
+
+	if (!note)
+		return strdup(md);
+	if (asprintf(&text, "%.*s\n\n> **%s**%s", (int)head, md, note,
+		     md + head) < 0)
+		return NULL;
+	return text;
+}
+
 int result__write(const json_t *doc, const char *dir, const char *md)
 {
 	const char *bench = json_string_value(json_object_get(doc, "bench"));
-	char name[256];
+	char name[256], *text = NULL;
 	int ret = output__mkdirs(dir);
 
 	if (ret == 0) {
@@ -211,9 +269,12 @@ int result__write(const json_t *doc, const char *dir, const char *md)
 		ret = output__write_json(dir, name, doc);
 	}
 	if (ret == 0 && md) {
+		text = with_note(doc, md);
 		snprintf(name, sizeof(name), "%s.md", bench);
-		ret = output__write_file(dir, name, md, strlen(md));
+		ret = text ? output__write_file(dir, name, text, strlen(text))
+			   : err__set(ENOMEM, "writing %s", name);
 	}
+	free(text);
 	return ret;
 }
 
@@ -223,10 +284,13 @@ int result__emit(const json_t *doc, bool json, const char *dir,
 	struct output_text md;
 	int ret;
 
-	if (json)
+	if (json) {
 		result__print_json(stdout, doc);
-	else
+	} else {
+		if (result__emulated_note(doc))
+			printf("%s\n\n", result__emulated_note(doc));
 		report(stdout, doc);
+	}
 	if (!dir)
 		return 0;
 	ret = output__text_open(&md);
@@ -343,6 +407,21 @@ void result__md_warning_list(FILE *out, const json_t *doc)
 		fprintf(out, "%s%s", k ? ", " : "", names[k]);
 	fprintf(out, "%s; each is a warning in the JSON document\n",
 		count > OUTLIER_NAMES ? ", ..." : "");
+}
+
+void result__print_skipped(FILE *out, const json_t *doc, bool md)
+{
+	const json_t *entry;
+	size_t i;
+
+	if (!json_array_size(json_object_get(doc, "skipped")))
+		return;
+	if (md)
+		fputs("\n## Left out\n\nParts of the work this host could not "
+		      "do; the rest ran.\n\n", out);
+	json_array_foreach(json_object_get(doc, "skipped"), i, entry)
+		fprintf(out, "%s%s: %s\n", md ? "- " : "left out: ",
+			text_or(entry, "what", "?"), text_or(entry, "why", "?"));
 }
 
 void result__md_warnings(FILE *out, const json_t *doc)

@@ -8,7 +8,12 @@
  *    "guest": {"name": "probe", "bytes", "sha256"} or {"name": "linux",
  *              "kernel": {path, bytes, sha256}, "initrd": {...} or null},
  *    "series": [SERIES...],
- *    "warnings": [strings], ...driver-specific top-level objects}
+ *    "warnings": [strings],
+ *    "skipped": [{"what": part of the work, "why": reason}]: what the
+ *               driver left out because this host cannot do it (cold
+ *               cache on tmpfs, QEMU not installed, no huge pages); the
+ *               rest ran and the driver succeeded,
+ *    ...driver-specific top-level objects}
  * SERIES:
  *   {"name": unique, "unit": "ns" | "vms_per_s" | "kib" | ...,
  *    "better": "lower" | "higher", "params": {...},
@@ -53,6 +58,16 @@ json_t *result__summary_json(const double *samples, size_t n);
 void result__warn(json_t *doc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Records in doc's "skipped" that the part `what` of the work was left
+ * out and why (formatted); an identical entry is not added twice. */
+void result__skip(json_t *doc, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "Measured inside an emulated SVM host ..." when doc's sysinfo says it
+ * was (sysinfo__emulated), else NULL. result__write puts it under the
+ * title of every NAME.md; result__emit before the report on stdout. */
+const char *result__emulated_note(const json_t *doc);
+
 /* The document, indented, on `out`. */
 void result__print_json(FILE *out, const json_t *doc);
 
@@ -78,6 +93,11 @@ int result__emit(const json_t *doc, bool json, const char *dir,
 /* A Markdown table of every series: name, params, n, median, p90, p99,
  * min, max, CI of the median (ns shown in ms). */
 void result__md_series(FILE *out, const json_t *doc);
+
+/* The document's "skipped" entries (nothing when none): a Markdown list
+ * under a "Left out" heading, or with !md one "left out: WHAT: WHY" line
+ * each. */
+void result__print_skipped(FILE *out, const json_t *doc, bool md);
 
 /* The document's warnings as a Markdown list under a "Warnings" heading
  * (nothing when none); see result__md_warning_list. */

@@ -473,19 +473,39 @@ static json_t *kvm_modules(void)
 	return finish(o, bad);
 }
 
+/* Where KVM runs for this process (kvm__where): a device counts only when
+ * it opened and answered KVM_GET_API_VERSION, so a loaded module that did
+ * not bind reads as "none" with the reason, not as its flavour. */
 static json_t *kvm_info(void)
 {
-	const char *flavour = kvm__flavour_name(kvm__detect_flavour());
+	struct kvm_where w;
 	json_t *o = json_object();
 	int bad = 0;
 
 	if (!o)
 		return NULL;
-	bad |= json_object_set_new(o, "flavour", json_string(flavour));
-	bad |= json_object_set_new(o, "device",
-				   json_boolean(path_exists(KVM_DEVICE_PATH)));
+	kvm__where(&w, NULL);
+	bad |= json_object_set_new(o, "device", w.usable ?
+				   json_string(KVM_DEVICE_PATH) : json_null());
+	bad |= json_object_set_new(o, "usable", json_boolean(w.usable));
+	bad |= json_object_set_new(o, "flavour",
+				   json_string(kvm__flavour_name(w.flavour)));
+	bad |= json_object_set_new(o, "api_version", w.api_version ?
+				   json_integer(w.api_version) : json_null());
+	bad |= json_object_set_new(o, "reason", w.usable ? json_null() :
+				   text_value(w.reason));
 	bad |= json_object_set_new(o, "modules", kvm_modules());
+	bad |= json_object_set_new(o, "emulated", w.emulated[0] ?
+				   text_value(w.emulated) : json_null());
 	return finish(o, bad);
+}
+
+const char *sysinfo__emulated(const json_t *sysinfo)
+{
+	const char *label = json_string_value(json_object_get(
+		json_object_get(sysinfo, "kvm"), "emulated"));
+
+	return label && *label ? label : NULL;
 }
 
 static bool has_v1_controllers(void)

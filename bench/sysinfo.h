@@ -5,8 +5,11 @@
 
 #include <jansson.h>
 
-/* Version of the object's layout; bumped when a key changes meaning. */
-#define SYSINFO_SCHEMA 1
+/* Version of the object's layout; bumped when a key changes meaning.
+ * 2: kvm describes a usable device (kvm__where) and the emulated host;
+ * in 1, kvm.device was a boolean (/dev/kvm exists) and kvm.flavour named
+ * a loaded module even when it provided no device. */
+#define SYSINFO_SCHEMA 2
 
 /*
  * The object, keys in this order; any value may be null when the host lacks
@@ -21,9 +24,14 @@
  *   memory       {total_kib, thp_enabled, thp_defrag (the selected word,
  *                 e.g. "madvise"), ksm_run, ksm_pages_sharing,
  *                 hugepages_2m_total, hugepages_2m_free}
- *   kvm          {flavour (kvm__flavour_name), device (/dev/kvm exists),
+ *   kvm          where KVM runs (kvm__where): {device ("/dev/kvm" when
+ *                 usable, else null), usable (opened and its API version
+ *                 read), flavour (kvm__flavour_name; "none" when not
+ *                 usable), api_version (null when the device could not be
+ *                 asked), reason (why not usable; null when usable),
  *                 modules: {kvm, kvm_intel, kvm_amd, kvm_pvm when loaded:
- *                 {parameter: trimmed text}}}
+ *                 {parameter: trimmed text}}, emulated ("qemu-tcg-svm"
+ *                 inside the emulated SVM host, else null)}
  *   cgroup       {version: "v2", "hybrid", "v1"}
  *   mitigations  {vulnerabilities file: trimmed text}, sorted by name
  *   time_utc     "YYYY-MM-DDTHH:MM:SSZ" when collected
@@ -33,5 +41,10 @@
  * caller json_decref's it), or -ENOMEM with a message (err__last); a missing
  * source is never an error. */
 int sysinfo__collect(json_t **out);
+
+/* The emulated-host label of a sysinfo object as documents store it
+ * (kvm.emulated), or NULL for a native host; documents of schema 1 have
+ * no label and are native. */
+const char *sysinfo__emulated(const json_t *sysinfo);
 
 #endif

@@ -38,6 +38,29 @@ expect 2 "outside 1..100000000" bench floor -n0
 # sysinfo needs no KVM and is valid JSON with the fields reports rely on.
 expect 0 '"flavour"' sysinfo
 cp "$out" "$out.json"
-json_check 'd["schema"] == 1 and d["kvm"]["flavour"] in ("vmx","svm","pvm","other","none") and d["cpu"]["online_cpus"] >= 1 and d["coldstart"]["version"]' "$out.json"
+json_check 'd["schema"] == 2 and d["kvm"]["flavour"] in ("vmx","svm","pvm","other","none") and d["cpu"]["online_cpus"] >= 1 and d["coldstart"]["version"]' "$out.json"
+# kvm describes a usable device, or none and why: a loaded module that
+# did not bind is no device. python opens /dev/kvm as coldstart would.
+if python3 -c 'import os; os.close(os.open("/dev/kvm", os.O_RDWR))' 2>/dev/null; then
+	json_check 'd["kvm"]["usable"] is True and d["kvm"]["device"] == "/dev/kvm" and d["kvm"]["flavour"] != "none" and d["kvm"]["api_version"] == 12 and d["kvm"]["reason"] is None' "$out.json"
+else
+	json_check 'd["kvm"]["usable"] is False and d["kvm"]["device"] is None and d["kvm"]["flavour"] == "none" and d["kvm"]["api_version"] is None and len(d["kvm"]["reason"]) > 10 and "/dev/kvm" in d["kvm"]["reason"]' "$out.json"
+fi
+# The emulated SVM host's label, exactly when the kernel command line
+# carries the marker as a word of its own.
+if grep -Eq '(^| )coldstart\.emulated=' /proc/cmdline; then
+	json_check 'd["kvm"]["emulated"] == open("/proc/cmdline").read().split("coldstart.emulated=")[1].split()[0]' "$out.json"
+else
+	json_check 'd["kvm"]["emulated"] is None' "$out.json"
+fi
 rm -f "$out.json"
+
+# Cold caches on tmpfs: alone a usage error (nothing left to measure);
+# with warm ones the run goes on (here to the missing device) and leaves
+# cold out instead of refusing.
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	expect 2 "tmpfs" bench restore --cache cold --snapshot-dir /dev/shm
+	expect 77 "/nonexistent/kvm not found" bench restore --snapshot-dir /dev/shm \
+		--kvm /nonexistent/kvm
+fi
 finish

@@ -8,7 +8,8 @@ scratch
 dir=$tmp
 
 # gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, shift
-# (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema.
+# (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema,
+# emulated (sysinfo schema 2's kvm.emulated label; empty: null).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, math, random, sys
@@ -32,6 +33,9 @@ doc = {
     ],
     "memory": None,
 }
+if "emulated" in args:
+    doc["sysinfo"]["schema"] = 2
+    doc["sysinfo"]["kvm"]["emulated"] = args["emulated"] or None
 json.dump(doc, open(path, "w"), indent=1)
 EOF
 }
@@ -85,6 +89,21 @@ expect 2 "different hosts: CPU model 'AMD EPYC' vs 'Intel Xeon'" compare "$B" "$
 expect 2 "different hosts: KVM flavour 'vmx' vs 'pvm'" compare "$B" "$dir/other-kvm.json"
 expect 2 "config.mem_bytes 2097152 vs 4194304" compare "$B" "$dir/other-mem.json"
 expect 0 "comparing anyway \(--force\): different hosts" compare "$B" "$dir/other-host.json" --force
+# An emulated host against a native one: refused (exit 2, as any results
+# that are not comparable), also when the native side's sysinfo predates
+# the label; --force compares with a warning. Two results of one emulated
+# host compare, with a reminder that their timings are functional.
+gen "$dir/emu.json" seed=2 emulated=qemu-tcg-svm
+gen "$dir/emu2.json" seed=3 emulated=qemu-tcg-svm
+gen "$dir/native2.json" seed=2 emulated=
+gen "$dir/emu-other.json" seed=2 emulated=other-emu
+expect 2 "not comparable: one was measured inside an emulated host and the other not: BASE native, NEW emulated: qemu-tcg-svm .*; use --force" compare "$B" "$dir/emu.json"
+expect 2 "BASE emulated: qemu-tcg-svm, NEW native" compare "$dir/emu.json" "$dir/native2.json"
+expect 2 "NEW emulated: other-emu" compare "$dir/emu.json" "$dir/emu-other.json"
+expect 0 "warning: comparing anyway \\(--force\\): one was measured inside an emulated host" compare "$B" "$dir/emu.json" --force
+expect 0 "no regression" compare "$B" "$dir/emu.json" --force
+expect 0 "both results were measured inside an emulated host \\(qemu-tcg-svm\\)" compare "$dir/emu.json" "$dir/emu2.json"
+expect 0 "no regression" compare "$B" "$dir/native2.json"
 expect 0 "no regression" compare "$B" "$dir/other-mem.json" --force
 # Another sample count is the same configuration.
 expect 0 " 20\+40$" compare "$B" "$dir/more.json"

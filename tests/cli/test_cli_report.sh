@@ -233,6 +233,52 @@ COLDSTART=$real
 	[ -z "$(ls "$dir/np" | grep -E '\.(png|svg)$')" ] &&
 	ok || fail "without gnuplot"
 
+# From an emulated host (sysinfo schema 2 with kvm.emulated): report.md
+# says so in its first lines and on the host line; what the drivers left
+# out (a document's "skipped", the suite's drivers that exited 77) is
+# listed after the summary. Native results say nothing of the kind.
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+kvm = {"device": "/dev/kvm", "usable": True, "flavour": "svm",
+       "api_version": 12, "reason": None, "modules": {},
+       "emulated": "qemu-tcg-svm"}
+for name in ("lifecycle", "peers", "suite"):
+    x = json.load(open("%s/%s.json" % (d, name)))
+    x["sysinfo"] = dict(x["sysinfo"], schema=2, kvm=kvm)
+    if name == "peers":  # QEMU left out: coldstart's series alone
+        x["series"] = [s for s in x["series"] if "qemu" not in s["name"]]
+        x["ratios"] = {}
+        x["skipped"] = [{"what": "qemu.microvm", "why":
+                         "qemu-system-x86_64 is not installed"}]
+    if name == "suite":
+        x["drivers"] = [{"name": "lifecycle", "args": "", "status": "ok",
+                         "exit": 0, "wall_s": 1.0},
+                        {"name": "boot", "args": "", "status": "skipped",
+                         "exit": 77, "wall_s": 0.1}]
+    json.dump(x, open("%s/emu-%s.json" % (d, name), "w"))
+PY
+E=$dir/emu/report.md
+expect 0 "report written" report "$dir/emu-lifecycle.json" "$dir/emu-peers.json" \
+	"$dir/emu-suite.json" --out "$dir/emu" --format md
+head -4 "$E" | grep -qF "> **Measured inside an emulated SVM host (QEMU TCG): timings are functional; compare only ratios within this run.**" &&
+	ok || fail "report.md of emulated results does not say so first"
+grep -q "^- host: .*, KVM svm (emulated host qemu-tcg-svm)$" "$E" && ok ||
+	fail "report.md's host line lacks the emulated host"
+grep -qxF -- "- peers: qemu.microvm: qemu-system-x86_64 is not installed" "$E" &&
+	grep -qxF -- "- suite: bench boot: this host cannot run it (exit 77)" "$E" &&
+	! grep -q "bench lifecycle: this host" "$E" &&
+	grep -Eq "^- peers: coldstart [0-9.]+ ms median, no peer measured \(see Left out\)$" "$E" &&
+	ok || fail "report.md does not list what was left out"
+[ "$(grep '^## ' "$E" | head -3 | tr '\n' ' ')" = "## Summary ## Left out ## lifecycle " ] &&
+	ok || fail "the Left out section is not after the summary"
+expect 0 "report written" report "$dir/emu-lifecycle.json" "$dir/peers.json" \
+	--out "$dir/mixed" --format md
+head -4 "$dir/mixed/report.md" | grep -qF "functional timings only: lifecycle; the others are native" &&
+	ok || fail "report.md of mixed results does not name the emulated ones"
+! grep -qi "emulated" "$R" && ! grep -q "^## Left out" "$R" &&
+	ok || fail "report.md of native results mentions emulation or left-out parts"
+
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"
 echo '{"schema": 2, "bench": "lifecycle", "series": []}' >"$dir/schema2.json"

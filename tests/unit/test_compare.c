@@ -274,6 +274,51 @@ static void setup_checks(void **state)
 	compare__free(&a);
 }
 
+/* doc_json's document from a host whose sysinfo carries `label` as
+ * kvm.emulated (NULL: a schema 1 sysinfo, which has no such key). */
+static json_t *doc_where(const char *label, uint64_t seed)
+{
+	json_t *root = doc_json("a", 2 << 20, N, 1, seed);
+
+	if (label)
+		json_object_set_new(json_object_get(json_object_get(root,
+				    "sysinfo"), "kvm"), "emulated",
+				    json_string(label));
+	return root;
+}
+
+/* An emulated host's timings never compare with a native host's, nor
+ * with another kind of emulation; a null label is native. */
+static void emulated_against_native_is_refused(void **state)
+{
+	struct result_doc native, null_label, emu, emu2, other;
+	json_t *root = doc_where(NULL, 2);
+
+	(void)state;
+	parse(doc_where(NULL, 1), &native);
+	json_object_set_new(json_object_get(json_object_get(root, "sysinfo"),
+					    "kvm"), "emulated", json_null());
+	parse(root, &null_label);
+	parse(doc_where("qemu-tcg-svm", 3), &emu);
+	parse(doc_where("qemu-tcg-svm", 4), &emu2);
+	parse(doc_where("other-emu", 5), &other);
+	assert_int_equal(compare__same_setup(&native, &null_label), 0);
+	assert_int_equal(compare__same_setup(&emu, &emu2), 0);
+	assert_int_equal(compare__same_setup(&native, &emu), -EINVAL);
+	assert_non_null(strstr(err__last(), "BASE native, NEW emulated: "
+			       "qemu-tcg-svm"));
+	assert_int_equal(compare__same_setup(&emu, &null_label), -EINVAL);
+	assert_non_null(strstr(err__last(), "BASE emulated: qemu-tcg-svm, "
+			       "NEW native"));
+	assert_int_equal(compare__same_setup(&emu, &other), -EINVAL);
+	assert_non_null(strstr(err__last(), "emulated: other-emu"));
+	compare__free(&native);
+	compare__free(&null_label);
+	compare__free(&emu);
+	compare__free(&emu2);
+	compare__free(&other);
+}
+
 static void docs_match_series_by_name(void **state)
 {
 	struct result_doc a, b;
@@ -377,6 +422,7 @@ int main(void)
 		cmocka_unit_test(parse_reads_series),
 		cmocka_unit_test(parse_rejects_malformed),
 		cmocka_unit_test(setup_checks),
+		cmocka_unit_test(emulated_against_native_is_refused),
 		cmocka_unit_test(docs_match_series_by_name),
 		cmocka_unit_test(github_export),
 		cmocka_unit_test(gobench_export),

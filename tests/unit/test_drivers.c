@@ -13,10 +13,13 @@
 #include "density.h"
 #include "memstat.h"
 #include "rate.h"
+#include "result.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -237,6 +240,85 @@ static void release_kills_a_stuck_child(void **state)
 	assert_int_equal(errno, ECHILD);
 }
 
+/* What a driver leaves out is listed once per part and reason. */
+static void result_skip_lists_each_once(void **state)
+{
+	json_t *doc = result__new("unit", NULL);
+	const json_t *list;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(json_array_size(json_object_get(doc, "skipped")), 0);
+	result__skip(doc, "cold cache", "on %s", "tmpfs");
+	result__skip(doc, "cold cache", "on %s", "tmpfs");
+	result__skip(doc, "strategy eager-huge", "no huge pages");
+	list = json_object_get(doc, "skipped");
+	assert_int_equal(json_array_size(list), 2);
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(list, 0), "why")), "on tmpfs");
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	result__print_skipped(f, doc, true);
+	fclose(f);
+	assert_non_null(strstr(text, "## Left out"));
+	assert_non_null(strstr(text, "\n- strategy eager-huge: no huge pages\n"));
+	free(text);
+	json_decref(doc);
+}
+
+/* md as result__write stores it for `doc`, in a fresh directory. */
+static char *written_md(const json_t *doc, const char *md)
+{
+	char dir[] = "/tmp/coldstart-result-XXXXXX", path[64], *text;
+	FILE *f;
+	long len;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(result__write(doc, dir, md), 0);
+	snprintf(path, sizeof(path), "%s/unit.md", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/unit.json", dir);
+	unlink(path);
+	rmdir(dir);
+	return text;
+}
+
+/* A driver's Markdown from an emulated host says so under its title;
+ * a native host's is written as the driver made it. */
+static void result_md_says_emulated(void **state)
+{
+	json_t *doc = result__new("unit", NULL), *kvm;
+	char *text;
+
+	(void)state;
+	assert_non_null(doc);
+	kvm = json_object_get(json_object_get(doc, "sysinfo"), "kvm");
+	assert_non_null(kvm);
+	json_object_set_new(kvm, "emulated", json_null());
+	text = written_md(doc, "# unit\n\nbody\n");
+	assert_string_equal(text, "# unit\n\nbody\n");
+	free(text);
+	json_object_set_new(kvm, "emulated", json_string("qemu-tcg-svm"));
+	text = written_md(doc, "# unit\n\nbody\n");
+	assert_string_equal(text, "# unit\n\n> **Measured inside an emulated "
+			    "SVM host (QEMU TCG): timings are functional; "
+			    "compare only ratios within this run.**\n\n"
+			    "body\n");
+	free(text);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +335,8 @@ int main(void)
 		cmocka_unit_test(ksm_run_text),
 		cmocka_unit_test(await_release_after_eintr),
 		cmocka_unit_test(release_kills_a_stuck_child),
+		cmocka_unit_test(result_skip_lists_each_once),
+		cmocka_unit_test(result_md_says_emulated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
