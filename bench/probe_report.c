@@ -439,8 +439,10 @@ void probe_report__print(FILE *out, const struct probes_report *r,
 {
 	int attached = 0, probed = 0;
 
+	/* A probe's helper programs may attach to another probe's events
+	 * (kvmexit watches sys_enter): count only the events asked for. */
 	for (int ev = 0; ev < PEV_COUNT; ev++) {
-		attached += r->attached[ev];
+		attached += r->attached[ev] && r->probed[ev];
 		probed += r->probed[ev];
 	}
 	fprintf(out, "probes: process %u observed for %.3f ms (%d of %d "

@@ -49,8 +49,13 @@ static __always_inline void bits__max(__u64 *max, __u64 v)
 /* Counts one value; atomic, so any number of CPUs may add at once. */
 static __always_inline void bits__hist_add(struct probes_hist *h, __u64 ns)
 {
-	__u32 slot = bits__log2_64(ns);
+	/* A 64-bit index bounded by a 64-bit compare: the verifier of
+	 * Linux 6.1 does not carry a 32-bit compare's bounds over to the
+	 * register, and refuses the pointer arithmetic ("unbounded min
+	 * value"). The empty asm keeps clang from narrowing it again. */
+	__u64 slot = bits__log2_64(ns);
 
+	asm volatile("" : "+r"(slot));
 	if (slot >= PROBES_HIST_SLOTS)
 		slot = PROBES_HIST_SLOTS - 1;
 	__sync_fetch_and_add(&h->slots[slot], 1);

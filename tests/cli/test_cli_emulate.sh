@@ -52,5 +52,5 @@ grep -q "COLDSTART-EMULATE-EXIT 7" "$tmp/console.log" && ok || fail "--console l
 grep -q "the command exited with status 7" "$err" && ok || fail "no closing progress line"
 
 # A host that cannot even boot in its time: exit 1, the reason named.
-expect 1 'ran out of its 1 s \(--timeout\)' emulate --timeout 1s -- true
+expect 1 'ran out of its 1 s \(--timeout\)' emulate --work-dir "$tmp" --timeout 1s -- true
 finish

@@ -232,6 +232,25 @@ neg_initrd_too_large() {
 	case_end
 }
 
+# Every eBPF probe loads on this host's kernel (Debian 12's 6.1, whatever
+# kernel the real machine runs), attaches and sees its events fire.
+probes_61() {
+	local p tp
+	case_start probes_61
+	for p in kvmexit:kvm:kvm_pio faults:kvmmmu:kvm_mmu_spte_requested \
+		"kvmioctl:raw_syscalls:sys_enter (KVM ioctls)" schedlat:sched:sched_switch \
+		mmaplock:mmap_lock:mmap_lock_start_locking; do
+		tp=${p#*:}
+		p=${p%%:*}
+		run 0 run --init 4M --probes=$p --json
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["probes"]["tracepoints"][sys.argv[2]]
+sys.exit(0 if d["attached"] and d["status"] == "observed" else 1)' /tmp/$CUR.out "$tp" ||
+			no "probe $p: $tp not attached or not observed on $(uname -r)"
+	done
+	case_end
+}
+
 # ---- snapshot cases (issue 4): see snapshot_cases below ----
 . "$(dirname "$0")/snapshot-cases.sh"
 
@@ -259,6 +278,7 @@ attempt init_bad_option
 neg_missing_kernel
 neg_corrupt_bzimage
 neg_initrd_too_large
+probes_61
 snapshot_cases
 echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"
 finish

@@ -103,7 +103,7 @@ grep -q '^E2E-HANG' "$out" && verdict "a coldstart hung in the host's kernel (E2
 grep -q '^E2E-END' "$out" || verdict "no E2E-END marker: the cases did not finish"
 grep -q '^E2E-FAIL' "$out" && verdict "a case failed (E2E-FAIL above)"
 for c in boot_1vcpu boot_2vcpu_mmio boot_both_signals init_bad_option neg_missing_kernel \
-	neg_corrupt_bzimage neg_initrd_too_large; do
+	neg_corrupt_bzimage neg_initrd_too_large probes_61; do
 	grep -q "^E2E-PASS $c " "$out" || verdict "case $c did not pass"
 done
 if ! grep -q '^E2E-SKIP snapshot_linux' "$out"; then
