@@ -522,7 +522,9 @@ static void forward(int fd, int to)
 
 static void console_line(struct run *r, const char *line)
 {
-	if (strncmp(line, MARK, strlen(MARK)))
+	/* Anywhere in the line: a kernel message may have started it. */
+	line = strstr(line, MARK);
+	if (!line)
 		return;
 	line += strlen(MARK);
 	if (!strncmp(line, "READY", 5) && !r->ready) {
@@ -766,7 +768,8 @@ static void cleanup(struct run *r, bool failed)
 int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 {
 	struct run r = { .o = o, .out_fd = -1, .err_fd = -1, .con_fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term,
+			 ign = { .sa_handler = SIG_IGN }, old_pipe;
 	int ret;
 
 	if (!o->argv || !o->argv[0])
@@ -774,6 +777,9 @@ int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 	interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/* A reader of our output that goes away must not leave QEMU
+	 * running: forward() drops the output instead. */
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	ret = prepare(&r);
 	if (ret == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &r.start);
@@ -800,6 +806,7 @@ int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 	cleanup(&r, ret < 0 && ret != -ENOENT && ret != -EINTR);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	return ret;
 }
 
