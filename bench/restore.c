@@ -103,7 +103,9 @@ static void usage(FILE *out)
 	      "pairs that do not\n                       fit (ws > mem - 2M) "
 	      "are skipped\n"
 	      "  --strategy LIST      restore strategies (default: all)\n"
-	      "  --cache LIST         warm, cold or both (default warm,cold)\n"
+	      "  --cache LIST         warm, cold or both (default warm,cold); "
+	      "cold is left out\n                       (and recorded) when "
+	      "the snapshots are on tmpfs\n"
 	      "  --drop-caches        cold by writing /proc/sys/vm/drop_caches "
 	      "(root) instead of\n                       "
 	      "posix_fadvise(DONTNEED) on the snapshot files\n"
@@ -243,8 +245,9 @@ static size_t plan_groups(const struct restore_opts *o, struct group *g);
 static const char *snapshot_parent(const struct restore_opts *o);
 
 /* Option combinations that cannot work are usage errors, found before
- * anything runs: no (mem, ws) pair fits, or cold caches asked for on a
- * file system whose page cache cannot be evicted. */
+ * anything runs: no (mem, ws) pair fits, or only cold caches asked for on
+ * a file system whose page cache cannot be evicted (with warm ones too,
+ * the run measures those and records cold as left out). */
 static int check_opts(const struct restore_opts *o)
 {
 	struct group g[MAX_SIZES * MAX_SIZES];
@@ -255,7 +258,7 @@ static int check_opts(const struct restore_opts *o)
 		return err__set(EINVAL, "no memory size fits any working set "
 				"(each needs mem >= ws + 2M, mem a multiple of "
 				"2M)");
-	if (o->cold && statfs(dir, &sf) == 0 &&
+	if (o->cold && !o->warm && statfs(dir, &sf) == 0 &&
 	    (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
 		return err__set(EINVAL, "%s is in memory (tmpfs): its page "
 				"cache cannot be evicted, so --cache cold means "
@@ -887,11 +890,35 @@ static json_t *ratios_json(const struct restore_opts *o,
 	return arr;
 }
 
+/* What the run left out: cold caches (cold_why, "" when measured) and
+ * strategies the host cannot do, once per strategy and reason. */
+static void add_skipped(json_t *doc, const struct restore_opts *o,
+			const struct group *groups, size_t ng,
+			const char *cold_why)
+{
+	char what[64];
+
+	if (*cold_why)
+		result__skip(doc, "cold cache", "%s", cold_why);
+	for (size_t i = 0; i < ng; i++)
+		for (size_t k = 0; k < o->nr_strategies; k++) {
+			if (!groups[i].skip[k])
+				continue;
+			snprintf(what, sizeof(what), "strategy %s",
+				 o->strategies[k]->name);
+			result__skip(doc, what, "this host cannot do it: %s",
+				     groups[i].why[k]);
+		}
+}
+
 static json_t *result_json(const struct restore_opts *o,
 			   const struct group *groups, size_t ng,
-			   const char *fs)
+			   const char *fs, const char *cold_why)
 {
 	json_t *doc = result__new("restore", config_json(o, fs));
+
+	if (doc)
+		add_skipped(doc, o, groups, ng, cold_why);
 
 	for (size_t i = 0; doc && i < ng; i++) {
 		const struct group *g = &groups[i];
@@ -901,14 +928,6 @@ static json_t *result_json(const struct restore_opts *o,
 			if (g->cells[k].n)
 				add_cell(doc, g, &g->cells[k],
 					 k < o->nr_strategies ? "warm" : "cold");
-		for (size_t k = 0; k < o->nr_strategies; k++)
-			if (g->skip[k])
-				result__warn(doc, "%s skipped (mem %" PRIu64
-					     "M ws %" PRIu64 "M): this host "
-					     "cannot do it: %s",
-					     o->strategies[k]->name,
-					     g->mem / MiB, g->ws / MiB,
-					     g->why[k]);
 		if (!g->nr_never)
 			continue;
 		snprintf(name, sizeof(name), "never-stopped/mem%" PRIu64
@@ -1045,6 +1064,7 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 		print_group(f, o, &g[i], true);
 	fputs("\n## prefetch and prefetch-thp against the baselines\n\n", f);
 	print_ratios(f, json_object_get(doc, "ratios"), true);
+	result__print_skipped(f, doc, true);
 	result__md_warnings(f, doc);
 	fputs("\nRaw samples and host metadata: restore.json.\n", f);
 	fclose(f);
@@ -1052,9 +1072,9 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 }
 
 static int emit(const struct restore_opts *o, const struct group *g,
-		size_t ng, const char *fs)
+		size_t ng, const char *fs, const char *cold_why)
 {
-	json_t *doc = result_json(o, g, ng, fs);
+	json_t *doc = result_json(o, g, ng, fs, cold_why);
 	char *md = NULL;
 	int ret = 0;
 
@@ -1066,6 +1086,7 @@ static int emit(const struct restore_opts *o, const struct group *g,
 		for (size_t i = 0; i < ng; i++)
 			print_group(stdout, o, &g[i], false);
 		print_ratios(stdout, json_object_get(doc, "ratios"), false);
+		result__print_skipped(stdout, doc, false);
 	}
 	if (o->out_dir) {
 		md = markdown(o, g, ng, doc);
@@ -1122,11 +1143,27 @@ static size_t plan_groups(const struct restore_opts *o, struct group *g)
 	return n;
 }
 
-static int run(const struct restore_opts *o)
+/* Cold caches on tmpfs mean nothing (no page cache to evict): the run
+ * measures warm ones alone and says why in cold_why (check_opts refused
+ * cold alone). */
+static void drop_cold_on_tmpfs(struct restore_opts *o, const char *fs,
+			       const char *base, char *cold_why, size_t len)
+{
+	cold_why[0] = '\0';
+	if (!o->cold || strcmp(fs, "tmpfs"))
+		return;
+	o->cold = false;
+	snprintf(cold_why, len, "the snapshot directory %s is in memory "
+		 "(tmpfs): its page cache cannot be evicted, so only warm "
+		 "restores were measured; use --snapshot-dir on a disk", base);
+}
+
+static int run(const struct restore_opts *asked)
 {
 	struct group groups[MAX_SIZES * MAX_SIZES] = { 0 };
+	struct restore_opts opts = *asked, *o = &opts;
 	size_t ng = plan_groups(o, groups);
-	char base[PATH_MAX];
+	char base[PATH_MAX], cold_why[PATH_MAX + 200];
 	const char *fs = "disk";
 	struct kvm_host kvm;
 	int ret;
@@ -1139,6 +1176,9 @@ static int run(const struct restore_opts *o)
 		kvm__close(&kvm);
 		return ret;
 	}
+	drop_cold_on_tmpfs(o, fs, base, cold_why, sizeof(cold_why));
+	if (*cold_why)
+		fprintf(stderr, "coldstart: bench restore: %s\n", cold_why);
 	for (size_t i = 0; ret == 0 && i < ng; i++) {
 		ret = alloc_group(&groups[i], o);
 		if (ret == 0)
@@ -1147,7 +1187,7 @@ static int run(const struct restore_opts *o)
 	rmdir(base);
 	kvm__close(&kvm);
 	if (ret == 0)
-		ret = emit(o, groups, ng, fs);
+		ret = emit(o, groups, ng, fs, cold_why);
 	for (size_t i = 0; i < ng; i++)
 		free_group(&groups[i], o);
 	return ret;
