@@ -464,7 +464,7 @@ static int start_qemu(struct run *r)
 		"vhost-user-fs-pci,chardev=vfs,tag=hostroot",
 		"-drive", drive, "-device", "virtio-blk-pci,drive=scratch",
 		"-kernel", kernel, "-initrd", r->path[F_INITRD], "-append",
-		"console=ttyS0 panic=-1 softlockup_panic=1 quiet "
+		"console=ttyS0 panic=-1 nowatchdog quiet "
 		"coldstart.emulated=" EMULATE_LABEL, NULL,
 	};
 
@@ -567,28 +567,44 @@ static void watch_console(struct run *r)
 	}
 }
 
-/* The console's last lines, heartbeats left out, for error messages. */
-static void console_tail(const struct run *r, char *buf, size_t size)
+/* Lines of a kernel in trouble; the first one says why the host died. */
+static const char *const kernel_faults[] = {
+	"Kernel panic", "BUG:", "Oops:", "Out of memory", "soft lockup",
+	"hung_task", "self-detected stall", "general protection fault",
+};
+
+static bool is_fault(const char *line)
+{
+	for (size_t i = 0; i < sizeof(kernel_faults) / sizeof(*kernel_faults); i++)
+		if (strstr(line, kernel_faults[i]))
+			return true;
+	return false;
+}
+
+/* Prints the console's last lines (heartbeats left out) to stderr, and
+ * copies its first kernel fault line, if any, into fault. */
+static void console_tail(const struct run *r, char *fault, size_t size)
 {
 	char *text = NULL, *lines[TAIL_LINES] = { 0 };
-	size_t len, used = 0, k = 0;
+	size_t len, k = 0;
 
-	buf[0] = '\0';
+	fault[0] = '\0';
 	if (slurp(r->console, &text, &len) < 0)
 		return;
 	text[len] = '\0';
 	for (char *save = NULL, *l = strtok_r(text, "\r\n", &save); l;
-	     l = strtok_r(NULL, "\r\n", &save))
-		if (!strstr(l, MARK "ALIVE") && !strstr(l, MARK "READY"))
-			lines[k++ % TAIL_LINES] = l;
-	for (size_t i = k > TAIL_LINES ? k - TAIL_LINES : 0; i < k; i++) {
-		int n = snprintf(buf + used, size - used, "\n  console: %s",
-				 lines[i % TAIL_LINES]);
-
-		if (n < 0 || (size_t)n >= size - used)
-			break;
-		used += (size_t)n;
+	     l = strtok_r(NULL, "\r\n", &save)) {
+		if (strstr(l, MARK "ALIVE") || strstr(l, MARK "READY"))
+			continue;
+		lines[k++ % TAIL_LINES] = l;
+		if (!fault[0] && is_fault(l))
+			snprintf(fault, size, "; its kernel said: %s", l);
 	}
+	if (k)
+		fprintf(stderr, "coldstart emulate: the emulated host's console "
+			"ended with:\n");
+	for (size_t i = k > TAIL_LINES ? k - TAIL_LINES : 0; i < k; i++)
+		fprintf(stderr, "  console: %s\n", lines[i % TAIL_LINES]);
 	free(text);
 }
 
@@ -598,17 +614,17 @@ static int host_failure(struct run *r, int err, const char *fmt, ...)
 
 static int host_failure(struct run *r, int err, const char *fmt, ...)
 {
-	char what[512], tail[4096];
+	char what[512], fault[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	console_tail(r, tail, sizeof(tail));
-	return err__set(err, "%s%s%s%s%s", what,
+	console_tail(r, fault, sizeof(fault));
+	return err__set(err, "%s%s%s%s%s", what, fault,
 			r->o->console ? " (console log: " : "",
 			r->o->console ? r->o->console : "",
-			r->o->console ? ")" : "", tail);
+			r->o->console ? ")" : "");
 }
 
 /* Polls until QEMU ends, forwarding output; stops it on a timeout, a

@@ -1,6 +1,7 @@
 #!/bin/bash
 # coldstart emulate: what it says when a piece is missing (exit 77), bad
-# options (exit 2), a host that runs out of time (exit 1), and one real
+# options (exit 2), a host that runs out of time or whose kernel dies
+# (exit 1), and one real
 # run in the emulated SVM host: the command's exit status, output,
 # environment and working directory, KVM inside, --out written back and
 # nothing else.
