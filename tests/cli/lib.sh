@@ -68,13 +68,21 @@ finish() {
 }
 
 # wait_catching PID SIGNAL: waits (up to 60 s) until PID has a handler for
-# SIGNAL (a number), so a signal sent next tests the handler and not how
-# fast the process started (slow under ASan and in the emulated host).
+# SIGNAL (a number; for `timeout ... CMD &`, until CMD has), so a signal
+# sent next tests the handler and not how fast the process started (slow
+# under ASan and in the emulated host).
 wait_catching() {
-	local mask i
+	local mask i p
 	for i in $(seq 600); do
-		mask=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
-		[ -n "$mask" ] && [ $(((16#$mask >> ($2 - 1)) & 1)) -eq 1 ] && return 0
+		p=$1
+		# timeout(1) catches SIGINT itself and passes it on: wait for
+		# the command it runs instead
+		if [ "$(cat "/proc/$1/comm" 2>/dev/null)" = timeout ]; then
+			p=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+			p=${p%% *}
+		fi
+		mask=$(sed -n 's/^SigCgt:\t*//p' "/proc/$p/status" 2>/dev/null)
+		[ -n "$p" ] && [ -n "$mask" ] && [ $(((16#$mask >> ($2 - 1)) & 1)) -eq 1 ] && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done

@@ -56,7 +56,8 @@ static struct probes_report *probed_run(unsigned int set, unsigned int vcpus,
 	return r;
 }
 
-/* Every tracepoint shared/PLATFORM.md lists as firing here attaches. */
+/* Every KVM tracepoint that fires on the hosts we test on (PVM, SVM)
+ * attaches. */
 static void test_attach(void **state)
 {
 	static const enum probes_ev needed[] = {
