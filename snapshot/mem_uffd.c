@@ -44,7 +44,8 @@ struct uffd_state {
 	bool huge;         /* hugetlb memory, served in 2 MiB pages */
 	uint8_t *zbuf;     /* one chunk, decompressed (compressed source) */
 	uint8_t *zscratch; /* one compressed frame */
-	bool record;       /* log faulting pages for a working set */
+	bool record;       /* log faulting pages for a working set; set
+			    * after the handler starts, so read atomically */
 	uint32_t *log;     /* page numbers in first-touch order */
 	size_t log_len, log_cap;
 };
@@ -308,7 +309,7 @@ static void serve_faults(struct uffd_state *u)
 			give_up(u);
 			break;
 		}
-		if (u->record)
+		if (__atomic_load_n(&u->record, __ATOMIC_ACQUIRE))
 			log_page(u, msg.arg.pagefault.address);
 		u->m->stats.faults++;
 		u->m->stats.handler_ns += now_ns() - t0;
@@ -534,7 +535,10 @@ static int wset_read(const char *path, uint64_t pages, uint32_t **out,
 }
 
 /* Writes the recorded first-touch log next to the snapshot (temporary
- * file and rename, like every snapshot file). */
+ * file and rename, like every snapshot file). VMs restored from one
+ * snapshot at once may all record: each writes its own temporary file
+ * (named by thread ID, unique on the host while it runs) and the last
+ * rename wins, so the file is always one whole log. */
 static void wset_write(struct uffd_state *u)
 {
 	struct wset_header h = { .count = (uint32_t)u->log_len };
@@ -542,8 +546,8 @@ static void wset_write(struct uffd_state *u)
 	int fd;
 
 	memcpy(h.magic, WSET_MAGIC, 8);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", u->m->wset_path) >=
-	    (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", u->m->wset_path,
+		     (long)syscall(SYS_gettid)) >= (int)sizeof(tmp))
 		return;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -644,7 +648,8 @@ static int prefetch_map(struct guest_mem *m)
 		if (ret < 0)
 			uffd_unmap(m);
 	} else {
-		u->record = m->wset_path != NULL;
+		__atomic_store_n(&u->record, m->wset_path != NULL,
+				 __ATOMIC_RELEASE);
 	}
 	return ret;
 }
@@ -653,9 +658,12 @@ static void prefetch_unmap(struct guest_mem *m)
 {
 	struct uffd_state *u = m->priv;
 
-	if (u->record && u->log_len) {
-		stop_handler(u); /* so the log is final */
-		wset_write(u);
+	if (u->record) {
+		/* The handler logs a page after serving it, so it may still
+		 * be writing the log once every vCPU is gone: stop it first. */
+		stop_handler(u);
+		if (u->log_len)
+			wset_write(u);
 	}
 	uffd_unmap(m);
 }
@@ -719,7 +727,8 @@ static int prefetch_thp_map(struct guest_mem *m)
 		m->host = NULL;
 		return ret;
 	}
-	((struct uffd_state *)m->priv)->record = !have_wset && m->wset_path;
+	__atomic_store_n(&((struct uffd_state *)m->priv)->record,
+			 !have_wset && m->wset_path, __ATOMIC_RELEASE);
 	return 0;
 }
 

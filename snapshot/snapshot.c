@@ -694,44 +694,92 @@ void snapshot__close(struct snapshot *s)
 	s->mem_fd = -1;
 }
 
-/* The VM of the snapshot: created with its irqchip before its vCPUs, the
- * guest's machine set up by `setup` (traps and devices; no guest memory
- * or vCPU state), then vCPU, VM and device state restored. */
+void snapshot__shell_config(const struct snapshot *s, struct vm_config *cfg)
+{
+	*cfg = (struct vm_config){
+		.mem_size = s->cfg.mem_size,
+		.nr_vcpus = s->cfg.nr_vcpus,
+		.strict_io = s->cfg.strict_io,
+		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
+		.irqchip = s->cfg.irqchip,
+	};
+}
+
+/* -EINVAL naming the first way `vm` is not the shell the snapshot needs. */
+static int check_shell(const struct vm *vm, const struct snapshot *s)
+{
+	if (vm->mem_size != s->cfg.mem_size)
+		return err__set(EINVAL, "the shell has %llu bytes of memory, the "
+				"snapshot %llu",
+				(unsigned long long)vm->mem_size,
+				(unsigned long long)s->cfg.mem_size);
+	if (vm->nr_vcpus != s->cfg.nr_vcpus)
+		return err__set(EINVAL, "the shell has %u vCPUs, the snapshot "
+				"%u", vm->nr_vcpus, s->cfg.nr_vcpus);
+	if (vm->irqchip != (s->cfg.irqchip != 0))
+		return err__set(EINVAL, "the shell %s the in-kernel irqchip, "
+				"the snapshot %s", vm->irqchip ? "has" : "lacks",
+				s->cfg.irqchip ? "has it" : "does not");
+	if (vm->io.strict != (s->cfg.strict_io != 0))
+		return err__set(EINVAL, "the shell's strict_io is %d, the "
+				"snapshot's %u", vm->io.strict,
+				s->cfg.strict_io);
+	if (vm->cpuid != VM_CPUID_NONE)
+		return err__set(EINVAL, "the shell's vCPUs were given CPUID; a "
+				"restore sets the saved one (make the shell "
+				"with VM_CPUID_NONE)");
+	return 0;
+}
+
+/* The one restore sequence: the shell (VM, irqchip, vCPUs) gets its memory
+ * first, as every VM state below may refer to it (KVM's paravirtual MSRs
+ * name guest addresses, and PAE paging would read PDPTEs); then `setup`
+ * rebuilds the guest's machine (traps and devices; no guest memory or vCPU
+ * state), then vCPU, VM and device state are restored. */
+static int restore_into(struct vm *vm, struct snapshot *s,
+			const struct guest_mem_ops *strategy,
+			struct timeline *tl,
+			int (*setup)(struct vm *vm, void *ctx), void *ctx)
+{
+	char wset[PATH_MAX];
+	struct mem_source src = { .fd = s->mem_fd,
+				  .bytes = s->mem_file_bytes };
+	int ret = check_shell(vm, s);
+
+	if (ret == 0)
+		ret = state__check_host(vm->kvm, &s->r);
+	if (ret < 0)
+		return ret;
+	if (join(wset, s->dir, SNAPSHOT_WSET_FILE) == 0)
+		src.wset_path = wset;
+	if (s->compressed)
+		src.zmem = &s->zmem;
+	vm__set_timeline(vm, tl);
+	ret = vm__fill_shell(vm, strategy, &src);
+	if (ret == 0)
+		ret = setup(vm, ctx);
+	if (ret == 0)
+		ret = state__restore_vm(vm, &s->r);
+	if (ret == 0)
+		ret = devstate__restore(vm, &s->r);
+	return ret;
+}
+
+/* A new shell for the snapshot, restored into at once. */
 static int restore(struct kvm_host *kvm, struct snapshot *s,
 		   const struct guest_mem_ops *strategy, struct timeline *tl,
 		   int (*setup)(struct vm *vm, void *ctx), void *ctx,
 		   struct vm **out)
 {
-	char wset[PATH_MAX];
-	struct mem_source src = { .fd = s->mem_fd,
-				  .bytes = s->mem_file_bytes };
-
-	if (join(wset, s->dir, SNAPSHOT_WSET_FILE) == 0)
-		src.wset_path = wset;
-	if (s->compressed)
-		src.zmem = &s->zmem;
-	struct vm_config cfg = {
-		.mem_size = s->cfg.mem_size,
-		.nr_vcpus = s->cfg.nr_vcpus,
-		.mem_ops = strategy,
-		.strict_io = s->cfg.strict_io,
-		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
-		.mem_src = &src,
-		.irqchip = s->cfg.irqchip, /* created before the vCPUs */
-	};
+	struct vm_config cfg;
 	struct vm *vm;
-	int ret = state__check_host(kvm, &s->r);
+	int ret;
 
+	snapshot__shell_config(s, &cfg);
+	ret = vm__create_shell(kvm, &cfg, tl, &vm);
 	if (ret < 0)
 		return ret;
-	ret = vm__create(kvm, &cfg, tl, &vm);
-	if (ret < 0)
-		return ret;
-	ret = setup(vm, ctx);
-	if (ret == 0)
-		ret = state__restore_vm(vm, &s->r);
-	if (ret == 0)
-		ret = devstate__restore(vm, &s->r);
+	ret = restore_into(vm, s, strategy, tl, setup, ctx);
 	if (ret < 0) {
 		vm__destroy(vm);
 		return ret;
@@ -753,17 +801,36 @@ static int attach_probe(struct vm *vm, void *ctx)
 			     &ps->s->probe_state);
 }
 
+static int need_probe(const struct snapshot *s)
+{
+	if (s->cfg.guest != SNAP_GUEST_PROBE)
+		return err__set(EINVAL, "%s holds a Linux guest, not the probe "
+				"guest", s->dir);
+	return 0;
+}
+
 int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		      const struct guest_mem_ops *strategy,
 		      struct timeline *tl, struct vm **out,
 		      struct probe *probe)
 {
 	struct probe_setup ps = { probe, s };
+	int ret = need_probe(s);
 
-	if (s->cfg.guest != SNAP_GUEST_PROBE)
-		return err__set(EINVAL, "%s holds a Linux guest, not the probe "
-				"guest", s->dir);
-	return restore(kvm, s, strategy, tl, attach_probe, &ps, out);
+	return ret < 0 ? ret
+		       : restore(kvm, s, strategy, tl, attach_probe, &ps, out);
+}
+
+int snapshot__restore_into(struct vm *shell, struct snapshot *s,
+			   const struct guest_mem_ops *strategy,
+			   struct timeline *tl, struct probe *probe)
+{
+	struct probe_setup ps = { probe, s };
+	int ret = need_probe(s);
+
+	return ret < 0 ? ret
+		       : restore_into(shell, s, strategy, tl, attach_probe,
+				      &ps);
 }
 
 int snapshot__restore_guest(struct kvm_host *kvm, struct snapshot *s,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct vm;
+struct vm_config;
 struct kvm_host;
 struct guest_mem_ops;
 struct timeline;
@@ -124,11 +125,42 @@ int snapshot__open_layer(struct snapshot *s, const char *dir);
 void snapshot__close(struct snapshot *s);
 
 /* Creates a VM from the snapshot with memory restore `strategy`, its
- * vCPU, VM and probe state restored, ready for vm__start. */
+ * vCPU, VM and probe state restored, ready for vm__start: a shell
+ * (snapshot__shell_config) restored into at once, so the timeline has
+ * VM_CREATED, VCPU_READY, then MEM_READY. */
 int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		      const struct guest_mem_ops *strategy,
 		      struct timeline *tl, struct vm **out,
 		      struct probe *probe);
+
+/* The vm_config of a shell (vm__create_shell) the snapshot can be restored
+ * into: its memory size, vCPUs, irqchip and strict_io; CPUID none, since
+ * the saved CPUID is restored; no memory ops or source. */
+void snapshot__shell_config(const struct snapshot *s, struct vm_config *cfg);
+
+/* Restores `s` into `shell` (from vm__create_shell with a config matching
+ * snapshot__shell_config: -EINVAL naming the mismatch otherwise; -EBUSY
+ * if it has memory already) with memory `strategy`; the probe device is
+ * attached as snapshot__restore does, and `tl` becomes the VM's timeline
+ * (MEM_READY is marked in it; VM_CREATED and VCPU_READY are not). Ready
+ * for vm__start. On failure the caller still owns the shell and must
+ * vm__destroy it (it may hold the probe's trap and vCPU state).
+ *
+ * Threads: one open snapshot may be restored into many VMs at once, from
+ * any threads (snapshot__restore too), with `s` and `kvm` shared; each
+ * call needs its own shell, timeline and probe. Restoring only reads `s`
+ * (its parsed state image, zmem index and paths); the memory file is read
+ * with pread, mapped MAP_PRIVATE, or walked with SEEK_DATA/SEEK_HOLE
+ * lseeks that name absolute offsets, so the shared file offset they move
+ * never changes a result. The host's CPUID table in `kvm` is loaded
+ * once, race-free (kvm__supported_cpuid); a prefetch restore that records
+ * a working set writes it through its own temporary file, the last one
+ * renamed wins. Opening and closing are not concurrent with anything:
+ * snapshot__close only once every VM restored from `s` is destroyed (lazy
+ * strategies serve faults from its memory file and zmem index). */
+int snapshot__restore_into(struct vm *shell, struct snapshot *s,
+			   const struct guest_mem_ops *strategy,
+			   struct timeline *tl, struct probe *probe);
 
 /* The same for an OS guest: `setup` rebuilds the guest's machine on the
  * new VM (its traps and devices, e.g. linux_machine__create; no kernel

@@ -86,11 +86,13 @@ static int check_host(struct kvm_host *kvm, const char *path)
 int kvm__supported_cpuid(struct kvm_host *kvm,
 			 const struct kvm_cpuid2 **out)
 {
-	struct kvm_cpuid2 *cpuid;
+	struct kvm_cpuid2 *cpuid = __atomic_load_n(&kvm->cpuid,
+						   __ATOMIC_ACQUIRE);
+	struct kvm_cpuid2 *first = NULL;
 	int ret;
 
-	if (kvm->cpuid) {
-		*out = kvm->cpuid;
+	if (cpuid) {
+		*out = cpuid;
 		return 0;
 	}
 	cpuid = calloc(1, sizeof(*cpuid) +
@@ -103,7 +105,13 @@ int kvm__supported_cpuid(struct kvm_host *kvm,
 		free(cpuid);
 		return ret;
 	}
-	kvm->cpuid = cpuid;
+	/* Threads that make VMs at once (a pool's refills) may all get
+	 * here: the first table published is kept, the others freed. */
+	if (!__atomic_compare_exchange_n(&kvm->cpuid, &first, cpuid, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		free(cpuid);
+		cpuid = first;
+	}
 	*out = cpuid;
 	return 0;
 }

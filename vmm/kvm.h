@@ -39,8 +39,9 @@ void kvm__close(struct kvm_host *kvm);
 int kvm__open_device(const char *path);
 
 /* The host-supported CPUID table, read on first use and cached: the ioctl
- * costs about 0.4 ms on nested hosts, where every CPUID traps. Not
- * thread-safe on first use; owned by kvm. */
+ * costs about 0.4 ms on nested hosts, where every CPUID traps. Safe from
+ * any number of threads (concurrent first uses each read it, one table
+ * is kept); owned by kvm. */
 int kvm__supported_cpuid(struct kvm_host *kvm,
 			 const struct kvm_cpuid2 **out);
 

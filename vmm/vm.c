@@ -412,6 +412,8 @@ int vm__dirty_log_start(struct vm *vm)
 
 	if (vm->dirty_log)
 		return 0;
+	if (!vm->mem.ops)
+		return err__set(EINVAL, "the VM has no guest memory to track");
 	vm->dirty_log = true;
 	ret = set_memory(vm);
 	if (ret < 0)
@@ -443,6 +445,14 @@ static int check_config(const struct kvm_host *kvm,
 	return 0;
 }
 
+/* Memory a VM does not have yet: nothing to unmap, no source file. */
+static void mem_none(struct guest_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->src_fd = -1;
+}
+
 static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 			   struct timeline *tl)
 {
@@ -460,6 +470,8 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 	vm->tl = tl;
 	vm->cpuid = cfg->cpuid;
 	vm->fd = -1;
+	vm->mem_size = cfg->mem_size;
+	mem_none(&vm->mem);
 	for (unsigned int i = 0; i < cfg->nr_vcpus; i++)
 		vm->vcpus[i].fd = -1;
 	iotrap__init(&vm->io, cfg->strict_io);
@@ -479,6 +491,82 @@ static void vm_free(struct vm *vm)
 	free(vm);
 }
 
+/* KVM_CREATE_VM, then the in-kernel irqchip when asked: it must precede
+ * the vCPUs (KVM gives a vCPU its LAPIC only when the irqchip exists, and
+ * refuses the identity-map address once a vCPU exists). */
+static int create_vm_fd(struct vm *vm, bool irqchip)
+{
+	int ret;
+
+	vm->fd = KVM_IOCTL(vm->kvm->fd, KVM_CREATE_VM, NULL);
+	if (vm->fd < 0)
+		return vm->fd;
+	timeline__mark(vm->tl, TL_VM_CREATED);
+	if (!irqchip)
+		return 0;
+	ret = x86__vm_create_irqchip(vm);
+	if (ret < 0) {
+		close(vm->fd);
+		vm->fd = -1;
+		return ret;
+	}
+	vm->irqchip = true;
+	return 0;
+}
+
+/* All `n` vCPUs, or none. None of it touches guest memory, so a shell
+ * creates them before it has any. */
+static int create_vcpus(struct vm *vm, unsigned int n)
+{
+	int ret;
+
+	for (; vm->nr_vcpus < n; vm->nr_vcpus++) {
+		ret = create_vcpu(vm, vm->nr_vcpus);
+		if (ret < 0) {
+			while (vm->nr_vcpus--)
+				destroy_vcpu(vm, &vm->vcpus[vm->nr_vcpus]);
+			vm->nr_vcpus = 0;
+			return ret;
+		}
+	}
+	timeline__mark(vm->tl, TL_VCPU_READY);
+	return 0;
+}
+
+/* Guest memory of vm->mem_size bytes as slot 0; on failure the VM has
+ * none, as before. */
+static int fill_memory(struct vm *vm, const struct guest_mem_ops *ops,
+		       const struct mem_source *src)
+{
+	int ret = mem__create_from(&vm->mem, ops ? ops : mem__backend("anon"),
+				   vm->mem_size, src);
+
+	if (ret < 0) {
+		mem_none(&vm->mem);
+		return ret;
+	}
+	mem__on_failure(&vm->mem, mem_failed, vm);
+	ret = set_memory(vm);
+	if (ret < 0) {
+		mem__destroy(&vm->mem);
+		mem_none(&vm->mem);
+		return ret;
+	}
+	timeline__mark(vm->tl, TL_MEM_READY);
+	return 0;
+}
+
+static int check_mem_size(uint64_t size)
+{
+	if (size == 0 || size % MEM_ALIGN)
+		return err__set(EINVAL, "guest memory size %llu is not a "
+				"positive multiple of 2 MiB",
+				(unsigned long long)size);
+	return 0;
+}
+
+/* Memory between the irqchip and the vCPUs, as VMs always were made (the
+ * timeline's VM_CREATED, MEM_READY, VCPU_READY order). */
 int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	       struct timeline *tl, struct vm **out)
 {
@@ -490,40 +578,18 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	vm = vm_alloc(kvm, cfg, tl);
 	if (!vm)
 		return err__set(ENOMEM, "allocating a VM");
-	vm->fd = KVM_IOCTL(kvm->fd, KVM_CREATE_VM, NULL);
-	if (vm->fd < 0) {
-		ret = vm->fd;
+	ret = create_vm_fd(vm, cfg->irqchip);
+	if (ret < 0)
 		goto err_free;
-	}
-	timeline__mark(tl, TL_VM_CREATED);
-	if (cfg->irqchip) {
-		ret = x86__vm_create_irqchip(vm);
-		if (ret < 0)
-			goto err_close;
-		vm->irqchip = true;
-	}
-	ret = mem__create_from(&vm->mem, cfg->mem_ops ? cfg->mem_ops
-						      : mem__backend("anon"),
-			       cfg->mem_size, cfg->mem_src);
+	ret = fill_memory(vm, cfg->mem_ops, cfg->mem_src);
 	if (ret < 0)
 		goto err_close;
-	mem__on_failure(&vm->mem, mem_failed, vm);
-	ret = set_memory(vm);
+	ret = create_vcpus(vm, cfg->nr_vcpus);
 	if (ret < 0)
 		goto err_mem;
-	timeline__mark(tl, TL_MEM_READY);
-	for (; vm->nr_vcpus < cfg->nr_vcpus; vm->nr_vcpus++) {
-		ret = create_vcpu(vm, vm->nr_vcpus);
-		if (ret < 0)
-			goto err_vcpus;
-	}
-	timeline__mark(tl, TL_VCPU_READY);
 	*out = vm;
 	return 0;
 
-err_vcpus:
-	while (vm->nr_vcpus--)
-		destroy_vcpu(vm, &vm->vcpus[vm->nr_vcpus]);
 err_mem:
 	mem__destroy(&vm->mem);
 err_close:
@@ -531,6 +597,49 @@ err_close:
 err_free:
 	vm_free(vm);
 	return ret;
+}
+
+int vm__create_shell(struct kvm_host *kvm, const struct vm_config *cfg,
+		     struct timeline *tl, struct vm **out)
+{
+	struct vm *vm;
+	int ret = check_config(kvm, cfg);
+
+	if (ret == 0)
+		ret = check_mem_size(cfg->mem_size);
+	if (ret < 0)
+		return ret;
+	vm = vm_alloc(kvm, cfg, tl);
+	if (!vm)
+		return err__set(ENOMEM, "allocating a VM");
+	ret = create_vm_fd(vm, cfg->irqchip);
+	if (ret < 0)
+		goto err_free;
+	ret = create_vcpus(vm, cfg->nr_vcpus);
+	if (ret < 0)
+		goto err_close;
+	*out = vm;
+	return 0;
+
+err_close:
+	close(vm->fd);
+err_free:
+	vm_free(vm);
+	return ret;
+}
+
+int vm__fill_shell(struct vm *vm, const struct guest_mem_ops *ops,
+		   const struct mem_source *src)
+{
+	if (vm->mem.ops)
+		return err__set(EBUSY, "the VM already has guest memory (%s)",
+				vm->mem.ops->name);
+	return fill_memory(vm, ops, src);
+}
+
+void vm__set_timeline(struct vm *vm, struct timeline *tl)
+{
+	vm->tl = tl;
 }
 
 struct device *vm__find_device(struct vm *vm, const char *name)
@@ -561,6 +670,9 @@ int vm__start(struct vm *vm)
 
 	pthread_attr_t attr;
 
+	if (!vm->mem.ops)
+		return err__set(EINVAL, "the VM has no guest memory (a shell "
+				"not filled yet)");
 	pthread_once(&once, install_kick_handler);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, VCPU_STACK_SIZE);

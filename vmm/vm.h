@@ -57,7 +57,8 @@ struct vm_config {
 struct vm {
 	struct kvm_host *kvm; /* borrowed */
 	int fd;
-	struct guest_mem mem;
+	uint64_t mem_size;    /* as configured, also before a shell is filled */
+	struct guest_mem mem; /* ops NULL: none yet (a shell) */
 	struct iotrap_table io;
 	unsigned int nr_vcpus;
 	struct vcpu *vcpus;
@@ -85,6 +86,31 @@ struct vm {
 int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	       struct timeline *tl, struct vm **out);
 
+/* A shell: the VM, its irqchip (cfg->irqchip) and cfg->nr_vcpus vCPUs
+ * (cfg->cpuid), without guest memory; cfg->mem_size and strict_io are
+ * recorded, cfg->mem_ops and mem_src ignored. Marks VM_CREATED and
+ * VCPU_READY in tl (may be NULL). Nothing needs memory first: KVM takes a
+ * memory slot at any time, and a vCPU's kvm_run page, CPUID and (PVM)
+ * per-vCPU state belong to the vCPU, not to guest memory. On failure
+ * nothing is left behind. */
+int vm__create_shell(struct kvm_host *kvm, const struct vm_config *cfg,
+		     struct timeline *tl, struct vm **out);
+
+/* Gives a shell its guest memory: backend `ops` (a restore strategy or a
+ * plain backend; NULL = anon) filled from `src` (may be NULL for plain
+ * backends), registered as slot 0 at GPA 0; marks MEM_READY in the VM's
+ * timeline. Before any vCPU state is set: some of it (KVM's paravirtual
+ * MSRs) names guest memory. -EBUSY with a message if the VM already has
+ * memory. On failure the shell has no memory and may be filled again or
+ * destroyed. */
+int vm__fill_shell(struct vm *vm, const struct guest_mem_ops *ops,
+		   const struct mem_source *src);
+
+/* Points the VM's timeline at tl (may be NULL): a shell made ahead of
+ * time gets the request's timeline just before it is filled or started.
+ * Not while vCPU threads run. */
+void vm__set_timeline(struct vm *vm, struct timeline *tl);
+
 /* Registers a device whose state snapshots save and restore (device.h);
  * `dev` is borrowed and must outlive the VM. -EEXIST for a name already
  * registered, -ENOSPC past VM_MAX_DEVICES. */
@@ -93,7 +119,8 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev);
 /* The registered device named `name`, or NULL. */
 struct device *vm__find_device(struct vm *vm, const char *name);
 
-/* Starts one thread per vCPU. Register traps and set registers first. */
+/* Starts one thread per vCPU. Register traps and set registers first.
+ * -EINVAL for a shell that has no memory yet. */
 int vm__start(struct vm *vm);
 
 /* Waits until the VM ends or `timeout_ns` passes (0 = no limit); on timeout
