@@ -1,0 +1,844 @@
+/* KVM tests of the pool's socket server (serve.h) over a real warm pool of
+ * probe guests: each op and its reply, malformed lines answered while the
+ * connection goes on, requests in order, concurrent clients, clients that
+ * leave mid-request, the connection cap, drain, the socket file's life
+ * (mode 0600; a live server's path refused, a regular file kept, a stale
+ * socket replaced; removed at the end) and no descriptor leaked. Exits 77
+ * without a usable /dev/kvm. */
+#include "err.h"
+#include "kvm.h"
+#include "pool.h"
+#include "serve.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define MiB (1ull << 20)
+#define SECOND 1000000000ull
+/* How long a client waits for a reply before the test fails. */
+#define REPLY_TIMEOUT_MS 30000
+
+static struct kvm_host kvm;
+static struct pool *pool;
+static char dir[] = "/tmp/coldstart-serve-XXXXXX";
+static unsigned int fds_at_start, servers;
+
+/* One pool_serve__run in its own thread. */
+struct server_run {
+	char path[128], log_path[128];
+	FILE *log;
+	volatile sig_atomic_t stop;
+	pthread_t thread;
+	int ret;
+	bool done; /* atomic */
+};
+
+static unsigned int count_fds(void)
+{
+	unsigned int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	nanosleep(&(struct timespec){ .tv_nsec = ms * 1000000L }, NULL);
+}
+
+/* ---- the client side ---- */
+
+static int try_connect(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static int client(const struct server_run *r)
+{
+	int fd = try_connect(r->path);
+
+	if (fd < 0)
+		fail_msg("connect to %s: %s", r->path, strerror(-fd));
+	return fd;
+}
+
+static void send_raw(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+
+		if (w < 0)
+			fail_msg("send: %s", strerror(errno));
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void send_line(int fd, const char *line)
+{
+	send_raw(fd, line, strlen(line));
+	send_raw(fd, "\n", 1);
+}
+
+/* The next line the server sent, without its newline; NULL at its end. */
+static char *read_line(int fd)
+{
+	static char buf[4096];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t n = 0;
+
+	for (;;) {
+		if (poll(&pfd, 1, REPLY_TIMEOUT_MS) != 1)
+			fail_msg("no reply within %d ms", REPLY_TIMEOUT_MS);
+		ssize_t got = recv(fd, buf + n, 1, 0);
+
+		if (got < 0)
+			fail_msg("recv: %s", strerror(errno));
+		if (got == 0) {
+			assert_int_equal(n, 0);
+			return NULL;
+		}
+		if (buf[n] == '\n') {
+			buf[n] = '\0';
+			return buf;
+		}
+		assert_true(++n < sizeof(buf));
+	}
+}
+
+/* The next reply: one JSON object with "ok". */
+static json_t *reply(int fd)
+{
+	char *line = read_line(fd);
+	json_error_t jerr;
+	json_t *r;
+
+	if (!line)
+		fail_msg("the server closed the connection");
+	r = json_loads(line, 0, &jerr);
+	if (!r || !json_is_object(r))
+		fail_msg("not a JSON object: %s", line);
+	assert_true(json_is_boolean(json_object_get(r, "ok")));
+	return r;
+}
+
+static json_t *ask(int fd, const char *line)
+{
+	send_line(fd, line);
+	return reply(fd);
+}
+
+static bool ok(json_t *r)
+{
+	return json_is_true(json_object_get(r, "ok"));
+}
+
+/* Fails the test with the server's message unless the reply is ok. */
+static void must_be_ok(json_t *r)
+{
+	if (!ok(r))
+		fail_msg("refused: %s",
+			 json_string_value(json_object_get(r, "error")));
+}
+
+static json_int_t int_field(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		fail_msg("\"%s\" is not an integer", key);
+	return json_integer_value(v);
+}
+
+/* A stats request answered: its "stats" field (a new reference). */
+static json_t *stats(int fd)
+{
+	json_t *r = ask(fd, "{\"op\":\"stats\"}"), *st;
+
+	must_be_ok(r);
+	st = json_object_get(r, "stats");
+	assert_true(json_is_object(st));
+	json_incref(st);
+	json_decref(r);
+	return st;
+}
+
+static json_int_t stat_of(int fd, const char *key)
+{
+	json_t *st = stats(fd);
+	json_int_t v = int_field(st, key);
+
+	json_decref(st);
+	return v;
+}
+
+/* A line the server must refuse, after which the connection still
+ * answers. */
+static void refused(int fd, const char *line)
+{
+	json_t *r = ask(fd, line), *e = json_object_get(r, "error");
+
+	if (ok(r) || !json_is_string(e) || !json_string_length(e))
+		fail_msg("not refused with a message: %.80s", line);
+	json_decref(r);
+	json_decref(stats(fd));
+}
+
+static char *log_text(const struct server_run *r)
+{
+	FILE *f = fopen(r->log_path, "r");
+	static char buf[1 << 16];
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Waits until the server's log holds `needle`. */
+static void wait_log(const struct server_run *r, const char *needle)
+{
+	for (int i = 0; i < 3000; i++) {
+		if (strstr(log_text(r), needle))
+			return;
+		sleep_ms(10);
+	}
+	fail_msg("the log never said \"%s\":\n%s", needle, log_text(r));
+}
+
+/* ---- the server side ---- */
+
+static void *server_main(void *arg)
+{
+	struct server_run *r = arg;
+
+	r->ret = pool_serve__run(pool, r->path, &r->stop, r->log);
+	if (r->ret < 0)
+		fprintf(stderr, "server: %s\n", err__last());
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool server_done(struct server_run *r)
+{
+	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+/* Starts a server at the path (NULL: a new one in dir) and waits until it
+ * takes connections. */
+static struct server_run *start_server(const char *path)
+{
+	struct server_run *r = calloc(1, sizeof(*r));
+	struct stat st;
+	int fd = -1;
+
+	assert_non_null(r);
+	servers++;
+	if (path)
+		snprintf(r->path, sizeof(r->path), "%s", path);
+	else
+		snprintf(r->path, sizeof(r->path), "%s/s%u.sock", dir, servers);
+	snprintf(r->log_path, sizeof(r->log_path), "%s/s%u.log", dir, servers);
+	r->log = fopen(r->log_path, "w");
+	assert_non_null(r->log);
+	assert_int_equal(pthread_create(&r->thread, NULL, server_main, r), 0);
+	for (int i = 0; i < 1000 && fd < 0 && !server_done(r); i++) {
+		fd = try_connect(r->path);
+		if (fd < 0)
+			sleep_ms(10);
+	}
+	if (fd < 0)
+		fail_msg("the server on %s never took a connection", r->path);
+	close(fd);
+	assert_int_equal(stat(r->path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	return r;
+}
+
+/* Joins the server (stopping it first unless it stopped on its own): it
+ * returned 0 and removed its socket. */
+static void end_server(struct server_run *r, bool stop)
+{
+	struct timespec limit;
+
+	if (stop)
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+	clock_gettime(CLOCK_REALTIME, &limit);
+	limit.tv_sec += 30;
+	if (pthread_timedjoin_np(r->thread, NULL, &limit))
+		fail_msg("the server did not return within 30 s");
+	fclose(r->log);
+	assert_int_equal(r->ret, 0);
+	assert_int_equal(access(r->path, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	free(r);
+}
+
+static int setup_server(void **state)
+{
+	*state = start_server(NULL);
+	return 0;
+}
+
+static int teardown_server(void **state)
+{
+	struct server_run *r = *state;
+
+	/* a test that failed half-way may leave it running */
+	if (r)
+		end_server(r, true);
+	return 0;
+}
+
+/* The pool back at its starting shape: 2 held, none being made. */
+static void settle_pool(void)
+{
+	struct pool_stats st;
+
+	pool__resize(pool, 2);
+	for (int i = 0; i < 3000; i++) {
+		pool__stats(pool, &st);
+		if (st.held == 2 && !st.making)
+			return;
+		sleep_ms(10);
+	}
+	fail_msg("the pool holds %u VMs, %u being made; not 2 and 0",
+		 st.held, st.making);
+}
+
+/* ---- the tests ---- */
+
+static void test_acquire(void **state)
+{
+	struct server_run *r = *state;
+	int fd = client(r);
+	json_t *rep;
+	double acq, first, done;
+	const char *sum;
+
+	assert_int_equal(pool__wait_filled(pool, 10 * SECOND), 0);
+	rep = ask(fd, "{\"op\": \"acquire\"}");
+	must_be_ok(rep);
+	assert_true(json_is_true(json_object_get(rep, "hit")));
+	assert_true(json_is_false(json_object_get(rep, "waited")));
+	assert_int_equal(int_field(rep, "failures"), 0);
+	sum = json_string_value(json_object_get(rep, "checksum"));
+	assert_non_null(sum);
+	assert_int_equal(strlen(sum), 18);
+	assert_true(strtoull(sum, NULL, 16) != 0);
+	assert_true(json_is_real(json_object_get(rep, "acquire_us")));
+	acq = json_real_value(json_object_get(rep, "acquire_us"));
+	first = json_real_value(json_object_get(rep, "first_run_us"));
+	done = json_real_value(json_object_get(rep, "done_us"));
+	/* the order of events, not their speed */
+	assert_true(acq >= 0);
+	assert_true(first >= acq);
+	assert_true(done >= first);
+	assert_null(json_object_get(rep, "id"));
+	json_decref(rep);
+	close(fd);
+}
+
+static void test_stats(void **state)
+{
+	static const char *const counters[] = {
+		"requests", "hits", "misses", "waits", "made",
+		"made_on_demand", "make_failures", "guest_failures", "reaped",
+		"held", "making", "target",
+	};
+	static const char *const reals[] = {
+		"idle_vm_s", "refill_cpu_s", "rate", "make_s",
+	};
+	struct server_run *r = *state;
+	int fd = client(r);
+	json_t *st = stats(fd), *rep;
+	json_int_t before = int_field(st, "requests");
+
+	for (size_t i = 0; i < sizeof(counters) / sizeof(*counters); i++)
+		assert_true(int_field(st, counters[i]) >= 0);
+	for (size_t i = 0; i < sizeof(reals) / sizeof(*reals); i++)
+		assert_true(json_is_number(json_object_get(st, reals[i])));
+	assert_true(json_is_string(json_object_get(st, "last_error")));
+	assert_int_equal(json_object_size(st), 17);
+	assert_int_equal(int_field(st, "target"), 2);
+	json_decref(st);
+
+	rep = ask(fd, "{\"op\":\"acquire\"}");
+	must_be_ok(rep);
+	json_decref(rep);
+	assert_int_equal(stat_of(fd, "requests"), before + 1);
+	close(fd);
+}
+
+static void test_resize(void **state)
+{
+	static const struct {
+		const char *line;
+		json_int_t target;
+	} cases[] = {
+		{ "{\"op\":\"resize\",\"size\":5}", 5 },
+		{ "{\"op\":\"resize\",\"size\":1000}", 8 }, /* the maximum */
+		{ "{\"op\":\"resize\",\"size\":0}", 0 },
+		{ "{\"op\":\"resize\",\"size\":99999999999}", 8 },
+		{ "{\"op\":\"resize\",\"size\":2}", 2 },
+	};
+	struct server_run *r = *state;
+	int fd = client(r);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		json_t *rep = ask(fd, cases[i].line);
+
+		must_be_ok(rep);
+		assert_int_equal(int_field(rep, "target"), cases[i].target);
+		json_decref(rep);
+		assert_int_equal(stat_of(fd, "target"), cases[i].target);
+	}
+	close(fd);
+	assert_int_equal(pool__wait_filled(pool, 10 * SECOND), 0);
+}
+
+/* A JSON stats request padded with spaces to `len` bytes. */
+static char *padded_stats(size_t len)
+{
+	static const char req[] = "{\"op\":\"stats\"}";
+	char *s = malloc(len + 1);
+
+	assert_non_null(s);
+	memset(s, ' ', len);
+	memcpy(s, req, sizeof(req) - 1);
+	s[len] = '\0';
+	return s;
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const lines[] = {
+		"garbage",
+		"[1]",
+		"42",
+		"\"acquire\"",
+		"{}",
+		"{\"op\":\"nope\"}",
+		"{\"op\":7}",
+		"{\"op\":null}",
+		"{\"op\":\"resize\"}",
+		"{\"op\":\"resize\",\"size\":\"x\"}",
+		"{\"op\":\"resize\",\"size\":-1}",
+		"{\"op\":\"resize\",\"size\":2.5}",
+		"{\"op\":\"resize\",\"size\":true}",
+		"{\"op\":\"stats\",\"sise\":1}",
+		"{\"op\":\"acquire\",\"size\":1}",
+		/* two ops in one object: neither may be taken */
+		"{\"op\":\"stats\",\"op\":\"drain\"}",
+		"{\"op\":\"stats\"} {\"op\":\"drain\"}",
+		"{\"op\":\"st",
+		"{\"op\":\"\xff\xfe\"}",
+		"{\"op\":\"stats\"}\x01",
+	};
+	struct server_run *r = *state;
+	int fd = client(r);
+	char *big = malloc(100 * 1024 + 1);
+	json_t *rep;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++)
+		refused(fd, lines[i]);
+
+	/* longer than a line may be, garbage or a valid request alike */
+	assert_non_null(big);
+	memset(big, 'x', 100 * 1024);
+	big[100 * 1024] = '\0';
+	refused(fd, big);
+	free(big);
+	big = padded_stats(100 * 1024);
+	refused(fd, big);
+	free(big);
+	big = padded_stats(SERVE_MAX_LINE + 1);
+	refused(fd, big);
+	free(big);
+	/* the longest line allowed is served */
+	big = padded_stats(SERVE_MAX_LINE);
+	rep = ask(fd, big);
+	must_be_ok(rep);
+	json_decref(rep);
+	free(big);
+
+	/* a NUL is no blank */
+	send_raw(fd, "\0\n", 2);
+	rep = reply(fd);
+	assert_false(ok(rep));
+	json_decref(rep);
+	/* blank lines get no reply: the next reply is the stats' */
+	send_raw(fd, "\n  \r\n", 5);
+	json_decref(stats(fd));
+	/* the server still serves, and never drained */
+	assert_int_equal(stat_of(fd, "target"), 2);
+	close(fd);
+}
+
+static void test_id_echoed(void **state)
+{
+	struct server_run *r = *state;
+	int fd = client(r);
+	json_t *rep, *want;
+
+	rep = ask(fd, "{\"op\":\"stats\",\"id\":42}");
+	must_be_ok(rep);
+	assert_int_equal(int_field(rep, "id"), 42);
+	json_decref(rep);
+
+	rep = ask(fd, "{\"id\":{\"a\":[1,null,\"x\"]},\"op\":\"acquire\"}");
+	must_be_ok(rep);
+	want = json_loads("{\"a\":[1,null,\"x\"]}", 0, NULL);
+	assert_non_null(want);
+	assert_true(json_equal(json_object_get(rep, "id"), want));
+	json_decref(want);
+	json_decref(rep);
+
+	rep = ask(fd, "{\"op\":\"nope\",\"id\":\"q1\"}");
+	assert_false(ok(rep));
+	assert_string_equal(json_string_value(json_object_get(rep, "id")),
+			    "q1");
+	json_decref(rep);
+
+	rep = ask(fd, "{\"op\":\"resize\",\"size\":2,\"id\":null}");
+	must_be_ok(rep);
+	assert_true(json_is_null(json_object_get(rep, "id")));
+	json_decref(rep);
+
+	rep = ask(fd, "{\"op\":\"stats\"}");
+	assert_null(json_object_get(rep, "id"));
+	json_decref(rep);
+	close(fd);
+}
+
+/* Requests sent at once on one connection are answered in their order;
+ * two connections acquire at the same time. */
+static void test_order_and_concurrency(void **state)
+{
+	static const char three[] = "{\"op\":\"stats\",\"id\":1}\n"
+				    "{\"op\":\"acquire\",\"id\":2}\n"
+				    "{\"op\":\"stats\",\"id\":3}\n";
+	struct server_run *r = *state;
+	int a = client(r), b = client(r);
+	json_int_t before = stat_of(a, "requests");
+	json_t *rep, *st;
+
+	send_raw(a, three, sizeof(three) - 1);
+	for (int id = 1; id <= 3; id++) {
+		rep = reply(a);
+		must_be_ok(rep);
+		assert_int_equal(int_field(rep, "id"), id);
+		assert_true(id == 2 ? json_object_get(rep, "checksum") != NULL
+				    : json_object_get(rep, "stats") != NULL);
+		st = json_object_get(rep, "stats");
+		if (id == 3)
+			assert_int_equal(int_field(st, "requests"), before + 1);
+		json_decref(rep);
+	}
+
+	send_line(a, "{\"op\":\"acquire\"}");
+	send_line(b, "{\"op\":\"acquire\"}");
+	rep = reply(b);
+	must_be_ok(rep);
+	json_decref(rep);
+	rep = reply(a);
+	must_be_ok(rep);
+	json_decref(rep);
+	assert_int_equal(stat_of(b, "requests"), before + 3);
+	close(a);
+	close(b);
+}
+
+/* Clients that close before their reply, or in the middle of a line. */
+static void test_client_leaves(void **state)
+{
+	struct server_run *r = *state;
+	int fd = client(r), gone;
+	json_int_t before = stat_of(fd, "requests");
+
+	for (int i = 0; i < 3; i++) {
+		gone = client(r);
+		send_line(gone, "{\"op\":\"acquire\"}");
+		close(gone);
+	}
+	gone = client(r);
+	send_raw(gone, "{\"op\":", 6);
+	close(gone);
+	/* each reply written to a closed connection: EPIPE, no SIGPIPE */
+	wait_log(r, "closed after 1 requests: Broken pipe");
+	for (int i = 0; i < 3000 && stat_of(fd, "requests") < before + 3; i++)
+		sleep_ms(10);
+	assert_int_equal(stat_of(fd, "requests"), before + 3);
+	json_t *rep = ask(fd, "{\"op\":\"acquire\"}");
+
+	must_be_ok(rep);
+	json_decref(rep);
+	close(fd);
+}
+
+static void test_connection_cap(void **state)
+{
+	struct server_run *r = *state;
+	int fds[SERVE_MAX_CONNS], extra = -1;
+	json_t *rep;
+
+	for (int i = 0; i < SERVE_MAX_CONNS; i++)
+		fds[i] = client(r);
+	/* the last one answers: the server accepted every one before it */
+	json_decref(stats(fds[SERVE_MAX_CONNS - 1]));
+
+	extra = client(r);
+	rep = reply(extra);
+	assert_false(ok(rep));
+	assert_non_null(strstr(json_string_value(json_object_get(rep,
+								 "error")),
+			       "connections"));
+	json_decref(rep);
+	assert_null(read_line(extra));
+	close(extra);
+	wait_log(r, "connection refused: ");
+
+	/* a place freed is taken again */
+	close(fds[0]);
+	fds[0] = -1;
+	for (int i = 0; i < 100 && fds[0] < 0; i++) {
+		static const char req[] = "{\"op\":\"stats\"}\n";
+		int fd = client(r);
+
+		/* refused before it is sent, the request fails (EPIPE), but
+		 * the refusal is there to read */
+		send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
+		rep = reply(fd);
+		if (ok(rep)) {
+			fds[0] = fd;
+		} else {
+			close(fd);
+			sleep_ms(20);
+		}
+		json_decref(rep);
+	}
+	assert_true(fds[0] >= 0);
+	for (int i = 0; i < SERVE_MAX_CONNS; i++)
+		close(fds[i]);
+}
+
+/* A second server on the path of a live one, a regular file, a
+ * directory or a path too long is refused, and nothing is touched. */
+static void test_path_refused(void **state)
+{
+	struct server_run *r = *state;
+	volatile sig_atomic_t stop = 0;
+	char file[128], sub[128], longp[200], buf[32] = "";
+	struct stat st;
+	int fd;
+
+	assert_int_equal(pool_serve__run(pool, r->path, &stop, NULL),
+			 -EADDRINUSE);
+	assert_non_null(strstr(err__last(), "already"));
+	fd = client(r);
+	json_decref(stats(fd));
+	close(fd);
+
+	snprintf(file, sizeof(file), "%s/plain", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep me\n", 8), 8);
+	close(fd);
+	assert_int_equal(pool_serve__run(pool, file, &stop, NULL), -EEXIST);
+	assert_non_null(strstr(err__last(), "not a socket"));
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 8);
+	close(fd);
+	assert_memory_equal(buf, "keep me\n", 8);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(file), 0);
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(pool_serve__run(pool, sub, &stop, NULL), -EEXIST);
+	assert_int_equal(rmdir(sub), 0);
+
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	assert_int_equal(pool_serve__run(pool, longp, &stop, NULL),
+			 -ENAMETOOLONG);
+	assert_int_equal(pool_serve__run(pool, "", &stop, NULL), -EINVAL);
+}
+
+/* A socket file nobody listens on (a server that died) is replaced. */
+static void test_stale_socket_replaced(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct server_run *r;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/stale.sock", dir);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+	assert_int_equal(try_connect(addr.sun_path), -ECONNREFUSED);
+
+	r = start_server(addr.sun_path);
+	fd = client(r);
+	json_decref(stats(fd));
+	close(fd);
+	end_server(r, true);
+}
+
+/* Drain: the request being served is answered, the server returns 0 and
+ * its socket is gone. */
+static void test_drain(void **state)
+{
+	struct server_run *r = *state;
+	int a = client(r), b = client(r);
+	json_int_t before = stat_of(a, "requests");
+	json_t *rep;
+
+	send_line(b, "{\"op\":\"acquire\",\"id\":\"inflight\"}");
+	/* b's request is in the pool (counted) before the drain */
+	for (int i = 0; i < 3000 && stat_of(a, "requests") == before; i++)
+		sleep_ms(1);
+	rep = ask(a, "{\"op\":\"drain\",\"id\":9}");
+	must_be_ok(rep);
+	assert_int_equal(int_field(rep, "id"), 9);
+	json_decref(rep);
+
+	rep = reply(b);
+	must_be_ok(rep);
+	assert_string_equal(json_string_value(json_object_get(rep, "id")),
+			    "inflight");
+	json_decref(rep);
+	assert_null(read_line(a));
+	assert_null(read_line(b));
+	close(a);
+	close(b);
+	wait_log(r, "asked to drain");
+	end_server(r, false);
+	*state = NULL;
+}
+
+/* After every server returned: the pool back at its shape, the process
+ * holds exactly the descriptors it held before the first server. */
+static void test_nothing_leaked(void **state)
+{
+	(void)state;
+	settle_pool();
+	assert_int_equal(count_fds(), fds_at_start);
+}
+
+static int setup_pool(void **state)
+{
+	struct pool_config cfg = {
+		.kvm = &kvm,
+		.source = POOL_FROM_PROBE,
+		.mem_size = 4 * MiB,
+		.nr_vcpus = 1,
+		.probe = { .init_bytes = MiB, .ws_bytes = MiB, .seed = 1 },
+		.hold = POOL_HOLD_WARM,
+		.policy = POOL_FIXED,
+		.on_empty = POOL_MAKE,
+		.size = 2,
+		.min = 0,
+		.max = 8,
+		.workers = 1,
+		/* the CLI's default; a fixed pool estimates the rate too */
+		.halflife_s = 10,
+		.timeout_ns = 10 * SECOND,
+	};
+
+	(void)state;
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	if (pool__start(&cfg, &pool) < 0 ||
+	    pool__wait_filled(pool, 10 * SECOND) < 0) {
+		fprintf(stderr, "pool: %s\n", err__last());
+		return -1;
+	}
+	settle_pool();
+	fds_at_start = count_fds();
+	return 0;
+}
+
+static int teardown_pool(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	pool__drain(pool);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+#define SERVED(t) cmocka_unit_test_setup_teardown(t, setup_server, \
+						  teardown_server)
+	const struct CMUnitTest tests[] = {
+		SERVED(test_acquire),
+		SERVED(test_stats),
+		SERVED(test_resize),
+		SERVED(test_malformed),
+		SERVED(test_id_echoed),
+		SERVED(test_order_and_concurrency),
+		SERVED(test_client_leaves),
+		SERVED(test_connection_cap),
+		SERVED(test_path_refused),
+		cmocka_unit_test(test_stale_socket_replaced),
+		SERVED(test_drain),
+		cmocka_unit_test(test_nothing_leaked),
+	};
+	int ret = kvm__open(&kvm, NULL);
+
+	if (ret == -ENODEV || ret == -EACCES || ret == -ENOTSUP) {
+		/* exit 77: ctest's skip (SKIP_RETURN_CODE) */
+		fprintf(stderr, "skipping: %s\n", err__last());
+		return 77;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "kvm: %s\n", err__last());
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, setup_pool, teardown_pool);
+	kvm__close(&kvm);
+	return ret;
+}
