@@ -57,5 +57,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_emulate(int argc, char **argv);
+int cmd_pool(int argc, char **argv);
 
 #endif

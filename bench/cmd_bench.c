@@ -11,6 +11,7 @@
 #include "boot.h"
 #include "density.h"
 #include "peers.h"
+#include "pool_bench.h"
 #include "rate.h"
 #include "restore.h"
 #include "suite.h"
@@ -37,6 +38,8 @@ static const struct command drivers[] = {
 		   "ours, as ratios", cmd_bench_peers },
 	{ "rate", "VM creation rate: sequential, concurrent workers and "
 		  "bursts", cmd_bench_rate },
+	{ "pool", "arrivals replayed open loop against a warm pool: hits, "
+		  "latency, idle VMs", cmd_bench_pool },
 	{ "probes", "the eBPF probes' overhead: runs without and with "
 		    "--probes", cmd_bench_probes },
 };

@@ -12,6 +12,8 @@ static const struct command commands[] = {
 	{ "bench", "benchmark drivers (lifecycle, floor)", cmd_bench },
 	{ "snapshot", "create, restore or inspect a snapshot of the probe "
 		      "guest", cmd_snapshot },
+	{ "pool", "a warm pool of VMs: serve requests from it, here or over "
+		  "a socket", cmd_pool },
 	{ "compare", "compare two results: regressions, like benchstat",
 	  cmd_compare },
 	{ "report", "Markdown, CSV and plots from stored results",

@@ -5,6 +5,7 @@
 	.globl plot_restore_gp
 	.globl plot_rate_gp
 	.globl plot_density_gp
+	.globl plot_pool_gp
 plot_cdf_gp:
 	.incbin PLOT_CDF_GP
 	.byte 0
@@ -16,5 +17,8 @@ plot_rate_gp:
 	.byte 0
 plot_density_gp:
 	.incbin PLOT_DENSITY_GP
+	.byte 0
+plot_pool_gp:
+	.incbin PLOT_POOL_GP
 	.byte 0
 	.section .note.GNU-stack, "", @progbits

@@ -38,6 +38,8 @@ static const struct {
 	{ "rate", "-n 20 -w 2 --rounds 3", "-n 2 -w 1 --rounds 1 --workers 1" },
 	{ "density", "-n 8 -w 1", "-n 2 -w 0" },
 	{ "peers", "-n 10 -w 2", "-n 2 -w 1" },
+	{ "pool", "--arrivals poisson:50 --duration 10s --size 4",
+	  "--arrivals poisson:20 --duration 1s --size 2" },
 };
 
 /* Drivers that are not part of the suite: the floor runs inside
@@ -66,7 +68,7 @@ static void usage(FILE *out)
 	fputs("Usage: coldstart bench suite [--quick | --smoke] [--out DIR] "
 	      "[--only LIST] [--no-report]\n"
 	      "Runs every benchmark driver in turn (lifecycle, boot, restore, "
-	      "rate, density,\npeers: whichever this build has) into DIR, "
+	      "rate, density,\npeers, pool: whichever this build has) into DIR, "
 	      "measures the harness's own overhead\nper sample, writes "
 	      "DIR/suite.json and then the report (report.md, CSV, plots).\n"
 	      "A driver the host cannot run at all (exit 77) is skipped; one "

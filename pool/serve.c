@@ -195,7 +195,7 @@ static json_t *op_acquire(struct conn *c, json_t *req, uint64_t arrival)
 	return built(out, bad);
 }
 
-static json_t *stats_json(const struct pool_stats *st)
+json_t *pool_serve__stats_json(const struct pool_stats *st)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
@@ -225,7 +225,7 @@ static json_t *op_stats(struct conn *c, json_t *req, uint64_t arrival)
 	(void)req;
 	(void)arrival;
 	pool__stats(c->srv->pool, &st);
-	return json_pack("{s:b, s:o}", "ok", 1, "stats", stats_json(&st));
+	return json_pack("{s:b, s:o}", "ok", 1, "stats", pool_serve__stats_json(&st));
 }
 
 static json_t *op_resize(struct conn *c, json_t *req, uint64_t arrival)

@@ -46,6 +46,7 @@
 
 #include "pool.h"
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -63,6 +64,10 @@
  * thread joined and every descriptor closed. `log` (NULL: none) gets one
  * line per connection event. Returns 0 once stopped, or -errno with a
  * message (err__last). */
+/* The pool's counters as the stats reply's "stats" object (non-finite
+ * numbers as null); NULL when out of memory. */
+json_t *pool_serve__stats_json(const struct pool_stats *st);
+
 int pool_serve__run(struct pool *p, const char *path,
 		    volatile sig_atomic_t *stop, FILE *log);
 

@@ -1,0 +1,296 @@
+/* `coldstart pool`: a warm pool of VMs in this process. `run` serves
+ * requests from here and prints what the pool delivered; `serve` serves
+ * other processes over a Unix socket (pool/serve.h). */
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "kvm.h"
+#include "pool.h"
+#include "pool_cli.h"
+#include "serve.h"
+#include "stats.h"
+#include "timeline.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT };
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart pool run [OPTIONS]\n"
+	      "       coldstart pool serve --socket PATH [OPTIONS]\n"
+	      "A warm pool: VMs made ahead of demand by refill threads and "
+	      "handed out\none per request (a hit), or made by the request "
+	      "when none is held\n(a miss); each guest runs its request phase "
+	      "to DONE and its VM is\ndestroyed. A VM that fails is counted "
+	      "and never handed out again.\n\n"
+	      "run: fills the pool, serves -n requests one after another from "
+	      "this\nprocess and prints hits, latencies from arrival to the "
+	      "guest's first\ninstruction and to DONE, and the pool's "
+	      "counters.\n"
+	      "  -n, --requests N     requests (default 100)\n"
+	      "  --interval DUR       time between requests (default 0: each "
+	      "right after\n"
+	      "                       the last); gives the refill threads "
+	      "time to catch up\n"
+	      "  --json               the results as JSON on stdout\n\n"
+	      "serve: serves the pool on a Unix socket (line-delimited JSON: "
+	      "each\nrequest one object on a line, each reply one line) until "
+	      "a drain request\nor SIGINT/SIGTERM, then drains:\n"
+	      "  {\"op\": \"acquire\"}        one request, run to DONE; reply "
+	      "{ok, hit,\n"
+	      "                            waited, acquire_us, first_run_us, "
+	      "done_us, ...}\n"
+	      "  {\"op\": \"stats\"}          the pool's counters\n"
+	      "  {\"op\": \"resize\", \"size\": N}  a new target\n"
+	      "  {\"op\": \"drain\"}          finish and stop\n"
+	      "  --socket PATH        the socket (made with mode 0600)\n\n"
+	      "Both:\n"
+	      "  --fill-timeout DUR   how long the pool may take to fill before "
+	      "serving\n"
+	      "                       (default 60s)\n",
+	      out);
+	pool_cli__usage(out);
+	fputs("Exit: 0 served (run: every request succeeded), 1 a failure, 2 "
+	      "usage, 77 no\nusable KVM.\n",
+	      out);
+}
+
+struct pool_cmd {
+	struct pool_cli pc;
+	bool serve, json;
+	uint64_t requests, interval_ns, fill_timeout_ns;
+	const char *socket;
+};
+
+static int parse(int argc, char **argv, struct pool_cmd *o)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "requests", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "fill-timeout", required_argument, NULL, OPT_FILL_TIMEOUT },
+		POOL_CLI_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	pool_cli__defaults(&o->pc);
+	o->requests = 100;
+	o->fill_timeout_ns = 60000000000ull;
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "hn:", options,
+					    NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return 1;
+		case 'n':
+			ret = args__u64("--requests", optarg, 1, 100000000,
+					&o->requests);
+			break;
+		case OPT_INTERVAL:
+			ret = args__duration("--interval", optarg,
+					     &o->interval_ns);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_SOCKET:
+			o->socket = optarg;
+			break;
+		case OPT_FILL_TIMEOUT:
+			ret = args__duration("--fill-timeout", optarg,
+					     &o->fill_timeout_ns);
+			break;
+		case '?':
+			return args__bad_option(argv);
+		default:
+			ret = pool_cli__option(&o->pc, c, optarg);
+			if (ret == 1)
+				return args__bad_option(argv);
+		}
+	}
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
+	if (ret == 0 && o->serve && !o->socket)
+		ret = err__set(EINVAL, "serve needs --socket PATH");
+	if (ret == 0 && !o->serve && o->socket)
+		ret = err__set(EINVAL, "--socket is for 'pool serve'");
+	if (ret == 0)
+		ret = pool_cli__finish(&o->pc);
+	return ret;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_requested)
+		;
+}
+
+static double median_us(double *v, size_t n)
+{
+	struct summary s;
+
+	if (!n)
+		return 0;
+	stats__summarize(v, n, &s);
+	return s.p50 / 1e3;
+}
+
+/* Serves o->requests one after another; prints what they saw. */
+static int run_requests(struct pool *p, const struct pool_cmd *o)
+{
+	double *first = calloc(o->requests, sizeof(double));
+	double *done = calloc(o->requests, sizeof(double));
+	double *hit_first = calloc(o->requests, sizeof(double));
+	size_t n = 0, nhit = 0, failed = 0;
+	struct pool_stats st;
+	char first_error[256] = "";
+	int ret = 0;
+
+	if (!first || !done || !hit_first) {
+		free(first);
+		free(done);
+		free(hit_first);
+		return err__set(ENOMEM, "allocating samples");
+	}
+	for (uint64_t i = 0; i < o->requests && !stop_requested; i++) {
+		struct pool_request r = { 0 };
+
+		if (i && o->interval_ns)
+			sleep_ns(o->interval_ns);
+		if (pool__serve(p, &r) < 0) {
+			if (!failed++)
+				snprintf(first_error, sizeof(first_error), "%s",
+					 err__last());
+			continue;
+		}
+		first[n] = (double)(r.first_run_ns - r.arrival_ns);
+		done[n] = (double)(r.done_ns - r.arrival_ns);
+		if (r.hit)
+			hit_first[nhit++] = first[n];
+		n++;
+	}
+	pool__stats(p, &st);
+	if (o->json) {
+		json_t *doc = json_pack(
+			"{s:o*, s:o*, s:I, s:I, s:f, s:f, s:f}", "config",
+			pool_cli__config_json(&o->pc), "stats",
+			pool_serve__stats_json(&st), "served", (json_int_t)n,
+			"failed", (json_int_t)failed, "first_run_us_p50",
+			median_us(first, n), "done_us_p50", median_us(done, n),
+			"hit_first_run_us_p50", median_us(hit_first, nhit));
+
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0)
+			ret = err__set(ENOMEM, "writing the results");
+		putchar('\n');
+		json_decref(doc);
+	} else {
+		printf("pool: %s %s, %s policy, size %u (max %u), %u refill "
+		       "thread%s\n",
+		       pool__hold_name(o->pc.cfg.hold),
+		       o->pc.cfg.source == POOL_FROM_SNAPSHOT
+			       ? "restored snapshots"
+			       : "probe guests booted to READY",
+		       pool__policy_name(o->pc.cfg.policy), o->pc.cfg.size,
+		       o->pc.cfg.max, o->pc.cfg.workers,
+		       o->pc.cfg.workers == 1 ? "" : "s");
+		printf("requests: %zu served, %zu failed; %" PRIu64 " hits, %"
+		       PRIu64 " misses, %" PRIu64 " waited\n",
+		       n, failed, st.hits, st.misses, st.waits);
+		printf("arrival -> first instruction: %.1f us median (hits: "
+		       "%.1f us); -> DONE: %.1f us median\n",
+		       median_us(first, n), median_us(hit_first, nhit),
+		       median_us(done, n));
+		printf("pool: %" PRIu64 " VMs made by refills (%.3f ms each on "
+		       "average), %" PRIu64 " by requests; %" PRIu64
+		       " failed to make, %" PRIu64 " guests failed; %.2f idle "
+		       "VM-seconds, refill CPU %.3f s\n",
+		       st.made, st.make_s * 1e3, st.made_on_demand,
+		       st.make_failures, st.guest_failures, st.idle_vm_s,
+		       st.refill_cpu_s);
+	}
+	if (failed && ret == 0)
+		ret = err__set(EIO, "%zu of %" PRIu64 " requests failed; the "
+			       "first: %s", failed, o->requests, first_error);
+	free(first);
+	free(done);
+	free(hit_first);
+	return ret;
+}
+
+int cmd_pool(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct pool_cmd o = { 0 };
+	struct kvm_host kvm;
+	struct pool *p;
+	int ret;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc < 2) {
+			fputs("coldstart: pool: run or serve?\n", stderr);
+			return cli__usage_error("pool");
+		}
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "run") && strcmp(argv[1], "serve")) {
+		cli__error(CLI_USAGE, "pool: unknown subcommand '%s' (run or "
+			   "serve)", argv[1]);
+		return cli__usage_error("pool");
+	}
+	o.serve = !strcmp(argv[1], "serve");
+	ret = parse(argc - 1, argv + 1, &o);
+	if (ret)
+		return cli__parsed(ret, "pool", usage);
+
+	ret = kvm__open(&kvm, o.pc.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
+	o.pc.cfg.kvm = &kvm;
+	ret = pool__start(&o.pc.cfg, &p);
+	if (ret < 0) {
+		kvm__close(&kvm);
+		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
+				  : cli__exit_for(ret), "pool: %s", err__last());
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = pool__wait_filled(p, o.fill_timeout_ns);
+	if (ret == 0 && o.serve) {
+		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
+			o.pc.cfg.size, pool__hold_name(o.pc.cfg.hold),
+			o.socket);
+		ret = pool_serve__run(p, o.socket, &stop_requested, stderr);
+	} else if (ret == 0) {
+		ret = run_requests(p, &o);
+	}
+	if (ret < 0)
+		cli__error(cli__exit_for(ret), "pool: %s", err__last());
+	pool__drain(p);
+	kvm__close(&kvm);
+	if (ret < 0)
+		return cli__exit_for(ret);
+	return stop_requested && !o.serve ? 130 : CLI_OK;
+}

@@ -1,0 +1,663 @@
+/* The warm pool (pool.h): a FIFO of VMs held, refill threads that keep it
+ * at its target, and requests that take from it. One mutex guards the
+ * pool's counters; VMs are made, run and destroyed outside it. */
+#include "pool.h"
+
+#include "err.h"
+#include "kvm.h"
+#include "snapshot.h"
+#include "timeline.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NS 1000000000.0
+/* Weight of the newest making time in its moving average. */
+#define MAKE_AVG_WEIGHT 0.2
+/* How often refill threads look at a following target between events. */
+#define RETARGET_NS (100 * 1000000ull)
+/* Failures in a row after which making backs off and filling gives up. */
+#define FAILURES_TO_GIVE_UP 3
+
+struct held {
+	struct vm *vm;
+	struct probe probe;   /* the guest's device; the VM points here */
+	struct timeline tl;   /* the VM's timeline */
+	bool filled;          /* memory and state restored (or booted) */
+};
+
+struct worker {
+	struct pool *pool;
+	pthread_t thread;
+	bool started;
+	double cpu_s; /* its CPU time so far */
+};
+
+struct pool {
+	struct pool_config cfg;
+	struct snapshot snap;
+	bool snap_open;
+	uint64_t expected; /* the checksum a correct run reports */
+
+	pthread_mutex_t lock;
+	pthread_cond_t wake;  /* refill threads: the target moved, or drain */
+	pthread_cond_t ready; /* requests waiting for a VM, wait_filled */
+	pthread_cond_t idle;  /* drain: the last request being served ended */
+	struct held **held;   /* oldest first; capacity cfg.max */
+	unsigned int nheld, making, serving, target;
+	bool draining;
+	uint64_t seq; /* VMs the refill threads started making */
+	unsigned int failures_in_row;
+	struct worker *workers;
+
+	/* the arrival-rate estimate: an exponentially decayed count */
+	double decayed;
+	uint64_t decayed_at;
+	bool arrived;
+
+	uint64_t idle_since; /* the VMs-held integral is current up to here */
+	double idle_ns;
+	struct pool_stats st;
+};
+
+const char *pool__hold_name(enum pool_hold h)
+{
+	return h == POOL_HOLD_SHELL ? "shell" : "warm";
+}
+
+const char *pool__policy_name(enum pool_policy p)
+{
+	return p == POOL_FOLLOW ? "follow" : "fixed";
+}
+
+static int check_config(const struct pool_config *c)
+{
+	if (!c->kvm)
+		return err__set(EINVAL, "pool: no KVM handle");
+	if (c->workers < 1 || c->workers > 64)
+		return err__set(EINVAL, "pool: %u refill workers (1 to 64)",
+				c->workers);
+	if (c->max < 1 || c->max > 4096)
+		return err__set(EINVAL, "pool: maximum %u (1 to 4096)", c->max);
+	if (c->min > c->max)
+		return err__set(EINVAL, "pool: minimum %u above maximum %u",
+				c->min, c->max);
+	if (c->size < c->min || c->size > c->max)
+		return err__set(EINVAL, "pool: size %u outside [%u, %u]",
+				c->size, c->min, c->max);
+	/* the rate is estimated for every pool (stats), followed by some */
+	if (!(c->halflife_s > 0 && c->halflife_s <= 86400))
+		return err__set(EINVAL, "pool: half-life %g s (above 0, at "
+				"most a day)", c->halflife_s);
+	if (c->policy == POOL_FOLLOW && !(c->headroom >= 0 && c->headroom <= 100))
+		return err__set(EINVAL, "pool: headroom %g (0 to 100)",
+				c->headroom);
+	if (!c->timeout_ns)
+		return err__set(EINVAL, "pool: no request timeout");
+	if (c->source == POOL_FROM_SNAPSHOT) {
+		if (!c->snapshot_dir || !c->strategy)
+			return err__set(EINVAL, "pool: a snapshot source needs "
+					"a directory and a restore strategy");
+		if (c->abort_every)
+			return err__set(EINVAL, "pool: injected aborts need "
+					"the probe guest booted fresh");
+		return 0;
+	}
+	if (c->hold == POOL_HOLD_SHELL)
+		return err__set(EINVAL, "pool: shells hold snapshots only (the "
+				"probe guest booted fresh is held warm)");
+	return probe__validate(&c->probe, c->mem_size, c->nr_vcpus);
+}
+
+/* ---- making and running one VM ---- */
+
+/* Restores the snapshot into the held shell; its timeline starts here. */
+static int fill(struct pool *p, struct held *h)
+{
+	int ret;
+
+	memset(&h->tl, 0, sizeof(h->tl));
+	timeline__mark(&h->tl, TL_RESTORE_START);
+	ret = snapshot__restore_into(h->vm, &p->snap, p->cfg.strategy, &h->tl,
+				     &h->probe);
+	h->filled = ret == 0;
+	return ret;
+}
+
+/* The probe guest booted to READY and paused there. */
+static int boot(struct pool *p, struct held *h, int64_t seq)
+{
+	struct vm_config vc = {
+		.mem_size = p->cfg.mem_size,
+		.nr_vcpus = p->cfg.nr_vcpus,
+		.strict_io = true,
+	};
+	struct probe_params pp = p->cfg.probe;
+	int ret;
+
+	pp.pause_at_ready = true;
+	pp.stop_at_ready = false;
+	if (p->cfg.abort_every && seq >= 0 &&
+	    (uint64_t)seq % p->cfg.abort_every == p->cfg.abort_every - 1)
+		pp.misbehave = PROBE_MISBEHAVE_ABORT;
+	ret = vm__create(p->cfg.kvm, &vc, &h->tl, &h->vm);
+	if (ret < 0)
+		return ret;
+	ret = probe__setup(&h->probe, h->vm, &pp);
+	if (ret == 0)
+		ret = vm__start(h->vm);
+	if (ret == 0)
+		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
+	if (ret == -ECANCELED || ret == -ETIMEDOUT)
+		ret = err__set(EIO, "the probe guest did not reach READY: %s",
+			       ret == -ETIMEDOUT ? "timed out" : h->vm->reason);
+	h->filled = ret == 0;
+	return ret;
+}
+
+static void destroy(struct held *h)
+{
+	if (!h)
+		return;
+	vm__destroy(h->vm);
+	free(h);
+}
+
+/* A VM as the pool holds it; NULL with an error set on failure. seq
+ * numbers the refill threads' VMs (for abort_every); -1 for a VM a
+ * request makes for itself, which is never made to fail. */
+static struct held *make(struct pool *p, int64_t seq)
+{
+	struct held *h = calloc(1, sizeof(*h));
+	struct vm_config vc;
+	int ret;
+
+	if (!h) {
+		err__set(ENOMEM, "allocating a pool entry");
+		return NULL;
+	}
+	if (p->cfg.source == POOL_FROM_PROBE) {
+		ret = boot(p, h, seq);
+	} else {
+		snapshot__shell_config(&p->snap, &vc);
+		ret = vm__create_shell(p->cfg.kvm, &vc, NULL, &h->vm);
+		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
+			ret = fill(p, h);
+	}
+	if (ret < 0) {
+		destroy(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Runs the held VM's request phase to DONE; fills in req's times. */
+static int run(struct pool *p, struct held *h, struct pool_request *req)
+{
+	struct probe_state ps;
+	int ret = 0;
+
+	if (p->cfg.source == POOL_FROM_PROBE) {
+		/* parked at READY: the request's times start afresh */
+		memset(&h->tl, 0, sizeof(h->tl));
+		vm__resume(h->vm);
+	} else {
+		if (!h->filled)
+			ret = fill(p, h);
+		if (ret == 0)
+			ret = vm__start(h->vm);
+		if (ret < 0)
+			return ret;
+	}
+	vm__wait(h->vm, p->cfg.timeout_ns);
+	probe__save_state(&h->probe, &ps);
+	req->first_run_ns = h->tl.t[TL_FIRST_RUN];
+	req->done_ns = h->tl.t[TL_GUEST_DONE];
+	req->checksum = ps.checksum;
+	if (h->vm->outcome != VM_COMPLETED)
+		return err__set(EIO, "the guest did not complete: %s",
+				h->vm->reason);
+	if (ps.checksum != p->expected)
+		return err__set(EIO, "the guest reported a wrong checksum");
+	if (!req->done_ns)
+		return err__set(EIO, "the guest completed without DONE");
+	return 0;
+}
+
+/* ---- the pool's state, under p->lock ---- */
+
+static void account(struct pool *p, uint64_t now)
+{
+	if (now > p->idle_since)
+		p->idle_ns += (double)p->nheld * (double)(now - p->idle_since);
+	p->idle_since = now;
+}
+
+static void push(struct pool *p, struct held *h)
+{
+	account(p, timeline__now());
+	p->held[p->nheld++] = h;
+}
+
+/* The oldest VM held, or NULL. */
+static struct held *take_oldest(struct pool *p)
+{
+	struct held *h;
+
+	if (!p->nheld)
+		return NULL;
+	account(p, timeline__now());
+	h = p->held[0];
+	memmove(p->held, p->held + 1, --p->nheld * sizeof(*p->held));
+	return h;
+}
+
+static struct held *take_newest(struct pool *p)
+{
+	if (!p->nheld)
+		return NULL;
+	account(p, timeline__now());
+	return p->held[--p->nheld];
+}
+
+static double rate_at(const struct pool *p, uint64_t now)
+{
+	double h = p->cfg.halflife_s, dt;
+
+	if (!p->arrived)
+		return 0;
+	dt = now > p->decayed_at ? (double)(now - p->decayed_at) / NS : 0;
+	return p->decayed * exp2(-dt / h) * M_LN2 / h;
+}
+
+static void note_arrival(struct pool *p, uint64_t t)
+{
+	double h = p->cfg.halflife_s, dt = 0;
+
+	if (p->arrived && t > p->decayed_at)
+		dt = (double)(t - p->decayed_at) / NS;
+	if (!p->arrived || t > p->decayed_at)
+		p->decayed_at = t;
+	p->decayed = p->decayed * exp2(-dt / h) + 1;
+	p->arrived = true;
+}
+
+/* A following target from the rate and the making time; a fixed target
+ * stays where it was set. */
+static void retarget(struct pool *p, uint64_t now)
+{
+	double need;
+	unsigned int t;
+
+	if (p->cfg.policy != POOL_FOLLOW || !p->arrived || !p->st.make_s)
+		return;
+	need = ceil(rate_at(p, now) * p->st.make_s * (1 + p->cfg.headroom));
+	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
+	if (t < p->cfg.min)
+		t = p->cfg.min;
+	if (t != p->target) {
+		p->target = t;
+		pthread_cond_broadcast(&p->wake);
+	}
+}
+
+static void note_error(struct pool *p)
+{
+	snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", err__last());
+}
+
+/* ---- refill threads ---- */
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / NS;
+}
+
+static void wait_ns(pthread_cond_t *c, pthread_mutex_t *m, uint64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000ull);
+	ts.tv_nsec += (long)(ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(c, m, &ts);
+}
+
+static void *refill(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->pool;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->draining) {
+		struct held *h;
+		uint64_t t0;
+		int64_t seq;
+		double took;
+
+		retarget(p, timeline__now());
+		if (p->nheld > p->target) {
+			h = take_newest(p);
+			p->st.reaped++;
+			pthread_mutex_unlock(&p->lock);
+			destroy(h);
+			pthread_mutex_lock(&p->lock);
+			continue;
+		}
+		if (p->nheld + p->making >= p->target) {
+			if (p->cfg.policy == POOL_FOLLOW)
+				wait_ns(&p->wake, &p->lock, RETARGET_NS);
+			else
+				pthread_cond_wait(&p->wake, &p->lock);
+			continue;
+		}
+		p->making++;
+		seq = (int64_t)p->seq++;
+		pthread_mutex_unlock(&p->lock);
+
+		t0 = timeline__now();
+		h = make(p, seq);
+		took = (double)(timeline__now() - t0) / NS;
+
+		pthread_mutex_lock(&p->lock);
+		p->making--;
+		w->cpu_s = thread_cpu_s();
+		if (!h) {
+			p->st.make_failures++;
+			p->failures_in_row++;
+			note_error(p);
+			pthread_cond_broadcast(&p->ready);
+			/* a host that cannot make VMs now: do not spin */
+			if (p->failures_in_row >= FAILURES_TO_GIVE_UP)
+				wait_ns(&p->wake, &p->lock, 200 * 1000000ull);
+			continue;
+		}
+		p->failures_in_row = 0;
+		p->st.made++;
+		p->st.make_s = p->st.make_s ? (1 - MAKE_AVG_WEIGHT) *
+			p->st.make_s + MAKE_AVG_WEIGHT * took : took;
+		if (p->draining || p->nheld == p->cfg.max) {
+			pthread_mutex_unlock(&p->lock);
+			destroy(h);
+			pthread_mutex_lock(&p->lock);
+			continue;
+		}
+		push(p, h);
+		/* waiting requests and wait_filled */
+		pthread_cond_broadcast(&p->ready);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* ---- the interface ---- */
+
+static void free_pool(struct pool *p)
+{
+	for (unsigned int i = 0; i < p->nheld; i++)
+		destroy(p->held[i]);
+	if (p->snap_open)
+		snapshot__close(&p->snap);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->ready);
+	pthread_cond_destroy(&p->idle);
+	free(p->held);
+	free(p->workers);
+	free(p);
+}
+
+int pool__start(const struct pool_config *cfg, struct pool **out)
+{
+	struct pool *p;
+	int ret = check_config(cfg);
+
+	if (ret < 0)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return err__set(ENOMEM, "allocating a pool");
+	p->cfg = *cfg;
+	p->target = cfg->size;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	pthread_cond_init(&p->ready, NULL);
+	pthread_cond_init(&p->idle, NULL);
+	p->held = calloc(cfg->max, sizeof(*p->held));
+	p->workers = calloc(cfg->workers, sizeof(*p->workers));
+	if (!p->held || !p->workers) {
+		free_pool(p);
+		return err__set(ENOMEM, "allocating a pool of %u", cfg->max);
+	}
+	if (cfg->source == POOL_FROM_SNAPSHOT) {
+		ret = snapshot__open(&p->snap, cfg->snapshot_dir);
+		if (ret == 0 && p->snap.cfg.guest != SNAP_GUEST_PROBE) {
+			snapshot__close(&p->snap);
+			ret = err__set(EINVAL, "%s holds a Linux guest; pools "
+				       "hold the probe guest",
+				       cfg->snapshot_dir);
+		}
+		p->snap_open = ret == 0;
+		if (ret < 0) {
+			free_pool(p);
+			return ret;
+		}
+		p->expected = probe__expected_checksum(&p->snap.params,
+						       p->snap.cfg.nr_vcpus);
+	} else {
+		p->expected = probe__expected_checksum(&cfg->probe,
+						       cfg->nr_vcpus);
+	}
+	p->idle_since = timeline__now();
+	for (unsigned int i = 0; i < cfg->workers; i++) {
+		p->workers[i].pool = p;
+		ret = -pthread_create(&p->workers[i].thread, NULL, refill,
+				      &p->workers[i]);
+		if (ret < 0) {
+			err__set(-ret, "starting refill thread %u", i);
+			pool__drain(p);
+			return ret;
+		}
+		p->workers[i].started = true;
+	}
+	*out = p;
+	return 0;
+}
+
+int pool__wait_filled(struct pool *p, uint64_t timeout_ns)
+{
+	uint64_t end = timeline__now() + timeout_ns;
+	int ret = 0;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->nheld < p->target) {
+		uint64_t now = timeline__now();
+
+		if (p->failures_in_row >= FAILURES_TO_GIVE_UP) {
+			ret = err__set(EIO, "the pool could not make a VM: %s",
+				       p->st.last_error);
+			break;
+		}
+		if (now >= end) {
+			ret = err__set(ETIMEDOUT, "the pool held %u of %u VMs "
+				       "after %.1f s", p->nheld, p->target,
+				       (double)timeout_ns / NS);
+			break;
+		}
+		wait_ns(&p->ready, &p->lock,
+			end - now < RETARGET_NS ? end - now : RETARGET_NS);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* The request's VM into *out: one held, one refilled while it waited, or
+ * NULL for a miss (the request makes its own). -ECANCELED when draining. */
+static int acquire(struct pool *p, struct pool_request *req, struct held **out)
+{
+	struct held *h;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->draining) {
+		pthread_mutex_unlock(&p->lock);
+		return err__set(ECANCELED, "the pool is draining");
+	}
+	/* counted from here, waiting included: drain waits for it */
+	p->serving++;
+	p->st.requests++;
+	note_arrival(p, req->arrival_ns);
+	retarget(p, timeline__now());
+	h = take_oldest(p);
+	if (!h && p->cfg.on_empty == POOL_WAIT) {
+		uint64_t end = timeline__now() + p->cfg.timeout_ns;
+
+		req->waited = true;
+		/* a refill is coming only while the target is above zero
+		 * and making has not failed in a row; at most timeout_ns */
+		while (!(h = take_oldest(p)) && !p->draining &&
+		       (p->target || p->making) &&
+		       p->failures_in_row < FAILURES_TO_GIVE_UP &&
+		       timeline__now() < end) {
+			pthread_cond_broadcast(&p->wake);
+			wait_ns(&p->ready, &p->lock, RETARGET_NS);
+		}
+	}
+	if (h && req->waited) {
+		p->st.waits++;
+	} else if (h) {
+		req->hit = true;
+		p->st.hits++;
+	} else if (!p->draining) {
+		/* nothing held, or no refill in time: make its own */
+		req->waited = false;
+		p->st.misses++;
+	} else {
+		if (--p->serving == 0)
+			pthread_cond_broadcast(&p->idle);
+		pthread_mutex_unlock(&p->lock);
+		return err__set(ECANCELED, "the pool drained while the "
+				"request waited");
+	}
+	/* one fewer held: a refill is due */
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	*out = h;
+	return 0;
+}
+
+static void served(struct pool *p, unsigned int made, unsigned int unmade,
+		   unsigned int failed, const char *why)
+{
+	pthread_mutex_lock(&p->lock);
+	p->st.made_on_demand += made;
+	p->st.make_failures += unmade;
+	p->st.guest_failures += failed;
+	if (*why)
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
+			 why);
+	if (--p->serving == 0 && p->draining)
+		pthread_cond_broadcast(&p->idle);
+	pthread_mutex_unlock(&p->lock);
+}
+
+int pool__serve(struct pool *p, struct pool_request *req)
+{
+	uint64_t arrival = req->arrival_ns;
+	unsigned int made = 0, unmade = 0, failed = 0;
+	char why[256] = "";
+	struct held *h;
+	int ret;
+
+	*req = (struct pool_request){
+		.arrival_ns = arrival ? arrival : timeline__now(),
+	};
+	ret = acquire(p, req, &h);
+	if (ret < 0)
+		return ret;
+	/* A VM that failed is destroyed, never handed out again; the
+	 * request gets one more VM, made for it. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!h) {
+			h = make(p, -1);
+			if (!h) {
+				snprintf(why, sizeof(why), "%s", err__last());
+				unmade++;
+				ret = -EIO;
+				break;
+			}
+			made++;
+		}
+		if (!req->acquired_ns)
+			req->acquired_ns = timeline__now();
+		ret = run(p, h, req);
+		destroy(h);
+		h = NULL;
+		if (ret == 0)
+			break;
+		snprintf(why, sizeof(why), "%s", err__last());
+		failed++;
+		req->failures++;
+	}
+	served(p, made, unmade, failed, why);
+	if (ret < 0)
+		err__set(-ret, "%s", why);
+	return ret;
+}
+
+void pool__resize(struct pool *p, unsigned int target)
+{
+	pthread_mutex_lock(&p->lock);
+	p->target = target < p->cfg.min ? p->cfg.min
+		    : target > p->cfg.max ? p->cfg.max : target;
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pool__stats(struct pool *p, struct pool_stats *out)
+{
+	uint64_t now = timeline__now();
+
+	pthread_mutex_lock(&p->lock);
+	account(p, now);
+	*out = p->st;
+	out->held = p->nheld;
+	out->making = p->making;
+	out->target = p->target;
+	out->idle_vm_s = p->idle_ns / NS;
+	out->rate = rate_at(p, now);
+	out->refill_cpu_s = 0;
+	for (unsigned int i = 0; i < p->cfg.workers; i++)
+		out->refill_cpu_s += p->workers[i].cpu_s;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pool__drain(struct pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->draining = true;
+	pthread_cond_broadcast(&p->wake);
+	pthread_cond_broadcast(&p->ready);
+	while (p->serving)
+		pthread_cond_wait(&p->idle, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int i = 0; i < p->cfg.workers; i++)
+		if (p->workers[i].started)
+			pthread_join(p->workers[i].thread, NULL);
+	account(p, timeline__now());
+	free_pool(p);
+}

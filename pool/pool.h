@@ -1,0 +1,130 @@
+/* A warm pool of VMs in one VMM process: VMs made ahead of demand by K
+ * refill threads, handed out one per request, each used once.
+ *
+ * What the pool holds (enum pool_hold):
+ *   warm  - a snapshot already restored into its VM and stopped before its
+ *           first instruction, or a fresh probe guest paused at READY;
+ *   shell - a VM with its vCPUs (and irqchip) but no memory or state: the
+ *           request restores the snapshot into it (snapshot sources only).
+ * A request takes the oldest VM held (a hit); when none is held it makes
+ * one itself (a miss) or waits for a refill (POOL_WAIT; at most
+ * timeout_ns, and only while a refill can come: a target above zero and
+ * making not failing, else it makes its own as a miss). The guest then
+ * runs its request phase to DONE and the VM is destroyed. A VM that fails
+ * before or while serving is counted and never handed out again; a request
+ * whose VM failed is served once more by a VM made for it.
+ *
+ * How many VMs to hold (enum pool_policy):
+ *   fixed  - the target set by the config or pool__resize();
+ *   follow - a target that follows the arrival rate: the rate is estimated
+ *            as an exponentially decayed count of arrivals (half-life H:
+ *            each arrival adds 1, the sum decays by 2^(-dt/H), and the rate
+ *            is sum * ln 2 / H, unbiased for a steady Poisson stream); the
+ *            target is ceil(rate * refill time * (1 + headroom)) held or
+ *            being made, where the refill time is a moving average of how
+ *            long one VM took to make, clamped to [min, max]. */
+#ifndef COLDSTART_POOL_H
+#define COLDSTART_POOL_H
+
+#include "mem.h"
+#include "probe.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kvm_host;
+struct pool;
+
+enum pool_source {
+	POOL_FROM_SNAPSHOT, /* restored from a probe-guest snapshot */
+	POOL_FROM_PROBE,    /* the probe guest booted fresh to READY */
+};
+
+enum pool_hold { POOL_HOLD_WARM, POOL_HOLD_SHELL };
+enum pool_policy { POOL_FIXED, POOL_FOLLOW };
+enum pool_on_empty {
+	POOL_MAKE, /* the request makes its own VM (a miss) */
+	POOL_WAIT, /* the request waits for the next refill */
+};
+
+struct pool_config {
+	struct kvm_host *kvm; /* borrowed; shared by every thread */
+	enum pool_source source;
+	const char *snapshot_dir;             /* POOL_FROM_SNAPSHOT */
+	const struct guest_mem_ops *strategy; /* its memory restore strategy */
+	/* POOL_FROM_PROBE: the guest's shape and workload */
+	uint64_t mem_size;
+	unsigned int nr_vcpus;
+	struct probe_params probe;
+
+	enum pool_hold hold;
+	enum pool_policy policy;
+	enum pool_on_empty on_empty;
+	unsigned int size;    /* fixed: the target; follow: the first one */
+	unsigned int min, max; /* bounds of the target (max >= 1) */
+	unsigned int workers; /* refill threads, >= 1 */
+	double halflife_s;    /* the rate estimate's half-life (> 0) */
+	double headroom;      /* follow: extra fraction held, e.g. 0.5 */
+	uint64_t timeout_ns;  /* one request's run, and one VM's making */
+	/* Testing: every Nth VM the refill threads make runs a guest that
+	 * aborts after READY (probe sources only; 0: never); VMs requests
+	 * make for themselves never do. */
+	unsigned int abort_every;
+};
+
+/* One request: the caller sets arrival_ns (CLOCK_MONOTONIC, 0: now);
+ * pool__serve fills in the rest. Times are CLOCK_MONOTONIC ns. */
+struct pool_request {
+	uint64_t arrival_ns;
+	bool hit;    /* a VM was held when it arrived */
+	bool waited; /* it waited for a refill (POOL_WAIT) */
+	unsigned int failures; /* VMs that failed while serving it */
+	uint64_t acquired_ns;  /* it had its VM */
+	uint64_t first_run_ns; /* its guest's first instruction (KVM_RUN) */
+	uint64_t done_ns;      /* its guest reported DONE */
+	uint64_t checksum;
+};
+
+struct pool_stats {
+	uint64_t requests, hits, misses, waits;
+	uint64_t made;          /* VMs the refill threads made */
+	uint64_t made_on_demand; /* VMs requests made for themselves */
+	uint64_t make_failures; /* VMs that could not be made */
+	uint64_t guest_failures; /* VMs that failed while serving */
+	uint64_t reaped;        /* held VMs destroyed above the target */
+	unsigned int held, making, target;
+	double idle_vm_s;       /* integral of the VMs held over time */
+	double refill_cpu_s;    /* the refill threads' own CPU time */
+	double rate;            /* the arrival-rate estimate (/s) */
+	double make_s;          /* moving average of one VM's making */
+	char last_error[256];   /* of the last failure, or "" */
+};
+
+/* Checks the config (-EINVAL naming the offending value), opens the
+ * snapshot, starts the refill threads and returns at once: the pool fills
+ * in the background (pool__wait_filled). */
+int pool__start(const struct pool_config *cfg, struct pool **out);
+
+/* Waits until the target is held or timeout_ns passes (-ETIMEDOUT; a pool
+ * whose every VM fails to be made returns that error). */
+int pool__wait_filled(struct pool *p, uint64_t timeout_ns);
+
+/* Takes a VM for the request, runs it to DONE and checks its checksum;
+ * safe from any number of threads. 0, or -errno: -ECANCELED once the pool
+ * drains, else why the request could not be served (after one retry). */
+int pool__serve(struct pool *p, struct pool_request *req);
+
+/* A new fixed target (clamped to [min, max]); excess VMs are destroyed. */
+void pool__resize(struct pool *p, unsigned int target);
+
+void pool__stats(struct pool *p, struct pool_stats *out);
+
+/* Stops refilling, wakes waiting requests (-ECANCELED), joins the refill
+ * threads and destroys every VM held; requests being served finish first.
+ * Then frees the pool. NULL is a no-op. */
+void pool__drain(struct pool *p);
+
+const char *pool__hold_name(enum pool_hold h);
+const char *pool__policy_name(enum pool_policy p);
+
+#endif

@@ -1,0 +1,75 @@
+#!/bin/bash
+# coldstart pool and bench pool: usage errors, a pool of fresh probe guests
+# and of restored snapshots (warm and shells) serving every request with
+# the right checksum, a burst larger than the pool (misses counted, none
+# lost), waiting for refills, failing guests replaced, a following target,
+# and bench pool's document for Poisson, MMPP and trace arrivals.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+scratch
+
+expect 2 'run or serve' pool
+expect 2 "unknown subcommand 'frob'" pool frob
+expect 2 'serve needs --socket' pool serve
+expect 2 "for 'pool serve'" pool run --socket /tmp/x
+expect 2 '--size 9 is above --max 4' pool run --size 9 --max 4
+expect 2 'needs --snapshot' pool run --hold shell
+expect 2 '--abort-every needs the probe guest' pool run --snapshot /nonexistent --abort-every 2
+expect 2 'no such|No such|not found|cannot' pool run --snapshot "$tmp/none"
+expect 2 "'lifo' is not" pool run --policy lifo
+expect 0 'Usage: coldstart pool run' pool --help
+expect 77 '/nonexistent/kvm' pool run --kvm /nonexistent/kvm
+
+# Fresh probe guests held at READY: every request served and checked.
+expect 0 '' pool run -n 30 --size 3 --json
+json_check 'd["served"] == 30 and d["failed"] == 0 and d["stats"]["hits"] + d["stats"]["misses"] == 30 and d["stats"]["made"] >= 3 and d["stats"]["guest_failures"] == 0 and d["hit_first_run_us_p50"] > 0' "$out"
+# A burst larger than the pool, back to back with one refill thread:
+# misses are counted, none lost; with --on-empty wait none is a miss.
+expect 0 '' pool run -n 20 --size 2 --json
+json_check 'd["served"] == 20 and d["stats"]["misses"] >= 1 and d["stats"]["made_on_demand"] == d["stats"]["misses"]' "$out"
+expect 0 '' pool run -n 12 --size 2 --on-empty wait --json
+json_check 'd["served"] == 12 and d["stats"]["misses"] == 0 and d["stats"]["hits"] + d["stats"]["waits"] == 12' "$out"
+# Waiting for a pool that will not refill (target 0) makes its own VM
+# instead of waiting forever.
+expect 0 '' pool run -n 3 --size 0 --on-empty wait --json
+json_check 'd["served"] == 3 and d["stats"]["misses"] == 3 and d["stats"]["waits"] == 0' "$out"
+# Every 3rd VM made aborts after READY: each is counted, never handed out
+# again, and its request is served by another VM.
+expect 0 '' pool run -n 12 --size 2 --abort-every 3 --json
+json_check 'd["served"] == 12 and d["failed"] == 0 and d["stats"]["guest_failures"] >= 2 and "did not complete" in d["stats"]["last_error"]' "$out"
+# Every VM the refills make aborts: each hit fails once and is served by
+# a VM made for it.
+expect 0 '' pool run -n 6 --size 2 --abort-every 1 --json
+json_check 'd["served"] == 6 and d["stats"]["guest_failures"] == d["stats"]["hits"] and d["stats"]["made_on_demand"] == 6' "$out"
+
+# Snapshots restored into held VMs, warm or as shells, for two strategies.
+expect 0 "" snapshot create "$tmp/snap" --mem 16M
+for s in mmap eager; do
+	for h in warm shell; do
+		expect 0 '' pool run -n 10 --size 2 --snapshot "$tmp/snap" \
+			--mem-restore $s --hold $h --json
+		json_check "d['served'] == 10 and d['failed'] == 0 and d['config']['hold'] == '$h' and d['config']['mem_restore'] == '$s'" "$out"
+	done
+done
+
+# bench pool: Poisson arrivals open loop; the document's series, counts
+# and occupancy.
+expect 0 'hits' bench pool --arrivals poisson:40 --duration 1s --size 2 --out "$tmp/pb"
+json_check 'd["bench"] == "pool" and d["config"]["count"] > 10 and len(d["pool"]["occupancy"]) >= 5 and d["pool"]["failed"] == 0 and d["pool"]["memory"]["held"] == 2' "$tmp/pb/pool.json"
+json_check '(lambda n, s: len(s["arrival_to_first_run.all"]["samples_ns"]) == n and len(s["arrival_to_first_run.hit"]["samples_ns"]) + len(s["arrival_to_first_run.miss"]["samples_ns"]) == n and d["pool"]["stats"]["requests"] == n)(d["config"]["count"], {x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
+grep -q '^- hits ' "$tmp/pb/pool.md" && ok || fail "pool.md lacks the hit line"
+# The same seed gives the same arrivals; MMPP and a trace work too.
+expect 0 '' bench pool --arrivals poisson:40 --duration 1s --size 2 --json
+cp "$out" "$tmp/a.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if a["config"]["count"] == b["config"]["count"] else 1)' "$tmp/a.json" "$tmp/pb/pool.json" &&
+	ok || fail "the same seed gave a different number of arrivals"
+expect 0 '' bench pool --arrivals mmpp:5,80,0.3,0.2 --duration 1s --size 2 --policy follow --halflife 200ms --json
+json_check 'd["config"]["policy"] == "follow" and d["pool"]["failed"] == 0' "$out"
+printf 'timestamp\n0\n0.02\n0.04\n0.3\n0.31\n' >"$tmp/t.csv"
+expect 0 '' bench pool --arrivals "trace:$tmp/t.csv" --duration 0 --size 2 --json
+json_check 'd["config"]["count"] == 5' "$out"
+printf 'timestamp\n0\nsoon\n' >"$tmp/bad.csv"
+expect 2 'bad.csv.*line 3' bench pool --arrivals "trace:$tmp/bad.csv" --duration 0
+expect 2 'poisson' bench pool --arrivals poisson:-3
+expect 2 'needs a length' bench pool --arrivals poisson:5 --duration 0
+finish
