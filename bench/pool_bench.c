@@ -17,6 +17,8 @@
 #include "pool_cli.h"
 #include "result.h"
 #include "serve.h"
+#include "snapshot.h"
+#include "vm.h"
 #include "timeline.h"
 
 #include <errno.h>
@@ -34,14 +36,14 @@
 #define MAX_SAMPLES 100000
 
 enum { OPT_JSON = 0x100, OPT_OUT, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE,
-       OPT_SEED, OPT_CONCURRENCY, OPT_SAMPLE };
+       OPT_SEED, OPT_CONCURRENCY, OPT_SAMPLE, OPT_BASELINE };
 
 struct pb_opts {
 	struct pool_cli pc;
 	struct arrivals_spec spec;
 	const char *arrivals_text;
 	double duration_s, time_scale;
-	uint64_t seed, concurrency, sample_ns;
+	uint64_t seed, concurrency, sample_ns, baseline;
 	bool json;
 	const char *out_dir;
 };
@@ -74,6 +76,7 @@ struct run {
 	size_t nticks;
 	char first_error[256];
 	uint64_t failed;
+	double *fresh, *shell; /* the baselines, o->baseline each, or NULL */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -112,6 +115,13 @@ static void usage(FILE *out)
 	      "later ones\n"
 	      "                       queue, and their wait counts\n"
 	      "  --sample-every DUR   occupancy sampling period (default 100ms)\n"
+	      "  --baseline N         with --snapshot: first, N restores of the "
+	      "same snapshot\n"
+	      "                       into a fresh VM and N into a shell made "
+	      "before (after\n"
+	      "                       one uncounted of each), timed to the "
+	      "first instruction\n"
+	      "                       (default 20; 0: none)\n"
 	      "  --json               the result document on stdout\n"
 	      "  --out DIR            write DIR/pool.json and DIR/pool.md\n",
 	      out);
@@ -132,6 +142,7 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "concurrency", required_argument, NULL, OPT_CONCURRENCY },
 		{ "sample-every", required_argument, NULL, OPT_SAMPLE },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		POOL_CLI_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -147,6 +158,7 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 	o->seed = 1;
 	o->concurrency = 64;
 	o->sample_ns = 100000000ull;
+	o->baseline = 20;
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 &&
@@ -189,6 +201,10 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 			if (ret == 0 && o->sample_ns < 1000000)
 				ret = err__set(EINVAL, "--sample-every: at "
 					       "least 1ms");
+			break;
+		case OPT_BASELINE:
+			ret = args__u64("--baseline", optarg, 0, 100000,
+					&o->baseline);
 			break;
 		case '?':
 			return args__bad_option(argv);
@@ -332,6 +348,66 @@ static int memory_now(struct memstat *m)
 	return 0;
 }
 
+/* ---- the baselines: restores without a pool, in the same run ---- */
+
+/* One restore of the pool's snapshot into a fresh VM (shell false) or a
+ * shell made beforehand, run to DONE: restore start -> first KVM_RUN. */
+static int restore_once(struct kvm_host *kvm, struct snapshot *snap,
+			const struct guest_mem_ops *ops, bool shell,
+			double *ns)
+{
+	struct timeline tl = { 0 };
+	struct vm_config vc;
+	struct probe probe;
+	struct vm *vm = NULL;
+	int ret = 0;
+
+	if (shell) {
+		snapshot__shell_config(snap, &vc);
+		ret = vm__create_shell(kvm, &vc, NULL, &vm);
+	}
+	timeline__mark(&tl, TL_RESTORE_START);
+	if (ret == 0 && shell)
+		ret = snapshot__restore_into(vm, snap, ops, &tl, &probe);
+	else if (ret == 0)
+		ret = snapshot__restore(kvm, snap, ops, &tl, &vm, &probe);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0 && vm__wait(vm, 10000000000ull) != VM_COMPLETED)
+		ret = err__set(EIO, "a baseline restore did not complete: %s",
+			       vm->reason);
+	vm__destroy(vm);
+	*ns = tl.t[TL_FIRST_RUN] ? (double)(tl.t[TL_FIRST_RUN] -
+					    tl.t[TL_RESTORE_START]) : 0;
+	return ret;
+}
+
+/* --baseline N restores into fresh VMs and into shells, alternating. */
+static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
+		     double *fresh, double *shell)
+{
+	struct snapshot snap;
+	int ret = snapshot__open(&snap, o->pc.cfg.snapshot_dir);
+
+	double warm;
+
+	if (ret < 0)
+		return ret;
+	/* one of each uncounted: the first restores pay for cold caches */
+	ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false, &warm);
+	if (ret == 0)
+		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, true, &warm);
+	for (uint64_t i = 0; ret == 0 && i < o->baseline && !interrupted; i++) {
+		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false,
+				   &fresh[i]);
+		if (ret == 0)
+			ret = restore_once(kvm, &snap, o->pc.cfg.strategy, true,
+					   &shell[i]);
+	}
+	snapshot__close(&snap);
+	return ret;
+}
+
 /* ---- the document ---- */
 
 static int add_latency(json_t *doc, const struct run *r, const char *what,
@@ -359,6 +435,50 @@ static int add_latency(json_t *doc, const struct run *r, const char *what,
 			       v, n);
 	free(v);
 	return s ? 0 : -ENOMEM;
+}
+
+static double median(const double *v, size_t n)
+{
+	struct summary sm;
+
+	return n && stats__summarize(v, n, &sm) == 0 ? sm.p50 : 0;
+}
+
+/* The baselines' series, and the ratios the pool is judged by: a hit's
+ * arrival -> first instruction against a fresh restore's restore start ->
+ * first instruction, and a fresh restore against one into a shell. */
+static int add_baselines(json_t *doc, const struct pb_opts *o,
+			 const struct run *r)
+{
+	double *hit = malloc((r->arr->n ? r->arr->n : 1) * sizeof(double));
+	double f = median(r->fresh, o->baseline);
+	double sh = median(r->shell, o->baseline), h;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!hit)
+		return err__set(ENOMEM, "allocating samples");
+	for (size_t i = 0; i < r->arr->n; i++)
+		if (r->served[i].ok && r->served[i].hit)
+			hit[n++] = r->served[i].first_ns;
+	h = median(hit, n);
+	free(hit);
+	if (!result__add_series(doc, "baseline.fresh_restore_to_first_run",
+				"ns", RESULT_LOWER,
+				json_pack("{s:s}", "restore", "fresh VM"),
+				r->fresh, o->baseline) ||
+	    !result__add_series(doc, "baseline.shell_restore_to_first_run",
+				"ns", RESULT_LOWER,
+				json_pack("{s:s}", "restore", "into a shell"),
+				r->shell, o->baseline))
+		ret = -ENOMEM;
+	if (ret == 0 && json_object_set_new(doc, "ratios", json_pack(
+			"{s:o, s:o}", "hit_first_run_vs_fresh_restore",
+			n && f > 0 ? json_real(h / f) : json_null(),
+			"fresh_restore_vs_shell_restore",
+			sh > 0 ? json_real(f / sh) : json_null())) < 0)
+		ret = -ENOMEM;
+	return ret;
 }
 
 static json_t *memory_json(const struct memstat *before,
@@ -440,6 +560,8 @@ static json_t *document(const struct pb_opts *o, const struct run *r,
 			ret = add_latency(doc, r, first ? "arrival_to_first_run"
 							: "arrival_to_done",
 					  first, hit);
+	if (ret == 0 && r->fresh)
+		ret = add_baselines(doc, o, r);
 	if (ret == 0 && json_object_set_new(doc, "pool", json_pack(
 			"{s:o*, s:f, s:I, s:f, s:f, s:f, s:o*, s:o*}", "stats",
 			pool_serve__stats_json(st), "hit_ratio",
@@ -527,6 +649,18 @@ static void report(FILE *out, const json_t *doc)
 			json_number_value(json_object_get(mem,
 				"beyond_guest_rss_kib_per_vm")));
 	fputs("\n", out);
+	if (json_object_get(doc, "ratios")) {
+		const json_t *ra = json_object_get(doc, "ratios");
+
+		fprintf(out, "- a hit's arrival -> first instruction is %.2fx a "
+			"fresh restore's restore -> first instruction; a fresh "
+			"restore takes %.2fx one into a shell (medians, "
+			"this run)\n",
+			json_number_value(json_object_get(ra,
+				"hit_first_run_vs_fresh_restore")),
+			json_number_value(json_object_get(ra,
+				"fresh_restore_vs_shell_restore")));
+	}
 	fputs("\n## Series\n\n", out);
 	result__md_series(out, doc);
 	result__print_skipped(out, doc, true);
@@ -566,6 +700,19 @@ static int bench(struct pb_opts *o)
 	pthread_cond_init(&r.cond, NULL);
 	if (!r.served || !r.ticks || !threads)
 		ret = err__set(ENOMEM, "allocating %zu requests", arr.n);
+	if (ret == 0 && o->baseline &&
+	    o->pc.cfg.source == POOL_FROM_SNAPSHOT) {
+		r.fresh = calloc(o->baseline, sizeof(double));
+		r.shell = calloc(o->baseline, sizeof(double));
+		ret = r.fresh && r.shell ? 0 : err__set(ENOMEM, "allocating "
+							"samples");
+		if (ret == 0) {
+			fprintf(stderr, "coldstart bench pool: %" PRIu64
+				" baseline restores into fresh VMs and shells\n",
+				o->baseline);
+			ret = baselines(o, &kvm, r.fresh, r.shell);
+		}
+	}
 	if (ret == 0)
 		ret = memory_now(&m0);
 	if (ret == 0)
@@ -622,6 +769,8 @@ static int bench(struct pb_opts *o)
 	free(threads);
 	free(r.served);
 	free(r.ticks);
+	free(r.fresh);
+	free(r.shell);
 	arrivals__free(&arr);
 	return ret;
 }

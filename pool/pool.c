@@ -30,6 +30,7 @@ struct held {
 	struct probe probe;   /* the guest's device; the VM points here */
 	struct timeline tl;   /* the VM's timeline */
 	bool filled;          /* memory and state restored (or booted) */
+	bool parked;          /* its vCPU threads started and parked */
 };
 
 struct worker {
@@ -130,6 +131,21 @@ static int fill(struct pool *p, struct held *h)
 	return ret;
 }
 
+/* Starts the filled VM's vCPU threads parked before their first
+ * KVM_RUN, so a request only wakes them: thread creation is off the
+ * request's path. */
+static int start_parked(struct pool *p, struct held *h)
+{
+	int ret;
+
+	vm__request_pause(h->vm);
+	ret = vm__start(h->vm);
+	if (ret == 0)
+		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
+	h->parked = ret == 0;
+	return ret;
+}
+
 /* The probe guest booted to READY and paused there. */
 static int boot(struct pool *p, struct held *h, int64_t seq)
 {
@@ -189,12 +205,21 @@ static struct held *make(struct pool *p, int64_t seq)
 		ret = vm__create_shell(p->cfg.kvm, &vc, NULL, &h->vm);
 		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
 			ret = fill(p, h);
+		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
+			ret = start_parked(p, h);
 	}
 	if (ret < 0) {
 		destroy(h);
 		return NULL;
 	}
 	return h;
+}
+
+static void refill_due(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* Runs the held VM's request phase to DONE; fills in req's times. */
@@ -207,14 +232,19 @@ static int run(struct pool *p, struct held *h, struct pool_request *req)
 		/* parked at READY: the request's times start afresh */
 		memset(&h->tl, 0, sizeof(h->tl));
 		vm__resume(h->vm);
+	} else if (h->parked) {
+		vm__resume(h->vm);
 	} else {
 		if (!h->filled)
 			ret = fill(p, h);
 		if (ret == 0)
 			ret = vm__start(h->vm);
-		if (ret < 0)
+		if (ret < 0) {
+			refill_due(p);
 			return ret;
+		}
 	}
+	refill_due(p);
 	vm__wait(h->vm, p->cfg.timeout_ns);
 	probe__save_state(&h->probe, &ps);
 	req->first_run_ns = h->tl.t[TL_FIRST_RUN];
@@ -551,8 +581,11 @@ static int acquire(struct pool *p, struct pool_request *req, struct held **out)
 		return err__set(ECANCELED, "the pool drained while the "
 				"request waited");
 	}
-	/* one fewer held: a refill is due */
-	pthread_cond_broadcast(&p->wake);
+	/* one fewer held: a refill is due, but woken only once this
+	 * request's guest runs (refill_due), so that a refill thread woken
+	 * onto this CPU does not delay it; a miss wakes them now */
+	if (!h)
+		pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	*out = h;
 	return 0;
@@ -578,7 +611,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	uint64_t arrival = req->arrival_ns;
 	unsigned int made = 0, unmade = 0, failed = 0;
 	char why[256] = "";
-	struct held *h;
+	struct held *h = NULL;
 	int ret;
 
 	*req = (struct pool_request){

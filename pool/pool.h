@@ -2,8 +2,9 @@
  * refill threads, handed out one per request, each used once.
  *
  * What the pool holds (enum pool_hold):
- *   warm  - a snapshot already restored into its VM and stopped before its
- *           first instruction, or a fresh probe guest paused at READY;
+ *   warm  - a snapshot already restored into its VM, its vCPU threads
+ *           started and parked before their first KVM_RUN, or a fresh
+ *           probe guest paused at READY: a request only wakes it;
  *   shell - a VM with its vCPUs (and irqchip) but no memory or state: the
  *           request restores the snapshot into it (snapshot sources only).
  * A request takes the oldest VM held (a hit); when none is held it makes

@@ -52,6 +52,10 @@ for s in mmap eager; do
 	done
 done
 
+# With a snapshot, the baselines and the ratios the pool is judged by.
+expect 0 '' bench pool --snapshot "$tmp/snap" --arrivals poisson:40 --duration 1s --size 2 --baseline 3 --json
+json_check '(lambda s: len(s["baseline.fresh_restore_to_first_run"]["samples_ns"]) == 3 and len(s["baseline.shell_restore_to_first_run"]["samples_ns"]) == 3)({x["name"]: x for x in d["series"]}) and d["ratios"]["hit_first_run_vs_fresh_restore"] > 0 and d["ratios"]["fresh_restore_vs_shell_restore"] > 0' "$out"
+
 # bench pool: Poisson arrivals open loop; the document's series, counts
 # and occupancy.
 expect 0 'hits' bench pool --arrivals poisson:40 --duration 1s --size 2 --out "$tmp/pb"
