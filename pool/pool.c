@@ -327,7 +327,14 @@ static void retarget(struct pool *p, uint64_t now)
 
 	if (p->cfg.policy != POOL_FOLLOW || !p->arrived || !p->st.make_s)
 		return;
-	need = ceil(rate_at(p, now) * p->st.make_s * (1 + p->cfg.headroom));
+	/* the decayed count below one half: no arrival for about a
+	 * half-life or more, so nothing is expected; else cover what
+	 * arrives while one VM is made (ceil: a low rate still holds one) */
+	if (rate_at(p, now) * p->cfg.halflife_s / M_LN2 < 0.5)
+		need = 0;
+	else
+		need = ceil(rate_at(p, now) * p->st.make_s *
+			    (1 + p->cfg.headroom));
 	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
 	if (t < p->cfg.min)
 		t = p->cfg.min;
@@ -335,6 +342,14 @@ static void retarget(struct pool *p, uint64_t now)
 		p->target = t;
 		pthread_cond_broadcast(&p->wake);
 	}
+}
+
+/* The moving average of one VM's making, refills' and requests' alike. */
+static void note_make_time(struct pool *p, double took)
+{
+	p->st.make_s = p->st.make_s ? (1 - MAKE_AVG_WEIGHT) * p->st.make_s +
+					      MAKE_AVG_WEIGHT * took
+				    : took;
 }
 
 static void note_error(struct pool *p)
@@ -417,8 +432,7 @@ static void *refill(void *arg)
 		}
 		p->failures_in_row = 0;
 		p->st.made++;
-		p->st.make_s = p->st.make_s ? (1 - MAKE_AVG_WEIGHT) *
-			p->st.make_s + MAKE_AVG_WEIGHT * took : took;
+		note_make_time(p, took);
 		if (p->draining || p->nheld == p->cfg.max) {
 			pthread_mutex_unlock(&p->lock);
 			destroy(h);
@@ -591,10 +605,12 @@ static int acquire(struct pool *p, struct pool_request *req, struct held **out)
 	return 0;
 }
 
-static void served(struct pool *p, unsigned int made, unsigned int unmade,
-		   unsigned int failed, const char *why)
+static void served(struct pool *p, unsigned int made, double made_s,
+		   unsigned int unmade, unsigned int failed, const char *why)
 {
 	pthread_mutex_lock(&p->lock);
+	if (made)
+		note_make_time(p, made_s / made);
 	p->st.made_on_demand += made;
 	p->st.make_failures += unmade;
 	p->st.guest_failures += failed;
@@ -612,6 +628,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	unsigned int made = 0, unmade = 0, failed = 0;
 	char why[256] = "";
 	struct held *h = NULL;
+	double made_s = 0;
 	int ret;
 
 	*req = (struct pool_request){
@@ -624,7 +641,10 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	 * request gets one more VM, made for it. */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!h) {
+			uint64_t t0 = timeline__now();
+
 			h = make(p, -1);
+			made_s += (double)(timeline__now() - t0) / NS;
 			if (!h) {
 				snprintf(why, sizeof(why), "%s", err__last());
 				unmade++;
@@ -644,7 +664,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 		failed++;
 		req->failures++;
 	}
-	served(p, made, unmade, failed, why);
+	served(p, made, made_s, unmade, failed, why);
 	if (ret < 0)
 		err__set(-ret, "%s", why);
 	return ret;

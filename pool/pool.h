@@ -23,7 +23,9 @@
  *            is sum * ln 2 / H, unbiased for a steady Poisson stream); the
  *            target is ceil(rate * refill time * (1 + headroom)) held or
  *            being made, where the refill time is a moving average of how
- *            long one VM took to make, clamped to [min, max]. */
+ *            long one VM took to make, clamped to [min, max]; it is min
+ *            once the decayed count is below one half (no arrival for
+ *            about a half-life). */
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 
