@@ -10,8 +10,8 @@
 #include "pool.h"
 #include "snapshot.h"
 #include "vm.h"
+#include "procfs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -31,32 +31,6 @@
 static struct kvm_host kvm;
 static char dir[] = "/tmp/coldstart-pool-XXXXXX";
 static char snap_dir[64];
-
-static unsigned int count_entries(const char *path)
-{
-	unsigned int n = 0;
-	DIR *d = opendir(path);
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
-/* Lines of /proc/self/maps containing `needle`. */
-static unsigned int count_maps(const char *needle)
-{
-	char line[512];
-	unsigned int n = 0;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, needle) != NULL;
-	fclose(f);
-	return n;
-}
 
 static struct pool_config probe_config(unsigned int size)
 {
@@ -107,21 +81,21 @@ static void drain_leaves_nothing(struct pool_config cfg)
 	struct pool_stats st;
 	struct pool *p;
 
-	fds = count_entries("/proc/self/fd");
-	tasks = count_entries("/proc/self/task");
-	vcpus = count_maps("kvm-vcpu");
+	fds = procfs__count_entries("/proc/self/fd");
+	tasks = procfs__count_entries("/proc/self/task");
+	vcpus = procfs__count_maps("kvm-vcpu");
 	if (pool__start(&cfg, &p) < 0)
 		fail_msg("pool: %s", err__last());
 	if (pool__wait_filled(p, 60 * SECOND) < 0)
 		fail_msg("fill: %s", err__last());
 	pool__stats(p, &st);
 	assert_int_equal(st.held, 50);
-	assert_true(count_maps("kvm-vcpu") >= vcpus + 50);
+	assert_true(procfs__count_maps("kvm-vcpu") >= vcpus + 50);
 	serve_ok(p, 10);
 	pool__drain(p);
-	assert_int_equal(count_entries("/proc/self/fd"), fds);
-	assert_int_equal(count_entries("/proc/self/task"), tasks);
-	assert_int_equal(count_maps("kvm-vcpu"), vcpus);
+	assert_int_equal(procfs__count_entries("/proc/self/fd"), fds);
+	assert_int_equal(procfs__count_entries("/proc/self/task"), tasks);
+	assert_int_equal(procfs__count_maps("kvm-vcpu"), vcpus);
 }
 
 static void test_drain_probe(void **state)

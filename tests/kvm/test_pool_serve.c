@@ -9,8 +9,8 @@
 #include "kvm.h"
 #include "pool.h"
 #include "serve.h"
+#include "procfs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -50,18 +50,6 @@ struct server_run {
 	int ret;
 	bool done; /* atomic */
 };
-
-static unsigned int count_fds(void)
-{
-	unsigned int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 static void sleep_ms(unsigned int ms)
 {
@@ -761,7 +749,7 @@ static void test_nothing_leaked(void **state)
 {
 	(void)state;
 	settle_pool();
-	assert_int_equal(count_fds(), fds_at_start);
+	assert_int_equal(procfs__count_entries("/proc/self/fd"), fds_at_start);
 }
 
 static int setup_pool(void **state)
@@ -795,7 +783,7 @@ static int setup_pool(void **state)
 		return -1;
 	}
 	settle_pool();
-	fds_at_start = count_fds();
+	fds_at_start = procfs__count_entries("/proc/self/fd");
 	return 0;
 }
 

@@ -5,8 +5,8 @@
 #include "probe.h"
 #include "runner.h"
 #include "vm.h"
+#include "procfs.h"
 
-#include <dirent.h>
 #include <linux/kvm.h>
 #include <sys/ioctl.h>
 #include <stdarg.h>
@@ -247,32 +247,6 @@ static void test_bad_config_rejected(void **state)
 		&(struct vm *){ NULL }), -EINVAL);
 }
 
-static unsigned int count_entries(const char *dir)
-{
-	unsigned int n = 0;
-	DIR *d = opendir(dir);
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
-/* Lines of /proc/self/maps containing `needle` (NULL: all lines). */
-static unsigned int count_maps(const char *needle)
-{
-	char line[512];
-	unsigned int n = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += !needle || strstr(line, needle);
-	fclose(f);
-	return n;
-}
-
 static void test_no_leaks_over_50_vms(void **state)
 {
 	struct run_config cfg = config(2, 2 * MiB, 2 * MiB, PROBE_PATTERN_SEQ,
@@ -284,8 +258,8 @@ static void test_no_leaks_over_50_vms(void **state)
 	/* One VM first, so one-time allocations (thread stacks cached by
 	 * libc, signal handler) are in the baseline. */
 	run_ok(&cfg);
-	fds = count_entries("/proc/self/fd");
-	maps = count_maps(NULL);
+	fds = procfs__count_entries("/proc/self/fd");
+	maps = procfs__count_maps(NULL);
 	for (int i = 0; i < 50; i++) {
 		/* Every other VM on memfd, whose mapping has a name. */
 		cfg.mem_ops = mem__backend(i % 2 ? "memfd" : "anon");
@@ -293,13 +267,13 @@ static void test_no_leaks_over_50_vms(void **state)
 		assert_int_equal(runner__probe(&kvm, &cfg, &res), 0);
 		assert_int_equal(res.outcome, VM_COMPLETED);
 	}
-	assert_int_equal(count_entries("/proc/self/fd"), fds);
-	assert_int_equal(count_maps("kvm-vcpu"), 0);
-	assert_int_equal(count_maps(MEM_VMA_NAME), 0);
+	assert_int_equal(procfs__count_entries("/proc/self/fd"), fds);
+	assert_int_equal(procfs__count_maps("kvm-vcpu"), 0);
+	assert_int_equal(procfs__count_maps(MEM_VMA_NAME), 0);
 #ifndef __SANITIZE_ADDRESS__
 	/* ASan's allocator maps memory of its own; elsewhere the count of
 	 * mappings must come back exactly (anonymous guest memory too). */
-	assert_int_equal(count_maps(NULL), maps);
+	assert_int_equal(procfs__count_maps(NULL), maps);
 #else
 	(void)maps;
 #endif

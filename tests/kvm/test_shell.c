@@ -11,8 +11,8 @@
 #include "snapshot.h"
 #include "snaptest.h"
 #include "vm.h"
+#include "procfs.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,32 +243,6 @@ static void test_fill_twice_busy(void **state)
 	snapshot__close(&snap);
 }
 
-static unsigned int count_entries(const char *dir)
-{
-	unsigned int n = 0;
-	DIR *d = opendir(dir);
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
-/* Lines of /proc/self/maps containing `needle`. */
-static unsigned int count_maps(const char *needle)
-{
-	char line[512];
-	unsigned int n = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, needle) != NULL;
-	fclose(f);
-	return n;
-}
-
 /* Shells destroyed without ever being filled, and shells refused at
  * creation, leave no file descriptor and no kvm_run mapping behind. */
 static void test_unfilled_shell_leaks_nothing(void **state)
@@ -279,8 +253,8 @@ static void test_unfilled_shell_leaks_nothing(void **state)
 	struct vm *vm = NULL;
 
 	(void)state;
-	fds = count_entries("/proc/self/fd");
-	vcpu_maps = count_maps("kvm-vcpu");
+	fds = procfs__count_entries("/proc/self/fd");
+	vcpu_maps = procfs__count_maps("kvm-vcpu");
 	for (int i = 0; i < 20; i++) {
 		cfg.irqchip = i % 2;
 		cfg.nr_vcpus = 1 + (unsigned int)i % 3;
@@ -294,8 +268,8 @@ static void test_unfilled_shell_leaks_nothing(void **state)
 	cfg.mem_size = 8 * MiB;
 	cfg.nr_vcpus = 0;
 	assert_int_equal(vm__create_shell(&kvm, &cfg, NULL, &vm), -EINVAL);
-	assert_int_equal(count_entries("/proc/self/fd"), fds);
-	assert_int_equal(count_maps("kvm-vcpu"), vcpu_maps);
+	assert_int_equal(procfs__count_entries("/proc/self/fd"), fds);
+	assert_int_equal(procfs__count_maps("kvm-vcpu"), vcpu_maps);
 }
 
 /* One thread's restore into its own shell, reported to the main thread
