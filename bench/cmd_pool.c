@@ -21,14 +21,6 @@
 
 enum { OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart pool run [OPTIONS]\n"
@@ -143,7 +135,7 @@ static void sleep_ns(uint64_t ns)
 	struct timespec ts = { (time_t)(ns / 1000000000ull),
 			       (long)(ns % 1000000000ull) };
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_requested)
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !pool_cli__stop)
 		;
 }
 
@@ -176,7 +168,7 @@ static int run_requests(struct pool *p, const struct pool_cmd *o)
 		free(hit_first);
 		return err__set(ENOMEM, "allocating samples");
 	}
-	for (uint64_t i = 0; i < o->requests && !stop_requested; i++) {
+	for (uint64_t i = 0; i < o->requests && !pool_cli__stop; i++) {
 		struct pool_request r = { 0 };
 
 		if (i && o->interval_ns)
@@ -246,7 +238,6 @@ static int run_requests(struct pool *p, const struct pool_cmd *o)
 
 int cmd_pool(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct pool_cmd o = { 0 };
 	struct kvm_host kvm;
 	struct pool *p;
@@ -280,14 +271,13 @@ int cmd_pool(int argc, char **argv)
 		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
 				  : cli__exit_for(ret), "pool: %s", err__last());
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	pool_cli__catch_signals();
 	ret = pool__wait_filled(p, o.fill_timeout_ns);
 	if (ret == 0 && o.serve) {
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
 			o.pc.cfg.size, pool__hold_name(o.pc.cfg.hold),
 			o.socket);
-		ret = pool_serve__run(p, o.socket, &stop_requested, stderr);
+		ret = pool_serve__run(p, o.socket, &pool_cli__stop, stderr);
 	} else if (ret == 0) {
 		ret = run_requests(p, &o);
 	}
@@ -297,5 +287,5 @@ int cmd_pool(int argc, char **argv)
 	kvm__close(&kvm);
 	if (ret < 0)
 		return cli__exit_for(ret);
-	return stop_requested && !o.serve ? 130 : CLI_OK;
+	return pool_cli__stop && !o.serve ? 130 : CLI_OK;
 }

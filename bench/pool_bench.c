@@ -79,14 +79,6 @@ struct run {
 	double *fresh, *shell; /* the baselines, o->baseline each, or NULL */
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart bench pool [OPTIONS]\n"
@@ -234,7 +226,7 @@ static void sleep_until(uint64_t t)
 			       (long)(t % 1000000000ull) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR && !interrupted)
+	       EINTR && !pool_cli__stop)
 		;
 }
 
@@ -299,7 +291,7 @@ static void dispatch(struct run *r)
 {
 	uint64_t next_tick = r->start_ns;
 
-	for (size_t i = 0; i < r->arr->n && !interrupted;) {
+	for (size_t i = 0; i < r->arr->n && !pool_cli__stop;) {
 		uint64_t due = due_ns(r, i), now = timeline__now();
 
 		if (now >= next_tick) {
@@ -397,7 +389,8 @@ static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
 	ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false, &warm);
 	if (ret == 0)
 		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, true, &warm);
-	for (uint64_t i = 0; ret == 0 && i < o->baseline && !interrupted; i++) {
+	for (uint64_t i = 0; ret == 0 && i < o->baseline && !pool_cli__stop;
+	     i++) {
 		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false,
 				   &fresh[i]);
 		if (ret == 0)
@@ -750,7 +743,7 @@ static int bench(struct pb_opts *o)
 		pool__stats(r.pool, &st);
 		sample(&r, timeline__now());
 	}
-	if (ret == 0 && interrupted)
+	if (ret == 0 && pool_cli__stop)
 		ret = err__set(EINTR, "interrupted");
 	if (ret == 0) {
 		doc = document(o, &r, &st, &m0, &m1, held_full,
@@ -777,17 +770,15 @@ static int bench(struct pb_opts *o)
 
 int cmd_bench_pool(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct pb_opts o;
 	int ret = parse(argc, argv, &o);
 
 	if (ret)
 		return cli__parsed(ret, "bench pool", usage);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	pool_cli__catch_signals();
 	ret = bench(&o);
 	if (ret == -EINTR)
-		return cli__error(130, "bench pool: interrupted");
+		return cli__error(130, "bench pool: pool_cli__stop");
 	if (ret < 0)
 		return cli__error(ret == -EINVAL || ret == -ENOENT ||
 					  ret == -E2BIG

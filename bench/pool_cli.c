@@ -15,6 +15,22 @@
 #define DEFAULT_MAX 64
 #define MAX_MAX 4096
 
+volatile sig_atomic_t pool_cli__stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pool_cli__stop = 1;
+}
+
+void pool_cli__catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static const char *const holds[] = { "warm", "shell", NULL };
 static const char *const policies[] = { "fixed", "follow", NULL };
 static const char *const on_empty[] = { "make", "wait", NULL };

@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 
 struct pool_cli {
@@ -49,6 +50,11 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg);
 /* After parsing: the guest's memory size and the size bounds that
  * follow from the others; -EINVAL with a message when they disagree. */
 int pool_cli__finish(struct pool_cli *o);
+
+/* Set by SIGINT or SIGTERM once pool_cli__catch_signals ran: the pool
+ * commands stop serving, drain and exit. */
+extern volatile sig_atomic_t pool_cli__stop;
+void pool_cli__catch_signals(void);
 
 /* The help text of the pool options. */
 void pool_cli__usage(FILE *out);

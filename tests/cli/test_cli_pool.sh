@@ -42,6 +42,17 @@ json_check 'd["served"] == 12 and d["failed"] == 0 and d["stats"]["guest_failure
 expect 0 '' pool run -n 6 --size 2 --abort-every 1 --json
 json_check 'd["served"] == 6 and d["stats"]["guest_failures"] == d["stats"]["hits"] and d["stats"]["made_on_demand"] == 6' "$out"
 
+# pool serve: SIGINT drains and exits 0, the socket removed.
+timeout 60 "$COLDSTART" pool serve --socket "$tmp/p.sock" --size 1 >"$out" 2>"$err" &
+pid=$!
+for i in $(seq 300); do [ -S "$tmp/p.sock" ] && break; sleep 0.1; done
+[ -S "$tmp/p.sock" ] && ok || fail "pool serve made no socket: $(cat "$err")"
+kill -INT $pid
+wait $pid
+code=$?
+[ "$code" = 0 ] && [ ! -e "$tmp/p.sock" ] && ok ||
+	fail "SIGINT to pool serve: exit $code, socket $(ls "$tmp/p.sock" 2>&1)"
+
 # Snapshots restored into held VMs, warm or as shells, for two strategies.
 expect 0 "" snapshot create "$tmp/snap" --mem 16M
 for s in mmap eager; do
