@@ -9,7 +9,8 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "run", "run one VM (the probe guest) and print its timeline",
 	  cmd_run },
-	{ "bench", "benchmark drivers (lifecycle, floor)", cmd_bench },
+	{ "bench", "benchmark drivers: lifecycle, boot, restore, rate, "
+		   "density, pool, peers, suite...", cmd_bench },
 	{ "snapshot", "create, restore or inspect a snapshot of the probe "
 		      "guest", cmd_snapshot },
 	{ "pool", "a warm pool of VMs: serve requests from it, here or over "
