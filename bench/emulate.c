@@ -62,10 +62,10 @@ struct run {
 	int out_fd, err_fd, con_fd;
 	char line[1024]; /* the console's unfinished line */
 	size_t line_len;
-	bool ready, exited, failed;
+	bool ready, exited, failed, stalled;
 	int exit_status;
 	char fail_text[256];
-	struct timespec start, ready_at, last_console;
+	struct timespec start, ready_at, last_console, stalled_at;
 };
 
 enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };
@@ -538,6 +538,9 @@ static void console_line(struct run *r, const char *line)
 	} else if (!strncmp(line, "FAIL ", 5)) {
 		r->failed = true;
 		snprintf(r->fail_text, sizeof(r->fail_text), "%s", line + 5);
+	} else if (!strncmp(line, "STALLED", 7) && !r->stalled) {
+		r->stalled = true;
+		clock_gettime(CLOCK_MONOTONIC, &r->stalled_at);
 	}
 }
 
@@ -653,6 +656,15 @@ static int watch(struct run *r)
 			return host_failure(r, ETIMEDOUT, "the emulated host "
 					    "ran out of its %u s (--timeout)",
 					    r->o->timeout_s);
+		}
+		/* a CPU stuck in the host's kernel does not come back; the
+		 * stacks it printed get a few seconds to reach the log */
+		if (r->stalled && since(&r->stalled_at) > 5) {
+			stop(&r->qemu_pid);
+			return host_failure(r, ETIMEDOUT, "the emulated host's "
+					    "kernel stalled (a CPU stuck in it "
+					    "for over 20 s; its stacks are in "
+					    "the console log)");
 		}
 		if (since(&r->last_console) > stall) {
 			stop(&r->qemu_pid);

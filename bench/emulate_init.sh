@@ -74,8 +74,23 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 done
 grep -q holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
 
-# A heartbeat: a console that stays silent means a stalled host.
-(while :; do sleep 10; echo "COLDSTART-EMULATE-ALIVE $(cut -d' ' -f1 /proc/uptime)"; done) &
+# A heartbeat: a console that stays silent means a stalled host. A CPU
+# stuck in the kernel (an RCU stall) leaves the other one beating: then
+# the stacks of every CPU and blocked task go to the console, and
+# STALLED tells coldstart emulate to stop this host.
+echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
+(while :; do
+	sleep 10
+	echo "COLDSTART-EMULATE-ALIVE $(cut -d' ' -f1 /proc/uptime)"
+	if [ -z "$stalled" ] && dmesg | grep -q 'self-detected stall'; then
+		stalled=1
+		dmesg -n 8
+		echo l >/proc/sysrq-trigger
+		echo w >/proc/sysrq-trigger
+		sleep 2
+		echo "COLDSTART-EMULATE-STALLED $(dmesg | grep -m1 'self-detected stall')"
+	fi
+done) &
 echo "COLDSTART-EMULATE-READY $(cut -d' ' -f1 /proc/uptime)"
 # stdout and stderr are terminals where they are on the real host
 # (/emulate/tty: "11", "10"...), else pipes, so isatty() answers alike.

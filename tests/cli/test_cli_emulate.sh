@@ -1,10 +1,9 @@
 #!/bin/bash
 # coldstart emulate: what it says when a piece is missing (exit 77), bad
-# options (exit 2), a host that runs out of time or whose kernel dies
-# (exit 1), and one real
-# run in the emulated SVM host: the command's exit status, output,
-# environment and working directory, KVM inside, --out written back and
-# nothing else.
+# options (exit 2), a host that runs out of time, whose kernel dies or
+# stalls (exit 1), and one real run in the emulated SVM host: the
+# command's exit status, output, environment and working directory, KVM
+# inside, --out written back and nothing else.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
 scratch
@@ -54,4 +53,14 @@ grep -q "the command exited with status 7" "$err" && ok || fail "no closing prog
 
 # A host that cannot even boot in its time: exit 1, the reason named.
 expect 1 'ran out of its 1 s \(--timeout\)' emulate --work-dir "$tmp" --timeout 1s -- true
+# A host whose kernel dies: exit 1, the kernel's own reason in the message
+# and the console's last lines on stderr (a CI run once lost both).
+expect 1 "its kernel said: .*Kernel panic" emulate --work-dir "$tmp" -- \
+	sh -c 'echo c >/proc/sysrq-trigger; sleep 60'
+grep -q "^  console: " "$err" && ok || fail "no console lines after a kernel panic"
+# A host whose kernel stalls (its init sees an RCU stall, dumps the
+# stacks and says STALLED on the console) is stopped at once, exit 1;
+# here the command says it for the kernel.
+expect 1 "kernel stalled" emulate --work-dir "$tmp" -- \
+	sh -c 'echo COLDSTART-EMULATE-STALLED test >/dev/console; sleep 120'
 finish
