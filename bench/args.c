@@ -135,6 +135,20 @@ int args__duration(const char *opt, const char *text, uint64_t *ns)
 			"10s, 2m)", opt, text);
 }
 
+int args__probability(const char *opt, const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end || errno || !(v > 0 && v < 1))
+		return err__set(EINVAL, "%s: '%s' is not a probability "
+				"between 0 and 1", opt, text);
+	*out = v;
+	return 0;
+}
+
 int args__choice(const char *opt, const char *text,
 		 const char *const *names, unsigned int *out)
 {

@@ -20,6 +20,10 @@ int args__u64(const char *opt, const char *text, uint64_t min, uint64_t max,
  * nanoseconds. */
 int args__duration(const char *opt, const char *text, uint64_t *ns);
 
+/* A probability strictly between 0 and 1 ("0.01", "5e-2"), e.g. a
+ * significance level. */
+int args__probability(const char *opt, const char *text, double *out);
+
 /* Index of `text` in the NULL-terminated `names`; the error lists them. */
 int args__choice(const char *opt, const char *text,
 		 const char *const *names, unsigned int *out);

@@ -92,20 +92,6 @@ static int parse_pct(const char *opt, const char *text, double *out)
 	return 0;
 }
 
-static int parse_alpha(const char *text, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (end == text || *end || errno || !(v > 0 && v < 1))
-		return err__set(EINVAL, "--alpha: '%s' is not a probability "
-				"between 0 and 1", text);
-	*out = v;
-	return 0;
-}
-
 /* NAME=PCT; NAME is kept in place (argv is writable). */
 static int parse_metric(char *text, struct metric_threshold *m)
 {
@@ -132,7 +118,7 @@ static int parse_option(int c, struct compare_cli *cli)
 		return parse_metric(optarg,
 				    &cli->overrides[cli->o.nr_overrides++]);
 	case OPT_ALPHA:
-		return parse_alpha(optarg, &cli->o.alpha);
+		return args__probability("--alpha", optarg, &cli->o.alpha);
 	case OPT_TEST:
 		ret = args__choice("--test", optarg, tests, &test);
 		cli->o.test = test ? COMPARE_PERMUTATION : COMPARE_UTEST;

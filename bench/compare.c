@@ -303,7 +303,7 @@ static int median_spread(const double *x, size_t n, double median,
 }
 
 /* 2 / C(nb + nn, nb): the two most extreme of all splits. */
-static double smallest_p(size_t nb, size_t nn)
+double compare__smallest_p(size_t nb, size_t nn)
 {
 	double log_c = lgamma((double)(nb + nn) + 1) -
 		       lgamma((double)nb + 1) - lgamma((double)nn + 1);
@@ -380,7 +380,7 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 		ret = test_p(base, nb, new_, nn, o, &row->p);
 	if (ret < 0)
 		return ret;
-	row->min_p = smallest_p(nb, nn);
+	row->min_p = compare__smallest_p(nb, nn);
 	if (o->test == COMPARE_PERMUTATION)
 		row->min_p = fmax(row->min_p,
 				  1.0 / (PERMUTATION_RESAMPLES + 1));

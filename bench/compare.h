@@ -109,6 +109,12 @@ struct compare_row {
 	struct outliers base_out, new_out;
 };
 
+/* The smallest two-sided p any rank test can give nb against nn samples
+ * (the two most extreme of all C(nb + nn, nb) splits): with fewer
+ * samples than make it fall below alpha, no difference is ever
+ * significant. */
+double compare__smallest_p(size_t nb, size_t nn);
+
 /* Compares samples of one metric. A series regresses when p < alpha AND
  * its median got worse by more than `threshold`. -EINVAL when a side has
  * no samples, -ENOMEM. */

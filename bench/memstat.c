@@ -34,6 +34,8 @@ void memstat__add_line(struct memstat *m, const char *line, bool guest)
 	else if (sscanf(line, "Private_Clean: %" SCNu64, &v) == 1 ||
 		 sscanf(line, "Private_Dirty: %" SCNu64, &v) == 1)
 		*(guest ? &m->guest_private_kib : &m->uss_kib) += v;
+	else if (guest && sscanf(line, "Anonymous: %" SCNu64, &v) == 1)
+		m->guest_anon_kib += v;
 }
 
 static int read_rollup(struct memstat *m, const char *proc)

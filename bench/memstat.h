@@ -15,6 +15,10 @@ struct memstat {
 	uint64_t guest_rss_kib;     /* guest memory mapping, resident */
 	uint64_t guest_pss_kib;     /* its proportional share */
 	uint64_t guest_private_kib; /* of which private to this process */
+	/* of which anonymous: copies this process owns (written or filled
+	 * pages), where the rest are page-cache pages of a mapped file that
+	 * every mapper shares */
+	uint64_t guest_anon_kib;
 	/* The guest mapping carries VmFlags "mg": madvise(MADV_MERGEABLE)
 	 * or prctl(PR_SET_MEMORY_MERGE) made it a candidate for KSM. */
 	bool guest_mergeable;

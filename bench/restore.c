@@ -1,7 +1,8 @@
 /* The restore benchmark: snapshots of the probe guest with every page of
  * its memory dirtied, restored with each memory strategy while the page
  * cache is cold or warm, timed to the first instruction and to DONE, and
- * the same request phase in a VM that never stopped as the baseline. */
+ * the same request phase in a VM that never stopped as the baseline;
+ * and the restore pieces it shares (restore.h). */
 #include "restore.h"
 
 #include "args.h"
@@ -32,13 +33,11 @@
 #define MAX_STRATEGIES 16
 #define TIMEOUT_NS (120ull * 1000000000ull)
 
-enum phase { PH_FIRST_RUN, PH_FIRST_PROGRESS, PH_DONE, PH_REQUEST, NR_PHASES };
-
-static const char *const phase_names[NR_PHASES] = {
-	[PH_FIRST_RUN] = "first_run",
-	[PH_FIRST_PROGRESS] = "first_progress",
-	[PH_DONE] = "done",
-	[PH_REQUEST] = "request",
+static const char *const phase_names[RESTORE_NR_PHASES] = {
+	[RESTORE_FIRST_RUN] = "first_run",
+	[RESTORE_FIRST_PROGRESS] = "first_progress",
+	[RESTORE_DONE] = "done",
+	[RESTORE_REQUEST] = "request",
 };
 
 struct restore_opts {
@@ -55,22 +54,13 @@ struct restore_opts {
 	const char *out_dir, *snapshot_dir, *kvm_path;
 };
 
-/* What the host did for this process during one restore, all threads:
- * page faults (getrusage) and bytes fetched from storage (/proc/self/io
- * read_bytes; NO_IO_ACCOUNTING when the kernel does not count them). */
-struct host_work {
-	uint64_t faults, major, disk_read;
-};
-
-#define NO_IO_ACCOUNTING UINT64_MAX
-
 /* One strategy under one cache state in one (mem, ws) group. */
 struct cell {
 	const struct guest_mem_ops *ops;
-	double *ns[NR_PHASES];
+	double *ns[RESTORE_NR_PHASES];
 	size_t n;
 	uint64_t faults, bytes_read; /* sums over counted samples */
-	struct host_work host;       /* sums over counted samples */
+	struct restore_work host;       /* sums over counted samples */
 	double resident_max;         /* cold: worst residency before a sample */
 };
 
@@ -252,14 +242,12 @@ static int check_opts(const struct restore_opts *o)
 {
 	struct group g[MAX_SIZES * MAX_SIZES];
 	const char *dir = snapshot_parent(o);
-	struct statfs sf;
 
 	if (plan_groups(o, g) == 0)
 		return err__set(EINVAL, "no memory size fits any working set "
 				"(each needs mem >= ws + 2M, mem a multiple of "
 				"2M)");
-	if (o->cold && !o->warm && statfs(dir, &sf) == 0 &&
-	    (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+	if (o->cold && !o->warm && restore__in_memory(dir))
 		return err__set(EINVAL, "%s is in memory (tmpfs): its page "
 				"cache cannot be evicted, so --cache cold means "
 				"nothing there; use --snapshot-dir on a disk or "
@@ -431,8 +419,7 @@ static int drop_caches(void)
 	return ret;
 }
 
-/* Share of the memory file's pages in the page cache (mincore). */
-static double resident_share(const char *dir)
+double restore__resident_share(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -461,56 +448,88 @@ static double resident_share(const char *dir)
 	return (double)in / (double)pages;
 }
 
+int restore__cache(const char *dir, enum restore_cache c)
+{
+	if (c == RESTORE_WARM)
+		return for_each_file(dir, read_file);
+	return c == RESTORE_COLD_DROP ? drop_caches()
+				      : for_each_file(dir, evict_file);
+}
+
+bool restore__in_memory(const char *dir)
+{
+	struct statfs sf;
+
+	return statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC ||
+					 sf.f_type == RAMFS_MAGIC);
+}
+
 static int prepare_cache(const struct restore_opts *o, const char *dir,
 			 bool cold)
 {
 	if (!cold)
-		return for_each_file(dir, read_file);
-	return o->drop_caches ? drop_caches() : for_each_file(dir, evict_file);
+		return restore__cache(dir, RESTORE_WARM);
+	return restore__cache(dir, o->drop_caches ? RESTORE_COLD_DROP
+						  : RESTORE_COLD);
 }
 
 /* ---- one restore ---- */
-
-struct sample {
-	double ns[NR_PHASES];
-	struct mem_stats mem;
-	struct host_work host;
-};
 
 static uint64_t io_read_bytes(void)
 {
 	long long v = memstat__file_number("/proc/self/io", "read_bytes:");
 
-	return v < 0 ? NO_IO_ACCOUNTING : (uint64_t)v;
+	return v < 0 ? RESTORE_NO_IO : (uint64_t)v;
 }
 
-static void host_work_now(struct host_work *h)
+void restore__work_begin(struct restore_work *w)
 {
 	struct rusage ru = { 0 };
 
 	getrusage(RUSAGE_SELF, &ru);
-	h->major = (uint64_t)ru.ru_majflt;
-	h->faults = (uint64_t)ru.ru_minflt + h->major;
-	h->disk_read = io_read_bytes();
+	w->major = (uint64_t)ru.ru_majflt;
+	w->faults = (uint64_t)ru.ru_minflt + w->major;
+	w->disk_read = io_read_bytes();
 }
 
-/* *h = now - *h: the host's work since host_work_now(h). */
-static void host_work_since(struct host_work *h)
+/* *w = now - *w: the host's work since restore__work_begin(w). */
+static void work_since(struct restore_work *w)
 {
-	struct host_work now;
+	struct restore_work now;
 
-	host_work_now(&now);
-	h->faults = now.faults - h->faults;
-	h->major = now.major - h->major;
-	h->disk_read = now.disk_read == NO_IO_ACCOUNTING ||
-				       h->disk_read == NO_IO_ACCOUNTING
-			       ? NO_IO_ACCOUNTING
-			       : now.disk_read - h->disk_read;
+	restore__work_begin(&now);
+	w->faults = now.faults - w->faults;
+	w->major = now.major - w->major;
+	w->disk_read = now.disk_read == RESTORE_NO_IO ||
+				       w->disk_read == RESTORE_NO_IO
+			       ? RESTORE_NO_IO
+			       : now.disk_read - w->disk_read;
+}
+
+int restore__finish(struct vm *vm, unsigned int flags,
+		    struct restore_sample *out)
+{
+	work_since(&out->host);
+	/* a uffd handler may still be accounting its last fault */
+	mem__settle(&vm->mem);
+	out->mem = vm->mem.stats;
+	if (!(flags & RESTORE_HELD))
+		return 0;
+	return memstat__self(&out->held, vm->mem.host);
 }
 
 static double span(const struct timeline *tl, enum tl_event a, enum tl_event b)
 {
 	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
+}
+
+void restore__spans(const struct timeline *tl, struct restore_sample *out)
+{
+	out->ns[RESTORE_FIRST_RUN] = span(tl, TL_RESTORE_START, TL_FIRST_RUN);
+	out->ns[RESTORE_FIRST_PROGRESS] = span(tl, TL_RESTORE_START,
+					       TL_FIRST_PROGRESS);
+	out->ns[RESTORE_DONE] = span(tl, TL_RESTORE_START, TL_GUEST_DONE);
+	out->ns[RESTORE_REQUEST] = span(tl, TL_FIRST_RUN, TL_GUEST_DONE);
 }
 
 static int check_outcome(const struct vm *vm, const struct probe *probe,
@@ -529,11 +548,11 @@ static int check_outcome(const struct vm *vm, const struct probe *probe,
 	return 0;
 }
 
-/* Restores `dir` with `ops`, runs the request phase to DONE and checks
- * the checksum. The host's work is counted from just before restore
- * start to the VM's end right after DONE, before its memory is freed. */
-static int restore_once(struct kvm_host *kvm, const char *dir,
-			const struct guest_mem_ops *ops, struct sample *out)
+/* The host's work is counted from just before restore start to the VM's
+ * end right after DONE, before its memory is freed. */
+int restore__once(struct kvm_host *kvm, const char *dir,
+		  const struct guest_mem_ops *ops, unsigned int flags,
+		  struct restore_sample *out)
 {
 	struct timeline tl = { 0 };
 	struct snapshot snap;
@@ -541,7 +560,8 @@ static int restore_once(struct kvm_host *kvm, const char *dir,
 	struct vm *vm = NULL;
 	int ret;
 
-	host_work_now(&out->host);
+	*out = (struct restore_sample){ 0 };
+	restore__work_begin(&out->host);
 	timeline__mark(&tl, TL_RESTORE_START);
 	ret = snapshot__open(&snap, dir);
 	if (ret < 0)
@@ -551,18 +571,14 @@ static int restore_once(struct kvm_host *kvm, const char *dir,
 		ret = vm__start(vm);
 	if (ret == 0) {
 		vm__wait(vm, TIMEOUT_NS);
-		host_work_since(&out->host);
-		ret = check_outcome(vm, &probe, &snap);
-		out->mem = vm->mem.stats;
+		ret = restore__finish(vm, flags, out);
+		if (ret == 0)
+			ret = check_outcome(vm, &probe, &snap);
 	}
 	vm__destroy(vm);
 	snapshot__close(&snap);
-	out->ns[PH_FIRST_RUN] = span(&tl, TL_RESTORE_START, TL_FIRST_RUN);
-	out->ns[PH_FIRST_PROGRESS] = span(&tl, TL_RESTORE_START,
-					  TL_FIRST_PROGRESS);
-	out->ns[PH_DONE] = span(&tl, TL_RESTORE_START, TL_GUEST_DONE);
-	out->ns[PH_REQUEST] = span(&tl, TL_FIRST_RUN, TL_GUEST_DONE);
-	if (ret == 0 && out->ns[PH_DONE] < 0)
+	restore__spans(&tl, out);
+	if (ret == 0 && out->ns[RESTORE_DONE] < 0)
 		ret = err__set(EIO, "restore with %s: no DONE timestamp",
 			       ops->name);
 	return ret;
@@ -580,7 +596,7 @@ static int alloc_group(struct group *g, const struct restore_opts *o)
 		return err__set(ENOMEM, "allocating samples");
 	for (size_t i = 0; i < nc; i++) {
 		g->cells[i].ops = o->strategies[i % o->nr_strategies];
-		for (int p = 0; p < NR_PHASES; p++) {
+		for (int p = 0; p < RESTORE_NR_PHASES; p++) {
 			g->cells[i].ns[p] = calloc(o->count, sizeof(double));
 			if (!g->cells[i].ns[p])
 				return err__set(ENOMEM, "allocating samples");
@@ -592,24 +608,25 @@ static int alloc_group(struct group *g, const struct restore_opts *o)
 static void free_group(struct group *g, const struct restore_opts *o)
 {
 	for (size_t i = 0; g->cells && i < 2 * o->nr_strategies; i++)
-		for (int p = 0; p < NR_PHASES; p++)
+		for (int p = 0; p < RESTORE_NR_PHASES; p++)
 			free(g->cells[i].ns[p]);
 	free(g->cells);
 	free(g->never);
 }
 
-static void record(struct cell *c, const struct sample *s, double resident)
+static void record(struct cell *c, const struct restore_sample *s,
+		   double resident)
 {
-	for (int p = 0; p < NR_PHASES; p++)
+	for (int p = 0; p < RESTORE_NR_PHASES; p++)
 		c->ns[p][c->n] = s->ns[p];
 	c->n++;
 	c->faults += s->mem.faults;
 	c->bytes_read += s->mem.bytes_read;
 	c->host.faults += s->host.faults;
 	c->host.major += s->host.major;
-	if (s->host.disk_read == NO_IO_ACCOUNTING ||
-	    c->host.disk_read == NO_IO_ACCOUNTING)
-		c->host.disk_read = NO_IO_ACCOUNTING;
+	if (s->host.disk_read == RESTORE_NO_IO ||
+	    c->host.disk_read == RESTORE_NO_IO)
+		c->host.disk_read = RESTORE_NO_IO;
 	else
 		c->host.disk_read += s->host.disk_read;
 	if (resident > c->resident_max)
@@ -632,16 +649,16 @@ static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
 		for (size_t k = 0; ret == 0 && k < o->nr_strategies; k++) {
 			size_t idx = (k + i) % o->nr_strategies;
 			struct cell *c = &cells[idx];
-			struct sample s;
+			struct restore_sample s;
 			double resident = 0;
 
 			if (g->skip[idx])
 				continue;
 			ret = prepare_cache(o, g->dir, cold);
 			if (ret == 0 && cold)
-				resident = resident_share(g->dir);
+				resident = restore__resident_share(g->dir);
 			if (ret == 0)
-				ret = restore_once(kvm, g->dir, c->ops, &s);
+				ret = restore__once(kvm, g->dir, c->ops, 0, &s);
 			if (ret == 0 && i >= o->warmup)
 				record(c, &s, resident);
 		}
@@ -686,8 +703,9 @@ static int trial_restores(struct kvm_host *kvm, const struct restore_opts *o,
 			  struct group *g)
 {
 	for (size_t i = 0; i < o->nr_strategies; i++) {
-		struct sample s;
-		int ret = restore_once(kvm, g->dir, o->strategies[i], &s);
+		struct restore_sample s;
+		int ret = restore__once(kvm, g->dir, o->strategies[i], 0,
+				       &s);
 
 		if (ret == -ENOTSUP) {
 			g->skip[i] = true;
@@ -778,7 +796,7 @@ static void add_work(json_t *s, const struct cell *c)
 	json_object_set_new(s, "major_faults_mean",
 			    json_real(mean_of(c->host.major, c->n)));
 	json_object_set_new(s, "disk_read_bytes_mean",
-			    c->host.disk_read == NO_IO_ACCOUNTING
+			    c->host.disk_read == RESTORE_NO_IO
 				    ? json_null()
 				    : json_real(mean_of(c->host.disk_read,
 							c->n)));
@@ -787,7 +805,7 @@ static void add_work(json_t *s, const struct cell *c)
 static int add_cell(json_t *doc, const struct group *g, const struct cell *c,
 		    const char *cache)
 {
-	for (int p = 0; p < NR_PHASES; p++) {
+	for (int p = 0; p < RESTORE_NR_PHASES; p++) {
 		char name[160];
 		json_t *s, *params = json_pack(
 			"{s:s, s:I, s:I, s:s, s:s}", "strategy", c->ops->name,
@@ -855,8 +873,8 @@ static void add_ratios(json_t *arr, const struct restore_opts *o,
 	for (int cold = 0; cold < 2; cold++) {
 		const struct cell *pf = find_cell(o, g, name, cold);
 		const struct cell *mm = find_cell(o, g, "mmap", cold);
-		double p = pf ? median_of(pf->ns[PH_DONE], pf->n) : 0;
-		double m = mm ? median_of(mm->ns[PH_DONE], mm->n) : 0;
+		double p = pf ? median_of(pf->ns[RESTORE_DONE], pf->n) : 0;
+		double m = mm ? median_of(mm->ns[RESTORE_DONE], mm->n) : 0;
 
 		if (!pf)
 			continue;
@@ -866,7 +884,7 @@ static void add_ratios(json_t *arr, const struct restore_opts *o,
 			"ws_bytes", (json_int_t)g->ws, "cache",
 			cold ? "cold" : "warm", "prefetch_done_ns", p,
 			"prefetch_request_ns",
-			median_of(pf->ns[PH_REQUEST], pf->n), "mmap_done_ns", m,
+			median_of(pf->ns[RESTORE_REQUEST], pf->n), "mmap_done_ns", m,
 			"never_stopped_request_ns", never,
 			"prefetch_vs_never_stopped", never > 0 ? p / never : 0,
 			"prefetch_speedup_over_mmap", p > 0 ? m / p : 0));
@@ -949,7 +967,7 @@ static json_t *result_json(const struct restore_opts *o,
  * accounting. */
 static void disk_text(char *buf, size_t len, const struct cell *c)
 {
-	if (c->host.disk_read == NO_IO_ACCOUNTING)
+	if (c->host.disk_read == RESTORE_NO_IO)
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%.1f", mean_of(c->host.disk_read, c->n) /
@@ -962,14 +980,14 @@ static void print_cell(FILE *out, const struct cell *c, const char *cache,
 	struct summary d = { 0 };
 	char disk[32];
 
-	stats__summarize(c->ns[PH_DONE], c->n, &d);
+	stats__summarize(c->ns[RESTORE_DONE], c->n, &d);
 	disk_text(disk, sizeof(disk), c);
 	fprintf(out, md ? "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f "
 			  "| %.0f | %.0f | %s |\n"
 			: "%-10s %-5s %10.3f %10.3f %10.3f %10.3f %8.0f %8.1f "
 			  "%8.0f %6.0f %8s\n", c->ops->name, cache,
-		median_of(c->ns[PH_FIRST_RUN], c->n) / 1e6, d.p50 / 1e6,
-		d.p90 / 1e6, median_of(c->ns[PH_REQUEST], c->n) / 1e6,
+		median_of(c->ns[RESTORE_FIRST_RUN], c->n) / 1e6, d.p50 / 1e6,
+		d.p90 / 1e6, median_of(c->ns[RESTORE_REQUEST], c->n) / 1e6,
 		mean_of(c->faults, c->n),
 		mean_of(c->bytes_read, c->n) / (double)MiB,
 		mean_of(c->host.faults, c->n), mean_of(c->host.major, c->n),
@@ -1115,16 +1133,11 @@ static const char *snapshot_parent(const struct restore_opts *o)
 static int snapshot_base(const struct restore_opts *o, char *base,
 			 const char **fs)
 {
-	struct statfs sf;
-
 	snprintf(base, PATH_MAX, "%s/coldstart-restore-XXXXXX",
 		 snapshot_parent(o));
 	if (!mkdtemp(base))
 		return err__sys(errno, "creating a snapshot directory %s", base);
-	*fs = "disk";
-	if (statfs(base, &sf) == 0 && (sf.f_type == TMPFS_MAGIC ||
-				       sf.f_type == RAMFS_MAGIC))
-		*fs = "tmpfs";
+	*fs = restore__in_memory(base) ? "tmpfs" : "disk";
 	return 0;
 }
 

@@ -1,9 +1,88 @@
 /* `coldstart bench restore`: every memory-restore strategy x guest memory
  * size x working-set size, with the page cache cold and warm, beside the
- * same request phase in a VM that never stopped. */
+ * same request phase in a VM that never stopped. And the pieces other
+ * restore measurements share (tune_restore.c, snap_linux.c): one timed
+ * restore with the host's work counted, and the page-cache state of a
+ * snapshot's files. */
 #ifndef COLDSTART_RESTORE_BENCH_H
 #define COLDSTART_RESTORE_BENCH_H
 
+#include "mem.h"
+#include "memstat.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kvm_host;
+struct timeline;
+struct vm;
+
 int cmd_bench_restore(int argc, char **argv);
+
+/* Spans of one restore, from restore start (snapshot__open included). */
+enum restore_phase {
+	RESTORE_FIRST_RUN,      /* -> first KVM_RUN */
+	RESTORE_FIRST_PROGRESS, /* -> the guest's first signal of life */
+	RESTORE_DONE,           /* -> the guest's DONE */
+	RESTORE_REQUEST,        /* first KVM_RUN -> DONE */
+	RESTORE_NR_PHASES
+};
+
+/* What the host did for this process during one restore, all threads:
+ * page faults (getrusage) and bytes fetched from storage (/proc/self/io
+ * read_bytes; RESTORE_NO_IO when the kernel does not count them). */
+struct restore_work {
+	uint64_t faults, major, disk_read;
+};
+
+#define RESTORE_NO_IO UINT64_MAX
+
+/* One restore, measured. */
+struct restore_sample {
+	double ns[RESTORE_NR_PHASES]; /* -1 where an event did not happen */
+	struct mem_stats mem;         /* what the strategy did itself */
+	struct restore_work host;     /* restore start -> the VM's end */
+	/* With RESTORE_HELD: the process and its guest memory mapping read
+	 * from /proc/self right after the VM ended, before its memory is
+	 * freed (guest_* fields: what this VM holds). */
+	struct memstat held;
+};
+
+/* restore__once flags. */
+#define RESTORE_HELD 1u /* read struct restore_sample.held */
+
+/* Restores the probe-guest snapshot at `dir` with `ops`, runs the request
+ * phase to DONE and checks the checksum: 0, -ENOTSUP when this host
+ * cannot do `ops` (e.g. no huge pages), -errno with a message. */
+int restore__once(struct kvm_host *kvm, const char *dir,
+		  const struct guest_mem_ops *ops, unsigned int flags,
+		  struct restore_sample *out);
+
+/* The steps of restore__once for other guests' restores: work_begin just
+ * before restore start; finish once every vCPU stopped and before the VM
+ * is destroyed (the host's work so far, the strategy's final stats, with
+ * RESTORE_HELD the memory held); spans from the VM's timeline. */
+void restore__work_begin(struct restore_work *w);
+int restore__finish(struct vm *vm, unsigned int flags,
+		    struct restore_sample *out);
+void restore__spans(const struct timeline *tl, struct restore_sample *out);
+
+enum restore_cache {
+	RESTORE_WARM,      /* every snapshot file read once */
+	RESTORE_COLD,      /* fsync + posix_fadvise(DONTNEED) on each */
+	RESTORE_COLD_DROP, /* /proc/sys/vm/drop_caches: every clean page */
+};
+
+/* Puts the snapshot files of `dir` (state, memory, wset) in the page-cache
+ * state `c`; 0 or -errno with a message. */
+int restore__cache(const char *dir, enum restore_cache c);
+
+/* Share (0..1) of `dir`'s memory file in the page cache (mincore), -1
+ * when it cannot be read. */
+double restore__resident_share(const char *dir);
+
+/* Whether `dir` is on a file system kept in memory (tmpfs, ramfs), whose
+ * page cache cannot be evicted: cold caches mean nothing there. */
+bool restore__in_memory(const char *dir);
 
 #endif

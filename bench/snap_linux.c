@@ -7,6 +7,7 @@
 #include "linux_x86.h"
 #include "mem_restore.h"
 #include "output.h"
+#include "restore.h"
 #include "run_linux.h"
 #include "snapshot.h"
 
@@ -25,6 +26,11 @@ static const char *pvm_refusal =
 	"this host's /dev/kvm is PVM: guest ring-0 code is interpreted, so "
 	"a Linux guest cannot run here (use a host with VMX or SVM, or the "
 	"emulated SVM host of tests/e2e; --allow-pvm tries anyway)";
+
+const char *snap_linux__pvm_refusal(void)
+{
+	return pvm_refusal;
+}
 
 /* Boots the planned guest to boot complete (paused) and saves it. */
 static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
@@ -176,6 +182,7 @@ struct restore_opts {
 	const struct guest_mem_ops *strategy;
 	uint64_t timeout_ns;
 	bool json, allow_pvm;
+	unsigned int sample_flags; /* restore__finish flags, measured runs */
 };
 
 static int parse(int argc, char **argv, struct restore_opts *o)
@@ -246,8 +253,11 @@ static int setup_machine(struct vm *vm, void *ctx)
 	return ret;
 }
 
+/* Restores and runs the guest to its exit; with `s` (not NULL), also
+ * measures it as restore__once does (restore.h). */
 static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
-		       FILE *console, struct restored *r)
+		       FILE *console, struct restored *r,
+		       struct restore_sample *s)
 {
 	struct linux_machine m;
 	struct machine_setup ms = { &m, console, false };
@@ -255,6 +265,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	struct vm *vm = NULL;
 	int ret;
 
+	if (s)
+		restore__work_begin(&s->host);
 	timeline__mark(&r->tl, TL_RESTORE_START);
 	ret = snapshot__open(&snap, o->dir);
 	if (ret < 0)
@@ -271,6 +283,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	ret = vm__start(vm);
 	if (ret == 0) {
 		vm__wait(vm, o->timeout_ns);
+		if (s)
+			ret = restore__finish(vm, o->sample_flags, s);
 		r->outcome = vm->outcome;
 		snprintf(r->reason, sizeof(r->reason), "%s", vm->reason);
 		r->timer = m.timer.regs;
@@ -352,7 +366,7 @@ int snap_linux__restore(int argc, char **argv)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
 	}
 	timeline__mark(&r.tl, TL_KVM_OPENED);
-	ret = restore_run(&kvm, &o, console, &r);
+	ret = restore_run(&kvm, &o, console, &r, NULL);
 	kvm__close(&kvm);
 	run_linux__close_console(console);
 	if (ret < 0)
@@ -363,4 +377,30 @@ int snap_linux__restore(int argc, char **argv)
 		return CLI_OK;
 	fprintf(stderr, "coldstart: restored guest failed: %s\n", r.reason);
 	return CLI_FAIL;
+}
+
+/* A clean run ends with the guest's reset after its one guest-done
+ * signal; DONE is that signal. */
+int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
+			     const struct guest_mem_ops *ops,
+			     unsigned int flags, struct restore_sample *out)
+{
+	struct restore_opts o = { .dir = dir, .strategy = ops,
+				  .timeout_ns = 60 * SECOND,
+				  .sample_flags = flags };
+	struct restored r = { 0 };
+	int ret;
+
+	*out = (struct restore_sample){ 0 };
+	ret = restore_run(kvm, &o, NULL, &r, out);
+	restore__spans(&r.tl, out);
+	if (ret < 0)
+		return ret;
+	if (r.outcome != VM_COMPLETED)
+		return err__set(EIO, "restored Linux guest failed: %s",
+				r.reason);
+	if (r.timer.done != 1 || out->ns[RESTORE_DONE] < 0)
+		return err__set(EIO, "restored Linux guest sent %u guest-done "
+				"signals (one expected)", r.timer.done);
+	return 0;
 }

@@ -21,4 +21,19 @@ bool snap_linux__is_linux(const char *dir);
  * returns an enum cli_exit. */
 int snap_linux__restore(int argc, char **argv);
 
+/* Why a Linux guest cannot run on a PVM host, for a refusal (exit 77). */
+const char *snap_linux__pvm_refusal(void);
+
+/* restore__once (restore.h) for a Linux-guest snapshot: restores `dir`
+ * with `ops`, the machine rebuilt and its console discarded, and runs the
+ * guest to its exit; DONE is the guest's done signal. 0 when the guest
+ * sent exactly one and ended by a reset; -ENOTSUP when this host cannot
+ * do `ops`; -errno with a message. Refuses nothing on PVM: callers do. */
+struct kvm_host;
+struct guest_mem_ops;
+struct restore_sample;
+int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
+			     const struct guest_mem_ops *ops,
+			     unsigned int flags, struct restore_sample *out);
+
 #endif

@@ -175,6 +175,24 @@ static void duration_rejects_garbage(void **state)
 	}
 }
 
+static void probability_strictly_inside(void **state)
+{
+	static const char *const bad[] = { "0", "1", "-0.1", "1.5", "", "x",
+					   "0.01x", "nan", "1e-999" };
+	double p = 0;
+
+	(void)state;
+	assert_int_equal(args__probability("--alpha", "0.01", &p), 0);
+	assert_float_equal(p, 0.01, 0);
+	assert_int_equal(args__probability("--alpha", "5e-2", &p), 0);
+	assert_float_equal(p, 0.05, 0);
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		assert_int_equal(args__probability("--alpha", bad[i], &p),
+				 -EINVAL);
+		assert_non_null(strstr(err__last(), "--alpha"));
+	}
+}
+
 static void choice_finds_index(void **state)
 {
 	static const char *const names[] = { "anon", "memfd", "hugetlb",
@@ -288,6 +306,7 @@ int main(void)
 		cmocka_unit_test(u64_rejects_garbage),
 		cmocka_unit_test(duration_in_nanoseconds),
 		cmocka_unit_test(duration_rejects_garbage),
+		cmocka_unit_test(probability_strictly_inside),
 		cmocka_unit_test(choice_finds_index),
 		cmocka_unit_test(choice_error_lists_choices),
 		cmocka_unit_test(choice_survives_a_long_list),

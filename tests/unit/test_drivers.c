@@ -132,6 +132,7 @@ static void smaps_lines(void **state)
 	static const char *const guest[] = {
 		"Rss:                8192 kB\n", "Pss:                6144 kB\n",
 		"Private_Clean:         0 kB\n", "Private_Dirty:      4096 kB\n",
+		"Anonymous:          2048 kB\n", "AnonHugePages:      2048 kB\n",
 		"VmFlags: rd wr mr mw me ac sd\n", NULL,
 	};
 	struct memstat m = { 0 };
@@ -145,6 +146,7 @@ static void smaps_lines(void **state)
 	assert_int_equal(m.guest_rss_kib, 8192);
 	assert_int_equal(m.guest_pss_kib, 6144);
 	assert_int_equal(m.guest_private_kib, 4096);
+	assert_int_equal(m.guest_anon_kib, 2048); /* not AnonHugePages too */
 	/* Only the guest mapping's flags count, and only the whole word. */
 	assert_false(m.guest_mergeable);
 	memstat__add_line(&m, "VmFlags: rd wr mgx\n", true);
