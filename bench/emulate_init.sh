@@ -69,10 +69,10 @@ echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 # between the command's VMs, which now and then froze the emulated host.
 chroot $R "$(cat /emulate/self)" emulate --hold-kvm >/tmp/hold.out 2>&1 &
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	grep -q holding /tmp/hold.out && break
+	grep -qs holding /tmp/hold.out && break
 	sleep 0.25
 done
-grep -q holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
+grep -qs holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
 
 # A heartbeat: a console that stays silent means a stalled host. A CPU
 # stuck in the kernel (an RCU stall) leaves the other one beating: then
