@@ -1,0 +1,40 @@
+/* `coldstart tune`: recommendations computed from this host's own
+ * measurements; the table of tuners. */
+#include "cli.h"
+#include "tune_restore.h"
+
+#include <string.h>
+
+static const struct command tuners[] = {
+	{ "restore", "which memory-restore strategy to use for a snapshot "
+		     "(--mem-restore NAME)", cmd_tune_restore },
+};
+
+#define NR_TUNERS (sizeof(tuners) / sizeof(tuners[0]))
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart tune TUNER [OPTIONS]\n\nTuners:\n", out);
+	for (size_t i = 0; i < NR_TUNERS; i++)
+		fprintf(out, "  %-8s %s\n", tuners[i].name, tuners[i].summary);
+	fputs("\n'coldstart tune TUNER --help' describes each tuner.\n", out);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	if (argc < 2) {
+		cli__error(CLI_USAGE, "tune: what to tune?");
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < NR_TUNERS; i++)
+		if (!strcmp(tuners[i].name, argv[1]))
+			return tuners[i].run(argc - 1, argv + 1);
+	cli__error(CLI_USAGE, "tune: unknown tuner '%s'", argv[1]);
+	usage(stderr);
+	return CLI_USAGE;
+}
