@@ -485,8 +485,9 @@ static json_t *memory_json(const struct memstat *before,
 	long long grss = (long long)after->guest_rss_kib -
 			 (long long)before->guest_rss_kib;
 
-	/* guest mappings are found by name, which kernels before 5.17
-	 * do not give anonymous memory: then only the totals are known */
+	/* guest mappings are found by name, which only kernels built with
+	 * CONFIG_ANON_VMA_NAME (5.17+) give anonymous memory: elsewhere
+	 * only the totals are known */
 	bool named = after->guest_rss_kib > 0;
 
 	return json_pack("{s:I, s:f, s:f, s:f, s:o, s:o, s:I}", "held",
