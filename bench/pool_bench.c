@@ -354,16 +354,25 @@ static int restore_once(struct kvm_host *kvm, struct snapshot *snap,
 	struct vm *vm = NULL;
 	int ret = 0;
 
+	/* a shell as the pool holds it: vCPU threads parked, no memory */
 	if (shell) {
 		snapshot__shell_config(snap, &vc);
 		ret = vm__create_shell(kvm, &vc, NULL, &vm);
+		if (ret == 0) {
+			vm__request_pause(vm);
+			ret = vm__start(vm);
+		}
+		if (ret == 0)
+			ret = vm__wait_paused(vm, 10000000000ull);
 	}
 	timeline__mark(&tl, TL_RESTORE_START);
 	if (ret == 0 && shell)
 		ret = snapshot__restore_into(vm, snap, ops, &tl, &probe);
 	else if (ret == 0)
 		ret = snapshot__restore(kvm, snap, ops, &tl, &vm, &probe);
-	if (ret == 0)
+	if (ret == 0 && shell)
+		vm__resume(vm);
+	else if (ret == 0)
 		ret = vm__start(vm);
 	if (ret == 0 && vm__wait(vm, 10000000000ull) != VM_COMPLETED)
 		ret = err__set(EIO, "a baseline restore did not complete: %s",

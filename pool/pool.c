@@ -30,7 +30,6 @@ struct held {
 	struct probe probe;   /* the guest's device; the VM points here */
 	struct timeline tl;   /* the VM's timeline */
 	bool filled;          /* memory and state restored (or booted) */
-	bool parked;          /* its vCPU threads started and parked */
 };
 
 struct worker {
@@ -131,7 +130,7 @@ static int fill(struct pool *p, struct held *h)
 	return ret;
 }
 
-/* Starts the filled VM's vCPU threads parked before their first
+/* Starts the VM's vCPU threads parked before their first
  * KVM_RUN, so a request only wakes them: thread creation is off the
  * request's path. */
 static int start_parked(struct pool *p, struct held *h)
@@ -142,7 +141,6 @@ static int start_parked(struct pool *p, struct held *h)
 	ret = vm__start(h->vm);
 	if (ret == 0)
 		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
-	h->parked = ret == 0;
 	return ret;
 }
 
@@ -202,11 +200,13 @@ static struct held *make(struct pool *p, int64_t seq)
 		ret = boot(p, h, seq);
 	} else {
 		snapshot__shell_config(&p->snap, &vc);
+		/* shells too hold their vCPU threads, parked before they
+		 * ever enter KVM_RUN: a request restores and wakes them */
 		ret = vm__create_shell(p->cfg.kvm, &vc, NULL, &h->vm);
+		if (ret == 0)
+			ret = start_parked(p, h);
 		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
 			ret = fill(p, h);
-		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
-			ret = start_parked(p, h);
 	}
 	if (ret < 0) {
 		destroy(h);
@@ -232,17 +232,14 @@ static int run(struct pool *p, struct held *h, struct pool_request *req)
 		/* parked at READY: the request's times start afresh */
 		memset(&h->tl, 0, sizeof(h->tl));
 		vm__resume(h->vm);
-	} else if (h->parked) {
-		vm__resume(h->vm);
 	} else {
 		if (!h->filled)
 			ret = fill(p, h);
-		if (ret == 0)
-			ret = vm__start(h->vm);
 		if (ret < 0) {
 			refill_due(p);
 			return ret;
 		}
+		vm__resume(h->vm);
 	}
 	refill_due(p);
 	vm__wait(h->vm, p->cfg.timeout_ns);

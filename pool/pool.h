@@ -5,8 +5,9 @@
  *   warm  - a snapshot already restored into its VM, its vCPU threads
  *           started and parked before their first KVM_RUN, or a fresh
  *           probe guest paused at READY: a request only wakes it;
- *   shell - a VM with its vCPUs (and irqchip) but no memory or state: the
- *           request restores the snapshot into it (snapshot sources only).
+ *   shell - a VM with its vCPUs (and irqchip), their threads parked, but
+ *           no memory or state: the request restores the snapshot into it
+ *           and wakes them (snapshot sources only).
  * A request takes the oldest VM held (a hit); when none is held it makes
  * one itself (a miss) or waits for a refill (POOL_WAIT; at most
  * timeout_ns, and only while a refill can come: a target above zero and

@@ -282,7 +282,10 @@ static void park(struct vcpu *vcpu)
 	struct vm *vm = vcpu->vm;
 
 	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
-	ioctl(vcpu->fd, KVM_RUN, 0); /* -EINTR by design */
+	/* completes I/O the last exit left pending; a vCPU that never
+	 * entered has none (and may have no memory or state yet) */
+	if (vcpu->entered)
+		ioctl(vcpu->fd, KVM_RUN, 0); /* -EINTR by design */
 	pthread_mutex_lock(&vm->lock);
 	vm->parked++;
 	pthread_cond_broadcast(&vm->cond);
@@ -326,6 +329,7 @@ static void *vcpu_thread(void *arg)
 			continue;
 		}
 		timeline__mark(vm->tl, TL_FIRST_RUN);
+		vcpu->entered = true;
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
@@ -670,9 +674,10 @@ int vm__start(struct vm *vm)
 
 	pthread_attr_t attr;
 
-	if (!vm->mem.ops)
+	if (!vm->mem.ops && !vm->pause_req)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
-				"not filled yet)");
+				"not filled yet; request a pause to start its "
+				"threads parked)");
 	pthread_once(&once, install_kick_handler);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, VCPU_STACK_SIZE);

@@ -27,6 +27,7 @@ struct vcpu {
 	struct kvm_run *run;
 	pthread_t thread;
 	bool started;
+	bool entered; /* KVM_RUN was called (vCPU thread only) */
 	uint64_t exits; /* KVM_RUN returns handled */
 };
 
@@ -119,8 +120,10 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev);
 /* The registered device named `name`, or NULL. */
 struct device *vm__find_device(struct vm *vm, const char *name);
 
-/* Starts one thread per vCPU. Register traps and set registers first.
- * -EINVAL for a shell that has no memory yet. */
+/* Starts one thread per vCPU. Register traps and set registers first;
+ * or, for a shell without memory, request a pause first (else -EINVAL):
+ * its threads then park before they ever enter KVM_RUN, and the shell is
+ * filled and restored while they wait; vm__resume lets them run. */
 int vm__start(struct vm *vm);
 
 /* Waits until the VM ends or `timeout_ns` passes (0 = no limit); on timeout
