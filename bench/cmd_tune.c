@@ -1,11 +1,14 @@
 /* `coldstart tune`: recommendations computed from this host's own
  * measurements; the table of tuners. */
 #include "cli.h"
+#include "tune_pool.h"
 #include "tune_restore.h"
 
 #include <string.h>
 
 static const struct command tuners[] = {
+	{ "pool", "which warm-pool policy and size meet a start-latency SLO "
+		  "cheapest (simulated, no KVM)", cmd_tune_pool },
 	{ "restore", "which memory-restore strategy to use for a snapshot "
 		     "(--mem-restore NAME)", cmd_tune_restore },
 };

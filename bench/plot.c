@@ -18,7 +18,7 @@
 extern char **environ;
 
 extern const char plot_cdf_gp[], plot_restore_gp[], plot_rate_gp[],
-	plot_density_gp[], plot_pool_gp[];
+	plot_density_gp[], plot_pool_gp[], plot_pareto_gp[];
 
 static const struct {
 	const char *name;
@@ -29,6 +29,7 @@ static const struct {
 	{ "rate", plot_rate_gp },
 	{ "density", plot_density_gp },
 	{ "pool", plot_pool_gp },
+	{ "pareto", plot_pareto_gp },
 };
 
 const char *plot__script(const char *name)

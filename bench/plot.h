@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 /* The embedded script plots/NAME.gp ("cdf", "restore", "rate",
- * "density"), or NULL. */
+ * "density", "pool", "pareto"), or NULL. */
 const char *plot__script(const char *name);
 
 /* Whether a gnuplot executable is on PATH. */

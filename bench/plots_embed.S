@@ -6,6 +6,7 @@
 	.globl plot_rate_gp
 	.globl plot_density_gp
 	.globl plot_pool_gp
+	.globl plot_pareto_gp
 plot_cdf_gp:
 	.incbin PLOT_CDF_GP
 	.byte 0
@@ -20,5 +21,8 @@ plot_density_gp:
 	.byte 0
 plot_pool_gp:
 	.incbin PLOT_POOL_GP
+	.byte 0
+plot_pareto_gp:
+	.incbin PLOT_PARETO_GP
 	.byte 0
 	.section .note.GNU-stack, "", @progbits

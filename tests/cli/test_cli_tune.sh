@@ -14,7 +14,8 @@ scratch
 
 # --- usage, on any host ----------------------------------------------------------
 expect 2 'tune: what to tune' tune
-expect 2 "unknown tuner 'pool'" tune pool
+expect 2 "unknown tuner 'warp'" tune warp
+expect 0 'pool +which warm-pool policy' tune --help
 expect 0 'restore +which memory-restore strategy' tune --help
 expect 0 'Usage: coldstart tune restore SNAPSHOT_DIR' tune restore --help
 expect 0 'Usage: coldstart tune TUNER' help tune

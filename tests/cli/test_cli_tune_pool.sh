@@ -1,0 +1,121 @@
+#!/bin/bash
+# `coldstart tune pool` as a black box, no KVM needed: a results directory
+# is written here by hand (pool.json with known hit and miss samples,
+# density.json, a sysinfo), then the recommendation against the SLO, the
+# cheapest for a trivial SLO, an impossible SLO (exit 1), refusals (exit
+# 2 naming the file), the emulated-host warning, reproducibility with a
+# seed, and the `coldstart pool` command line.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+scratch
+
+# gen DIR [key=value...]: keys emulated (a label; default null), mem
+# (0: no pool.memory, the memory comes from density.json), miss (0: no
+# miss series).
+gen() {
+	python3 - "$@" <<'EOF'
+import json, os, random, sys
+d, args = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
+os.makedirs(d, exist_ok=True)
+r = random.Random(1)
+def series(name, v):
+    return {"name": name, "unit": "ns", "better": "lower", "params": {},
+            "samples_ns": v}
+hit = [int(r.uniform(0.8e6, 1.2e6)) for _ in range(40)]
+miss = [int(r.uniform(40e6, 60e6)) for _ in range(20)]
+sysinfo = {"schema": 2, "hostname": "h",
+           "kvm": {"flavour": "vmx", "emulated": args.get("emulated") or None}}
+ss = [series("arrival_to_first_run.hit", hit)]
+if args.get("miss", "1") != "0":
+    ss.append(series("arrival_to_first_run.miss", miss))
+ss.append(series("arrival_to_first_run.all", []))
+pool = {"stats": {"make_s": 0.05}, "refill_vms_per_s": 20}
+if args.get("mem", "1") != "0":
+    pool["memory"] = {"rss_kib_per_vm": 5000, "pss_kib_per_vm": 4096}
+json.dump({"schema": 1, "bench": "pool", "sysinfo": sysinfo,
+           "config": {"source": "probe", "workers": 1, "on_empty": "make"},
+           "series": ss, "pool": pool}, open(d + "/pool.json", "w"))
+json.dump({"schema": 1, "bench": "density", "sysinfo": sysinfo, "config": {},
+           "series": [{"name": "n", "unit": "kib", "samples": [1]}],
+           "density": {"fresh": {"marginal_kib_per_vm": 8192}}},
+          open(d + "/density.json", "w"))
+EOF
+}
+
+gen "$tmp/host"
+A=(--host "$tmp/host" --arrivals poisson:5 --duration 5m --seed 3)
+
+# a recommendation that meets the SLO, with its pool command and costs
+expect 0 'Recommendation' tune pool "${A[@]}" --slo p99=10ms \
+	--memory-budget 1G --out "$tmp/o1"
+grep -q 'arrival_to_first_run.hit (40 samples)' "$out" && ok ||
+	fail "the Costs section names the hit samples"
+grep -Eq '^    coldstart pool .*--policy (fixed|follow) ' "$out" && ok ||
+	fail "a coldstart pool command line is printed"
+grep -q 'warm VMs that fit: 256' "$out" && ok ||
+	fail "1 GiB holds 256 VMs of 4 MiB"
+for f in tune-pool.json tune-pool.md pareto.csv; do
+	[ -s "$tmp/o1/$f" ] && ok || fail "$f written"
+done
+json_check 'd["bench"] == "tune-pool" and d["recommendation"]["meets_slo"]
+	and d["recommendation"]["latency_s"]["p99"] <= 0.010
+	and len(d["configurations"]) >= 100
+	and all(c["idle_vm_s"] >= d["recommendation"]["idle_vm_s"]
+		for c in d["configurations"] if c["meets_slo"])
+	and d["costs"]["emulated"] is None' "$tmp/o1/tune-pool.json"
+[ "$(grep -c ',1$' "$tmp/o1/pareto.csv")" -ge 2 ] && ok ||
+	fail "pareto.csv marks a frontier"
+
+# hits=0%: everything meets it, so the cheapest is the empty pool
+expect 0 'coldstart pool --policy fixed --size 0 ' tune pool "${A[@]}" \
+	--slo hits=0%
+grep -q '0.0 idle VM-seconds' "$out" && ok || fail "hits=0% costs nothing"
+
+# a fixed pool alone, under a hit-ratio SLO
+expect 0 '--policy fixed --size [1-9]' tune pool "${A[@]}" --slo hits=90% \
+	--policies fixed
+
+# impossible: no hit is faster than 0.8 ms
+expect 1 'No configuration meets p50=1us' tune pool "${A[@]}" --slo p50=1us
+
+# same seed, same output; the memory from density.json without pool.memory
+expect 0 '' tune pool "${A[@]}" --slo p99=10ms --json
+cp "$out" "$tmp/j1"
+expect 0 '' tune pool "${A[@]}" --slo p99=10ms --json
+python3 - "$tmp/j1" "$out" <<'EOF' && ok || fail "same seed, same configurations"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(0 if a["configurations"] == b["configurations"] else 1)
+EOF
+gen "$tmp/nomem" mem=0
+expect 0 'density.json: density.fresh.marginal_kib_per_vm = 8192' tune pool \
+	--host "$tmp/nomem" --arrivals poisson:5 --duration 1m --slo p99=10ms
+
+# refusals: exit 2 naming the file or the text
+expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
+expect 2 "--slo: 'hits=99'" tune pool "${A[@]}" --slo hits=99
+expect 2 "--slo: 'p95=5ms'" tune pool "${A[@]}" --slo p95=5ms
+expect 2 'slo missing' tune pool "${A[@]}"
+expect 2 "$tmp/none" tune pool --host "$tmp/none" --arrivals poisson:5 \
+	--slo p99=10ms
+mkdir -p "$tmp/empty"
+expect 2 "$tmp/empty/pool.json" tune pool --host "$tmp/empty" \
+	--arrivals poisson:5 --slo p99=10ms
+mkdir -p "$tmp/bad"
+printf '{"schema": 1,\n "bench": "pool",\n oops\n' >"$tmp/bad/pool.json"
+expect 2 "$tmp/bad/pool.json: line 3" tune pool --host "$tmp/bad" \
+	--arrivals poisson:5 --slo p99=10ms
+gen "$tmp/nomiss" miss=0 mem=0
+rm "$tmp/nomiss/density.json"
+expect 2 "pool.json: no miss latency" tune pool --host "$tmp/nomiss" \
+	--arrivals poisson:5 --slo p99=10ms
+
+# an emulated host: accepted, with a warning in the output and document
+gen "$tmp/emu" emulated=qemu-tcg-svm
+expect 0 'emulated host \(qemu-tcg-svm\)' tune pool --host "$tmp/emu" \
+	--arrivals poisson:5 --duration 1m --slo p99=10ms --out "$tmp/o2"
+json_check 'd["costs"]["emulated"] == "qemu-tcg-svm" and
+	any("emulated" in w for w in d["warnings"])' "$tmp/o2/tune-pool.json"
+
+expect 0 'Usage: coldstart tune pool' tune pool --help
+finish
