@@ -345,9 +345,8 @@ static int load_doc(const char *dir, const char *name, bool required,
 
 /* The series `name` of doc as seconds into c; 0, -ENOENT when absent,
  * -EINVAL naming file and series for a negative or non-finite sample. */
-static int take_series(const struct result_doc *doc, const char *path,
-		       const struct result_series *s, bool positive,
-		       struct cost *c)
+static int take_series(const char *path, const struct result_series *s,
+		       bool positive, struct cost *c)
 {
 	double div;
 
@@ -368,7 +367,6 @@ static int take_series(const struct result_doc *doc, const char *path,
 	c->n = s->n;
 	snprintf(c->from, sizeof(c->from), "%s: %s (%zu samples)",
 		 strrchr(path, '/') + 1, s->name, s->n);
-	(void)doc;
 	return 0;
 }
 
@@ -406,15 +404,15 @@ static int miss_costs(struct costs *c, const char *strategy)
 
 	s = compare__find(&c->pool, "arrival_to_first_run.miss");
 	if (s)
-		return take_series(&c->pool, c->pool_path, s, false, &c->miss);
+		return take_series(c->pool_path, s, false, &c->miss);
 	s = compare__find(&c->pool, "baseline.fresh_restore_to_first_run");
 	if (s)
-		return take_series(&c->pool, c->pool_path, s, false, &c->miss);
+		return take_series(c->pool_path, s, false, &c->miss);
 	s = restore_first_run(c, strategy);
 	if (!s)
 		s = restore_first_run(c, NULL);
 	if (s)
-		return take_series(&c->restore, c->restore_path, s, false,
+		return take_series(c->restore_path, s, false,
 				   &c->miss);
 	return err__set(EINVAL, "%s: no miss latency samples (series "
 			"arrival_to_first_run.miss or baseline.fresh_restore_"
@@ -432,14 +430,14 @@ static int make_costs(struct costs *c, const char *strategy, bool snapshot,
 
 	s = compare__find(&c->pool, "baseline.fresh_restore_to_first_run");
 	if (s)
-		return take_series(&c->pool, c->pool_path, s, true, &c->make);
+		return take_series(c->pool_path, s, true, &c->make);
 	s = snapshot ? restore_first_run(c, strategy) : NULL;
 	if (s)
-		return take_series(&c->restore, c->restore_path, s, true,
+		return take_series(c->restore_path, s, true,
 				   &c->make);
 	s = compare__find(&c->pool, "arrival_to_first_run.miss");
 	if (s)
-		return take_series(&c->pool, c->pool_path, s, true, &c->make);
+		return take_series(c->pool_path, s, true, &c->make);
 	if (json_is_number(mean) && json_number_value(mean) > 0) {
 		c->make.s = malloc(sizeof(double));
 		if (!c->make.s)
@@ -562,7 +560,7 @@ static int load_costs(const struct tp_opts *o, struct costs *c)
 		return err__set(EINVAL, "%s: no samples in series "
 				"arrival_to_first_run.hit (hit latency)",
 				c->pool_path);
-	ret = take_series(&c->pool, c->pool_path, s, false, &c->hit);
+	ret = take_series(c->pool_path, s, false, &c->hit);
 	if (ret == 0)
 		ret = miss_costs(c, strategy);
 	if (ret == 0)
