@@ -271,6 +271,7 @@ struct cost {
 struct costs {
 	struct cost hit, miss, make;
 	double vm_mib;
+	double refill_mean_s; /* pool.stats.make_s, 0 if absent */
 	char mem_from[256];
 	const char *emulated; /* the label, borrowed from the pool document */
 	unsigned int workers;
@@ -541,6 +542,7 @@ static int load_costs(const struct tp_opts *o, struct costs *c)
 	c->emulated = sysinfo__emulated(c->pool.sysinfo);
 	cfg = c->pool.config;
 	stats = json_object_get(json_object_get(c->pool.root, "pool"), "stats");
+	c->refill_mean_s = positive(stats, "make_s");
 	source = json_string_value(json_object_get(cfg, "source")) ?: "probe";
 	strategy = json_string_value(json_object_get(cfg, "mem_restore"));
 	c->workers = o->workers ? o->workers
@@ -859,6 +861,15 @@ static const struct cand *best_applicable(const struct sweep *sw)
 	return cheaper(&sw->c[b], &sw->c[a]) ? &sw->c[b] : &sw->c[a];
 }
 
+/* Whether the making-time samples' mean is more than twice off the
+ * pool's own refills' mean making time. */
+static bool far_from_refills(const struct costs *c)
+{
+	double m = mean_of(&c->make), r = c->refill_mean_s;
+
+	return r > 0 && (m > 2 * r || 2 * m < r);
+}
+
 static void md_costs(FILE *f, const struct costs *c)
 {
 	fprintf(f, "## Costs\n\n"
@@ -876,6 +887,14 @@ static void md_costs(FILE *f, const struct costs *c)
 	if (c->make.n == 1)
 		fputs("Warning: the making time is one mean, not samples: "
 		      "refills are simulated as deterministic.\n\n", f);
+	else if (far_from_refills(c))
+		fprintf(f, "Warning: the making-time samples average %.3f ms, "
+			"the pool's own refills %.3f ms (pool.stats.make_s): "
+			"they were measured under other load, so refills are "
+			"simulated %s than the pool measured.\n\n",
+			mean_of(&c->make) * 1e3, c->refill_mean_s * 1e3,
+			mean_of(&c->make) > c->refill_mean_s ? "slower"
+							      : "faster");
 }
 
 static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
@@ -1060,6 +1079,11 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 	if (c->make.n == 1)
 		result__warn(doc, "the making time is one mean "
 			     "(pool.stats.make_s), not samples");
+	else if (far_from_refills(c))
+		result__warn(doc, "the making-time samples average %.3f ms, "
+			     "the pool's own refills %.3f ms (pool.stats."
+			     "make_s)", mean_of(&c->make) * 1e3,
+			     c->refill_mean_s * 1e3);
 	return doc;
 fail:
 	json_decref(all);

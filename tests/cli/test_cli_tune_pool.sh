@@ -11,7 +11,7 @@ scratch
 
 # gen DIR [key=value...]: keys emulated (a label; default null), mem
 # (0: no pool.memory, the memory comes from density.json), miss (0: no
-# miss series).
+# miss series), make (pool.stats.make_s, default 0.05).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, os, random, sys
@@ -29,7 +29,8 @@ ss = [series("arrival_to_first_run.hit", hit)]
 if args.get("miss", "1") != "0":
     ss.append(series("arrival_to_first_run.miss", miss))
 ss.append(series("arrival_to_first_run.all", []))
-pool = {"stats": {"make_s": 0.05}, "refill_vms_per_s": 20}
+pool = {"stats": {"make_s": float(args.get("make", 0.05))},
+        "refill_vms_per_s": 20}
 if args.get("mem", "1") != "0":
     pool["memory"] = {"rss_kib_per_vm": 5000, "pss_kib_per_vm": 4096}
 json.dump({"schema": 1, "bench": "pool", "sysinfo": sysinfo,
@@ -90,6 +91,11 @@ EOF
 gen "$tmp/nomem" mem=0
 expect 0 'density.json: density.fresh.marginal_kib_per_vm = 8192' tune pool \
 	--host "$tmp/nomem" --arrivals poisson:5 --duration 1m --slo p99=10ms
+
+# making times (the misses', 50 ms) far from the refills' own mean: said
+gen "$tmp/fast" make=0.005
+expect 0 "the pool's own refills 5.000 ms" tune pool --host "$tmp/fast" \
+	--arrivals poisson:5 --duration 1m --slo p99=10ms
 
 # refusals: exit 2 naming the file or the text
 expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
