@@ -5,7 +5,8 @@
 #   policy,params,idle_vm_s,slo_metric,hit_pct,p99_ms,peak_mib,meets_slo,
 #   pareto
 # (slo_metric: the latency percentile in seconds, or the hit percentage;
-# pareto 1 on the frontier).
+# pareto 1 on the frontier; the frontier's rows come first, by idle
+# VM-seconds, so they draw as one line).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), hits (1: the SLO
 #   is a hit percentage, else a latency in ms), goal (its value: percent
 #   or ms), slo (its text, for the title).
@@ -32,10 +33,9 @@ y(v) = hits ? v : 1000 * v
 if (hits) { set ylabel 'hit ratio (%)' } else { set ylabel 'SLO latency percentile (ms)'; set logscale y }
 policies = 'fixed ttl hybrid follow marginal'
 pol(p) = strcol(1) eq p
-# 1/0, not NaN, for the frontier: smooth unique keeps NaN rows
 plot for [i=1:words(policies)] in skip 1 \
         using (pol(word(policies, i)) ? $3 : NaN):(pol(word(policies, i)) ? y($4) : NaN) \
         with points pt i + 4 lc i title word(policies, i), \
-     in skip 1 using ($9 == 1 ? $3 : 1/0):($9 == 1 ? y($4) : 1/0) \
-        smooth unique with lines lw 2 lc 'black' title 'Pareto frontier', \
+     in skip 1 using ($9 == 1 ? $3 : NaN):($9 == 1 ? y($4) : NaN) \
+        with lines lw 2 lc 'black' title 'Pareto frontier', \
      goal with lines dt 2 lc 'red' title 'SLO goal'
