@@ -97,6 +97,33 @@ gen "$tmp/fast" make=0.005
 expect 0 "the pool's own refills 5.000 ms" tune pool --host "$tmp/fast" \
 	--arrivals poisson:5 --duration 1m --slo p99=10ms
 
+# no miss series: misses from restore.json's warm first_run times
+gen "$tmp/rest" miss=0
+python3 - "$tmp/rest/restore.json" <<'EOF'
+import json, sys
+def s(strategy, cache, ms):
+    return {"name": "%s/mem4M/ws1M/%s/first_run" % (strategy, cache),
+            "unit": "ns", "params": {"strategy": strategy, "cache": cache,
+                                     "phase": "first_run"},
+            "samples_ns": [int(ms * 1e6) + i for i in range(10)]}
+json.dump({"schema": 1, "bench": "restore", "sysinfo": {}, "config": {},
+           "series": [s("mmap", "cold", 90), s("mmap", "warm", 30)]},
+          open(sys.argv[1], "w"))
+EOF
+expect 0 'restore.json: mmap/mem4M/ws1M/warm/first_run \(10 samples\), mean 30' \
+	tune pool --host "$tmp/rest" --arrivals poisson:5 --duration 1m \
+	--slo p99=10ms
+
+# a CSV trace, and a malformed one (exit 2 with its line)
+printf 'timestamp\n' >"$tmp/trace.csv"
+for i in $(seq 0 299); do echo "$((i / 4)).$((i % 4 * 25))"; done \
+	>>"$tmp/trace.csv"
+expect 0 'Recommendation' tune pool --host "$tmp/host" \
+	--arrivals "trace:$tmp/trace.csv" --slo hits=50%
+printf 'timestamp\n1.0\nsoon\n' >"$tmp/bad.csv"
+expect 2 "$tmp/bad.csv.*line 3" tune pool --host "$tmp/host" \
+	--arrivals "trace:$tmp/bad.csv" --slo hits=50%
+
 # refusals: exit 2 naming the file or the text
 expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
 expect 2 "--slo: 'hits=99'" tune pool "${A[@]}" --slo hits=99
