@@ -421,11 +421,31 @@ static int miss_costs(struct costs *c, const char *strategy)
 			"first_run series", c->pool_path);
 }
 
+/* lifecycle.json's in-process create -> READY -> destroy samples into
+ * c->make: 0, -ENOENT when it or the series is absent, -EINVAL. */
+static int lifecycle_costs(struct costs *c, const char *host)
+{
+	const struct result_series *s;
+	struct result_doc d;
+	char path[PATH_MAX];
+	int ret = load_doc(host, "lifecycle.json", false, path, sizeof(path),
+			   &d);
+
+	if (ret < 0)
+		return ret;
+	s = compare__find(&d, "inproc.coldstart");
+	ret = s ? take_series(path, s, true, &c->make) : -ENOENT;
+	compare__free(&d);
+	return ret;
+}
+
 /* Making times: raw samples of a VM made from nothing to READY or its
  * first instruction, most direct first; stats.make_s (one mean) last. */
-static int make_costs(struct costs *c, const char *strategy, bool snapshot,
-		      const json_t *stats)
+static int make_costs(struct costs *c, const char *host, const char *strategy,
+		      bool snapshot, const json_t *stats)
 {
+	int ret;
+
 	const struct result_series *s;
 	const json_t *mean = json_object_get(stats, "make_s");
 
@@ -439,6 +459,9 @@ static int make_costs(struct costs *c, const char *strategy, bool snapshot,
 	s = compare__find(&c->pool, "arrival_to_first_run.miss");
 	if (s)
 		return take_series(c->pool_path, s, true, &c->make);
+	ret = snapshot ? -ENOENT : lifecycle_costs(c, host);
+	if (ret != -ENOENT)
+		return ret;
 	if (json_is_number(mean) && json_number_value(mean) > 0) {
 		c->make.s = malloc(sizeof(double));
 		if (!c->make.s)
@@ -451,8 +474,9 @@ static int make_costs(struct costs *c, const char *strategy, bool snapshot,
 	}
 	return err__set(EINVAL, "%s: no making time: no series baseline.fresh_"
 			"restore_to_first_run or arrival_to_first_run.miss, no "
-			"restore.json first_run series, and pool.stats.make_s "
-			"is not a number above 0", c->pool_path);
+			"restore.json first_run or lifecycle.json "
+			"inproc.coldstart series, and pool.stats.make_s is not "
+			"a number above 0", c->pool_path);
 }
 
 static double positive(const json_t *o, const char *key)
@@ -566,8 +590,8 @@ static int load_costs(const struct tp_opts *o, struct costs *c)
 	if (ret == 0)
 		ret = miss_costs(c, strategy);
 	if (ret == 0)
-		ret = make_costs(c, strategy, !strcmp(source, "snapshot"),
-				 stats);
+		ret = make_costs(c, o->host, strategy,
+				 !strcmp(source, "snapshot"), stats);
 	return ret == 0 ? memory_cost(c, o->host) : ret;
 }
 

@@ -114,6 +114,15 @@ expect 0 'restore.json: mmap/mem4M/ws1M/warm/first_run \(10 samples\), mean 30' 
 	tune pool --host "$tmp/rest" --arrivals poisson:5 --duration 1m \
 	--slo p99=10ms
 
+# a probe pool without miss samples: making times from lifecycle.json
+python3 -c 'import json, sys; json.dump({"schema": 1, "bench": "lifecycle",
+	"sysinfo": {}, "config": {}, "series": [{"name": "inproc.coldstart",
+	"unit": "ns", "samples_ns": [20000000 + i for i in range(12)]}]},
+	open(sys.argv[1], "w"))' "$tmp/rest/lifecycle.json"
+expect 0 'lifecycle.json: inproc.coldstart \(12 samples\), mean 20' \
+	tune pool --host "$tmp/rest" --arrivals poisson:5 --duration 1m \
+	--slo p99=10ms
+
 # a CSV trace, and a malformed one (exit 2 with its line)
 printf 'timestamp\n' >"$tmp/trace.csv"
 for i in $(seq 0 299); do echo "$((i / 4)).$((i % 4 * 25))"; done \
