@@ -483,6 +483,26 @@ static int add_baselines(json_t *doc, const struct pb_opts *o,
 	return ret;
 }
 
+/* The refills' making times, raw (what `tune pool` resamples). */
+static int add_make_times(json_t *doc, const struct run *r)
+{
+	enum { KEPT = 4096 };
+	double *v = malloc(KEPT * sizeof(double));
+	size_t n;
+	json_t *s;
+
+	if (!v)
+		return err__set(ENOMEM, "allocating samples");
+	n = pool__make_times(r->pool, v, KEPT);
+	for (size_t i = 0; i < n; i++)
+		v[i] *= 1e9;
+	s = result__add_series(doc, "refill.make", "ns", RESULT_LOWER,
+			       json_pack("{s:s}", "what", "one VM made by a "
+					 "refill thread"), v, n);
+	free(v);
+	return s ? 0 : -ENOMEM;
+}
+
 static json_t *memory_json(const struct memstat *before,
 			   const struct memstat *after, unsigned int held,
 			   const struct pool_cli *pc)
@@ -565,6 +585,8 @@ static json_t *document(const struct pb_opts *o, const struct run *r,
 					  first, hit);
 	if (ret == 0 && r->fresh)
 		ret = add_baselines(doc, o, r);
+	if (ret == 0)
+		ret = add_make_times(doc, r);
 	if (ret == 0 && json_object_set_new(doc, "pool", json_pack(
 			"{s:o*, s:f, s:I, s:f, s:f, s:f, s:o*, s:o*}", "stats",
 			pool_serve__stats_json(st), "hit_ratio",

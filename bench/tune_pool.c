@@ -440,7 +440,8 @@ static int lifecycle_costs(struct costs *c, const char *host)
 }
 
 /* Making times: raw samples of a VM made from nothing to READY or its
- * first instruction, most direct first; stats.make_s (one mean) last. */
+ * first instruction, most direct first (the pool's own refills,
+ * refill.make); stats.make_s (one mean) last. */
 static int make_costs(struct costs *c, const char *host, const char *strategy,
 		      bool snapshot, const json_t *stats)
 {
@@ -449,7 +450,10 @@ static int make_costs(struct costs *c, const char *host, const char *strategy,
 	const struct result_series *s;
 	const json_t *mean = json_object_get(stats, "make_s");
 
-	s = compare__find(&c->pool, "baseline.fresh_restore_to_first_run");
+	s = compare__find(&c->pool, "refill.make");
+	if (!s)
+		s = compare__find(&c->pool,
+				  "baseline.fresh_restore_to_first_run");
 	if (s)
 		return take_series(c->pool_path, s, true, &c->make);
 	s = snapshot ? restore_first_run(c, strategy) : NULL;
@@ -472,8 +476,9 @@ static int make_costs(struct costs *c, const char *host, const char *strategy,
 			 "pool.stats.make_s (one mean, no raw samples)");
 		return 0;
 	}
-	return err__set(EINVAL, "%s: no making time: no series baseline.fresh_"
-			"restore_to_first_run or arrival_to_first_run.miss, no "
+	return err__set(EINVAL, "%s: no making time: no series refill.make, "
+			"baseline.fresh_restore_to_first_run or "
+			"arrival_to_first_run.miss, no "
 			"restore.json first_run or lifecycle.json "
 			"inproc.coldstart series, and pool.stats.make_s is not "
 			"a number above 0", c->pool_path);

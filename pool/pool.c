@@ -22,6 +22,8 @@
 #define MAKE_AVG_WEIGHT 0.2
 /* How often refill threads look at a following target between events. */
 #define RETARGET_NS (100 * 1000000ull)
+/* The refills' making times kept for pool__make_times (the newest). */
+#define MAKE_TIMES_KEPT 4096
 /* Failures in a row after which making backs off and filling gives up. */
 #define FAILURES_TO_GIVE_UP 3
 
@@ -60,6 +62,9 @@ struct pool {
 	double decayed;
 	uint64_t decayed_at;
 	bool arrived;
+
+	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */
+	uint64_t make_times_n;               /* ever recorded */
 
 	uint64_t idle_since; /* the VMs-held integral is current up to here */
 	double idle_ns;
@@ -430,6 +435,7 @@ static void *refill(void *arg)
 		p->failures_in_row = 0;
 		p->st.made++;
 		note_make_time(p, took);
+		p->make_times[p->make_times_n++ % MAKE_TIMES_KEPT] = took;
 		if (p->draining || p->nheld == p->cfg.max) {
 			pthread_mutex_unlock(&p->lock);
 			destroy(h);
@@ -665,6 +671,22 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	if (ret < 0)
 		err__set(-ret, "%s", why);
 	return ret;
+}
+
+size_t pool__make_times(struct pool *p, double *out, size_t max)
+{
+	size_t n, first;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
+					      : MAKE_TIMES_KEPT;
+	if (n > max)
+		n = max;
+	first = (size_t)(p->make_times_n - n); /* the newest n, oldest first */
+	for (size_t i = 0; i < n; i++)
+		out[i] = p->make_times[(first + i) % MAKE_TIMES_KEPT];
+	pthread_mutex_unlock(&p->lock);
+	return n;
 }
 
 void pool__resize(struct pool *p, unsigned int target)

@@ -34,6 +34,7 @@
 #include "probe.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct kvm_host;
@@ -122,6 +123,10 @@ int pool__serve(struct pool *p, struct pool_request *req);
 void pool__resize(struct pool *p, unsigned int target);
 
 void pool__stats(struct pool *p, struct pool_stats *out);
+
+/* The refill threads' making times (seconds, the newest up to 4096,
+ * oldest first) into out[max]; returns how many. */
+size_t pool__make_times(struct pool *p, double *out, size_t max);
 
 /* Stops refilling, wakes waiting requests (-ECANCELED), joins the refill
  * threads and destroys every VM held; requests being served finish first.

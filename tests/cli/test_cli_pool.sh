@@ -71,6 +71,7 @@ json_check '(lambda s: len(s["baseline.fresh_restore_to_first_run"]["samples_ns"
 # and occupancy.
 expect 0 'hits' bench pool --arrivals poisson:40 --duration 1s --size 2 --out "$tmp/pb"
 json_check 'd["bench"] == "pool" and d["config"]["count"] > 10 and len(d["pool"]["occupancy"]) >= 5 and d["pool"]["failed"] == 0 and d["pool"]["memory"]["held"] == 2' "$tmp/pb/pool.json"
+json_check '(lambda s: len(s["refill.make"]["samples_ns"]) == d["pool"]["stats"]["made"] > 0)({x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
 json_check '(lambda n, s: len(s["arrival_to_first_run.all"]["samples_ns"]) == n and len(s["arrival_to_first_run.hit"]["samples_ns"]) + len(s["arrival_to_first_run.miss"]["samples_ns"]) == n and d["pool"]["stats"]["requests"] == n)(d["config"]["count"], {x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
 grep -q '^- hits ' "$tmp/pb/pool.md" && ok || fail "pool.md lacks the hit line"
 # The same seed gives the same arrivals; MMPP and a trace work too.
