@@ -16,7 +16,7 @@ static const struct command commands[] = {
 	{ "pool", "a warm pool of VMs: serve requests from it, here or over "
 		  "a socket", cmd_pool },
 	{ "tune", "recommendations from this host's own measurements: "
-		  "restore strategy", cmd_tune },
+		  "restore strategy, warm pool", cmd_tune },
 	{ "compare", "compare two results: regressions, like benchstat",
 	  cmd_compare },
 	{ "report", "Markdown, CSV and plots from stored results",
