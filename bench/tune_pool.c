@@ -5,9 +5,11 @@
 
 #include "args.h"
 #include "arrivals.h"
+#include "child.h"
 #include "cli.h"
 #include "compare.h"
 #include "err.h"
+#include "kvm.h"
 #include "plot.h"
 #include "poolsim.h"
 #include "result.h"
@@ -17,13 +19,16 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #define MiB_F (1024.0 * 1024.0)
 #define MAX_CANDIDATES 512
+#define MAX_VALIDATE 8
 
 /* ---- the SLO ---- */
 
@@ -93,11 +98,15 @@ struct tp_opts {
 	struct slo slo;
 	bool slo_set;
 	bool policy_on[POOLSIM_POLICIES];
+	bool validate;
+	const char *kvm_path; /* --validate's KVM device, NULL: /dev/kvm */
+	unsigned int nvsizes, vsizes[MAX_VALIDATE]; /* 0: around the rec. */
 };
 
 enum {
 	OPT_HOST = 0x300, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE, OPT_SEED,
 	OPT_SLO, OPT_POLICIES, OPT_BUDGET, OPT_WORKERS, OPT_JSON, OPT_OUT,
+	OPT_VALIDATE, OPT_VSIZES, OPT_KVM,
 };
 
 static void usage(FILE *out)
@@ -133,9 +142,22 @@ static void usage(FILE *out)
 	      "  --json               the document on stdout instead of the "
 	      "report\n"
 	      "  --out DIR            write tune-pool.json, tune-pool.md, "
-	      "pareto.csv, pareto.png\n\n"
+	      "pareto.csv, pareto.png\n"
+	      "  --validate           then replay the arrivals through a real "
+	      "fixed pool on this\n"
+	      "                       host (`coldstart bench pool`, KVM) at "
+	      "three sizes, and\n"
+	      "                       compare measured with simulated hit "
+	      "ratio and p99\n"
+	      "  --validate-sizes L   those sizes, comma-separated (default: "
+	      "the recommended\n"
+	      "                       fixed size, one below and one above)\n"
+	      "  --kvm PATH           --validate's KVM device (default "
+	      "/dev/kvm)\n\n"
 	      "Exit status: 0 a recommendation, 1 no configuration meets the "
-	      "SLO, 2 bad\narguments or a missing or malformed input file.\n",
+	      "SLO, 2 bad\narguments or a missing or malformed input file, 77 "
+	      "--validate on a host\nthat cannot run VMs. Validation results "
+	      "do not change the status.\n",
 	      out);
 }
 
@@ -161,6 +183,28 @@ static int parse_policies(const char *text, struct tp_opts *o)
 		if (o->policy_on[i])
 			return 0;
 	return err__set(EINVAL, "--policies: no policy named");
+}
+
+static int parse_sizes(const char *text, struct tp_opts *o)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(text) >= sizeof(buf))
+		return err__set(EINVAL, "--validate-sizes: too long");
+	snprintf(buf, sizeof(buf), "%s", text);
+	o->nvsizes = 0;
+	for (char *p = strtok_r(buf, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (o->nvsizes == MAX_VALIDATE)
+			return err__set(EINVAL, "--validate-sizes: at most %d "
+					"sizes", MAX_VALIDATE);
+		if (args__u64("--validate-sizes", p, 0, 4096, &v) < 0)
+			return -EINVAL;
+		o->vsizes[o->nvsizes++] = (unsigned int)v;
+	}
+	return o->nvsizes ? 0 : err__set(EINVAL, "--validate-sizes: no size");
 }
 
 static int parse_double(const char *opt, const char *text, double *out)
@@ -208,6 +252,11 @@ static int parse_one(int c, const char *arg, struct tp_opts *o)
 		return ret;
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_OUT: o->out_dir = arg; return 0;
+	case OPT_VALIDATE: o->validate = true; return 0;
+	case OPT_VSIZES:
+		o->validate = true;
+		return parse_sizes(arg, o);
+	case OPT_KVM: o->kvm_path = arg; return 0;
 	default: return err__set(EINVAL, "unhandled option");
 	}
 }
@@ -227,6 +276,9 @@ static int parse(int argc, char **argv, struct tp_opts *o)
 		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "validate-sizes", required_argument, NULL, OPT_VSIZES },
+		{ "kvm", required_argument, NULL, OPT_KVM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -837,6 +889,288 @@ static void choose(struct sweep *sw, const struct slo *slo)
 	free(order);
 }
 
+/* ---- validation: the same arrivals through a real pool ---- */
+
+struct vrow {
+	unsigned int size;
+	struct cand sim;
+	bool measured;
+	double hit_ratio, p99_s; /* measured */
+	char note[192];          /* why there is no measurement, or a warning */
+};
+
+struct validation {
+	size_t n;
+	struct vrow r[MAX_VALIDATE];
+	char emulated[64]; /* this host's emulated label, "" when native */
+};
+
+/* The sizes to validate: the given ones, else the recommended fixed size
+ * (the cheapest fixed one meeting the SLO, else the largest simulated)
+ * and its neighbours, kept >= 0 and distinct. */
+static void validation_sizes(const struct tp_opts *o, const struct sweep *sw,
+			     struct validation *v)
+{
+	unsigned int n = sw->max;
+
+	if (o->nvsizes) {
+		for (unsigned int i = 0; i < o->nvsizes; i++)
+			v->r[v->n++].size = o->vsizes[i];
+		return;
+	}
+	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOLSIM_FIXED)
+		n = sw->c[sw->rec].cfg.params.fixed.n;
+	else if (sw->best[POOLSIM_FIXED] >= 0)
+		n = sw->c[sw->best[POOLSIM_FIXED]].cfg.params.fixed.n;
+	if (n == 0)
+		n = 1;
+	for (unsigned int i = 0; i < 3; i++)
+		v->r[v->n++].size = n - 1 + i;
+}
+
+/* Appends "--opt value" to the argument list at a[*k] (text in buf). */
+static void arg_add(char **a, size_t *k, char *buf, size_t size,
+		    const char *opt, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void arg_add(char **a, size_t *k, char *buf, size_t size,
+		    const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	a[(*k)++] = (char *)opt;
+	a[(*k)++] = buf;
+}
+
+/* `coldstart bench pool --json` for a fixed pool of `size` VMs, with the
+ * results directory's pool source and the tune run's arrivals. */
+static void bench_argv(const struct tp_opts *o, const struct costs *c,
+		       unsigned int size, const char *exe, char **a,
+		       char bufs[][PATH_MAX])
+{
+	const json_t *cfg = c->pool.config, *probe = json_object_get(cfg,
+								     "probe");
+	const char *hold = json_string_value(json_object_get(cfg, "hold"));
+	json_int_t conc = json_integer_value(json_object_get(cfg,
+							     "concurrency"));
+	size_t k = 0, b = 0;
+
+	a[k++] = (char *)exe;
+	a[k++] = "bench";
+	a[k++] = "pool";
+	a[k++] = "--json";
+	a[k++] = "--baseline";
+	a[k++] = "0";
+	a[k++] = "--policy";
+	a[k++] = "fixed";
+#define ADD(opt, ...) arg_add(a, &k, bufs[b++], PATH_MAX, opt, __VA_ARGS__)
+	ADD("--arrivals", "%s", o->arrivals_text);
+	ADD("--duration", "%.0fns", o->duration_s * 1e9);
+	ADD("--time-scale", "%.17g", o->time_scale);
+	ADD("--seed", "%llu", (unsigned long long)o->seed);
+	ADD("--size", "%u", size);
+	ADD("--max", "%u", size > 64 ? size : 64);
+	ADD("--workers", "%u", c->workers);
+	if (c->wait_on_empty)
+		ADD("--on-empty", "wait");
+	if (hold)
+		ADD("--hold", "%s", hold);
+	if (conc > 0)
+		ADD("--concurrency", "%lld", (long long)conc);
+	if (o->kvm_path)
+		ADD("--kvm", "%s", o->kvm_path);
+	if (!strcmp(json_string_value(json_object_get(cfg, "source")) ?: "",
+		    "snapshot")) {
+		ADD("--snapshot", "%s", json_string_value(json_object_get(
+						cfg, "snapshot")) ?: "");
+		ADD("--mem-restore", "%s", json_string_value(json_object_get(
+						   cfg, "mem_restore")) ?: "mmap");
+	} else if (probe) {
+		ADD("--init", "%lld", (long long)json_integer_value(
+					      json_object_get(probe, "init_bytes")));
+		ADD("--ws", "%lld", (long long)json_integer_value(
+					    json_object_get(probe, "ws_bytes")));
+		ADD("--vcpus", "%lld", (long long)json_integer_value(
+					       json_object_get(probe, "vcpus")));
+	}
+#undef ADD
+	a[k] = NULL;
+}
+
+/* The measured hit ratio and p99 of one bench pool document. */
+static void take_measured(const json_t *doc, struct vrow *r,
+			  struct validation *v)
+{
+	const json_t *s;
+	const char *emu = sysinfo__emulated(json_object_get(doc, "sysinfo"));
+	size_t i;
+
+	r->hit_ratio = json_number_value(json_object_get(
+		json_object_get(doc, "pool"), "hit_ratio"));
+	json_array_foreach(json_object_get(doc, "series"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "name")) ?: "",
+			    "arrival_to_first_run.all"))
+			r->p99_s = result__stat(s, "p99") / 1e9;
+	r->measured = true;
+	if (emu)
+		snprintf(v->emulated, sizeof(v->emulated), "%s", emu);
+}
+
+/* Runs one size; a child that fails leaves a note, not an error, except
+ * exit 77 (-ENOTSUP): this host cannot run VMs. */
+static int measure(const struct tp_opts *o, const struct costs *c,
+		   const char *exe, struct vrow *r, struct validation *v)
+{
+	char bufs[16][PATH_MAX], *argv[48], st[32];
+	json_t *doc = NULL;
+	int status, ret;
+
+	bench_argv(o, c, r->size, exe, argv, bufs);
+	fprintf(stderr, "coldstart tune pool: validating a fixed pool of %u "
+		"VMs on this host\n", r->size);
+	ret = child__capture(argv, &doc, &status);
+	if (ret < 0) {
+		snprintf(r->note, sizeof(r->note), "%s", err__last());
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CLI_SKIP) {
+		json_decref(doc);
+		return err__set(ENOTSUP, "'coldstart bench pool' says this "
+				"host cannot run VMs (exit 77)");
+	}
+	if (doc && json_is_object(json_object_get(doc, "pool")))
+		take_measured(doc, r, v);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		snprintf(r->note, sizeof(r->note), "bench pool %s%s",
+			 child__status_text(status, st, sizeof(st)),
+			 r->measured ? " (a request failed)" : "");
+	json_decref(doc);
+	return 0;
+}
+
+static int validate(const struct tp_opts *o, const struct costs *c,
+		    const struct arrivals *a, const struct poolsim_costs *pc,
+		    const struct sweep *sw, struct validation *v)
+{
+	const char *exe = cli__self_exe();
+	struct sweep one = { .max = sw->max };
+
+	if (!exe)
+		return err__set(ENOENT, "cannot find the coldstart binary");
+	validation_sizes(o, sw, v);
+	for (size_t i = 0; i < v->n; i++) {
+		struct vrow *r = &v->r[i];
+		int ret;
+
+		one.c = &r->sim;
+		one.n = 0;
+		add(&one, POOLSIM_FIXED, c, o->seed);
+		r->sim.cfg.params.fixed.n = r->size;
+		if (r->size > r->sim.cfg.max)
+			r->sim.cfg.max = r->size;
+		snprintf(r->sim.label, sizeof(r->sim.label), "n=%u", r->size);
+		ret = simulate(&one, a, pc, &o->slo);
+		if (ret == 0)
+			ret = measure(o, c, exe, r, v);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether this host can open KVM, checked before the sweep so that a
+ * host without it fails fast: 0, or -errno with a message. */
+static int kvm_usable(const char *path)
+{
+	struct kvm_host kvm;
+	char why[256];
+	int ret = kvm__open(&kvm, path);
+
+	if (ret == 0) {
+		kvm__close(&kvm);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%s", err__last());
+	return err__set(-ret, "--validate runs VMs on this host, and it "
+			"cannot: %s", why);
+}
+
+static double hit_diff_points(const struct vrow *r)
+{
+	return 100 * (r->hit_ratio - r->sim.hit_ratio);
+}
+
+static double p99_diff_pct(const struct vrow *r)
+{
+	return r->sim.p[2] > 0 ? 100 * (r->p99_s - r->sim.p[2]) / r->sim.p[2]
+			       : 0;
+}
+
+static void md_validation(FILE *f, const struct validation *v)
+{
+	fputs("## Validation\n\n"
+	      "The same arrivals replayed through a real fixed pool on this "
+	      "host (`coldstart bench pool`), beside the simulation of the "
+	      "same size (measured - simulated; target: hit ratio within 2 "
+	      "points, p99 within 15 %):\n\n"
+	      "| size | simulated hit ratio | measured hit ratio | difference "
+	      "(points) | simulated p99 | measured p99 | difference (%) |\n"
+	      "|---|---|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct vrow *r = &v->r[i];
+
+		fprintf(f, "| %u | %.2f %% | ", r->size, 100 * r->sim.hit_ratio);
+		if (r->measured)
+			fprintf(f, "%.2f %% | %+.2f | %.3f ms | %.3f ms | "
+				"%+.1f |\n", 100 * r->hit_ratio,
+				hit_diff_points(r), r->sim.p[2] * 1e3,
+				r->p99_s * 1e3, p99_diff_pct(r));
+		else
+			fprintf(f, "not measured | | %.3f ms | | |\n",
+				r->sim.p[2] * 1e3);
+	}
+	fputs("\n", f);
+	for (size_t i = 0; i < v->n; i++)
+		if (*v->r[i].note)
+			fprintf(f, "- size %u: %s\n%s", v->r[i].size,
+				v->r[i].note, i + 1 == v->n ? "\n" : "");
+	if (*v->emulated)
+		fprintf(f, "**This host is emulated (%s): its measured "
+			"latencies and refill times differ from real "
+			"hardware's, and from a simulation fed with another "
+			"host's costs.**\n\n", v->emulated);
+}
+
+static json_t *validation_json(const struct validation *v)
+{
+	json_t *rows = json_array();
+
+	for (size_t i = 0; rows && i < v->n; i++) {
+		const struct vrow *r = &v->r[i];
+		json_t *m = r->measured ? json_pack("{s:f, s:f}", "hit_ratio",
+						    r->hit_ratio, "p99_s",
+						    r->p99_s)
+					: json_null();
+
+		if (json_array_append_new(rows, json_pack(
+			    "{s:I, s:{s:f, s:f}, s:o, s:o, s:o, s:s?}", "size",
+			    (json_int_t)r->size, "simulated", "hit_ratio",
+			    r->sim.hit_ratio, "p99_s", r->sim.p[2], "measured",
+			    m, "hit_diff_points", r->measured
+				? json_real(hit_diff_points(r)) : json_null(),
+			    "p99_diff_pct", r->measured
+				? json_real(p99_diff_pct(r)) : json_null(),
+			    "note", *r->note ? r->note : NULL)) < 0) {
+			json_decref(rows);
+			return NULL;
+		}
+	}
+	return json_pack("{s:o*, s:s?}", "rows", rows, "emulated",
+			 *v->emulated ? v->emulated : NULL);
+}
+
 /* ---- output ---- */
 
 static void metric_text(char *buf, size_t size, const struct slo *slo,
@@ -1016,7 +1350,8 @@ static void md_budget(FILE *f, const struct sweep *sw, const struct costs *c,
 }
 
 static char *markdown(const struct tp_opts *o, const struct costs *c,
-		      const struct arrivals *a, const struct sweep *sw)
+		      const struct arrivals *a, const struct sweep *sw,
+		      const struct validation *v)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -1039,6 +1374,8 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 	md_recommendation(f, sw, c, &o->slo);
 	if (o->budget_set)
 		md_budget(f, sw, c, o->budget);
+	if (v)
+		md_validation(f, v);
 	fputs("Every configuration's outcome: tune-pool.json; the Pareto "
 	      "frontier (SLO metric against idle VM-seconds): pareto.csv, "
 	      "pareto.png.\n", f);
@@ -1066,7 +1403,8 @@ static json_t *cand_json(const struct cand *x, const struct costs *c)
 }
 
 static json_t *document(const struct tp_opts *o, const struct costs *c,
-			const struct arrivals *a, const struct sweep *sw)
+			const struct arrivals *a, const struct sweep *sw,
+			const struct validation *v)
 {
 	json_t *doc = result__new("tune-pool", json_pack(
 		"{s:s, s:s, s:s, s:f, s:f, s:I, s:s, s:I, s:b, s:I, s:I}",
@@ -1101,6 +1439,12 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 				? floor((double)o->budget / MiB_F /
 					sw->c[sw->rec].peak_mib)
 				: -1.0));
+	if (v)
+		json_object_set_new(doc, "validation", validation_json(v));
+	if (v && *v->emulated)
+		result__warn(doc, "validation measured on an emulated host "
+			     "(%s): its latencies differ from real hardware's",
+			     v->emulated);
 	if (c->emulated)
 		result__warn(doc, "the costs come from an emulated host (%s): "
 			     "the recommendation does not hold for real "
@@ -1178,16 +1522,21 @@ static void draw(const char *dir, const struct slo *slo)
 }
 
 static int outputs(const struct tp_opts *o, const struct costs *c,
-		   const struct arrivals *a, const struct sweep *sw)
+		   const struct arrivals *a, const struct sweep *sw,
+		   const struct validation *v)
 {
-	json_t *doc = document(o, c, a, sw);
-	char *md = markdown(o, c, a, sw);
+	json_t *doc = document(o, c, a, sw, v);
+	char *md = markdown(o, c, a, sw, v);
 	int ret = doc && md ? 0 : -ENOMEM;
 
 	if (ret == 0 && o->json)
 		result__print_json(stdout, doc);
 	else if (ret == 0)
 		fputs(md, stdout);
+	if (v && *v->emulated)
+		fprintf(stderr, "coldstart: warning: validation measured on "
+			"an emulated host (%s): its results differ from real "
+			"hardware's\n", v->emulated);
 	if (c->emulated)
 		fprintf(stderr, "coldstart: warning: costs from an emulated "
 			"host (%s): the recommendation does not hold for real "
@@ -1212,8 +1561,16 @@ static int run(const struct tp_opts *o)
 	struct arrivals a = { 0 };
 	struct sweep sw = { 0 };
 	struct poolsim_costs pc;
+	struct validation *v = NULL;
 	int ret = load_costs(o, &c), code = CLI_USAGE;
 
+	if (ret == 0 && o->validate) {
+		ret = kvm_usable(o->kvm_path);
+		code = ret < 0 ? cli__exit_for(ret) : code;
+		v = ret == 0 ? calloc(1, sizeof(*v)) : NULL;
+		if (ret == 0 && !v)
+			ret = err__set(ENOMEM, "allocating the validation");
+	}
 	if (ret == 0)
 		ret = arrivals__make(&o->spec, o->duration_s, o->time_scale,
 				     o->seed, &a);
@@ -1235,8 +1592,13 @@ static int run(const struct tp_opts *o)
 	ret = simulate(&sw, &a, &pc, &o->slo);
 	if (ret == 0) {
 		choose(&sw, &o->slo);
-		ret = outputs(o, &c, &a, &sw);
+		if (v)
+			ret = validate(o, &c, &a, &pc, &sw, v);
+		if (ret == -ENOTSUP)
+			code = CLI_SKIP;
 	}
+	if (ret == 0)
+		ret = outputs(o, &c, &a, &sw, v);
 	if (ret == 0)
 		code = sw.rec >= 0 ? CLI_OK : CLI_FAIL;
 	if (ret == 0 && sw.rec < 0)
@@ -1245,6 +1607,7 @@ static int run(const struct tp_opts *o)
 out:
 	if (ret < 0)
 		cli__error(code, "tune pool: %s", err__last());
+	free(v);
 	free(sw.c);
 	arrivals__free(&a);
 	costs_free(&c);
