@@ -34,6 +34,7 @@
 
 #define MAX_RUNNERS 1024
 #define MAX_SAMPLES 100000
+#define MAKE_KEPT 4096 /* what the pool keeps of its making times */
 
 enum { OPT_JSON = 0x100, OPT_OUT, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE,
        OPT_SEED, OPT_CONCURRENCY, OPT_SAMPLE, OPT_BASELINE };
@@ -77,6 +78,8 @@ struct run {
 	char first_error[256];
 	uint64_t failed;
 	double *fresh, *shell; /* the baselines, o->baseline each, or NULL */
+	double make_ns[MAKE_KEPT]; /* the refills' making times at the end */
+	size_t nmake;
 };
 
 static void usage(FILE *out)
@@ -483,24 +486,14 @@ static int add_baselines(json_t *doc, const struct pb_opts *o,
 	return ret;
 }
 
-/* The refills' making times, raw (what `tune pool` resamples). */
+/* The refills' making times, raw (what `tune pool` resamples), taken
+ * with the final counters. */
 static int add_make_times(json_t *doc, const struct run *r)
 {
-	enum { KEPT = 4096 };
-	double *v = malloc(KEPT * sizeof(double));
-	size_t n;
-	json_t *s;
-
-	if (!v)
-		return err__set(ENOMEM, "allocating samples");
-	n = pool__make_times(r->pool, v, KEPT);
-	for (size_t i = 0; i < n; i++)
-		v[i] *= 1e9;
-	s = result__add_series(doc, "refill.make", "ns", RESULT_LOWER,
-			       json_pack("{s:s}", "what", "one VM made by a "
-					 "refill thread"), v, n);
-	free(v);
-	return s ? 0 : -ENOMEM;
+	return result__add_series(doc, "refill.make", "ns", RESULT_LOWER,
+				  json_pack("{s:s}", "what", "one VM made by "
+					    "a refill thread"),
+				  r->make_ns, r->nmake) ? 0 : -ENOMEM;
 }
 
 static json_t *memory_json(const struct memstat *before,
@@ -772,7 +765,10 @@ static int bench(struct pb_opts *o)
 	for (unsigned int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
 	if (r.pool) {
-		pool__stats(r.pool, &st);
+		/* one instant: the making times are as many as st.made */
+		r.nmake = pool__make_times(r.pool, r.make_ns, MAKE_KEPT, &st);
+		for (size_t i = 0; i < r.nmake; i++)
+			r.make_ns[i] *= 1e9;
 		sample(&r, timeline__now());
 	}
 	if (ret == 0 && pool_cli__stop)

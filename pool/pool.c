@@ -673,11 +673,16 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	return ret;
 }
 
-size_t pool__make_times(struct pool *p, double *out, size_t max)
+static void stats_locked(struct pool *p, struct pool_stats *out);
+
+size_t pool__make_times(struct pool *p, double *out, size_t max,
+			struct pool_stats *st)
 {
 	size_t n, first;
 
 	pthread_mutex_lock(&p->lock);
+	if (st)
+		stats_locked(p, st);
 	n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
 					      : MAKE_TIMES_KEPT;
 	if (n > max)
@@ -698,11 +703,10 @@ void pool__resize(struct pool *p, unsigned int target)
 	pthread_mutex_unlock(&p->lock);
 }
 
-void pool__stats(struct pool *p, struct pool_stats *out)
+static void stats_locked(struct pool *p, struct pool_stats *out)
 {
 	uint64_t now = timeline__now();
 
-	pthread_mutex_lock(&p->lock);
 	account(p, now);
 	*out = p->st;
 	out->held = p->nheld;
@@ -713,6 +717,12 @@ void pool__stats(struct pool *p, struct pool_stats *out)
 	out->refill_cpu_s = 0;
 	for (unsigned int i = 0; i < p->cfg.workers; i++)
 		out->refill_cpu_s += p->workers[i].cpu_s;
+}
+
+void pool__stats(struct pool *p, struct pool_stats *out)
+{
+	pthread_mutex_lock(&p->lock);
+	stats_locked(p, out);
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -125,8 +125,10 @@ void pool__resize(struct pool *p, unsigned int target);
 void pool__stats(struct pool *p, struct pool_stats *out);
 
 /* The refill threads' making times (seconds, the newest up to 4096,
- * oldest first) into out[max]; returns how many. */
-size_t pool__make_times(struct pool *p, double *out, size_t max);
+ * oldest first) into out[max]; returns how many. With st, the counters
+ * of the same instant (st->made matches while fewer than 4096). */
+size_t pool__make_times(struct pool *p, double *out, size_t max,
+			struct pool_stats *st);
 
 /* Stops refilling, wakes waiting requests (-ECANCELED), joins the refill
  * threads and destroys every VM held; requests being served finish first.
