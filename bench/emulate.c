@@ -65,7 +65,7 @@ struct run {
 	bool ready, exited, failed, stalled;
 	int exit_status;
 	char fail_text[256];
-	struct timespec start, ready_at, last_console, stalled_at;
+	struct timespec start, ready_at, last_console, last_beat, stalled_at;
 };
 
 enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };
@@ -527,6 +527,9 @@ static void console_line(struct run *r, const char *line)
 	if (!line)
 		return;
 	line += strlen(MARK);
+	/* a sign of life from the host's user space: kernel messages alone
+	 * (RCU stall reports every minute) keep coming from a wedged host */
+	clock_gettime(CLOCK_MONOTONIC, &r->last_beat);
 	if (!strncmp(line, "READY", 5) && !r->ready) {
 		r->ready = true;
 		clock_gettime(CLOCK_MONOTONIC, &r->ready_at);
@@ -666,11 +669,16 @@ static int watch(struct run *r)
 					    "for over 20 s; its stacks are in "
 					    "the console log)");
 		}
-		if (since(&r->last_console) > stall) {
+		/* booting: any console output; then the heartbeat */
+		if (since(r->ready ? &r->last_beat : &r->last_console) >
+		    stall) {
 			stop(&r->qemu_pid);
 			return host_failure(r, ETIMEDOUT, "the emulated host "
-					    "stalled: its console was silent "
-					    "for %u s", stall);
+					    "stalled: %s for %u s",
+					    r->ready ? "no heartbeat from its "
+						       "init"
+						     : "its console was silent",
+					    stall);
 		}
 		usleep(100000);
 	}
@@ -811,7 +819,7 @@ int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 	ret = prepare(&r);
 	if (ret == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &r.start);
-		r.last_console = r.start;
+		r.last_console = r.last_beat = r.start;
 		progress(&r, "booting the emulated SVM host (QEMU TCG, %u "
 			 "vCPUs, %llu MiB; kernel from %s)", o->vcpus ? o->vcpus : 2,
 			 (unsigned long long)(o->mem_mib ? o->mem_mib : 4096),

@@ -91,6 +91,7 @@ echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
 		echo "COLDSTART-EMULATE-STALLED $(dmesg | grep -m1 'self-detected stall')"
 	fi
 done) &
+echo $! >$R/run/coldstart-emulate/heartbeat.pid
 echo "COLDSTART-EMULATE-READY $(cut -d' ' -f1 /proc/uptime)"
 # stdout and stderr are terminals where they are on the real host
 # (/emulate/tty: "11", "10"...), else pipes, so isatty() answers alike.

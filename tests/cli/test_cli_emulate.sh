@@ -63,4 +63,9 @@ grep -q "^  console: " "$err" && ok || fail "no console lines after a kernel pan
 # here the command says it for the kernel.
 expect 1 "kernel stalled" emulate --work-dir "$tmp" -- \
 	sh -c 'echo COLDSTART-EMULATE-STALLED test >/dev/console; sleep 120'
+# A wedged host whose kernel still prints (RCU reports every minute) but
+# whose init beats no more is stopped after --stall: here the command
+# stops the heartbeat and keeps the kernel printing.
+expect 1 "stalled: no heartbeat from its init for 25 s" emulate --work-dir "$tmp" --stall 25s -- \
+	sh -c 'kill -STOP $(cat /run/coldstart-emulate/heartbeat.pid); while :; do echo "<2>coldstart test: still printing" >/dev/kmsg; sleep 3; done'
 finish
