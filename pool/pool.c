@@ -641,7 +641,8 @@ int pool__serve(struct pool *p, struct pool_request *req)
 	if (ret < 0)
 		return ret;
 	/* A VM that failed is destroyed, never handed out again; the
-	 * request gets one more VM, made for it. */
+	 * request gets one more VM, made for it (also when making one
+	 * failed). */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!h) {
 			uint64_t t0 = timeline__now();
@@ -650,9 +651,11 @@ int pool__serve(struct pool *p, struct pool_request *req)
 			made_s += (double)(timeline__now() - t0) / NS;
 			if (!h) {
 				snprintf(why, sizeof(why), "%s", err__last());
+				/* a guest that failed to boot (the emulated
+				 * host's L2 triple faults) gets one more go */
 				unmade++;
 				ret = -EIO;
-				break;
+				continue;
 			}
 			made++;
 		}
