@@ -2,6 +2,7 @@
  * parsing, comparability checks and the export formats. */
 #include "compare.h"
 #include "err.h"
+#include "samples.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,17 +16,6 @@
 #include <cmocka.h>
 
 #define N 20
-
-/* n lognormal samples around `median` with log-sd `sigma`. */
-static void lognormal(double *x, size_t n, double median, double sigma,
-		      uint64_t seed)
-{
-	struct stats_rng rng;
-
-	stats__rng_seed(&rng, seed);
-	for (size_t i = 0; i < n; i++)
-		x[i] = median * exp(sigma * stats__rng_normal(&rng));
-}
 
 static struct compare_row compare(const double *a, size_t na,
 				  const double *b, size_t nb, bool higher,
@@ -47,7 +37,7 @@ static void identical_inputs_are_the_same(void **state)
 	struct compare_row r;
 
 	(void)state;
-	lognormal(a, N, 1.5e6, 0.05, 1);
+	samples__lognormal(a, N, 1.5e6, 0.05, 1);
 	r = compare(a, N, a, N, false, 0.05, COMPARE_UTEST);
 	assert_int_equal(r.verdict, COMPARE_SAME);
 	assert_true(r.p == 1);
@@ -66,8 +56,8 @@ static void shift_of_20_percent_regresses(void **state)
 	struct compare_row r;
 
 	(void)state;
-	lognormal(a, N, 1.5e6, 0.05, 1);
-	lognormal(b, N, 1.8e6, 0.05, 2);
+	samples__lognormal(a, N, 1.5e6, 0.05, 1);
+	samples__lognormal(b, N, 1.8e6, 0.05, 2);
 	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
 	assert_int_equal(r.verdict, COMPARE_REGRESSED);
 	assert_true(r.p < 0.001);
@@ -87,13 +77,13 @@ static void noise_within_threshold_is_not_a_regression(void **state)
 	struct compare_row r;
 
 	(void)state;
-	lognormal(a, N, 1.5e6, 0.05, 3);
-	lognormal(b, N, 1.5e6, 0.05, 4);
+	samples__lognormal(a, N, 1.5e6, 0.05, 3);
+	samples__lognormal(b, N, 1.5e6, 0.05, 4);
 	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
 	assert_int_not_equal(r.verdict, COMPARE_REGRESSED);
 	assert_true(fabs(r.delta) < 0.05);
-	lognormal(a, 50, 1.5e6, 0.01, 5);
-	lognormal(b, 50, 1.53e6, 0.01, 6);
+	samples__lognormal(a, 50, 1.5e6, 0.01, 5);
+	samples__lognormal(b, 50, 1.53e6, 0.01, 6);
 	r = compare(a, 50, b, 50, false, 0.05, COMPARE_UTEST);
 	assert_true(r.p < 0.01);
 	assert_int_equal(r.verdict, COMPARE_WITHIN);
@@ -105,8 +95,8 @@ static void improvement_is_not_a_regression(void **state)
 	struct compare_row r;
 
 	(void)state;
-	lognormal(a, N, 1.5e6, 0.05, 7);
-	lognormal(b, N, 1.2e6, 0.05, 8);
+	samples__lognormal(a, N, 1.5e6, 0.05, 7);
+	samples__lognormal(b, N, 1.2e6, 0.05, 8);
 	r = compare(a, N, b, N, false, 0.05, COMPARE_UTEST);
 	assert_int_equal(r.verdict, COMPARE_IMPROVED);
 	assert_true(r.delta < -0.1);
@@ -154,7 +144,7 @@ static json_t *series(const char *name, double median, uint64_t seed)
 	double x[N];
 	json_t *s = json_array();
 
-	lognormal(x, N, median, 0.03, seed);
+	samples__lognormal(x, N, median, 0.03, seed);
 	for (int i = 0; i < N; i++)
 		json_array_append_new(s, json_integer((json_int_t)x[i]));
 	return json_pack("{s:s, s:s, s:o}", "name", name, "unit", "ns",

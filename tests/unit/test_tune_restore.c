@@ -6,6 +6,7 @@
 #include "err.h"
 #include "stats.h"
 #include "tune_restore.h"
+#include "samples.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,17 +21,6 @@
 
 #define N 20
 #define ALPHA 0.01
-
-/* n lognormal samples around `median` with log-sd `sigma`. */
-static void lognormal(double *x, size_t n, double median, double sigma,
-		      uint64_t seed)
-{
-	struct stats_rng rng;
-
-	stats__rng_seed(&rng, seed);
-	for (size_t i = 0; i < n; i++)
-		x[i] = median * exp(sigma * stats__rng_normal(&rng));
-}
 
 static struct tune_verdict verdict(const struct tune_candidate *c, size_t n)
 {
@@ -60,7 +50,7 @@ static void clear_winner_is_named(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 5; i++) {
-		lognormal(x[i], N, i == 3 ? 0.8e6 : 1e6, 0.03, 10 + i);
+		samples__lognormal(x[i], N, i == 3 ? 0.8e6 : 1e6, 0.03, 10 + i);
 		c[i] = (struct tune_candidate){ "s", x[i], N };
 	}
 	v = verdict(c, 5);
@@ -90,7 +80,7 @@ static void identical_distributions_are_equivalent(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
-		lognormal(x[i], N, 1e6, 0.1, 20 + i);
+		samples__lognormal(x[i], N, 1e6, 0.1, 20 + i);
 		c[i] = (struct tune_candidate){ "s", x[i], N };
 	}
 	v = verdict(c, 3);
@@ -111,7 +101,7 @@ static void same_samples_tie_to_the_first(void **state)
 	struct tune_verdict v;
 
 	(void)state;
-	lognormal(x, N, 1e6, 0.1, 30);
+	samples__lognormal(x, N, 1e6, 0.1, 30);
 	v = verdict(c, 2);
 	assert_int_equal(v.outcome, TUNE_TIED);
 	assert_int_equal(v.rank[0].idx, 0);
@@ -195,10 +185,10 @@ static void holm_adjusts_step_down(void **state)
 	double ps[3];
 
 	(void)state;
-	lognormal(x[0], N, 1.0e6, 0.05, 40); /* fastest */
-	lognormal(x[1], N, 1.0e6, 0.05, 41); /* the same */
-	lognormal(x[2], N, 1.5e6, 0.05, 42); /* clearly slower */
-	lognormal(x[3], N, 1.3e6, 0.05, 43); /* slower */
+	samples__lognormal(x[0], N, 1.0e6, 0.05, 40); /* fastest */
+	samples__lognormal(x[1], N, 1.0e6, 0.05, 41); /* the same */
+	samples__lognormal(x[2], N, 1.5e6, 0.05, 42); /* clearly slower */
+	samples__lognormal(x[3], N, 1.3e6, 0.05, 43); /* slower */
 	for (size_t i = 0; i < 4; i++)
 		c[i] = (struct tune_candidate){ "s", x[i], N };
 	v = verdict(c, 4);
@@ -239,7 +229,7 @@ static void missing_and_lone_candidates(void **state)
 	struct tune_verdict v;
 
 	(void)state;
-	lognormal(x, N, 1e6, 0.1, 50);
+	samples__lognormal(x, N, 1e6, 0.1, 50);
 	v = verdict(c, 2);
 	assert_int_equal(v.ranked, 1);
 	assert_int_equal(v.comparisons, 0);
