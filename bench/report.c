@@ -9,11 +9,15 @@
 #include "err.h"
 #include "output.h"
 #include "plot.h"
+#include "report_tune.h"
 #include "result.h"
 #include "stats.h"
 #include "sysinfo.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* More lines than this make a CDF plot unreadable. */
 #define CDF_MAX_LINES 16
@@ -34,10 +39,20 @@ struct input {
 	struct result_doc doc;
 };
 
+/* A tuner's document: rendered in "Tuning", not as series. */
+struct tune_doc {
+	char path[PATH_MAX + 32];
+	json_t *root;
+};
+
+#define REPORT_MAX_TUNE 8
+
 struct report {
 	const struct report_opts *o;
 	struct input *in;
 	size_t n;
+	struct tune_doc tune[REPORT_MAX_TUNE];
+	size_t nr_tune;
 	FILE *md;
 	bool gnuplot;
 	unsigned int plots, failed;
@@ -105,6 +120,9 @@ static int series_stats(const struct result_series *rs, struct sstat *st)
 
 /* ---- loading ---- */
 
+/* Loads path into in: 0 for a driver's document, 1 for a tuner's (only
+ * in->root then), -EINVAL naming the file. in->root is the caller's to
+ * free either way. */
 static int load_input(const char *path, struct input *in)
 {
 	char why[400];
@@ -130,11 +148,104 @@ static int load_input(const char *path, struct input *in)
 				JSON_INTEGER_FORMAT " is not supported (this "
 				"coldstart reads %d)", path,
 				json_integer_value(schema), COMPARE_SCHEMA);
+	if (report_tune__is_tune(json_string_value(get(in->root, "bench"))))
+		return 1;
+	result__drop_empty_series(in->root);
 	ret = compare__parse(in->root, &in->doc);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
 		return err__set(-ret, "%s: %s", path, why);
 	}
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+static bool loaded(const struct report *r, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (same_file(r->in[i].path, path))
+			return true;
+	for (size_t i = 0; i < r->nr_tune; i++)
+		if (same_file(r->tune[i].path, path))
+			return true;
+	return false;
+}
+
+/* Takes the reference to root. */
+static int add_tune(struct report *r, const char *path, json_t *root)
+{
+	if (r->nr_tune == REPORT_MAX_TUNE) {
+		json_decref(root);
+		return err__set(EINVAL, "%s: more than %d tuner documents",
+				path, REPORT_MAX_TUNE);
+	}
+	snprintf(r->tune[r->nr_tune].path, sizeof(r->tune[0].path), "%s",
+		 path);
+	r->tune[r->nr_tune++].root = root;
+	return 0;
+}
+
+/* The tuners' documents lying beside an input (a results directory that
+ * `coldstart tune ... --out` wrote into) join the report; one that cannot
+ * be read is left out with a warning, as it was not asked for. */
+static void discover_tune(struct report *r, const char *input)
+{
+	static const char *const names[] = { "tune-pool.json",
+					     "tune-restore.json" };
+	char copy[PATH_MAX], path[PATH_MAX + 32];
+	const char *dir;
+
+	snprintf(copy, sizeof(copy), "%s", input);
+	dir = dirname(copy);
+	for (size_t k = 0; k < 2; k++) {
+		struct input in = { 0 };
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
+		if (access(path, F_OK) != 0 || loaded(r, path))
+			continue;
+		ret = load_input(path, &in);
+		if (ret == 1 && add_tune(r, path, in.root) == 0)
+			continue;
+		if (ret != 1)
+			json_decref(in.root);
+		fprintf(stderr, "coldstart: report: warning: %s left out: %s\n",
+			path, ret < 0 ? err__last() : "not a tuner's document");
+	}
+}
+
+/* Every input: the drivers' documents into r->in, the tuners' into
+ * r->tune; then the tuners' documents beside them. */
+static int load_all(struct report *r)
+{
+	const struct report_opts *o = r->o;
+	size_t given;
+
+	for (size_t i = 0; i < o->nr_inputs; i++) {
+		struct input *in = &r->in[r->n];
+		int ret = load_input(o->inputs[i], in);
+
+		if (ret == 0) {
+			r->n++;
+			continue;
+		}
+		if (ret == 1)
+			ret = add_tune(r, o->inputs[i], in->root);
+		else
+			json_decref(in->root);
+		memset(in, 0, sizeof(*in));
+		if (ret < 0)
+			return ret;
+	}
+	given = r->n;
+	for (size_t i = 0; i < given; i++)
+		discover_tune(r, r->in[i].path);
 	return 0;
 }
 
@@ -792,7 +903,7 @@ static void md_emulated(struct report *r)
 
 	for (size_t i = 0; i < r->n; i++)
 		n += result__emulated_note(r->in[i].root) != NULL;
-	if (n == r->n) {
+	if (n && n == r->n) {
 		fprintf(r->md, "> **%s**\n\n",
 			result__emulated_note(r->in[0].root));
 		return;
@@ -827,8 +938,9 @@ static void kvm_text(char *buf, size_t len, const json_t *sys)
 
 static void md_host(struct report *r)
 {
-	const json_t *sys = r->in[0].doc.sysinfo, *cpu = get(sys, "cpu");
-	const json_t *build = get(r->in[0].root, "coldstart");
+	const json_t *first = r->n ? r->in[0].root : r->tune[0].root;
+	const json_t *sys = get(first, "sysinfo"), *cpu = get(sys, "cpu");
+	const json_t *build = get(first, "coldstart");
 	char kvm[400];
 
 	kvm_text(kvm, sizeof(kvm), sys);
@@ -849,6 +961,12 @@ static void md_host(struct report *r)
 		char *copy = strdup(r->in[i].path);
 
 		fprintf(r->md, " `%s`", copy ? basename(copy) : r->in[i].path);
+		free(copy);
+	}
+	for (size_t i = 0; i < r->nr_tune; i++) {
+		char *copy = strdup(r->tune[i].path);
+
+		fprintf(r->md, " `%s`", copy ? basename(copy) : r->tune[i].path);
 		free(copy);
 	}
 	fputs("\n\nTimes are medians unless marked; the 95 % interval of the "
@@ -1384,6 +1502,12 @@ static void md_summary(struct report *r)
 			any = true;
 			drivers[d].fn(r->md, &r->in[i]);
 		}
+	for (size_t i = 0; i < r->nr_tune; i++) {
+		if (!any)
+			fputs("\n## Summary\n\n", r->md);
+		any = true;
+		report_tune__summary(r->md, r->tune[i].root);
+	}
 }
 
 static void left_out_heading(struct report *r, bool *any)
@@ -1446,6 +1570,34 @@ static int write_all_csv(const struct report *r)
 	return ret;
 }
 
+/* Whether the tuner's own Markdown report lies beside report.md. */
+static bool tune_md_beside(const struct report *r, const struct tune_doc *t)
+{
+	char copy[PATH_MAX + 32], mine[PATH_MAX + 64], there[PATH_MAX + 64];
+	const char *name = report_tune__file(json_string_value(
+		get(t->root, "bench")));
+
+	snprintf(copy, sizeof(copy), "%s", t->path);
+	snprintf(mine, sizeof(mine), "%s/%s", dirname(copy), name);
+	snprintf(there, sizeof(there), "%s/%s", r->o->out_dir, name);
+	return access(mine, R_OK) == 0 && same_file(mine, there);
+}
+
+static void md_tuning(struct report *r)
+{
+	if (r->nr_tune)
+		fputs("\n## Tuning\n\nWhat `coldstart tune` recommends from "
+		      "these measurements.\n", r->md);
+	for (size_t i = 0; i < r->nr_tune; i++) {
+		char *copy = strdup(r->tune[i].path);
+
+		report_tune__section(r->md, r->tune[i].root,
+				     copy ? basename(copy) : r->tune[i].path,
+				     tune_md_beside(r, &r->tune[i]));
+		free(copy);
+	}
+}
+
 static int write_md(struct report *r)
 {
 	struct output_text t;
@@ -1459,6 +1611,7 @@ static int write_md(struct report *r)
 	md_left_out(r);
 	for (size_t i = 0; i < r->n; i++)
 		md_doc(r, &r->in[i]);
+	md_tuning(r);
 	r->md = NULL;
 	if (r->o->md)
 		return output__text_write(&t, r->o->out_dir, "report.md");
@@ -1469,15 +1622,14 @@ static int write_md(struct report *r)
 
 int report__generate(const struct report_opts *o, bool *plots_skipped)
 {
-	struct report r = { .o = o, .n = o->nr_inputs };
+	struct report r = { .o = o };
 	int ret = 0;
 
 	*plots_skipped = false;
 	r.in = calloc(o->nr_inputs, sizeof(*r.in));
 	if (!r.in)
 		return err__set(ENOMEM, "loading results");
-	for (size_t i = 0; ret == 0 && i < r.n; i++)
-		ret = load_input(o->inputs[i], &r.in[i]);
+	ret = load_all(&r);
 	if (ret == 0) {
 		label_inputs(&r);
 		ret = output__mkdirs(o->out_dir);
@@ -1495,8 +1647,63 @@ int report__generate(const struct report_opts *o, bool *plots_skipped)
 		compare__free(&r.in[i].doc);
 		json_decref(r.in[i].root);
 	}
+	for (size_t i = 0; i < r.nr_tune; i++)
+		json_decref(r.tune[i].root);
 	free(r.in);
 	return ret;
+}
+
+/* Whether path holds a coldstart result document (any bench). */
+static bool is_result(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL);
+	bool yes = json_is_object(root) &&
+		   json_is_string(get(root, "bench")) &&
+		   json_is_integer(get(root, "schema"));
+
+	json_decref(root);
+	return yes;
+}
+
+int report__refresh_dir(const char *dir, bool *refreshed)
+{
+	struct report_opts o = { .out_dir = dir, .md = true, .png = true,
+				 .svg = true, .quiet = true };
+	char pattern[PATH_MAX + 16], md[PATH_MAX + 16];
+	glob_t g = { 0 };
+	bool skipped;
+	int ret = 0;
+
+	*refreshed = false;
+	snprintf(md, sizeof(md), "%s/report.md", dir);
+	if (access(md, F_OK) != 0)
+		return 0;
+	snprintf(pattern, sizeof(pattern), "%s/*.json", dir);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return 0;
+	o.inputs = calloc(g.gl_pathc, sizeof(*o.inputs));
+	if (!o.inputs)
+		ret = err__set(ENOMEM, "refreshing %s", md);
+	for (size_t i = 0; ret == 0 && i < g.gl_pathc; i++)
+		if (is_result(g.gl_pathv[i]))
+			o.inputs[o.nr_inputs++] = g.gl_pathv[i];
+	if (ret == 0 && o.nr_inputs)
+		ret = report__generate(&o, &skipped);
+	*refreshed = ret == 0 && o.nr_inputs;
+	free(o.inputs);
+	globfree(&g);
+	return ret;
+}
+
+void report__join(const char *who, const char *dir, bool quiet)
+{
+	bool refreshed;
+
+	if (report__refresh_dir(dir, &refreshed) < 0)
+		fprintf(stderr, "coldstart: %s: warning: %s/report.md not "
+			"updated: %s\n", who, dir, err__last());
+	else if (refreshed && !quiet)
+		printf("%s/report.md now includes it\n", dir);
 }
 
 /* ---- the command ---- */

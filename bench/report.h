@@ -38,6 +38,18 @@ struct report_opts {
  * *plots_skipped tells the caller. 0 or -errno with a message. */
 int report__generate(const struct report_opts *o, bool *plots_skipped);
 
+/* When dir holds a report.md, writes it (and its CSV files and plots)
+ * anew from every result document in dir, the tuners' included: what
+ * `coldstart tune ... --out DIR` does so that its recommendation joins the
+ * results directory's report. *refreshed says whether it did. 0 or
+ * -errno with a message. */
+int report__refresh_dir(const char *dir, bool *refreshed);
+
+/* For a tuner `who` that wrote into dir: report__refresh_dir, saying on
+ * stdout (unless quiet) that report.md includes it now, or warning on
+ * stderr. */
+void report__join(const char *who, const char *dir, bool quiet);
+
 int cmd_report(int argc, char **argv);
 
 #endif

@@ -431,3 +431,18 @@ void result__md_warnings(FILE *out, const json_t *doc)
 	fputs("\n## Warnings\n\n", out);
 	result__md_warning_list(out, doc);
 }
+
+void result__drop_empty_series(json_t *doc)
+{
+	json_t *series = json_object_get(doc, "series");
+
+	for (size_t i = json_array_size(series); i-- > 0;) {
+		const json_t *s = json_array_get(series, i);
+		const json_t *a = json_object_get(s, "samples_ns");
+
+		if (!a)
+			a = json_object_get(s, "samples");
+		if (json_is_array(a) && !json_array_size(a))
+			json_array_remove(series, i);
+	}
+}

@@ -68,6 +68,10 @@ void result__skip(json_t *doc, const char *what, const char *fmt, ...)
  * title of every NAME.md; result__emit before the report on stdout. */
 const char *result__emulated_note(const json_t *doc);
 
+/* Removes doc's series whose samples are empty (a pool run with no
+ * misses has an empty .miss series, which compare__parse refuses). */
+void result__drop_empty_series(json_t *doc);
+
 /* The document, indented, on `out`. */
 void result__print_json(FILE *out, const json_t *doc);
 

@@ -12,6 +12,7 @@
 #include "kvm.h"
 #include "plot.h"
 #include "poolsim.h"
+#include "report.h"
 #include "result.h"
 #include "sysinfo.h"
 
@@ -334,39 +335,13 @@ struct costs {
 	char pool_path[PATH_MAX], restore_path[PATH_MAX];
 };
 
-/* A copy of root without series whose samples are empty (a pool run with
- * no misses has an empty .miss series, which compare__parse refuses). */
-static json_t *without_empty_series(json_t *root)
-{
-	json_t *copy = json_copy(root), *kept = json_array(), *s;
-	size_t i;
-
-	if (!copy || !kept) {
-		json_decref(copy);
-		json_decref(kept);
-		return NULL;
-	}
-	json_array_foreach(json_object_get(root, "series"), i, s) {
-		const json_t *a = json_object_get(s, "samples_ns");
-
-		if (!a)
-			a = json_object_get(s, "samples");
-		if (!json_is_array(a) || json_array_size(a))
-			json_array_append(kept, s);
-	}
-	if (json_is_array(json_object_get(root, "series")))
-		json_object_set(copy, "series", kept);
-	json_decref(kept);
-	return copy;
-}
-
 /* Loads and parses dir/name; -ENOENT (no message) when it is absent and
  * optional, else -EINVAL naming the file (and line). */
 static int load_doc(const char *dir, const char *name, bool required,
 		    char *path, size_t size, struct result_doc *doc)
 {
 	json_error_t je;
-	json_t *root, *copy;
+	json_t *root;
 	struct stat st;
 	int ret;
 
@@ -381,12 +356,9 @@ static int load_doc(const char *dir, const char *name, bool required,
 	if (!root)
 		return err__set(EINVAL, "%s: line %d: %s", path, je.line,
 				je.text);
-	copy = without_empty_series(root);
+	result__drop_empty_series(root);
+	ret = compare__parse(root, doc);
 	json_decref(root);
-	if (!copy)
-		return err__set(ENOMEM, "%s: out of memory", path);
-	ret = compare__parse(copy, doc);
-	json_decref(copy);
 	if (ret < 0) {
 		char why[512];
 
@@ -1211,6 +1183,13 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 	}
 }
 
+/* Whether `coldstart pool` has x's policy. */
+static bool applies(const struct cand *x)
+{
+	return x->cfg.policy == POOLSIM_FIXED ||
+	       x->cfg.policy == POOLSIM_FOLLOW;
+}
+
 /* The cheapest configuration meeting the SLO that `coldstart pool` can
  * apply (fixed or follow), or NULL. */
 static const struct cand *best_applicable(const struct sweep *sw)
@@ -1431,6 +1410,9 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 	json_object_set_new(doc, "recommendation",
 			    sw->rec < 0 ? json_null()
 					: cand_json(&sw->c[sw->rec], c));
+	if (sw->rec >= 0 && !applies(&sw->c[sw->rec]) && best_applicable(sw))
+		json_object_set_new(doc, "applicable",
+				    cand_json(best_applicable(sw), c));
 	if (o->budget_set && sw->rec >= 0)
 		json_object_set_new(doc, "memory_budget", json_pack(
 			"{s:I, s:f, s:f}", "bytes", (json_int_t)o->budget,
@@ -1549,6 +1531,7 @@ static int outputs(const struct tp_opts *o, const struct costs *c,
 		draw(o->out_dir, &o->slo);
 		if (!o->json)
 			printf("results written to %s/\n", o->out_dir);
+		report__join("tune pool", o->out_dir, o->json);
 	}
 	free(md);
 	json_decref(doc);

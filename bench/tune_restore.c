@@ -10,6 +10,7 @@
 #include "kvm.h"
 #include "mem_restore.h"
 #include "output.h"
+#include "report.h"
 #include "restore.h"
 #include "result.h"
 #include "snap_linux.h"
@@ -1274,6 +1275,8 @@ static int emit(struct tune *t)
 		ret = fill_doc(doc, t);
 	if (ret == 0)
 		ret = result__emit(doc, t->o.json, t->o.out_dir, report);
+	if (ret == 0 && t->o.out_dir)
+		report__join("tune restore", t->o.out_dir, t->o.json);
 	json_decref(doc);
 	return ret;
 }

@@ -159,5 +159,42 @@ expect 0 'emulated host \(qemu-tcg-svm\)' tune pool --host "$tmp/emu" \
 json_check 'd["costs"]["emulated"] == "qemu-tcg-svm" and
 	any("emulated" in w for w in d["warnings"])' "$tmp/o2/tune-pool.json"
 
+# the recommendation joins a results directory's report.md: tune --out
+# into a directory that has one refreshes it; report finds tune-pool.json
+# beside its inputs; a pool.json with an empty series (no misses) reports
+gen "$tmp/res"
+expect 0 'report written' report "$tmp/res/pool.json" "$tmp/res/density.json" \
+	--out "$tmp/res"
+! grep -q '^## Tuning' "$tmp/res/report.md" && ok || fail "no tuning yet"
+expect 0 'report.md now includes it' tune pool --host "$tmp/res" \
+	--arrivals poisson:5 --duration 5m --seed 3 --slo p99=10ms \
+	--out "$tmp/res"
+grep -q '^## Tuning' "$tmp/res/report.md" && ok ||
+	fail "report.md has a Tuning section after tune --out"
+grep -q '^- tune pool (poisson 5/s, 300 s, seed 3, SLO p99=10ms): ' \
+	"$tmp/res/report.md" && ok || fail "the summary has the tune line"
+grep -Eq '^    coldstart pool .*--policy (fixed|follow) ' "$tmp/res/report.md" &&
+	ok || fail "report.md carries the pool command"
+grep -q 'full report: tune-pool.md' "$tmp/res/report.md" && ok ||
+	fail "report.md points to tune-pool.md beside it"
+rm -rf "$tmp/r2"
+expect 0 'report written' report "$tmp/res/density.json" --out "$tmp/r2"
+grep -q '^### Warm pool' "$tmp/r2/report.md" && ok ||
+	fail "report finds tune-pool.json beside its input"
+! grep -q 'full report: tune-pool.md' "$tmp/r2/report.md" && ok ||
+	fail "no pointer to a tune-pool.md that is not beside report.md"
+expect 0 'report written' report "$tmp/res/tune-pool.json" --out "$tmp/r3"
+grep -q '^# coldstart benchmark report' "$tmp/r3/report.md" &&
+	grep -q '^### Warm pool' "$tmp/r3/report.md" && ok ||
+	fail "a tuner's document alone makes a report"
+printf '{"schema": 1, "bench": "tune-pool"' >"$tmp/res/tune-pool.json"
+expect 0 'tune-pool.json left out' report "$tmp/res/density.json" \
+	--out "$tmp/r4"
+! grep -q '^## Tuning' "$tmp/r4/report.md" && ok ||
+	fail "a malformed tuner's document beside the input is left out"
+# tune --out into a directory without report.md writes none
+expect 0 'results written' tune pool "${A[@]}" --slo p99=10ms --out "$tmp/o5"
+[ ! -e "$tmp/o5/report.md" ] && ok || fail "no report.md made from nothing"
+
 expect 0 'Usage: coldstart tune pool' tune pool --help
 finish
