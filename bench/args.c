@@ -117,6 +117,7 @@ int args__duration(const char *opt, const char *text, uint64_t *ns)
 		{ "", 1000000000ull },  { "s", 1000000000ull },
 		{ "ms", 1000000ull },   { "us", 1000ull },
 		{ "ns", 1ull },         { "m", 60000000000ull },
+		{ "h", 3600000000000ull },
 	};
 	const char *end;
 	uint64_t v;
@@ -132,7 +133,7 @@ int args__duration(const char *opt, const char *text, uint64_t *ns)
 				return 0;
 			}
 	return err__set(EINVAL, "%s: '%s' is not a duration (examples: 500ms, "
-			"10s, 2m)", opt, text);
+			"10s, 2m, 1h)", opt, text);
 }
 
 int args__probability(const char *opt, const char *text, double *out)

@@ -139,6 +139,7 @@ static void duration_in_nanoseconds(void **state)
 		{ "250ms", 250000000ull },
 		{ "10s", 10000000000ull },
 		{ "2m", 120000000000ull },
+		{ "5h", 18000000000000ull },
 		{ "500us", 500000ull },
 		{ "100ns", 100ull },
 		{ "7", 7000000000ull },
@@ -160,8 +161,8 @@ static void duration_in_nanoseconds(void **state)
 static void duration_rejects_garbage(void **state)
 {
 	static const char *const bad[] = {
-		"", "5h", "ms", "s", "-1s", "1.5s", "10 s", "10sec", "1e3ms",
-		"18446744073709551615s", "307445735m",
+		"", "5d", "ms", "s", "h", "-1s", "1.5s", "10 s", "10sec", "1e3ms",
+		"18446744073709551615s", "307445735m", "5124096h",
 	};
 
 	(void)state;
