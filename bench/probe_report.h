@@ -35,7 +35,7 @@ void probe_report__run_phases(const struct timeline *tl,
 void probe_report__print(FILE *out, const struct probes_report *r,
 			 const struct probe_report_opts *o);
 
-/* A new JSON object (schema in README.md); NULL on -ENOMEM. */
+/* A new JSON object (schema in docs/commands.md); NULL on -ENOMEM. */
 json_t *probe_report__json(const struct probes_report *r,
 			   const struct probe_report_opts *o);
 
