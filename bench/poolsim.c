@@ -44,12 +44,6 @@ struct hist {
 	double win_start, win_end; /* the window after the last arrival */
 };
 
-/* An exponentially decayed count of arrivals (pool.c's rate estimate). */
-struct decayed {
-	double halflife_s;
-	double count, at;
-};
-
 struct sim {
 	const struct arrivals *a;
 	const struct poolsim_costs *c;
@@ -67,7 +61,7 @@ struct sim {
 	/* the policies' state */
 	bool arrived;
 	double last; /* the last arrival */
-	struct decayed slow, fast;
+	struct policy_decay slow, fast;
 	double make_avg; /* FOLLOW: moving average of making times, 0 unknown */
 	double make_mean, make_cs2; /* MARGINAL: of make_s, squared CV */
 	struct hist hist;
@@ -248,7 +242,7 @@ static int check_follow(const struct poolsim_config *cfg)
 
 static int check_marginal(const struct poolsim_config *cfg)
 {
-	const struct poolsim_marginal *m = &cfg->params.marginal;
+	const struct policy_marginal *m = &cfg->params.marginal;
 
 	if (!finite_in(m->miss_cost_s, 1e-9, HUGE_VAL))
 		return err__set(EINVAL, "poolsim: marginal: miss cost %g s "
@@ -351,37 +345,7 @@ static double draw(struct stats_rng *rng, const double *s, size_t n)
 	return n ? s[n == 1 ? 0 : stats__rng_below(rng, n)] : 0;
 }
 
-/* The mean of n > 0 samples, all above 0, and their squared CV. */
-static void make_moments(const double *s, size_t n, double *mean,
-			 double *cs2)
-{
-	double sum = 0, sq = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += s[i];
-	*mean = sum / (double)n;
-	for (size_t i = 0; i < n; i++)
-		sq += (s[i] - *mean) * (s[i] - *mean);
-	*cs2 = sq / (double)n / (*mean * *mean);
-}
-
 /* ---- rate estimates ---- */
-
-static double decayed_at(const struct decayed *d, double t)
-{
-	return d->count * exp2(-(t - d->at) / d->halflife_s);
-}
-
-static void decayed_add(struct decayed *d, double t)
-{
-	d->count = decayed_at(d, t) + 1;
-	d->at = t;
-}
-
-static double decayed_rate(const struct decayed *d, double t)
-{
-	return decayed_at(d, t) * M_LN2 / d->halflife_s;
-}
 
 static void note_make_time(struct sim *s, double took)
 {
@@ -485,78 +449,14 @@ static void hybrid_arrival(struct sim *s, double t)
 
 /* ---- MARGINAL ---- */
 
-static double marginal_rate(const struct sim *s, double t)
-{
-	const struct poolsim_marginal *p = &s->cfg->params.marginal;
-	double slow = decayed_rate(&s->slow, t), fast, noise;
-
-	if (!p->burst_halflife_s)
-		return slow;
-	fast = decayed_rate(&s->fast, t);
-	noise = sqrt(slow * M_LN2 / (2 * p->burst_halflife_s));
-	/* a burst's end: the fast count has emptied far below the slow */
-	if (fast < slow - p->burst_z * noise)
-		return fast;
-	/* one arrival after a quiet spell is no burst, though it lifts the
-	 * fast rate above a low slow one: ask for more than two */
-	if (decayed_at(&s->fast, t) <= 2)
-		return slow;
-	return fast > slow + p->burst_z * noise ? fast : slow;
-}
-
-/* The largest n up to max whose every step from 0 is worth its idle
- * time (poolsim.h). The chain of VMs missing from the pool has
- * unnormalised weights w_k, w_0 = 1, w_k / w_(k-1) = ratio(k): a / k up
- * to the workers c; above them M/M/c's geometric tail rho = a / c
- * becomes rho^(2 / (1 + cs2)), the heavy-traffic (Kingman) scaling of a
- * queue's tail with the squared CV cs2 of the service times: exact for
- * exponential makings (cs2 = 1), thinner for the steadier ones hosts
- * measure.
- *
- * Loss system (misses make their own VMs), k in [0, n]: P_miss(n) = b_n =
- * w_n / sum w and E[held](n) = n - e_n with e_n = E[k]; adding state n
- * gives Erlang B's recursion b_n = r b_(n-1) / (1 + r b_(n-1)), r =
- * ratio(n), and e_n = e_(n-1) (1 - b_n) + n b_n; b_0 = 1, e_0 = 0.
- *
- * Delay system (wait_on_empty), k >= 0: P_wait(n) = P(k >= n), so a step
- * to n saves lambda w_(n-1) / W and idles sum_(k<n) w_k / W more; their
- * ratio is lambda h_n, h_n = w_(n-1) / sum_(k<n) w_k, h_1 = 1, h_(n+1) =
- * g / (1 + g) with g = h_n ratio(n). W cancels, so a pool whose refills
- * cannot keep up (W infinite) simply climbs to max. */
 static unsigned int marginal_target(const struct sim *s, double t)
 {
-	double cost = s->cfg->params.marginal.miss_cost_s;
-	double lambda = marginal_rate(s, t), a = lambda * s->make_mean;
-	unsigned int n, c = s->cfg->workers;
-	double tail = pow(a / c, 2 / (1 + s->make_cs2));
-	double b = 1, e = 0, h = 1;
+	const struct policy_marginal *m = &s->cfg->params.marginal;
 
-	for (n = 1; n <= s->cfg->max; n++) {
-		double saved, idled;
-
-		if (s->cfg->wait_on_empty) {
-			if (n > 1) {
-				double g = h * (n - 1 <= c ? a / (n - 1)
-							   : tail);
-
-				h = g / (1 + g);
-			}
-			saved = lambda * h;
-			idled = 1;
-		} else {
-			double r = n <= c ? a / n : tail;
-			double bn = r * b / (1 + r * b);
-			double en = e * (1 - bn) + n * bn;
-
-			saved = lambda * (b - bn);
-			idled = 1 - en + e;
-			b = bn;
-			e = en;
-		}
-		if (saved * cost < idled)
-			break;
-	}
-	return n - 1;
+	return policy__marginal_target(
+		policy__marginal_rate(m, &s->slow, &s->fast, t), s->make_mean,
+		s->make_cs2, s->cfg->workers, s->cfg->max,
+		s->cfg->wait_on_empty, m->miss_cost_s);
 }
 
 /* ---- targets ---- */
@@ -570,10 +470,10 @@ static unsigned int follow_target(const struct sim *s, double t)
 
 	if (!s->arrived || !s->make_avg)
 		return s->target;
-	if (decayed_at(&s->slow, t) < 0.5)
+	if (policy__decay_count(&s->slow, t) < 0.5)
 		need = 0;
 	else
-		need = ceil(decayed_rate(&s->slow, t) * s->make_avg *
+		need = ceil(policy__decay_rate(&s->slow, t) * s->make_avg *
 			    (1 + p->headroom));
 	if (need >= s->cfg->max)
 		return s->cfg->max;
@@ -646,9 +546,9 @@ static void policy_arrival(struct sim *s, double t)
 		break;
 	case POOLSIM_FOLLOW:
 	case POOLSIM_MARGINAL:
-		decayed_add(&s->slow, t);
+		policy__decay_add(&s->slow, t);
 		if (s->fast.halflife_s)
-			decayed_add(&s->fast, t);
+			policy__decay_add(&s->fast, t);
 		break;
 	default:
 		break;
@@ -872,7 +772,7 @@ static int sim_init(struct sim *s)
 	if (cfg->policy == POOLSIM_MARGINAL) {
 		s->slow.halflife_s = cfg->params.marginal.halflife_s;
 		s->fast.halflife_s = cfg->params.marginal.burst_halflife_s;
-		make_moments(s->c->make_s, s->c->n_make, &s->make_mean,
+		policy__moments(s->c->make_s, s->c->n_make, &s->make_mean,
 			     &s->make_cs2);
 	}
 	if (cfg->policy == POOLSIM_HYBRID)

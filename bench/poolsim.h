@@ -127,6 +127,7 @@
 #define COLDSTART_POOLSIM_H
 
 #include "arrivals.h"
+#include "policy.h"
 #include "stats.h"
 
 #include <stdbool.h>
@@ -186,12 +187,8 @@ struct poolsim_params {
 		unsigned int size, min;
 		double halflife_s, headroom;
 	} follow;
-	struct poolsim_marginal {
-		double miss_cost_s;
-		double halflife_s;
-		double burst_halflife_s; /* 0: no burst detection */
-		double burst_z;
-	} marginal;
+	struct policy_marginal marginal; /* burst_halflife_s 0: no
+					  * burst detection */
 };
 
 struct poolsim_config {

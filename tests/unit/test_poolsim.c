@@ -424,7 +424,7 @@ static void marginal_trace(void **state)
 	struct poolsim_result r;
 
 	(void)state;
-	cfg.params.marginal = (struct poolsim_marginal){
+	cfg.params.marginal = (struct policy_marginal){
 		.miss_cost_s = 15, .halflife_s = 10,
 	};
 	r = run_trace(&cfg);
@@ -551,7 +551,7 @@ static void marginal_burst(void **state)
 		a.t[i] = a.t[i - 1] + (i <= 10 || i > 210 ? 10 : 0.05);
 	costs.make_s = fast;
 	cfg.max = 8;
-	cfg.params.marginal = (struct poolsim_marginal){
+	cfg.params.marginal = (struct policy_marginal){
 		.miss_cost_s = 5, .halflife_s = 30, .burst_halflife_s = 3,
 		.burst_z = 3,
 	};

@@ -1,0 +1,110 @@
+/* The warm pool's rate-driven policies (policy.h): decayed arrival
+ * counts and the marginal policy's rate and target. */
+#include "policy.h"
+
+#include <math.h>
+
+double policy__decay_count(const struct policy_decay *d, double t)
+{
+	return d->count * exp2(-(t - d->at) / d->halflife_s);
+}
+
+void policy__decay_add(struct policy_decay *d, double t)
+{
+	d->count = policy__decay_count(d, t) + 1;
+	d->at = t;
+}
+
+double policy__decay_rate(const struct policy_decay *d, double t)
+{
+	return policy__decay_count(d, t) * M_LN2 / d->halflife_s;
+}
+
+double policy__marginal_rate(const struct policy_marginal *m,
+			     const struct policy_decay *slow,
+			     const struct policy_decay *fast, double t)
+{
+	double rs = policy__decay_rate(slow, t), rf, noise;
+
+	if (!m->burst_halflife_s)
+		return rs;
+	rf = policy__decay_rate(fast, t);
+	noise = sqrt(rs * M_LN2 / (2 * m->burst_halflife_s));
+	/* a burst's end: the fast count has emptied far below the slow */
+	if (rf < rs - m->burst_z * noise)
+		return rf;
+	/* one arrival after a quiet spell is no burst, though it lifts the
+	 * fast rate above a low slow one: ask for more than two */
+	if (policy__decay_count(fast, t) <= 2)
+		return rs;
+	return rf > rs + m->burst_z * noise ? rf : rs;
+}
+
+/* The largest n up to max whose every step from 0 is worth its idle
+ * time (policy.h). The chain of VMs missing from the pool has
+ * unnormalised weights w_k, w_0 = 1, w_k / w_(k-1) = ratio(k): a / k up
+ * to the workers c; above them M/M/c's geometric tail rho = a / c
+ * becomes rho^(2 / (1 + cs2)), the heavy-traffic (Kingman) scaling of a
+ * queue's tail with the squared CV cs2 of the service times: exact for
+ * exponential makings (cs2 = 1), thinner for the steadier ones hosts
+ * measure.
+ *
+ * Loss system (misses make their own VMs), k in [0, n]: P_miss(n) = b_n =
+ * w_n / sum w and E[held](n) = n - e_n with e_n = E[k]; adding state n
+ * gives Erlang B's recursion b_n = r b_(n-1) / (1 + r b_(n-1)), r =
+ * ratio(n), and e_n = e_(n-1) (1 - b_n) + n b_n; b_0 = 1, e_0 = 0.
+ *
+ * Delay system (wait_on_empty), k >= 0: P_wait(n) = P(k >= n), so a step
+ * to n saves lambda w_(n-1) / W and idles sum_(k<n) w_k / W more; their
+ * ratio is lambda h_n, h_n = w_(n-1) / sum_(k<n) w_k, h_1 = 1, h_(n+1) =
+ * g / (1 + g) with g = h_n ratio(n). W cancels, so a pool whose refills
+ * cannot keep up (W infinite) simply climbs to max. */
+unsigned int policy__marginal_target(double lambda, double make_mean,
+				     double make_cs2, unsigned int workers,
+				     unsigned int max, bool wait_on_empty,
+				     double miss_cost_s)
+{
+	double a = lambda * make_mean;
+	unsigned int n, c = workers;
+	double tail = pow(a / c, 2 / (1 + make_cs2));
+	double b = 1, e = 0, h = 1;
+
+	for (n = 1; n <= max; n++) {
+		double saved, idled;
+
+		if (wait_on_empty) {
+			if (n > 1) {
+				double g = h * (n - 1 <= c ? a / (n - 1)
+							   : tail);
+
+				h = g / (1 + g);
+			}
+			saved = lambda * h;
+			idled = 1;
+		} else {
+			double r = n <= c ? a / n : tail;
+			double bn = r * b / (1 + r * b);
+			double en = e * (1 - bn) + n * bn;
+
+			saved = lambda * (b - bn);
+			idled = 1 - en + e;
+			b = bn;
+			e = en;
+		}
+		if (saved * miss_cost_s < idled)
+			break;
+	}
+	return n - 1;
+}
+
+void policy__moments(const double *s, size_t n, double *mean, double *cs2)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	*mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (s[i] - *mean) * (s[i] - *mean);
+	*cs2 = sq / (double)n / (*mean * *mean);
+}
