@@ -32,7 +32,8 @@ void pool_cli__catch_signals(void)
 }
 
 static const char *const holds[] = { "warm", "shell", NULL };
-static const char *const policies[] = { "fixed", "follow", NULL };
+static const char *const policies[] = { "fixed", "follow", "marginal",
+					 NULL };
 static const char *const on_empty[] = { "make", "wait", NULL };
 
 void pool_cli__defaults(struct pool_cli *o)
@@ -53,6 +54,9 @@ void pool_cli__defaults(struct pool_cli *o)
 	o->cfg.workers = 1;
 	o->cfg.halflife_s = 10;
 	o->cfg.headroom = 0.5;
+	o->cfg.miss_cost_s = 60;
+	o->cfg.burst_halflife_s = 3;
+	o->cfg.burst_z = 3;
 	o->cfg.timeout_ns = 10000000000ull;
 }
 
@@ -140,6 +144,16 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 	case 0x210:
 		return count("--abort-every", arg, 1, 1000000,
 			     &cfg->abort_every);
+	case 0x220:
+		ret = args__duration("--miss-cost", arg, &ns);
+		cfg->miss_cost_s = (double)ns / 1e9;
+		return ret;
+	case 0x221:
+		ret = args__duration("--burst-halflife", arg, &ns);
+		cfg->burst_halflife_s = (double)ns / 1e9;
+		return ret;
+	case 0x222:
+		return number("--burst-z", arg, &cfg->burst_z);
 	default:
 		return 1;
 	}
@@ -148,7 +162,10 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 int pool_cli__finish(struct pool_cli *o)
 {
 	struct pool_config *cfg = &o->cfg;
+	int ret = pool__check_policy(cfg);
 
+	if (ret < 0)
+		return ret;
 	if (!o->max_set && cfg->size > cfg->max)
 		cfg->max = cfg->size;
 	if (cfg->size > cfg->max)
@@ -202,16 +219,31 @@ void pool_cli__usage(FILE *out)
 	      "first target)\n"
 	      "  --min N, --max N     bounds of the target (default 0 and 64)\n"
 	      "  --workers K          refill threads (default 1)\n"
-	      "  --policy fixed|follow\n"
+	      "  --policy fixed|follow|marginal\n"
 	      "                       follow: the target tracks the arrival "
 	      "rate (an\n"
 	      "                       exponentially decayed count) times the "
 	      "time to make\n"
-	      "                       one VM, plus --headroom\n"
-	      "  --halflife DUR       follow: the rate estimate's half-life "
-	      "(default 10s)\n"
+	      "                       one VM, plus --headroom; marginal: holds "
+	      "the n-th VM\n"
+	      "                       while the misses it saves, each worth "
+	      "--miss-cost of\n"
+	      "                       idle time, outweigh its idle time (what "
+	      "`coldstart\n"
+	      "                       tune pool` simulates)\n"
+	      "  --halflife DUR       follow, marginal: the rate estimate's "
+	      "half-life\n"
+	      "                       (default 10s)\n"
 	      "  --headroom F         follow: extra fraction held (default "
 	      "0.5)\n"
+	      "  --miss-cost DUR      marginal: idle VM-time one miss is worth "
+	      "(default 60s)\n"
+	      "  --burst-halflife DUR marginal: the burst detector's fast "
+	      "half-life (default\n"
+	      "                       3s; 0 for none)\n"
+	      "  --burst-z F          marginal: a burst is the fast rate F "
+	      "standard deviations\n"
+	      "                       from the slow one (default 3)\n"
 	      "  --on-empty make|wait what a request does when nothing is "
 	      "held: make its\n"
 	      "                       own VM (a miss; default) or wait for "
@@ -243,6 +275,15 @@ json_t *pool_cli__config_json(const struct pool_cli *o)
 		(json_int_t)c->max, "workers", (json_int_t)c->workers,
 		"halflife_s", c->halflife_s, "headroom", c->headroom,
 		"timeout_s", (double)c->timeout_ns / 1e9);
+
+	if (j && c->policy == POOL_MARGINAL &&
+	    json_object_set_new(j, "marginal", json_pack(
+		    "{s:f, s:f, s:f}", "miss_cost_s", c->miss_cost_s,
+		    "burst_halflife_s", c->burst_halflife_s, "burst_z",
+		    c->burst_z)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 
 	if (j && c->source == POOL_FROM_PROBE &&
 	    json_object_set_new(j, "probe", json_pack(

@@ -36,7 +36,10 @@ struct pool_cli {
 	{ "on-empty", required_argument, NULL, 0x20d },                    \
 	{ "timeout", required_argument, NULL, 0x20e },                     \
 	{ "kvm", required_argument, NULL, 0x20f },                         \
-	{ "abort-every", required_argument, NULL, 0x210 }
+	{ "abort-every", required_argument, NULL, 0x210 },                 \
+	{ "miss-cost", required_argument, NULL, 0x220 },                   \
+	{ "burst-halflife", required_argument, NULL, 0x221 },              \
+	{ "burst-z", required_argument, NULL, 0x222 }
 
 /* The defaults: the probe guest (2 MiB init, 1 MiB working set, 1 vCPU)
  * held warm, 4 VMs (at most 64), one refill thread, fixed size, a miss

@@ -1154,6 +1154,19 @@ static void metric_text(char *buf, size_t size, const struct slo *slo,
 		snprintf(buf, size, "%.3f ms", v * 1e3);
 }
 
+/* A duration as `coldstart pool` reads it: whole seconds, else whole ms
+ * or us ("0.1" -> "100ms"). */
+static const char *dur_text(char *buf, size_t len, double s)
+{
+	if (s == floor(s))
+		snprintf(buf, len, "%.0fs", s);
+	else if (s * 1e3 == floor(s * 1e3))
+		snprintf(buf, len, "%.0fms", s * 1e3);
+	else
+		snprintf(buf, len, "%.0fus", s * 1e6);
+	return buf;
+}
+
 /* The `coldstart pool` command that applies x, or "" when its policy is
  * not one `coldstart pool` has. */
 static void pool_command(char *buf, size_t size, const struct cand *x,
@@ -1178,6 +1191,19 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 			 "--workers %u%s", c->source_args, f->size, f->min,
 			 x->cfg.max, f->halflife_s, f->headroom, c->workers,
 			 wait);
+	} else if (x->cfg.policy == POOLSIM_MARGINAL) {
+		const struct policy_marginal *m = &x->cfg.params.marginal;
+		char cost[32], half[32], burst[32];
+
+		/* the simulated pool holds nothing before the first arrival */
+		snprintf(buf, size, "coldstart pool%s --policy marginal --size 0 "
+			 "--min 0 --max %u --miss-cost %s --halflife %s "
+			 "--burst-halflife %s --burst-z %g --workers %u%s",
+			 c->source_args, x->cfg.max,
+			 dur_text(cost, sizeof(cost), m->miss_cost_s),
+			 dur_text(half, sizeof(half), m->halflife_s),
+			 dur_text(burst, sizeof(burst), m->burst_halflife_s),
+			 m->burst_z, c->workers, wait);
 	} else {
 		buf[0] = '\0';
 	}
@@ -1187,20 +1213,25 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 static bool applies(const struct cand *x)
 {
 	return x->cfg.policy == POOLSIM_FIXED ||
-	       x->cfg.policy == POOLSIM_FOLLOW;
+	       x->cfg.policy == POOLSIM_FOLLOW ||
+	       x->cfg.policy == POOLSIM_MARGINAL;
 }
 
 /* The cheapest configuration meeting the SLO that `coldstart pool` can
- * apply (fixed or follow), or NULL. */
+ * apply (fixed, follow or marginal), or NULL. */
 static const struct cand *best_applicable(const struct sweep *sw)
 {
-	ssize_t a = sw->best[POOLSIM_FIXED], b = sw->best[POOLSIM_FOLLOW];
+	static const enum poolsim_policy runs[] = {
+		POOLSIM_FIXED, POOLSIM_FOLLOW, POOLSIM_MARGINAL };
+	const struct cand *best = NULL;
 
-	if (a < 0)
-		return b < 0 ? NULL : &sw->c[b];
-	if (b < 0)
-		return &sw->c[a];
-	return cheaper(&sw->c[b], &sw->c[a]) ? &sw->c[b] : &sw->c[a];
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		ssize_t k = sw->best[runs[i]];
+
+		if (k >= 0 && (!best || cheaper(&sw->c[k], best)))
+			best = &sw->c[k];
+	}
+	return best;
 }
 
 /* Whether the making-time samples' mean is more than twice off the
@@ -1296,10 +1327,11 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 		return;
 	}
 	fprintf(f, "The %s policy is simulated only: `coldstart pool` has "
-		"fixed and follow. ", poolsim__policy_name(x->cfg.policy));
+		"fixed, follow and marginal. ",
+		poolsim__policy_name(x->cfg.policy));
 	alt = best_applicable(sw);
 	if (!alt) {
-		fputs("No fixed or follow configuration meets the SLO, so no "
+		fputs("No fixed, follow or marginal configuration meets the SLO, so no "
 		      "pool command applies.\n\n", f);
 		return;
 	}

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "kvm.h"
+#include "policy.h"
 #include "snapshot.h"
 #include "timeline.h"
 #include "vm.h"
@@ -58,9 +59,8 @@ struct pool {
 	unsigned int failures_in_row;
 	struct worker *workers;
 
-	/* the arrival-rate estimate: an exponentially decayed count */
-	double decayed;
-	uint64_t decayed_at;
+	/* the arrival-rate estimates (policy.h; fast: marginal's bursts) */
+	struct policy_decay slow, fast;
 	bool arrived;
 
 	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */
@@ -78,11 +78,38 @@ const char *pool__hold_name(enum pool_hold h)
 
 const char *pool__policy_name(enum pool_policy p)
 {
-	return p == POOL_FOLLOW ? "follow" : "fixed";
+	return p == POOL_FOLLOW ? "follow" : p == POOL_MARGINAL ? "marginal"
+							       : "fixed";
+}
+
+int pool__check_policy(const struct pool_config *c)
+{
+	/* the rate is estimated for every pool (stats), followed by some */
+	if (!(c->halflife_s > 0 && c->halflife_s <= 86400))
+		return err__set(EINVAL, "half-life %g s (above 0, at "
+				"most a day)", c->halflife_s);
+	if (c->policy == POOL_FOLLOW && !(c->headroom >= 0 && c->headroom <= 100))
+		return err__set(EINVAL, "headroom %g (0 to 100)",
+				c->headroom);
+	if (c->policy == POOL_MARGINAL && !(c->miss_cost_s > 0 &&
+					    c->miss_cost_s <= 86400))
+		return err__set(EINVAL, "miss cost %g s (above 0, at "
+				"most a day)", c->miss_cost_s);
+	if (c->policy == POOL_MARGINAL &&
+	    !(c->burst_halflife_s >= 0 && c->burst_halflife_s <= c->halflife_s))
+		return err__set(EINVAL, "burst half-life %g s (0, or at "
+				"most the half-life %g s)", c->burst_halflife_s,
+				c->halflife_s);
+	if (c->policy == POOL_MARGINAL && !(c->burst_z >= 0 && c->burst_z < 1e6))
+		return err__set(EINVAL, "burst threshold %g (at least 0)",
+				c->burst_z);
+	return 0;
 }
 
 static int check_config(const struct pool_config *c)
 {
+	int ret;
+
 	if (!c->kvm)
 		return err__set(EINVAL, "pool: no KVM handle");
 	if (c->workers < 1 || c->workers > 64)
@@ -96,13 +123,9 @@ static int check_config(const struct pool_config *c)
 	if (c->size < c->min || c->size > c->max)
 		return err__set(EINVAL, "pool: size %u outside [%u, %u]",
 				c->size, c->min, c->max);
-	/* the rate is estimated for every pool (stats), followed by some */
-	if (!(c->halflife_s > 0 && c->halflife_s <= 86400))
-		return err__set(EINVAL, "pool: half-life %g s (above 0, at "
-				"most a day)", c->halflife_s);
-	if (c->policy == POOL_FOLLOW && !(c->headroom >= 0 && c->headroom <= 100))
-		return err__set(EINVAL, "pool: headroom %g (0 to 100)",
-				c->headroom);
+	ret = pool__check_policy(c);
+	if (ret < 0)
+		return ret;
 	if (!c->timeout_ns)
 		return err__set(EINVAL, "pool: no request timeout");
 	if (c->source == POOL_FROM_SNAPSHOT) {
@@ -298,45 +321,81 @@ static struct held *take_newest(struct pool *p)
 	return p->held[--p->nheld];
 }
 
-static double rate_at(const struct pool *p, uint64_t now)
+static double seconds(uint64_t ns)
 {
-	double h = p->cfg.halflife_s, dt;
-
-	if (!p->arrived)
-		return 0;
-	dt = now > p->decayed_at ? (double)(now - p->decayed_at) / NS : 0;
-	return p->decayed * exp2(-dt / h) * M_LN2 / h;
+	return (double)ns / NS;
 }
 
+static double rate_at(const struct pool *p, uint64_t now)
+{
+	return p->arrived ? policy__decay_rate(&p->slow, seconds(now)) : 0;
+}
+
+/* Arrivals from several threads may come a little out of order: a late
+ * one counts at the newest time seen. */
 static void note_arrival(struct pool *p, uint64_t t)
 {
-	double h = p->cfg.halflife_s, dt = 0;
+	double s = seconds(t);
 
-	if (p->arrived && t > p->decayed_at)
-		dt = (double)(t - p->decayed_at) / NS;
-	if (!p->arrived || t > p->decayed_at)
-		p->decayed_at = t;
-	p->decayed = p->decayed * exp2(-dt / h) + 1;
+	if (p->arrived && s < p->slow.at)
+		s = p->slow.at;
+	policy__decay_add(&p->slow, s);
+	if (p->fast.halflife_s)
+		policy__decay_add(&p->fast, s);
 	p->arrived = true;
 }
 
-/* A following target from the rate and the making time; a fixed target
- * stays where it was set. */
+/* follow's target (pool.h), or -1 while it is not known yet. */
+static double follow_need(const struct pool *p, uint64_t now)
+{
+	if (!p->st.make_s)
+		return -1;
+	/* the decayed count below one half: no arrival for about a
+	 * half-life or more, so nothing is expected; else cover what
+	 * arrives while one VM is made (ceil: a low rate still holds one) */
+	if (policy__decay_count(&p->slow, seconds(now)) < 0.5)
+		return 0;
+	return ceil(rate_at(p, now) * p->st.make_s * (1 + p->cfg.headroom));
+}
+
+/* marginal's target (pool.h), or -1 while no making time is known. The
+ * making times are the refills' kept (their variability matters), else
+ * the moving average of requests' own makings with exponential spread. */
+static double marginal_need(const struct pool *p, uint64_t now)
+{
+	size_t n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
+						      : MAKE_TIMES_KEPT;
+	struct policy_marginal m = {
+		.miss_cost_s = p->cfg.miss_cost_s,
+		.halflife_s = p->cfg.halflife_s,
+		.burst_halflife_s = p->cfg.burst_halflife_s,
+		.burst_z = p->cfg.burst_z,
+	};
+	double mean = p->st.make_s, cs2 = 1;
+
+	if (n)
+		policy__moments(p->make_times, n, &mean, &cs2);
+	if (!mean)
+		return -1;
+	return policy__marginal_target(
+		policy__marginal_rate(&m, &p->slow, &p->fast, seconds(now)),
+		mean, cs2, p->cfg.workers, p->cfg.max,
+		p->cfg.on_empty == POOL_WAIT, m.miss_cost_s);
+}
+
+/* A rate-driven target from the rate and the making times; a fixed
+ * target stays where it was set. */
 static void retarget(struct pool *p, uint64_t now)
 {
 	double need;
 	unsigned int t;
 
-	if (p->cfg.policy != POOL_FOLLOW || !p->arrived || !p->st.make_s)
+	if (p->cfg.policy == POOL_FIXED || !p->arrived)
 		return;
-	/* the decayed count below one half: no arrival for about a
-	 * half-life or more, so nothing is expected; else cover what
-	 * arrives while one VM is made (ceil: a low rate still holds one) */
-	if (rate_at(p, now) * p->cfg.halflife_s / M_LN2 < 0.5)
-		need = 0;
-	else
-		need = ceil(rate_at(p, now) * p->st.make_s *
-			    (1 + p->cfg.headroom));
+	need = p->cfg.policy == POOL_FOLLOW ? follow_need(p, now)
+					    : marginal_need(p, now);
+	if (need < 0)
+		return;
 	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
 	if (t < p->cfg.min)
 		t = p->cfg.min;
@@ -405,7 +464,7 @@ static void *refill(void *arg)
 			continue;
 		}
 		if (p->nheld + p->making >= p->target) {
-			if (p->cfg.policy == POOL_FOLLOW)
+			if (p->cfg.policy != POOL_FIXED)
 				wait_ns(&p->wake, &p->lock, RETARGET_NS);
 			else
 				pthread_cond_wait(&p->wake, &p->lock);
@@ -479,6 +538,9 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 		return err__set(ENOMEM, "allocating a pool");
 	p->cfg = *cfg;
 	p->target = cfg->size;
+	p->slow.halflife_s = cfg->halflife_s;
+	if (cfg->policy == POOL_MARGINAL)
+		p->fast.halflife_s = cfg->burst_halflife_s;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	pthread_cond_init(&p->ready, NULL);

@@ -26,7 +26,15 @@
  *            being made, where the refill time is a moving average of how
  *            long one VM took to make, clamped to [min, max]; it is min
  *            once the decayed count is below one half (no arrival for
- *            about a half-life). */
+ *            about a half-life);
+ *   marginal - the largest target whose every VM saves more misses (each
+ *            worth miss_cost_s of idle time) than it idles, from the
+ *            rate (as follow's, switching to a fast estimate in bursts)
+ *            and the mean and variability of the refills' making times
+ *            (policy.h); the first target (size) holds until the first
+ *            arrival and the first VM made, clamped to [min, max]. The
+ *            simulator behind `coldstart tune pool` runs the same
+ *            arithmetic. */
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 
@@ -46,7 +54,7 @@ enum pool_source {
 };
 
 enum pool_hold { POOL_HOLD_WARM, POOL_HOLD_SHELL };
-enum pool_policy { POOL_FIXED, POOL_FOLLOW };
+enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
 enum pool_on_empty {
 	POOL_MAKE, /* the request makes its own VM (a miss) */
 	POOL_WAIT, /* the request waits for the next refill */
@@ -70,6 +78,9 @@ struct pool_config {
 	unsigned int workers; /* refill threads, >= 1 */
 	double halflife_s;    /* the rate estimate's half-life (> 0) */
 	double headroom;      /* follow: extra fraction held, e.g. 0.5 */
+	/* marginal (policy.h): the cost of one miss in idle VM-seconds, and
+	 * the burst detector's half-life (0: none) and threshold */
+	double miss_cost_s, burst_halflife_s, burst_z;
 	uint64_t timeout_ns;  /* one request's run, and one VM's making */
 	/* Testing: every Nth VM the refill threads make runs a guest that
 	 * aborts after READY (probe sources only; 0: never); VMs requests
@@ -104,6 +115,10 @@ struct pool_stats {
 	double make_s;          /* moving average of one VM's making */
 	char last_error[256];   /* of the last failure, or "" */
 };
+
+/* Checks the policy's parameters (half-life, headroom, marginal's):
+ * -EINVAL naming the offending value. pool__start checks them too. */
+int pool__check_policy(const struct pool_config *cfg);
 
 /* Checks the config (-EINVAL naming the offending value), opens the
  * snapshot, starts the refill threads and returns at once: the pool fills

@@ -51,7 +51,7 @@ expect 0 'Recommendation' tune pool "${A[@]}" --slo p99=10ms \
 	--memory-budget 1G --out "$tmp/o1"
 grep -q 'arrival_to_first_run.hit (40 samples)' "$out" && ok ||
 	fail "the Costs section names the hit samples"
-grep -Eq '^    coldstart pool .*--policy (fixed|follow) ' "$out" && ok ||
+grep -Eq '^    coldstart pool .*--policy (fixed|follow|marginal) ' "$out" && ok ||
 	fail "a coldstart pool command line is printed"
 grep -q 'warm VMs that fit: 256' "$out" && ok ||
 	fail "1 GiB holds 256 VMs of 4 MiB"
@@ -173,7 +173,7 @@ grep -q '^## Tuning' "$tmp/res/report.md" && ok ||
 	fail "report.md has a Tuning section after tune --out"
 grep -q '^- tune pool (poisson 5/s, 300 s, seed 3, SLO p99=10ms): ' \
 	"$tmp/res/report.md" && ok || fail "the summary has the tune line"
-grep -Eq '^    coldstart pool .*--policy (fixed|follow) ' "$tmp/res/report.md" &&
+grep -Eq '^    coldstart pool .*--policy (fixed|follow|marginal) ' "$tmp/res/report.md" &&
 	ok || fail "report.md carries the pool command"
 grep -q 'full report: tune-pool.md' "$tmp/res/report.md" && ok ||
 	fail "report.md points to tune-pool.md beside it"
