@@ -1,9 +1,10 @@
-/* `coldstart compare BASE.json NEW.json`: the regression gate, printed
- * like benchstat, with exports for github-action-benchmark and benchstat
- * itself. */
+/* `coldstart compare BASE NEW`: the regression gate between two results
+ * or two directories of results, printed like benchstat, with exports
+ * for github-action-benchmark and benchstat itself; and `compare --hosts
+ * DIR...`, the cross-host table. */
 #include "args.h"
 #include "cli.h"
-#include "compare.h"
+#include "compare_cli.h"
 #include "err.h"
 #include "output.h"
 #include "sysinfo.h"
@@ -22,30 +23,31 @@ enum {
 	OPT_GITHUB,
 	OPT_GOBENCH,
 	OPT_JSON,
-};
-
-struct compare_cli {
-	const char *base_path, *new_path;
-	struct compare_opts o;
-	struct metric_threshold *overrides; /* room for argc entries */
-	bool force;
-	bool json; /* verdicts as one JSON document on stdout */
-	const char *github_path, *gobench_path;
+	OPT_MIN_SAMPLES,
+	OPT_HOSTS,
 };
 
 static void usage(FILE *out)
 {
-	fputs("Usage: coldstart compare BASE.json NEW.json [OPTIONS]\n"
-	      "Compares two results of one benchmark (as `coldstart bench "
-	      "... --out` writes),\nseries by series: median ± spread (half "
-	      "the 95 % bootstrap interval of the\nmedian), the change of "
-	      "the median, the p-value of a two-sided Mann-Whitney U\ntest "
-	      "and the samples per side; '~' when the change is not "
-	      "significant.\nA series regresses when p < alpha AND its "
-	      "median got worse by more than the\nthreshold. Results from "
-	      "different hosts (hostname, CPU model, KVM flavour), an\n"
-	      "emulated host against a native one, or different "
-	      "configurations (config,\napart from count) are refused.\n\n"
+	fputs("Usage: coldstart compare BASE NEW [OPTIONS]\n"
+	      "       coldstart compare --hosts DIR DIR...\n"
+	      "Compares two results of one benchmark (BASE.json NEW.json, as "
+	      "`coldstart bench\n... --out` writes) or two directories of "
+	      "results (series matched by driver\nand name), series by "
+	      "series: median ± spread (half the 95 % bootstrap\ninterval "
+	      "of the median), the change of the median, the p-value of a "
+	      "two-sided\nMann-Whitney U test and the samples per side; '~' "
+	      "when the change is not\nsignificant; a geomean row per unit. "
+	      "A series regresses when p < alpha AND its\nmedian got worse "
+	      "by more than the threshold. It is INCONCLUSIVE ('?') when it\n"
+	      "did not regress but could not have shown a regression of the "
+	      "threshold's size:\ntoo few samples for p < alpha, a minimum "
+	      "detectable effect (80 % power, from\nthe MAD noise) above the "
+	      "threshold, or fewer than --min-samples; it then says\nhow many "
+	      "samples per side it needs at this noise. Results from different "
+	      "hosts\n(hostname, CPU model, KVM flavour), an emulated host "
+	      "against a native one, or\ndifferent configurations (config, "
+	      "apart from count) are refused.\n\n"
 	      "  --threshold PCT          practical threshold in percent "
 	      "(default 5)\n"
 	      "  --metric-threshold NAME=PCT\n"
@@ -54,6 +56,8 @@ static void usage(FILE *out)
 	      "                           pattern); repeatable, the last "
 	      "match wins\n"
 	      "  --alpha P                significance level (default 0.01)\n"
+	      "  --min-samples N          fewer samples on a side: "
+	      "inconclusive (default 0)\n"
 	      "  --test utest|permutation the U test (default) or a "
 	      "permutation test on the\n"
 	      "                           difference of medians (10000 "
@@ -69,10 +73,18 @@ static void usage(FILE *out)
 	      "format, for benchstat\n"
 	      "  --json                   the verdicts as one JSON document "
 	      "on stdout\n"
+	      "  --hosts DIR DIR...       instead: a Markdown table of the "
+	      "hosts whose result\n                           directories "
+	      "are given, grouped by CPU model, kernel\n"
+	      "                           and KVM flavour, with each "
+	      "driver's headline medians\n"
 	      "  -h, --help               this help\n\n"
-	      "Exit codes: 0 no regression, 1 regression (or a failed "
-	      "export), 2 usage error\nor inputs that are missing, malformed "
-	      "or not comparable.\n", out);
+	      "Exit codes: 0 no regression (every series decided), 1 "
+	      "regression,\n2 usage error or inputs that are missing, "
+	      "malformed or not comparable,\n3 inconclusive (no regression "
+	      "found, but a series could not have shown one),\n4 an export "
+	      "could not be written (the verdicts were no regression or\n"
+	      "inconclusive; a regression keeps 1).\n", out);
 }
 
 /* "5", "5%", "2.5": a fraction in [0, 10]. */
@@ -109,6 +121,7 @@ static int parse_option(int c, struct compare_cli *cli)
 {
 	static const char *const tests[] = { "utest", "permutation", NULL };
 	unsigned int test;
+	uint64_t n;
 	int ret;
 
 	switch (c) {
@@ -119,6 +132,10 @@ static int parse_option(int c, struct compare_cli *cli)
 				    &cli->overrides[cli->o.nr_overrides++]);
 	case OPT_ALPHA:
 		return args__probability("--alpha", optarg, &cli->o.alpha);
+	case OPT_MIN_SAMPLES:
+		ret = args__u64("--min-samples", optarg, 0, 1000000000, &n);
+		cli->o.min_samples = (size_t)n;
+		return ret;
 	case OPT_TEST:
 		ret = args__choice("--test", optarg, tests, &test);
 		cli->o.test = test ? COMPARE_PERMUTATION : COMPARE_UTEST;
@@ -135,9 +152,33 @@ static int parse_option(int c, struct compare_cli *cli)
 	case OPT_JSON:
 		cli->json = true;
 		return 0;
+	case OPT_HOSTS:
+		cli->nr_hosts = 1; /* the operands are the directories */
+		return 0;
 	default:
 		return err__set(EINVAL, "unknown option");
 	}
+}
+
+static int operands(int argc, char **argv, struct compare_cli *cli)
+{
+	if (cli->nr_hosts) {
+		if (argc - optind < 1)
+			return err__set(EINVAL, "--hosts needs result "
+					"directories");
+		cli->hosts = argv + optind;
+		cli->nr_hosts = (size_t)(argc - optind);
+		return 0;
+	}
+	if (argc - optind < 2)
+		return err__set(EINVAL, "needs two results (files or "
+				"directories), BASE and NEW");
+	if (argc - optind > 2)
+		return err__set(EINVAL, "unexpected argument '%s'",
+				argv[optind + 2]);
+	cli->base_path = argv[optind];
+	cli->new_path = argv[optind + 1];
+	return 0;
 }
 
 /* 0 to go on, 1 for --help, -EINVAL with a message. */
@@ -147,11 +188,13 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "metric-threshold", required_argument, NULL, OPT_METRIC },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "hosts", no_argument, NULL, OPT_HOSTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,258 +210,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 			return args__bad_option(argv);
 		ret = parse_option(c, cli);
 	}
-	if (ret < 0)
-		return ret;
-	if (argc - optind < 2)
-		return err__set(EINVAL, "needs two result files, BASE and NEW");
-	if (argc - optind > 2)
-		return err__set(EINVAL, "unexpected argument '%s'",
-				argv[optind + 2]);
-	cli->base_path = argv[optind];
-	cli->new_path = argv[optind + 1];
-	return 0;
-}
-
-static int load(const char *path, struct result_doc *doc)
-{
-	char why[400];
-	json_error_t e;
-	json_t *root;
-	FILE *f = fopen(path, "r");
-	int ret;
-
-	if (!f)
-		return err__sys(errno, "cannot read %s", path);
-	root = json_loadf(f, 0, &e);
-	fclose(f);
-	if (!root)
-		return err__set(EINVAL, "%s is not JSON: %s (line %d, column "
-				"%d)", path, e.text, e.line, e.column);
-	ret = compare__parse(root, doc);
-	json_decref(root);
-	if (ret < 0) {
-		snprintf(why, sizeof(why), "%s", err__last());
-		return err__set(-ret, "%s: %s", path, why);
-	}
-	return 0;
-}
-
-/* ---- the table ---- */
-
-struct scale {
-	double div;
-	const char *unit;
-};
-
-static struct scale scale_for(const char *unit, double v)
-{
-	if (strcmp(unit, "ns"))
-		return (struct scale){ 1, unit };
-	if (v >= 1e9)
-		return (struct scale){ 1e9, "s" };
-	if (v >= 1e6)
-		return (struct scale){ 1e6, "ms" };
-	if (v >= 1e3)
-		return (struct scale){ 1e3, "us" };
-	return (struct scale){ 1, "ns" };
-}
-
-static void format_value(char *buf, size_t len, double v, double spread,
-			 struct scale sc)
-{
-	snprintf(buf, len, "%.4g %s ± %.0f%%", v / sc.div, sc.unit,
-		 100 * spread);
-}
-
-static void format_delta(char *buf, size_t len, const struct compare_row *r)
-{
-	if (r->verdict == COMPARE_SAME)
-		snprintf(buf, len, "~");
-	else
-		snprintf(buf, len, "%+.2f%%", 100 * r->delta);
-}
-
-static void format_verdict(char *buf, size_t len, const struct compare_row *r)
-{
-	static const char *const what[] = {
-		[COMPARE_SAME] = "",
-		[COMPARE_WITHIN] = "within ",
-		[COMPARE_IMPROVED] = "improved beyond ",
-		[COMPARE_REGRESSED] = "REGRESSION beyond ",
-	};
-
-	if (r->verdict == COMPARE_SAME)
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%s%g%%", what[r->verdict],
-			 100 * r->threshold);
-}
-
-static int name_width(const struct compare_result *res)
-{
-	size_t w = strlen("series");
-
-	for (size_t i = 0; i < res->nr_rows; i++)
-		if (strlen(res->rows[i].name) > w)
-			w = strlen(res->rows[i].name);
-	return (int)w;
-}
-
-/* Cells hold one "±", two bytes wide in UTF-8 but one column on screen. */
-static void print_row(int w, const struct compare_row *r)
-{
-	struct scale sc = scale_for(r->unit, r->base_median);
-	char base[48], new_[48], delta[24], n[48], verdict[48];
-
-	format_value(base, sizeof(base), r->base_median, r->base_spread, sc);
-	format_value(new_, sizeof(new_), r->new_median, r->new_spread, sc);
-	format_delta(delta, sizeof(delta), r);
-	snprintf(n, sizeof(n), "%zu+%zu", r->n_base, r->n_new);
-	format_verdict(verdict, sizeof(verdict), r);
-	printf("%-*s  %-22s  %-22s  %8s  %7.3f  ", w, r->name, base, new_,
-	       delta, r->p);
-	if (*verdict)
-		printf("%-9s  %s\n", n, verdict);
-	else
-		printf("%s\n", n);
-}
-
-static void print_table(const struct compare_cli *cli,
-			const struct result_doc *base,
-			const struct compare_result *res)
-{
-	int w = name_width(res);
-
-	printf("%s: BASE %s, NEW %s (%s, alpha %g, threshold %g%%)\n",
-	       base->bench, cli->base_path, cli->new_path,
-	       cli->o.test == COMPARE_UTEST ? "Mann-Whitney U" :
-					      "permutation test",
-	       cli->o.alpha, 100 * cli->o.threshold);
-	printf("%-*s  %-21s  %-21s  %8s  %7s  %s\n", w, "series",
-	       "base median", "new median", "delta", "p", "n");
-	for (size_t i = 0; i < res->nr_rows; i++)
-		print_row(w, &res->rows[i]);
-}
-
-static void print_names(const char *what, const char **names, size_t n)
-{
-	if (!n)
-		return;
-	printf("only in %s:", what);
-	for (size_t i = 0; i < n; i++)
-		printf(" %s", names[i]);
-	putchar('\n');
-}
-
-static void warn_outliers(const struct compare_row *r)
-{
-	if (r->base_out.count || r->new_out.count)
-		fprintf(stderr, "warning: %s: outliers (beyond %g robust sd "
-			"of the median): %zu of %zu in BASE, %zu of %zu in "
-			"NEW\n", r->name, STATS_OUTLIER_K, r->base_out.count,
-			r->n_base, r->new_out.count, r->n_new);
-}
-
-static void warn_first(const char *name, const char *side,
-		       const struct outliers *o, const char *unit)
-{
-	struct scale sc = scale_for(unit, o->median);
-
-	if (o->first_slow)
-		fprintf(stderr, "warning: %s: the first sample in %s is much "
-			"slower than the median %.4g %s: more warmup?\n",
-			name, side, o->median / sc.div, sc.unit);
-}
-
-static void print_warnings(const struct compare_cli *cli,
-			   const struct compare_result *res)
-{
-	for (size_t i = 0; i < res->nr_rows; i++) {
-		const struct compare_row *r = &res->rows[i];
-
-		warn_outliers(r);
-		warn_first(r->name, "BASE", &r->base_out, r->unit);
-		warn_first(r->name, "NEW", &r->new_out, r->unit);
-		if (r->min_p >= cli->o.alpha)
-			fprintf(stderr, "warning: %s: %zu+%zu samples can "
-				"never reach p < %g; take more (at least 10 "
-				"per side)\n", r->name, r->n_base, r->n_new,
-				cli->o.alpha);
-	}
-}
-
-static void print_summary(const struct compare_result *res)
-{
-	if (!res->regressions) {
-		printf("no regression in %zu series\n", res->nr_rows);
-		return;
-	}
-	printf("REGRESSION in %zu of %zu series:", res->regressions,
-	       res->nr_rows);
-	for (size_t i = 0; i < res->nr_rows; i++)
-		if (res->rows[i].verdict == COMPARE_REGRESSED)
-			printf(" %s (%+.1f%%)", res->rows[i].name,
-			       100 * res->rows[i].delta);
-	putchar('\n');
-}
-
-/* ---- machine-readable verdicts ---- */
-
-static const char *verdict_key(enum compare_verdict v)
-{
-	static const char *const keys[] = {
-		[COMPARE_SAME] = "same", [COMPARE_WITHIN] = "within_threshold",
-		[COMPARE_IMPROVED] = "improved",
-		[COMPARE_REGRESSED] = "regressed",
-	};
-
-	return keys[v];
-}
-
-static json_t *names_json(const char **names, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(names[i]));
-	return a;
-}
-
-/* {"bench", "base", "new", "test", "alpha", "threshold", "regressions",
- *  "series": [{name, unit, verdict, delta, p, threshold, n_base, n_new,
- *  base_median, new_median, base_spread, new_spread}], "only_base",
- *  "only_new"}; spreads and thresholds are fractions. */
-static void print_json(const struct compare_cli *cli,
-		       const struct result_doc *base,
-		       const struct compare_result *res)
-{
-	json_t *rows = json_array(), *doc;
-
-	for (size_t i = 0; i < res->nr_rows; i++) {
-		const struct compare_row *r = &res->rows[i];
-
-		json_array_append_new(rows, json_pack(
-			"{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:f, s:f, "
-			"s:f, s:f}", "name", r->name, "unit", r->unit,
-			"verdict", verdict_key(r->verdict), "delta", r->delta,
-			"p", r->p, "threshold", r->threshold, "n_base",
-			(json_int_t)r->n_base, "n_new", (json_int_t)r->n_new,
-			"base_median", r->base_median, "new_median",
-			r->new_median, "base_spread", r->base_spread,
-			"new_spread", r->new_spread));
-	}
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:I, s:o, s:o, s:o}",
-			"bench", base->bench, "base", cli->base_path, "new",
-			cli->new_path, "test", cli->o.test == COMPARE_UTEST
-				? "utest" : "permutation",
-			"alpha", cli->o.alpha, "threshold", cli->o.threshold,
-			"regressions", (json_int_t)res->regressions, "series",
-			rows, "only_base",
-			names_json(res->only_base, res->nr_only_base),
-			"only_new", names_json(res->only_new, res->nr_only_new));
-	json_dumpf(doc, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(doc);
+	return ret < 0 ? ret : operands(argc, argv, cli);
 }
 
 /* ---- exports ---- */
@@ -444,14 +236,23 @@ static int write_path(const char *path, const char *data, size_t len)
 	return ret;
 }
 
-static int export_github(const struct result_doc *doc, const char *path)
+static int export_github(const struct result_set *set, const char *path)
 {
-	json_t *arr = compare__github_json(doc);
+	json_t *arr = json_array(), *one;
 	char *text;
 	int ret;
 
+	for (size_t i = 0; arr && i < set->n; i++) {
+		one = compare__github_json(&set->docs[i].doc);
+		if (!one || json_array_extend(arr, one) < 0) {
+			json_decref(one);
+			json_decref(arr);
+			return err__set(ENOMEM, "building the github JSON");
+		}
+		json_decref(one);
+	}
 	if (!arr)
-		return -ENOMEM;
+		return err__set(ENOMEM, "building the github JSON");
 	text = json_dumps(arr, JSON_INDENT(2));
 	json_decref(arr);
 	if (!text)
@@ -461,14 +262,15 @@ static int export_github(const struct result_doc *doc, const char *path)
 	return ret;
 }
 
-static int export_gobench(const struct result_doc *doc, const char *path)
+static int export_gobench(const struct result_set *set, const char *path)
 {
 	struct output_text t;
 	int ret = output__text_open(&t);
 
 	if (ret < 0)
 		return ret;
-	compare__write_gobench(doc, t.f);
+	for (size_t i = 0; i < set->n; i++)
+		compare__write_gobench(&set->docs[i].doc, t.f);
 	ret = output__text_close(&t, "the Go benchmark text");
 	if (ret < 0)
 		return ret;
@@ -477,18 +279,18 @@ static int export_gobench(const struct result_doc *doc, const char *path)
 	return ret;
 }
 
-static int exports(const struct compare_cli *cli, const struct result_doc *doc)
+static int exports(const struct compare_cli *cli, const struct result_set *set)
 {
 	const char *opt = "--export-github", *path = cli->github_path;
 	char why[400];
 	int ret = 0;
 
 	if (path)
-		ret = export_github(doc, path);
+		ret = export_github(set, path);
 	if (ret == 0 && cli->gobench_path) {
 		opt = "--export-gobench";
 		path = cli->gobench_path;
-		ret = export_gobench(doc, path);
+		ret = export_gobench(set, path);
 	}
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -499,66 +301,149 @@ static int exports(const struct compare_cli *cli, const struct result_doc *doc)
 
 /* ---- the command ---- */
 
-/* Loads both documents and checks they may be compared; an exit code or
- * -1 to go on. */
-static int load_both(const struct compare_cli *cli, struct result_doc *base,
-		     struct result_doc *new_)
+/* 0 when the pair may be compared (with a warning when emulated or
+ * forced), else -EINVAL with a message. */
+static int comparable(const struct compare_cli *cli,
+		      const struct compare_pair *p)
 {
-	if (load(cli->base_path, base) < 0)
-		return cli__error(CLI_USAGE, "compare: %s", err__last());
-	if (load(cli->new_path, new_) < 0)
-		return cli__error(CLI_USAGE, "compare: %s", err__last());
-	if (compare__same_bench(base, new_) < 0)
-		return cli__error(CLI_USAGE, "compare: %s", err__last());
-	if (compare__same_setup(base, new_) == 0) {
-		if (sysinfo__emulated(base->sysinfo))
-			fprintf(stderr, "warning: both results were measured "
-				"inside an emulated host (%s): timings are "
-				"functional; compare only ratios within a run\n",
-				sysinfo__emulated(base->sysinfo));
-		return -1;
+	const struct result_doc *b = &p->base->doc, *n = &p->new_->doc;
+	char why[512];
+
+	if (compare__same_setup(b, n) == 0) {
+		if (sysinfo__emulated(b->sysinfo))
+			fprintf(stderr, "warning: %s: both results were "
+				"measured inside an emulated host (%s): timings "
+				"are functional; compare only ratios within a "
+				"run\n", b->bench, sysinfo__emulated(b->sysinfo));
+		return 0;
 	}
-	if (!cli->force)
-		return cli__error(CLI_USAGE, "compare: %s and %s are not "
-				  "comparable: %s; use --force to compare "
-				  "anyway", cli->base_path, cli->new_path,
-				  err__last());
+	if (!cli->force) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(EINVAL, "%s and %s are not comparable: %s; use "
+				"--force to compare anyway", p->base->path,
+				p->new_->path, why);
+	}
 	fprintf(stderr, "warning: comparing anyway (--force): %s\n",
 		err__last());
-	return -1;
+	return 0;
+}
+
+static int compare_pair(const struct compare_cli *cli, struct compare_run *r,
+			struct compare_pair *p)
+{
+	int ret = comparable(cli, p);
+
+	if (ret == 0)
+		ret = compare__docs(&p->base->doc, &p->new_->doc, &cli->o,
+				    &p->res);
+	if (ret < 0)
+		return ret;
+	p->compared = true;
+	r->rows += p->res.nr_rows;
+	r->regressions += p->res.regressions;
+	r->inconclusive += p->res.inconclusive;
+	return 0;
+}
+
+/* Pairs the documents by bench: BASE's in order, then NEW's alone. */
+static int pair_up(struct compare_run *r)
+{
+	r->pairs = calloc(r->base.n + r->new_.n, sizeof(*r->pairs));
+	if (!r->pairs)
+		return err__set(ENOMEM, "allocating the comparison");
+	for (size_t i = 0; i < r->base.n; i++) {
+		struct compare_pair *p = &r->pairs[r->nr_pairs++];
+
+		p->base = &r->base.docs[i];
+		p->new_ = compare__set_find(&r->new_, p->base->doc.bench);
+	}
+	for (size_t i = 0; i < r->new_.n; i++)
+		if (!compare__set_find(&r->base, r->new_.docs[i].doc.bench))
+			r->pairs[r->nr_pairs++].new_ = &r->new_.docs[i];
+	return 0;
+}
+
+/* Two files: one bench (no --force makes different benches
+ * comparable). Two directories: matched by bench. */
+static int load_run(const struct compare_cli *cli, struct compare_run *r)
+{
+	int ret = compare__load_set(cli->base_path, &r->base);
+
+	if (ret == 0)
+		ret = compare__load_set(cli->new_path, &r->new_);
+	if (ret < 0)
+		return ret;
+	if (r->base.is_dir != r->new_.is_dir)
+		return err__set(EINVAL, "BASE and NEW must both be result files "
+				"or both directories (%s is a %s)", cli->new_path,
+				r->new_.is_dir ? "directory" : "file");
+	r->dirs = r->base.is_dir;
+	if (!r->dirs && compare__same_bench(&r->base.docs[0].doc,
+					    &r->new_.docs[0].doc) < 0)
+		return -EINVAL;
+	return pair_up(r);
+}
+
+static int compare_all(const struct compare_cli *cli, struct compare_run *r)
+{
+	int ret = load_run(cli, r);
+
+	for (size_t i = 0; ret == 0 && i < r->nr_pairs; i++)
+		if (r->pairs[i].base && r->pairs[i].new_)
+			ret = compare_pair(cli, r, &r->pairs[i]);
+	if (ret == 0 && r->rows == 0)
+		ret = err__set(EINVAL, "no bench in common between %s and %s",
+			       cli->base_path, cli->new_path);
+	return ret;
+}
+
+static void free_run(struct compare_run *r)
+{
+	for (size_t i = 0; r->pairs && i < r->nr_pairs; i++)
+		compare__free_result(&r->pairs[i].res);
+	free(r->pairs);
+	compare__free_set(&r->base);
+	compare__free_set(&r->new_);
+}
+
+static int verdict_code(const struct compare_run *r)
+{
+	if (r->regressions)
+		return COMPARE_EXIT_REGRESSION;
+	return r->inconclusive ? COMPARE_EXIT_INCONCLUSIVE : COMPARE_EXIT_OK;
 }
 
 static int run(const struct compare_cli *cli)
 {
-	struct result_doc base = { 0 }, new_ = { 0 };
-	struct compare_result res = { 0 };
-	int code = load_both(cli, &base, &new_);
+	struct compare_run r = { 0 };
+	int code;
 
-	if (code >= 0)
-		goto out;
-	if (compare__docs(&base, &new_, &cli->o, &res) < 0) {
-		code = cli__error(CLI_USAGE, "compare: %s", err__last());
+	if (compare_all(cli, &r) < 0) {
+		code = cli__error(COMPARE_EXIT_USAGE, "compare: %s",
+				  err__last());
 		goto out;
 	}
-	if (cli->json) {
-		print_json(cli, &base, &res);
-	} else {
-		print_table(cli, &base, &res);
-		print_names("BASE", res.only_base, res.nr_only_base);
-		print_names("NEW", res.only_new, res.nr_only_new);
+	if (cli->json)
+		compare_print__json(cli, &r);
+	else
+		compare_print__table(cli, &r);
+	code = verdict_code(&r);
+	if (exports(cli, &r.new_) < 0) {
+		cli__error(COMPARE_EXIT_EXPORT, "compare: %s", err__last());
+		if (code != COMPARE_EXIT_REGRESSION)
+			code = COMPARE_EXIT_EXPORT;
 	}
-	fflush(stdout);
-	print_warnings(cli, &res);
-	if (!cli->json)
-		print_summary(&res);
-	code = res.regressions ? CLI_FAIL : CLI_OK;
-	if (exports(cli, &new_) < 0)
-		code = cli__error(CLI_FAIL, "compare: %s", err__last());
-	compare__free_result(&res);
 out:
-	compare__free(&base);
-	compare__free(&new_);
+	free_run(&r);
 	return code;
+}
+
+static int run_hosts(const struct compare_cli *cli)
+{
+	if (hosts__table(cli->hosts, cli->nr_hosts, stdout) < 0)
+		return cli__error(COMPARE_EXIT_USAGE, "compare --hosts: %s",
+				  err__last());
+	return COMPARE_EXIT_OK;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -569,10 +454,13 @@ int cmd_compare(int argc, char **argv)
 	compare__default_opts(&cli.o);
 	cli.overrides = calloc((size_t)argc, sizeof(*cli.overrides));
 	if (!cli.overrides)
-		return cli__error(CLI_FAIL, "compare: out of memory");
+		return cli__error(COMPARE_EXIT_USAGE, "compare: out of memory");
 	cli.o.overrides = cli.overrides;
 	ret = parse_args(argc, argv, &cli);
-	ret = ret ? cli__parsed(ret, "compare", usage) : run(&cli);
+	if (ret)
+		ret = cli__parsed(ret, "compare", usage);
+	else
+		ret = cli.hosts ? run_hosts(&cli) : run(&cli);
 	free(cli.overrides);
 	return ret;
 }

@@ -14,9 +14,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MiB (1024.0 * 1024.0)
 
@@ -63,6 +65,25 @@ static void usage(FILE *out)
 	      "DIFFs (in order,\n         each taken against the one before "
 	      "it), atomically\n"
 	      "inspect  prints the header, sections and sizes\n", out);
+}
+
+/* A usage error: one line saying what is wrong, then where help is. */
+static int usage_error(const char *what)
+{
+	cli__error(CLI_USAGE, "snapshot %s", what);
+	return cli__usage_error("snapshot");
+}
+
+/* Before KVM is opened: a mistyped DIR says so, not "no KVM". */
+static int check_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SNAPSHOT_STATE_FILE);
+	if (access(path, R_OK) == 0)
+		return CLI_OK;
+	return cli__error(CLI_USAGE, "snapshot restore: no such snapshot "
+			  "'%s' (%s: %s)", dir, path, strerror(errno));
 }
 
 static int load_error(int ret)
@@ -306,11 +327,14 @@ static int cmd_create(int argc, char **argv)
 	char *args[64];
 	int n = 0, ret;
 
-	if (argc < 2 || argv[1][0] == '-') {
-		usage(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
-		return argc > 1 && !strcmp(argv[1], "--help") ? CLI_OK
-							      : CLI_USAGE;
+	if (argc > 1 && (!strcmp(argv[1], "--help") ||
+			 !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return CLI_OK;
 	}
+	if (argc < 2 || argv[1][0] == '-')
+		return usage_error("create: needs the snapshot's directory "
+				   "DIR first");
 	for (int i = 2; i < argc; i++)
 		if (!strncmp(argv[i], "--diff-from", 11))
 			return cmd_create_diff(argc, argv);
@@ -323,9 +347,8 @@ static int cmd_create(int argc, char **argv)
 		else
 			args[n++] = argv[i];
 	}
-	if (cmd_run__parse(n, args, &o) < 0 || o.quiet) {
-		cli__error(CLI_USAGE, "snapshot create: %s",
-			   o.quiet ? "--quiet is not supported" : err__last());
+	if (cmd_run__parse(n, args, &o) < 0) {
+		cli__error(CLI_USAGE, "snapshot create: %s", err__last());
 		return cli__usage_error("snapshot");
 	}
 	if (o.help) {
@@ -348,6 +371,8 @@ static int cmd_create(int argc, char **argv)
 		print_json(saved_json("snapshot create", argv[1], &st));
 		return CLI_OK;
 	}
+	if (o.quiet)
+		return CLI_OK;
 	timeline__print(stdout, &tl);
 	print_saved(argv[1], &st, flags & SNAPSHOT_COMPRESS ? ", zstd" : "");
 	return CLI_OK;
@@ -518,14 +543,20 @@ static int cmd_restore(int argc, char **argv)
 	struct kvm_host kvm;
 	int ret;
 
-	if (argc < 2 || argv[1][0] == '-') {
-		usage(stderr);
-		return CLI_USAGE;
+	if (argc > 1 && (!strcmp(argv[1], "--help") ||
+			 !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return CLI_OK;
 	}
+	if (argc < 2 || argv[1][0] == '-')
+		return usage_error("restore: needs the snapshot's directory "
+				   "DIR first");
 	if (snap_linux__is_linux(argv[1]))
 		return snap_linux__restore(argc, argv);
 	if (parse_restore(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
+	if (check_dir(o.dir) != CLI_OK)
+		return CLI_USAGE;
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
@@ -677,11 +708,16 @@ static int cmd_inspect(int argc, char **argv)
 	json_t *doc, *secs;
 	int ret, is_diff;
 
-	if (argc < 2 || argv[1][0] == '-' || argc > 3 ||
-	    (argc == 3 && strcmp(argv[2], "--json"))) {
-		usage(stderr);
-		return CLI_USAGE;
+	if (argc > 1 && (!strcmp(argv[1], "--help") ||
+			 !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return CLI_OK;
 	}
+	if (argc < 2 || argv[1][0] == '-')
+		return usage_error("inspect: needs the snapshot's directory "
+				   "DIR first");
+	if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json")))
+		return usage_error("inspect: takes DIR and at most --json");
 	/* A diff is shown as it is, without resolving its base. */
 	ret = snapshot__open_layer(&s, argv[1]);
 	if (ret < 0)
@@ -783,8 +819,11 @@ int cmd_snapshot(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (argc >= 2)
-		cli__error(CLI_USAGE, "snapshot: unknown action '%s'", argv[1]);
-	usage(stderr);
-	return CLI_USAGE;
+	if (argc >= 2) {
+		cli__error(CLI_USAGE, "snapshot: unknown action '%s' (create, "
+			   "restore, merge or inspect)", argv[1]);
+		return cli__usage_error("snapshot");
+	}
+	return usage_error("needs an action: create, restore, merge or "
+			   "inspect");
 }

@@ -349,14 +349,85 @@ static enum compare_verdict verdict(const struct compare_row *r,
 	return worse > 0 ? COMPARE_REGRESSED : COMPARE_IMPROVED;
 }
 
+/* A regression found stands; anything else is only as good as the
+ * samples' power to have found one. */
+static enum compare_verdict decidable(const struct compare_row *r,
+				      const struct compare_opts *o)
+{
+	if (r->verdict == COMPARE_REGRESSED)
+		return r->verdict;
+	if (r->n_base < o->min_samples || r->n_new < o->min_samples)
+		return COMPARE_INCONCLUSIVE;
+	if (r->verdict == COMPARE_SAME &&
+	    (r->min_p >= o->alpha || !(r->mde <= r->threshold)))
+		return COMPARE_INCONCLUSIVE;
+	return r->verdict;
+}
+
+/* ---- power ---- */
+
+double compare__z_upper(double p)
+{
+	double lo = -40, hi = 40;
+
+	/* Bisection on the tail probability: 100 halvings of [-40, 40]
+	 * are exact to double precision, and it needs no tables. */
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static double z_sum(double alpha)
+{
+	return compare__z_upper(alpha / 2) + compare__z_upper(1 - COMPARE_POWER);
+}
+
+double compare__mde(double sb, size_t nb, double sn, size_t nn, double alpha)
+{
+	return z_sum(alpha) * sqrt((sb * sb / (double)nb +
+				    sn * sn / (double)nn) * M_PI / 3);
+}
+
+size_t compare__min_n(double alpha)
+{
+	size_t n = 1;
+
+	while (compare__smallest_p(n, n) >= alpha && n < 1000)
+		n++;
+	return n;
+}
+
+size_t compare__needed_n(double sb, double sn, double threshold,
+			 double alpha)
+{
+	double z = z_sum(alpha), n;
+	size_t floor_n = compare__min_n(alpha);
+
+	if (!(threshold > 0))
+		return 0;
+	n = ceil(z * z * (sb * sb + sn * sn) * M_PI / 3 /
+		 (threshold * threshold));
+	if (!(n < 1e9))
+		return 0;
+	return (size_t)n > floor_n ? (size_t)n : floor_n;
+}
+
 static int describe_side(const double *x, size_t n, double *median,
-			 double *spread, struct outliers *out)
+			 double *spread, double *noise, struct outliers *out)
 {
 	int ret = stats__outliers(x, n, STATS_OUTLIER_K, out);
 
 	if (ret < 0)
 		return err__set(-ret, "outlier check");
 	*median = out->median;
+	*noise = *median != 0 ? STATS_MAD_SCALE * out->mad / fabs(*median)
+			      : 0;
 	return median_spread(x, n, *median, spread);
 }
 
@@ -372,10 +443,11 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 	row->n_new = nn;
 	row->threshold = threshold;
 	ret = describe_side(base, nb, &row->base_median, &row->base_spread,
-			    &row->base_out);
+			    &row->base_noise, &row->base_out);
 	if (ret == 0)
 		ret = describe_side(new_, nn, &row->new_median,
-				    &row->new_spread, &row->new_out);
+				    &row->new_spread, &row->new_noise,
+				    &row->new_out);
 	if (ret == 0)
 		ret = test_p(base, nb, new_, nn, o, &row->p);
 	if (ret < 0)
@@ -385,7 +457,12 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 		row->min_p = fmax(row->min_p,
 				  1.0 / (PERMUTATION_RESAMPLES + 1));
 	row->delta = relative_delta(row->base_median, row->new_median);
+	row->mde = compare__mde(row->base_noise, nb, row->new_noise, nn,
+				o->alpha);
+	row->needed = compare__needed_n(row->base_noise, row->new_noise,
+					threshold, o->alpha);
 	row->verdict = verdict(row, higher_is_better, o->alpha);
+	row->verdict = decidable(row, o);
 	return 0;
 }
 
@@ -448,6 +525,7 @@ int compare__docs(const struct result_doc *base,
 		ret = compare_pair(b, n, o, row);
 		res->nr_rows++;
 		res->regressions += row->verdict == COMPARE_REGRESSED;
+		res->inconclusive += row->verdict == COMPARE_INCONCLUSIVE;
 	}
 	if (ret == 0 && res->nr_rows == 0)
 		ret = err__set(EINVAL, "no common series: BASE has '%s'%s, "

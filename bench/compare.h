@@ -77,9 +77,13 @@ struct compare_opts {
 	const struct metric_threshold *overrides;
 	size_t nr_overrides;
 	enum compare_test test;
+	size_t min_samples; /* fewer on a side: inconclusive (0: no minimum) */
 };
 
-/* alpha 0.01, threshold 5 %, the U test, no overrides. */
+/* The power the minimum detectable effect is computed for. */
+#define COMPARE_POWER 0.8
+
+/* alpha 0.01, threshold 5 %, the U test, no overrides, no minimum. */
 void compare__default_opts(struct compare_opts *o);
 
 /* The threshold that applies to the series `name`. */
@@ -91,6 +95,8 @@ enum compare_verdict {
 	COMPARE_WITHIN,    /* significant, |delta| within the threshold */
 	COMPARE_IMPROVED,  /* significant, better beyond the threshold */
 	COMPARE_REGRESSED, /* significant, worse beyond the threshold */
+	COMPARE_INCONCLUSIVE, /* not a regression, but the samples cannot
+			       * tell: see compare__samples */
 };
 
 /* The comparison of one series. Spreads are the half-width of a 95 %
@@ -105,6 +111,9 @@ struct compare_row {
 	double p;
 	double threshold;
 	double min_p; /* the smallest p these sample sizes can give */
+	double base_noise, new_noise; /* robust sd / median (1.4826 MAD) */
+	double mde;    /* compare__mde at this noise and these counts */
+	size_t needed; /* compare__needed_n; 0: no count is enough */
 	enum compare_verdict verdict;
 	struct outliers base_out, new_out;
 };
@@ -115,9 +124,34 @@ struct compare_row {
  * significant. */
 double compare__smallest_p(size_t nb, size_t nn);
 
+/* The normal quantile: z with P(Z > z) = p, for 0 < p < 1. */
+double compare__z_upper(double p);
+
+/* The minimum detectable effect, a fraction of the median: the shift of
+ * the median a two-sided rank test at `alpha` finds with probability
+ * COMPARE_POWER, given each side's relative noise (robust sd / median)
+ * and sample count. The normal-theory formula (z_{alpha/2} + z_{power})
+ * * sqrt(sb^2/nb + sn^2/nn), widened by sqrt(pi/3) because the U test
+ * needs pi/3 times the samples a t test needs on normal data (its
+ * asymptotic relative efficiency is 3/pi). */
+double compare__mde(double sb, size_t nb, double sn, size_t nn, double alpha);
+
+/* The smallest n with compare__smallest_p(n, n) < alpha. */
+size_t compare__min_n(double alpha);
+
+/* About how many samples per side make compare__mde at most `threshold`
+ * at this noise, and no fewer than compare__min_n(alpha); 0 when
+ * threshold <= 0 (no count is enough). */
+size_t compare__needed_n(double sb, double sn, double threshold,
+			 double alpha);
+
 /* Compares samples of one metric. A series regresses when p < alpha AND
- * its median got worse by more than `threshold`. -EINVAL when a side has
- * no samples, -ENOMEM. */
+ * its median got worse by more than `threshold`. Any other series is
+ * INCONCLUSIVE when a side has fewer than o->min_samples samples, or when
+ * the change is not significant and either no p below alpha is possible
+ * with these counts (min_p >= alpha) or the minimum detectable effect
+ * exceeds `threshold` (a regression of the threshold's size could have
+ * gone unseen). -EINVAL when a side has no samples, -ENOMEM. */
 int compare__samples(const double *base, size_t nb, const double *new_,
 		     size_t nn, bool higher_is_better, double threshold,
 		     const struct compare_opts *o, struct compare_row *row);
@@ -126,6 +160,7 @@ struct compare_result {
 	struct compare_row *rows; /* series in both, in BASE's order */
 	size_t nr_rows;
 	size_t regressions;
+	size_t inconclusive;
 	const char **only_base, **only_new; /* names in one side only */
 	size_t nr_only_base, nr_only_new;
 };

@@ -1,5 +1,6 @@
 /* coldstart: the command table and dispatch. */
 #include "cli.h"
+#include "suite.h"
 #include "timeline.h"
 
 #include <string.h>
@@ -9,8 +10,8 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "run", "run one VM (the probe guest) and print its timeline",
 	  cmd_run },
-	{ "bench", "benchmark drivers: lifecycle, boot, restore, rate, "
-		   "density, pool, peers, suite...", cmd_bench },
+	{ "bench", NULL /* the drivers' names, from their table */,
+	  cmd_bench },
 	{ "snapshot", "create, restore or inspect a snapshot of the probe "
 		      "guest", cmd_snapshot },
 	{ "pool", "a warm pool of VMs: serve requests from it, here or over "
@@ -32,15 +33,30 @@ static const struct command commands[] = {
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* "benchmark drivers: suite, lifecycle, ...", every one of them. */
+static void print_drivers(FILE *out)
+{
+	size_t n;
+	const struct command *d = bench__drivers(&n);
+
+	fputs("benchmark drivers:", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s%s", d[i].name, i + 1 < n ? "," : "\n");
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart COMMAND [OPTIONS]\n"
 	      "       coldstart --version | --help\n\n"
 	      "Measures how fast and how densely this host starts microVMs.\n\n"
 	      "Commands:\n", out);
-	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(out, "  %-9s %s\n", commands[i].name,
-			commands[i].summary);
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		fprintf(out, "  %-9s ", commands[i].name);
+		if (commands[i].summary)
+			fprintf(out, "%s\n", commands[i].summary);
+		else
+			print_drivers(out);
+	}
 	fputs("\nExit codes: 0 ok, 1 failure, 2 usage error, 77 this host "
 	      "cannot run it.\n'coldstart COMMAND --help' describes each "
 	      "command.\n", out);
@@ -54,11 +70,14 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
+/* `help CMD [SUB...]` is `CMD [SUB...] --help`: `help bench restore`
+ * shows the restore driver's help, `help snapshot` the snapshot one. */
 static int cmd_help(int argc, char **argv)
 {
 	const struct command *cmd;
 	char help[] = "--help";
-	char *args[] = { NULL, help, NULL };
+	char *args[8];
+	int n = 0;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
@@ -67,8 +86,11 @@ static int cmd_help(int argc, char **argv)
 	cmd = find(argv[1]);
 	if (!cmd || cmd->run == cmd_help)
 		return cli__error(CLI_USAGE, "no command '%s'", argv[1]);
-	args[0] = argv[1];
-	return cmd->run(2, args);
+	for (int i = 1; i < argc && n < 6; i++)
+		args[n++] = argv[i];
+	args[n++] = help;
+	args[n] = NULL;
+	return cmd->run(n, args);
 }
 
 int main(int argc, char **argv)

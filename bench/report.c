@@ -1720,7 +1720,8 @@ static void usage(FILE *out)
 	      "memory size,\ncreation rate against concurrency, the density "
 	      "curve, each when its data is\npresent.\n\n"
 	      "  --out DIR       output directory (default: the first "
-	      "input's directory)\n"
+	      "input's directory,\n                  unless it already "
+	      "holds a report.md: then --out is needed)\n"
 	      "  --format LIST   md, png, svg (default md,png,svg); CSV is "
 	      "always written;\n                  without gnuplot the plots "
 	      "are skipped with a warning\n"
@@ -1758,6 +1759,7 @@ static int parse(int argc, char **argv, struct report_opts *o,
 	int c, ret = 0;
 
 	*o = (struct report_opts){ .md = true, .png = true, .svg = true };
+	dir_buf[0] = '\0'; /* stays empty when --out is given */
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "o:f:qh", opts, NULL)) != -1) {
@@ -1785,6 +1787,26 @@ static int parse(int argc, char **argv, struct report_opts *o,
 	return 0;
 }
 
+/* Without --out the report goes next to its first input; a report
+ * already there (say a suite's, of every driver) must not be replaced by
+ * one of fewer documents. */
+static bool holds_report(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	return access(path, F_OK) == 0;
+}
+
+static int refuse_default_dir(const char *dir)
+{
+	return cli__error(CLI_USAGE, "report: %s already holds a report "
+			  "(report.md, CSV, plots) that this one would "
+			  "replace; nothing written. Give --out DIR: a new "
+			  "directory, or %s itself to replace it on purpose",
+			  dir, dir);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	char dir_buf[PATH_MAX];
@@ -1794,6 +1816,8 @@ int cmd_report(int argc, char **argv)
 
 	if (ret != 0)
 		return cli__parsed(ret, "report", usage);
+	if (dir_buf[0] && holds_report(o.out_dir))
+		return refuse_default_dir(o.out_dir);
 	ret = report__generate(&o, &skipped);
 	if (ret < 0)
 		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,

@@ -130,7 +130,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 			code = cli__error(ret == -EEXIST ? CLI_USAGE
 							 : cli__exit_for(ret),
 					  "snapshot create: %s", err__last());
-		else
+		else if (!o->quiet)
 			print_created(dir, &rec, &tl, &st, o->json);
 	}
 	run_linux__close_console(console);

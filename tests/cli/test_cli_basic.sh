@@ -13,6 +13,37 @@ expect 0 'Usage: coldstart sysinfo' sysinfo --help
 expect 2 'Usage: coldstart COMMAND'
 expect 2 "unknown command 'frobnicate'" frobnicate
 expect 2 "no command 'frobnicate'" help frobnicate
+# `help` names every driver of `bench` (from its table), and `help CMD
+# SUB` is SUB's help.
+drivers=$(timeout 10 "$COLDSTART" bench --help | sed -n 's/^  \([a-z]\+\) .*/\1/p')
+[ "$(echo "$drivers" | wc -l)" -ge 10 ] && ok || fail "bench --help lists fewer than 10 drivers"
+for d in $drivers; do
+	expect 0 "^  bench +benchmark drivers:.* $d(,|\$)" help
+done
+expect 0 'Usage: coldstart bench restore' help bench restore
+expect 0 'Usage: coldstart bench floor' help bench floor
+expect 0 'Usage: coldstart snapshot create' help snapshot
+# snapshot's usage errors: one line saying what is wrong, then where help
+# is, not the whole help; a mistyped DIR is "no such snapshot" (checked
+# before KVM is opened, so it holds on hosts without KVM too).
+expect 2 '^coldstart: snapshot needs an action: create, restore, merge or inspect$' snapshot
+expect 2 "^Try 'coldstart snapshot --help'.\$" snapshot
+expect 2 "^coldstart: snapshot: unknown action 'bogus'" snapshot bogus
+expect 2 "^coldstart: snapshot create: needs the snapshot's directory DIR first\$" snapshot create
+expect 2 "^coldstart: snapshot restore: needs the snapshot's directory DIR first\$" snapshot restore
+expect 2 "^coldstart: snapshot inspect: needs the snapshot's directory DIR first\$" snapshot inspect
+expect 2 "^coldstart: snapshot inspect: takes DIR and at most --json\$" snapshot inspect /tmp --csv
+for args in "" "create" "restore" "inspect" "bogus"; do
+	timeout 10 "$COLDSTART" snapshot $args >/dev/null 2>"$err.snap"
+	[ "$(wc -l <"$err.snap")" -le 2 ] && ok || fail "snapshot $args: $(wc -l <"$err.snap") lines on stderr"
+done
+rm -f "$err.snap"
+expect 2 "^coldstart: snapshot restore: no such snapshot '/nonexistent/snap' \(/nonexistent/snap/state: No such file or directory\)\$" snapshot restore /nonexistent/snap
+expect 2 "no such snapshot" snapshot restore /nonexistent/snap --kvm /nonexistent/kvm --json
+expect 0 'Usage: coldstart snapshot' snapshot restore --help
+expect 0 'Usage: coldstart snapshot' snapshot create --help
+# create takes run's -q/--quiet (both with --json are refused, as by run).
+expect 2 "--json and --quiet exclude each other" snapshot create /tmp/x -q --json
 expect 2 "unknown driver 'nope'" bench nope
 expect 2 "multiple of 2 MiB" run --mem 3M
 expect 2 "is not a size" run --mem lots

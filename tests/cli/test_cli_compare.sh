@@ -7,7 +7,8 @@ COLDSTART=$1
 scratch
 dir=$tmp
 
-# gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, shift
+# gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, sd
+# (lognormal log-sd, 0.03), shift
 # (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema,
 # emulated (sysinfo schema 2's kvm.emulated label; empty: null).
 gen() {
@@ -16,8 +17,9 @@ import json, math, random, sys
 path, args = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
 n = int(args.get("n", 20))
 rnd = random.Random(int(args.get("seed", 1)))
+sd = float(args.get("sd", 0.03))
 def samples(median):
-    return [round(median * math.exp(rnd.gauss(0, 0.03))) for _ in range(n)]
+    return [round(median * math.exp(rnd.gauss(0, sd))) for _ in range(n)]
 doc = {
     "schema": int(args.get("schema", 1)), "bench": args.get("bench", "lifecycle"),
     "config": {"guest": "probe", "mem_bytes": int(args.get("mem", 2097152)),
@@ -62,10 +64,11 @@ json.dump(d, open(sys.argv[2], 'w'))" "$dir/aa.json" "$dir/renamed.json"
 B=$dir/base.json
 
 # Usage.
-expect 0 'Usage: coldstart compare BASE.json NEW.json' compare --help
+expect 0 'Usage: coldstart compare BASE NEW' compare --help
+expect 0 '3 inconclusive' compare --help
 expect 0 'Usage: coldstart compare' help compare
 expect 0 '^  compare ' --help
-expect 2 'needs two result files' compare "$B"
+expect 2 'needs two results' compare "$B"
 expect 2 "unexpected argument 'extra'" compare "$B" "$B" extra
 expect 2 "--threshold: 'lots' is not a percentage" compare "$B" "$B" --threshold lots
 expect 2 "--threshold: '-1' is not a percentage" compare "$B" "$B" --threshold -1
@@ -113,15 +116,18 @@ expect 0 'no regression in 2 series' compare "$B" "$B"
 expect 0 '^inproc\.coldstart +[0-9.]+ ms ± [0-9]+% +[0-9.]+ ms ± [0-9]+% +~ +1\.000 +20\+20$' compare "$B" "$B"
 expect 0 '^inproc\.floor .* ~ ' compare "$B" "$dir/aa.json"
 expect 1 'REGRESSION in 1 of 2 series: inproc\.coldstart \(\+[0-9.]+%\)' compare "$B" "$dir/slow.json"
-expect 1 '^inproc\.coldstart .* \+[12][0-9]\.[0-9]+% +0\.000 +20\+20 +REGRESSION beyond 5%$' compare "$B" "$dir/slow.json"
+# A tiny p in exponent form, not 0.000.
+expect 1 '^inproc\.coldstart .* \+[12][0-9]\.[0-9]+% +[0-9]\.[0-9]e-[0-9]+ +20\+20 +REGRESSION beyond 5%$' compare "$B" "$dir/slow.json"
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --test permutation
 expect 0 '^inproc\.coldstart .* -[12][0-9]\.[0-9]+% .*improved beyond 5%$' compare "$B" "$dir/fast.json"
 # A practical threshold above the shift, globally or for that series.
 expect 0 'within 30%' compare "$B" "$dir/slow.json" --threshold 30
 expect 0 'within 30%' compare "$B" "$dir/slow.json" --metric-threshold 'inproc.cold*=30%'
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --metric-threshold 'inproc.floor=30'
-# A stricter alpha than any p these samples reach.
-expect 0 'no regression' compare "$B" "$dir/slow.json" --alpha 1e-12
+# A stricter alpha than any p these samples reach: inconclusive (3),
+# not "no regression".
+expect 3 '^INCONCLUSIVE: 2 of 2 series cannot rule out a regression' compare "$B" "$dir/slow.json" --alpha 1e-12
+expect 3 '20\+20 samples can never give p < 1e-12.*needs about [0-9]+ samples per side' compare "$B" "$dir/slow.json" --alpha 1e-12
 
 # Exports describe NEW; written even when the gate fails.
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --export-github "$dir/gh.json" --export-gobench "$dir/go.txt"
@@ -149,7 +155,10 @@ else
 	echo "FAIL: Go benchmark export lacks NEW's first sample $first"
 	failed=$((failed + 1))
 fi
-expect 1 "cannot|No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
+# A failed export is exit 4, not a regression's 1; a regression keeps 1.
+expect 4 "--export-github $dir/no/such/dir/gh.json: .*No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
+expect 4 "no regression in 2 series" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
+expect 1 "REGRESSION" compare "$B" "$dir/slow.json" --export-gobench "$dir/no/such/dir/go.txt"
 # --json: the verdicts, machine-readable, with the same exit codes.
 timeout 60 "$COLDSTART" compare "$B" "$dir/slow.json" --json >"$dir/verdicts.json" 2>/dev/null
 [ $? -eq 1 ] && ok || fail "compare --json exit code"
@@ -157,4 +166,134 @@ json_check 'd["bench"] == "lifecycle" and d["regressions"] == 1 and [(r["name"],
 timeout 60 "$COLDSTART" compare "$B" "$dir/aa.json" --json >"$dir/aa-verdicts.json" 2>/dev/null
 [ $? -eq 0 ] && ok || fail "compare --json A/A exit code"
 json_check 'd["regressions"] == 0 and all(r["verdict"] != "regressed" for r in d["series"])' "$dir/aa-verdicts.json"
+# ---- the gate says when it cannot decide (exit 3) ----
+# 3 samples per side, NEW twice as slow: no p below 0.01 is possible
+# (2/C(6,3) = 0.1), so the gate must not pass it silently.
+gen "$dir/b3.json" seed=1 n=3
+gen "$dir/slow3.json" seed=2 n=3 shift=1.0
+expect 3 '^INCONCLUSIVE: 2 of 2 series cannot rule out a regression beyond their threshold' compare "$dir/b3.json" "$dir/slow3.json"
+expect 3 '^  inproc\.coldstart: 3\+3 samples can never give p < 0\.01 \(at best p = 0\.1\); needs about [0-9]+ samples per side at this noise$' compare "$dir/b3.json" "$dir/slow3.json"
+expect 3 '^inproc\.coldstart .* \? \+(9|10)[0-9]\.[0-9]% +0\.100 +3\+3 +INCONCLUSIVE$' compare "$dir/b3.json" "$dir/slow3.json"
+timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" >"$dir/o3.txt" 2>/dev/null
+grep -q 'no regression' "$dir/o3.txt" && fail "3+3 samples printed 'no regression'" || ok
+# The same with --json: the verdict and what would decide it.
+timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" --json >"$dir/v3.json" 2>/dev/null
+[ $? -eq 3 ] && ok || fail "compare --json of 3+3 samples: exit code"
+json_check 'd["inconclusive"] == 2 and d["regressions"] == 0 and all(r["verdict"] == "inconclusive" and abs(r["min_p"] - 0.1) < 1e-9 and r["needed_per_side"] >= 5 for r in d["series"])' "$dir/v3.json"
+# Noise the samples cannot see through: a minimum detectable effect above
+# the threshold, with the count that would do.
+gen "$dir/noisy-a.json" seed=6 sd=0.12
+gen "$dir/noisy-b.json" seed=7 sd=0.12
+expect 3 'could miss a change of [0-9.]+% \(the minimum detectable effect at 80% power.*more than the threshold 5%; needs about [0-9]+ samples per side at this noise' compare "$dir/noisy-a.json" "$dir/noisy-b.json"
+expect 0 'no regression' compare "$dir/noisy-a.json" "$dir/noisy-b.json" --threshold 30
+# --min-samples: fewer samples than asked for are inconclusive.
+expect 3 '20\+20 samples, fewer than --min-samples 30; needs about 30 samples per side' compare "$B" "$dir/aa.json" --min-samples 30
+expect 0 'no regression in 2 series' compare "$B" "$dir/aa.json" --min-samples 20
+expect 2 "--min-samples: 'x'" compare "$B" "$B" --min-samples x
+# A regression found with few samples stands (1), and the rest is named.
+expect 1 'REGRESSION in 1 of 2' compare "$B" "$dir/slow.json" --min-samples 30
+expect 1 '^also inconclusive: 1 of 2 series' compare "$B" "$dir/slow.json" --min-samples 30
+# Geomean row, as benchstat: geometric means of the medians per unit.
+expect 0 '^geomean \[ns\] +[0-9.]+ ms +[0-9.]+ ms +[-+][0-9.]+% +2 series$' compare "$B" "$dir/aa.json"
+timeout 60 "$COLDSTART" compare "$B" "$dir/slow.json" --json >"$dir/gm.json" 2>/dev/null
+python3 - "$B" "$dir/slow.json" "$dir/gm.json" <<'EOF2' && ok || fail "geomean is not the geometric mean of the medians"
+import json, math, statistics, sys
+b, n, v = (json.load(open(p)) for p in sys.argv[1:])
+gm = lambda d: math.exp(sum(math.log(statistics.median(s["samples_ns"])) for s in d["series"]) / len(d["series"]))
+g = v["geomean"][0]
+sys.exit(0 if g["unit"] == "ns" and g["series"] == 2 and abs(g["base"] / gm(b) - 1) < 1e-9 and abs(g["new"] / gm(n) - 1) < 1e-9 else 1)
+EOF2
+
+# ---- whole result directories ----
+mkdir -p "$dir/A" "$dir/B" "$dir/C" "$dir/D" "$dir/E"
+gen "$dir/A/lifecycle.json" seed=1
+gen "$dir/A/rate.json" seed=2 bench=rate
+gen "$dir/A/boot.json" seed=8 bench=boot
+gen "$dir/B/lifecycle.json" seed=3 shift=0.2
+gen "$dir/B/rate.json" seed=4 bench=rate
+gen "$dir/B/density.json" seed=9 bench=density
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['series'][1]['name'] = 'inproc.renamed'
+json.dump(d, open(sys.argv[1], 'w'))" "$dir/B/rate.json"
+expect 1 '^lifecycle/inproc\.coldstart .*REGRESSION beyond 5%$' compare "$dir/A" "$dir/B"
+expect 1 '^rate/inproc\.coldstart .* ~ ' compare "$dir/A" "$dir/B"
+expect 1 '^geomean \[ns\] .* 3 series$' compare "$dir/A" "$dir/B"
+# One-sided series and documents are listed, not dropped.
+expect 1 '^only in BASE: rate/inproc\.floor$' compare "$dir/A" "$dir/B"
+expect 1 '^only in NEW: rate/inproc\.renamed$' compare "$dir/A" "$dir/B"
+expect 1 "^only in BASE: boot \\($dir/A/boot\\.json\\): inproc\\.coldstart inproc\\.floor$" compare "$dir/A" "$dir/B"
+expect 1 "^only in NEW: density \\($dir/B/density\\.json\\)" compare "$dir/A" "$dir/B"
+expect 1 'REGRESSION in 1 of 3 series: lifecycle/inproc\.coldstart' compare "$dir/A" "$dir/B"
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --json >"$dir/dirs.json" 2>/dev/null
+[ $? -eq 1 ] && ok || fail "compare DIR DIR --json exit code"
+json_check '[r["name"] for r in d["series"]] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart"] and d["only_base"] == ["boot/inproc.coldstart", "boot/inproc.floor", "rate/inproc.floor"] and d["only_new"] == ["rate/inproc.renamed", "density/inproc.coldstart", "density/inproc.floor"] and "bench" not in d' "$dir/dirs.json"
+expect 0 'no regression in 6 series' compare "$dir/A" "$dir/A"
+# Exports over a directory hold every document of NEW.
+expect 1 '' compare "$dir/A" "$dir/B" --export-github "$dir/gh-dir.json"
+json_check 'sorted(e["name"] for e in d) == ["density/inproc.coldstart", "density/inproc.floor", "lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart", "rate/inproc.renamed"]' "$dir/gh-dir.json"
+# Refusals: a file against a directory, no bench in common, a directory
+# that is not all results, two documents of one bench, an empty one.
+expect 2 'must both be result files or both directories' compare "$dir/A" "$B"
+gen "$dir/C/peers.json" seed=1 bench=peers
+expect 2 "no bench in common between $dir/A and $dir/C" compare "$dir/A" "$dir/C"
+cp "$dir/A/lifecycle.json" "$dir/D/lifecycle.json"
+cp "$dir/garbage.json" "$dir/D/notes.json"
+expect 2 "$dir/D/notes.json is not JSON" compare "$dir/A" "$dir/D"
+rm "$dir/D/notes.json"
+cp "$dir/A/lifecycle.json" "$dir/D/lifecycle-old.json"
+expect 2 "are both results of bench 'lifecycle'; keep one per directory" compare "$dir/A" "$dir/D"
+expect 2 "$dir/E holds no result documents" compare "$dir/A" "$dir/E"
+# Different hosts per document: refused unless --force, as for files.
+gen "$dir/E/lifecycle.json" seed=2 host=hostB
+expect 2 "$dir/A/lifecycle.json and $dir/E/lifecycle.json are not comparable: different hosts" compare "$dir/A" "$dir/E"
+
+# ---- many hosts: compare --hosts ----
+# Two copies of the reference results, one's host metadata edited (another
+# host name, CPU and kernel), a third with the first's CPU/kernel/KVM.
+REF=$(dirname "$0")/../../results/reference-pvm-2core
+for h in h1 h2 h3; do
+	mkdir -p "$dir/hosts/$h"
+	cp "$REF"/lifecycle.json "$REF"/restore.json "$REF"/density.json "$dir/hosts/$h/"
+done
+python3 - "$dir/hosts" <<'EOF2'
+import json, glob, sys
+edits = {"h1": ("alpha", None, None), "h2": ("beta", "AMD EPYC 7B13", "6.1.0-18-amd64"),
+         "h3": ("gamma", None, None)}
+for h, (name, cpu, kernel) in edits.items():
+    for p in glob.glob(f"{sys.argv[1]}/{h}/*.json"):
+        d = json.load(open(p))
+        d["sysinfo"]["hostname"] = name
+        if cpu: d["sysinfo"]["cpu"]["model"] = cpu
+        if kernel: d["sysinfo"]["kernel"]["release"] = kernel
+        if h == "h3" and "lifecycle" in p:
+            for s in d["series"]:
+                s["samples_ns"] = [2 * x for x in s["samples_ns"]]
+        json.dump(d, open(p, "w"))
+EOF2
+timeout 60 "$COLDSTART" compare --hosts "$dir/hosts/h3" "$dir/hosts/h2" "$dir/hosts/h1" >"$dir/hosts.md" 2>"$dir/hosts.err"
+[ $? -eq 0 ] && ok || { fail "compare --hosts exit code"; cat "$dir/hosts.err"; }
+python3 - "$dir/hosts.md" "$REF/lifecycle.json" <<'EOF2' && ok || { fail "compare --hosts table"; sed 's/^/  | /' "$dir/hosts.md"; }
+import json, re, statistics, sys
+text = open(sys.argv[1]).read()
+ref = json.load(open(sys.argv[2]))
+med = statistics.median(next(s for s in ref["series"] if s["name"] == "inproc.coldstart")["samples_ns"]) / 1e6
+groups = re.findall(r"^## (.*)$", text, re.M)
+assert groups == ["AMD EPYC 7B13; kernel 6.1.0-18-amd64; KVM pvm",
+                  "Intel(R) Xeon(R) Processor; kernel 6.18.44-fc-v769; KVM pvm"], groups
+rows = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[1:-1]]
+        for l in text.splitlines() if re.match(r"^\| (alpha|beta|gamma) ", l)}
+assert list(rows) == ["beta", "alpha", "gamma"], rows   # by group, then name
+head = [c.strip() for c in next(l for l in text.splitlines() if l.startswith("| host"))
+        .split("|")[1:-1]]
+col = head.index("lifecycle in-process")
+assert rows["alpha"][col] == f"{med:.4g} ms", (rows["alpha"][col], med)
+assert rows["gamma"][col] == f"{2 * med:.4g} ms", rows["gamma"][col]
+assert "restore warm done, best" in head and "density PSS per VM" in head
+assert "boot total" not in head  # measured nowhere
+EOF2
+expect 2 '--hosts needs result directories' compare --hosts
+expect 2 "$B is not a directory of results" compare --hosts "$B"
+expect 2 "cannot read $dir/nosuch" compare --hosts "$dir/hosts/h1" "$dir/nosuch"
 finish

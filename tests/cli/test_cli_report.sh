@@ -293,4 +293,24 @@ expect 2 "missing.json: not a readable" report "$dir/lifecycle.json" "$dir/missi
 expect 2 "no result documents" report
 expect 2 "--format" report "$dir/lifecycle.json" --format jpeg
 expect 0 "Usage: coldstart report" report --help
+expect 0 "unless it already holds a report.md" report --help
+# Data loss: without --out a report goes next to its first input, but never
+# over a report already there (a suite's, of every driver): a copy of the
+# committed reference results keeps report.md, cdf.csv and series.csv
+# byte for byte, and nothing else appears or changes.
+REF=$(dirname "$0")/../../results/reference-pvm-2core
+cp -r "$REF" "$dir/ref"
+(cd "$dir/ref" && sha256sum -- * | sort) >"$dir/ref.sums"
+expect 2 "report: $dir/ref already holds a report \(report.md, CSV, plots\) that this one would replace; nothing written. Give --out DIR" report "$dir/ref/lifecycle.json"
+expect 2 "already holds a report" report "$dir/ref/lifecycle.json" --format md -q
+(cd "$dir/ref" && sha256sum -- * | sort) | cmp -s - "$dir/ref.sums" &&
+	ok || fail "report without --out changed the reference results"
+for f in report.md cdf.csv series.csv; do
+	cmp -s "$REF/$f" "$dir/ref/$f" && ok || fail "$f was replaced"
+done
+# --out names the destination: a new one, or the same one on purpose.
+expect 0 "report written to $dir/ref-life/" report "$dir/ref/lifecycle.json" --out "$dir/ref-life" --format md
+grep -q "lifecycle" "$dir/ref-life/report.md" && ok || fail "report --out wrote no report"
+expect 0 "report written" report "$dir/ref/lifecycle.json" --out "$dir/ref" --format md
+cmp -s "$REF/report.md" "$dir/ref/report.md" && fail "--out to the input's own directory did not replace the report" || ok
 finish

@@ -81,7 +81,11 @@ json_check '4 << 20 <= d["mem_data_bytes"] <= d["mem_bytes"] and d["mem_allocate
 expect 0 '"mem_data_bytes"' snapshot create "$tmp/sj" --init 2M --json
 cp "$out" "$tmp/create.json"
 json_check 'd["command"] == "snapshot create" and d["state_bytes"] > 64 and 2 << 20 <= d["mem_data_bytes"] <= d["mem_bytes"]' "$tmp/create.json"
-expect 2 'Usage: coldstart snapshot' snapshot inspect --json "$tmp/s"
+expect 2 "snapshot inspect: needs the snapshot's directory DIR first" snapshot inspect --json "$tmp/s"
+# -q/--quiet as `run` takes it: the snapshot is written, nothing printed.
+expect 0 '' snapshot create "$tmp/sq" --init 2M -q
+[ ! -s "$out" ] && [ -s "$tmp/sq/state" ] && ok || fail "snapshot create -q printed something or wrote no snapshot"
+expect 0 'checksum' snapshot restore "$tmp/sq"
 
 # --- restore with each memory strategy ------------------------------------
 for m in eager mmap populate; do

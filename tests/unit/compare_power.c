@@ -1,7 +1,8 @@
 /* How often `coldstart compare`'s rule (p < alpha AND the median worse by
  * more than the threshold) flags a regression on synthetic noise: A/A
  * trials (both sides from one distribution; every flag is a false alarm)
- * and trials where NEW is 10 % slower (every miss is a missed regression).
+ * and trials where NEW is 10 % slower (every miss is a missed regression),
+ * and how often the gate says it cannot decide (inconclusive: exit 3).
  * A benchmark that prints numbers, not a pass/fail test:
  *
  *   build/tests/unit/compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]
@@ -55,6 +56,7 @@ static void sample(const struct noise *nz, double scale, uint64_t seed,
 
 struct tally {
 	unsigned int aa_flagged, aa_significant, detected;
+	unsigned int aa_inconclusive, shift_inconclusive;
 };
 
 static int trials(const struct noise *nz, enum compare_test test,
@@ -76,11 +78,13 @@ static int trials(const struct noise *nz, enum compare_test test,
 			return -1;
 		t->aa_flagged += r.verdict == COMPARE_REGRESSED;
 		t->aa_significant += r.p < o.alpha;
+		t->aa_inconclusive += r.verdict == COMPARE_INCONCLUSIVE;
 		sample(nz, 1, seed + 2, a);
 		sample(nz, SHIFT, seed + 3, b);
 		if (compare__samples(a, n, b, n, false, o.threshold, &o, &r))
 			return -1;
 		t->detected += r.verdict == COMPARE_REGRESSED;
+		t->shift_inconclusive += r.verdict == COMPARE_INCONCLUSIVE;
 	}
 	return 0;
 }
@@ -96,9 +100,10 @@ static int report(const struct noise *nz, unsigned int count, uint64_t seed)
 			fprintf(stderr, "compare_power: %s\n", err__last());
 			return -1;
 		}
-		printf("%-34s %-12s %6u/%-5u %9u/%-5u %9u/%u\n", nz->name,
-		       names[test], t.aa_flagged, count, t.aa_significant,
-		       count, t.detected, count);
+		printf("%-34s %-12s %6u/%-5u %9u/%-5u %9u/%-5u %7u/%-5u "
+		       "%7u/%u\n", nz->name, names[test], t.aa_flagged, count,
+		       t.aa_significant, count, t.detected, count,
+		       t.aa_inconclusive, count, t.shift_inconclusive, count);
 	}
 	return 0;
 }
@@ -154,8 +159,9 @@ int main(int argc, char **argv)
 		goto usage;
 	printf("n = %d per side, alpha 0.01, threshold 5 %%; %u trials per "
 	       "row; shift: NEW = 1.10 x\n\n", n, count);
-	printf("%-34s %-12s %12s %15s %15s\n", "noise", "test", "A/A flagged",
-	       "A/A p < alpha", "10 % detected");
+	printf("%-34s %-12s %12s %15s %15s %13s %13s\n", "noise", "test",
+	       "A/A flagged", "A/A p < alpha", "10 % detected", "A/A inconcl.",
+	       "10 % inconcl.");
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
 		if (report(&models[i], count, 1000 * (i + 1)) < 0)
 			return 1;

@@ -37,7 +37,7 @@ static void identical_inputs_are_the_same(void **state)
 	struct compare_row r;
 
 	(void)state;
-	samples__lognormal(a, N, 1.5e6, 0.05, 1);
+	samples__lognormal(a, N, 1.5e6, 0.02, 1);
 	r = compare(a, N, a, N, false, 0.05, COMPARE_UTEST);
 	assert_int_equal(r.verdict, COMPARE_SAME);
 	assert_true(r.p == 1);
@@ -106,8 +106,8 @@ static void improvement_is_not_a_regression(void **state)
 }
 
 /* Too few samples can never be significant at 0.01: 3+3 gives at best
- * p = 2/20. */
-static void tiny_samples_cannot_regress(void **state)
+ * p = 2/20, so even NEW 10x slower is inconclusive, never "same". */
+static void tiny_samples_are_inconclusive(void **state)
 {
 	static const double a[] = { 1, 2, 3 }, b[] = { 10, 20, 30 };
 	struct compare_row r;
@@ -116,7 +116,93 @@ static void tiny_samples_cannot_regress(void **state)
 	r = compare(a, 3, b, 3, false, 0.05, COMPARE_UTEST);
 	assert_true(fabs(r.min_p - 0.1) < 1e-12);
 	assert_true(fabs(r.p - 0.1) < 1e-12);
+	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
+	assert_true(r.needed >= compare__min_n(0.01));
+}
+
+/* The normal quantiles the power formula uses. */
+static void normal_quantiles(void **state)
+{
+	(void)state;
+	assert_true(fabs(compare__z_upper(0.025) - 1.959964) < 1e-5);
+	assert_true(fabs(compare__z_upper(0.005) - 2.575829) < 1e-5);
+	assert_true(fabs(compare__z_upper(0.2) - 0.841621) < 1e-5);
+	assert_true(fabs(compare__z_upper(0.5)) < 1e-9);
+	assert_true(compare__z_upper(0.9) < 0);
+}
+
+/* The minimum detectable effect by hand: alpha 0.01, power 0.8:
+ * (2.5758 + 0.8416) * sqrt(2 * 0.05^2 / 20 * pi / 3) = 5.53 %; four
+ * times the samples halve it; the count that brings it to 5 % is the
+ * formula solved for n; the smallest n reaching p < 0.01 is 5 (2/252). */
+static void minimum_detectable_effect(void **state)
+{
+	double z = 2.575829 + 0.841621;
+	double mde = compare__mde(0.05, 20, 0.05, 20, 0.01);
+
+	(void)state;
+	assert_true(fabs(mde - z * sqrt(2 * 0.0025 / 20 * M_PI / 3)) < 1e-5);
+	assert_true(mde > 0.055 && mde < 0.056);
+	assert_true(fabs(compare__mde(0.05, 80, 0.05, 80, 0.01) - mde / 2) <
+		    1e-9);
+	assert_true(compare__mde(0, 20, 0, 20, 0.01) == 0);
+	assert_int_equal(compare__needed_n(0.05, 0.05, 0.05, 0.01),
+			 (size_t)ceil(z * z * 2 * 0.0025 * M_PI / 3 / 0.0025));
+	assert_int_equal(compare__needed_n(0.05, 0.05, 0.05, 0.01), 25);
+	assert_true(compare__mde(0.05, 25, 0.05, 25, 0.01) <= 0.05);
+	assert_true(compare__mde(0.05, 24, 0.05, 24, 0.01) > 0.05);
+	assert_int_equal(compare__min_n(0.01), 5);
+	assert_int_equal(compare__min_n(0.05), 4);
+	/* Quiet series still need the samples p < alpha takes. */
+	assert_int_equal(compare__needed_n(0.001, 0.001, 0.05, 0.01), 5);
+	assert_int_equal(compare__needed_n(0.05, 0.05, 0, 0.01), 0);
+}
+
+/* No significant change at 8 % noise and 20 samples: the minimum
+ * detectable effect (about 9 %) is beyond the 5 % threshold, so the
+ * verdict is inconclusive with a count that would do; at 200 samples
+ * the same noise decides. */
+static void noisy_series_are_inconclusive(void **state)
+{
+	static double a[200], b[200];
+	struct compare_row r;
+
+	(void)state;
+	samples__lognormal(a, 20, 1.5e6, 0.08, 11);
+	samples__lognormal(b, 20, 1.5e6, 0.08, 12);
+	r = compare(a, 20, b, 20, false, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
+	assert_true(r.mde > 0.05);
+	assert_true(r.needed > 20 && r.needed < 200);
+	samples__lognormal(a, 200, 1.5e6, 0.08, 13);
+	samples__lognormal(b, 200, 1.5e6, 0.08, 14);
+	r = compare(a, 200, b, 200, false, 0.05, COMPARE_UTEST);
 	assert_int_equal(r.verdict, COMPARE_SAME);
+	assert_true(r.mde < 0.05);
+}
+
+/* --min-samples: fewer samples are inconclusive, but a regression found
+ * with them stands. */
+static void min_samples(void **state)
+{
+	double a[N], b[N];
+	struct compare_opts o;
+	struct compare_row r = { 0 };
+
+	(void)state;
+	compare__default_opts(&o);
+	o.min_samples = 30;
+	samples__lognormal(a, N, 1.5e6, 0.02, 15);
+	samples__lognormal(b, N, 1.5e6, 0.02, 16);
+	assert_int_equal(compare__samples(a, N, b, N, false, 0.05, &o, &r), 0);
+	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
+	o.min_samples = N;
+	assert_int_equal(compare__samples(a, N, b, N, false, 0.05, &o, &r), 0);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+	o.min_samples = 30;
+	samples__lognormal(b, N, 1.8e6, 0.02, 17);
+	assert_int_equal(compare__samples(a, N, b, N, false, 0.05, &o, &r), 0);
+	assert_int_equal(r.verdict, COMPARE_REGRESSED);
 }
 
 static void threshold_overrides_last_match_wins(void **state)
@@ -407,7 +493,11 @@ int main(void)
 		cmocka_unit_test(shift_of_20_percent_regresses),
 		cmocka_unit_test(noise_within_threshold_is_not_a_regression),
 		cmocka_unit_test(improvement_is_not_a_regression),
-		cmocka_unit_test(tiny_samples_cannot_regress),
+		cmocka_unit_test(tiny_samples_are_inconclusive),
+		cmocka_unit_test(normal_quantiles),
+		cmocka_unit_test(minimum_detectable_effect),
+		cmocka_unit_test(noisy_series_are_inconclusive),
+		cmocka_unit_test(min_samples),
 		cmocka_unit_test(threshold_overrides_last_match_wins),
 		cmocka_unit_test(parse_reads_series),
 		cmocka_unit_test(parse_rejects_malformed),
