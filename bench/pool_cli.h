@@ -5,6 +5,7 @@
 #define COLDSTART_POOL_CLI_H
 
 #include "pool.h"
+#include "seccomp.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@ struct pool_cli {
 	struct pool_config cfg;
 	const char *kvm_path;
 	bool max_set;
+	enum seccomp_mode seccomp; /* default kill */
 };
 
 /* getopt_long entries of the pool options (values 0x200 and up); end a
@@ -36,7 +38,8 @@ struct pool_cli {
 	{ "on-empty", required_argument, NULL, 0x20d },                    \
 	{ "timeout", required_argument, NULL, 0x20e },                     \
 	{ "kvm", required_argument, NULL, 0x20f },                         \
-	{ "abort-every", required_argument, NULL, 0x210 }
+	{ "abort-every", required_argument, NULL, 0x210 },                 \
+	{ "seccomp", required_argument, NULL, 0x211 }
 
 /* The defaults: the probe guest (2 MiB init, 1 MiB working set, 1 vCPU)
  * held warm, 4 VMs (at most 64), one refill thread, fixed size, a miss
