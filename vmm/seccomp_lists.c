@@ -68,7 +68,7 @@ const struct seccomp_rule seccomp_rules[] = {
 	 * their own VMs) */
 	{ M | R, "close", -1, 0, "destroying a VM closes its fds" },
 	{ M | R, "openat", -1, 0, "/dev/userfaultfd, /proc files for memory figures, outputs" },
-	{ M | R, "lseek", -1, 0, "find the data extents of a memory file (SEEK_DATA)" },
+	{ V | M | R, "lseek", -1, 0, "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush" },
 	{ M | R, "memfd_create", -1, 0, "memfd guest memory" },
 	{ M | R, "ftruncate", -1, 0, "size a memfd" },
 	{ M | R, "fallocate", -1, 0, "populate or punch guest memory files" },

@@ -34,7 +34,7 @@ grep -q 'outside its list' "$err" && fail "log mode found calls outside the list
 for st in eager mmap populate uffd prefetch eager-thp; do
 	expect 0 'checksum' snapshot restore "$tmp/s" --mem-restore $st
 done
-expect 0 '' pool run -n 6 --size 2 --snapshot "$tmp/s" --hold shell --mem-restore uffd --json
+expect 0 "" pool run -n 6 --size 2 --snapshot "$tmp/s" --hold shell --mem-restore uffd --timeout 60s --json
 json_check 'd["served"] == 6 and d["failed"] == 0' "$out"
 expect 0 '' run --kernel "$TK_ELF" --mem 32M --allow-pvm -q
 expect 0 '' bench lifecycle -n 3 -w 1 --json
