@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Everything coldstart needs to build and test, from Debian's archive.
-PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev qemu-system-x86 busybox-static cpio e2fsprogs)
+PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev qemu-system-x86 busybox-static cpio e2fsprogs)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

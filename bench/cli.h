@@ -4,6 +4,9 @@
 #ifndef COLDSTART_CLI_H
 #define COLDSTART_CLI_H
 
+#include "seccomp.h"
+
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,6 +50,21 @@ int cli__parse_error(const char *what, const char *cmd);
  * `usage` on stdout and returns CLI_OK; -errno is cli__parse_error(CMD,
  * CMD). */
 int cli__parsed(int ret, const char *cmd, void (*usage)(FILE *out));
+
+/* The --seccomp help line every command that runs VMs prints. */
+#define CLI_SECCOMP_HELP \
+	"  --seccomp MODE      per-thread system call filters: kill "\
+	"(default), log\n                      (allowed, logged by the "\
+	"kernel, reported at exit) or off\n"
+
+/* Configures the process's seccomp mode (seccomp.h); 0 or an exit code
+ * with the message printed. */
+int cli__seccomp_start(const char *cmd, enum seccomp_mode mode,
+		       bool main_thread);
+
+/* In log mode, names on stderr the calls the lists lack, as the kernel
+ * logged them; else nothing. */
+void cli__seccomp_report(void);
 
 int cmd_run(int argc, char **argv);
 int cmd_sysinfo(int argc, char **argv);

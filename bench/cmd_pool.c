@@ -261,6 +261,9 @@ int cmd_pool(int argc, char **argv)
 	if (ret)
 		return cli__parsed(ret, "pool", usage);
 
+	ret = cli__seccomp_start("pool", o.pc.seccomp, true);
+	if (ret)
+		return ret;
 	ret = kvm__open(&kvm, o.pc.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
@@ -279,12 +282,15 @@ int cmd_pool(int argc, char **argv)
 			o.socket);
 		ret = pool_serve__run(p, o.socket, &pool_cli__stop, stderr);
 	} else if (ret == 0) {
-		ret = run_requests(p, &o);
+		ret = seccomp__enter_main();
+		if (ret == 0)
+			ret = run_requests(p, &o);
 	}
 	if (ret < 0)
 		cli__error(cli__exit_for(ret), "pool: %s", err__last());
 	pool__drain(p);
 	kvm__close(&kvm);
+	cli__seccomp_report();
 	if (ret < 0)
 		return cli__exit_for(ret);
 	return pool_cli__stop && !o.serve ? 130 : CLI_OK;

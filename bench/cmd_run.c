@@ -7,6 +7,7 @@
 #include "output.h"
 #include "run_linux.h"
 #include "run_probes.h"
+#include "seccomp.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -88,6 +89,7 @@ static void usage(FILE *out)
 	      "mmaplock,faulttime\n"
 	      "  -q, --quiet         print nothing on stdout (errors still go to "
 	      "stderr)\n"
+	      CLI_SECCOMP_HELP
 	      "  -h, --help          this help\n\n"
 	      "Exit codes: 0 the guest finished with the predicted checksum, "
 	      "1 it did not,\n2 usage error, 77 this host cannot run VMs.\n",
@@ -98,7 +100,7 @@ enum {
 	OPT_MEM = 256, OPT_VCPUS, OPT_BACKEND, OPT_KVM, OPT_INIT, OPT_WS,
 	OPT_PATTERN, OPT_STRIDE, OPT_OP, OPT_SEED, OPT_COMPUTE, OPT_STOP,
 	OPT_TIMEOUT, OPT_MISBEHAVE, OPT_JSON, OPT_CPUID, OPT_PROBES,
-	OPT_KERNEL, OPT_INITRD, OPT_CMDLINE, OPT_CONSOLE, OPT_ALLOW_PVM,
+	OPT_SECCOMP, OPT_KERNEL, OPT_INITRD, OPT_CMDLINE, OPT_CONSOLE, OPT_ALLOW_PVM,
 };
 
 static const struct option options[] = {
@@ -119,6 +121,7 @@ static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "cpuid", required_argument, NULL, OPT_CPUID },
 	{ "probes", optional_argument, NULL, OPT_PROBES },
+	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -252,6 +255,8 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 		return ret;
 	case OPT_PROBES:
 		return probes__parse_set(arg ? arg : "default", &o->probes);
+	case OPT_SECCOMP:
+		return seccomp__parse_mode(arg, &o->seccomp);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -323,6 +328,7 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 	o->cfg.verify = true;
 	o->cfg.probe.seed = 1;
 	o->cfg.probe.stride = DEFAULT_STRIDE;
+	o->seccomp = SECCOMP_KILL;
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
@@ -463,8 +469,15 @@ int cmd_run(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (o.kernel)
-		return run_linux(&o);
+	/* the control thread's filter waits for the probes' readers */
+	ret = cli__seccomp_start("run", o.seccomp, !o.probes);
+	if (ret)
+		return ret;
+	if (o.kernel) {
+		ret = run_linux(&o);
+		cli__seccomp_report();
+		return ret;
+	}
 	o.cfg.measure_memory = !o.quiet;
 	res.tl.t[TL_PROCESS_START] = cli_process_start;
 	ret = run_probes__attach(o.probes, &rp);
@@ -491,6 +504,7 @@ int cmd_run(int argc, char **argv)
 	if (!o.json && !o.quiet)
 		run_probes__print(&rp, &res.tl);
 	run_probes__free(&rp);
+	cli__seccomp_report();
 	if (runner__succeeded(&o.cfg, &res))
 		return CLI_OK;
 	fprintf(stderr, "coldstart: run failed: %s\n",

@@ -3,6 +3,7 @@
 #define COLDSTART_CMD_RUN_H
 
 #include "runner.h"
+#include "seccomp.h"
 
 #include <stdbool.h>
 
@@ -23,6 +24,7 @@ struct run_cli {
 	bool stop_at_boot;    /* --stop-at boot: end at boot complete */
 	const char *probe_opt; /* first probe-guest-only option given */
 	const char *linux_opt; /* first Linux-only option given */
+	enum seccomp_mode seccomp; /* default kill */
 };
 
 /* Fills `out` from argv (argv[0] = "run"). Returns 0, or -EINVAL with the

@@ -35,8 +35,8 @@ static void usage(FILE *out)
 	      "[--console FILE] [--allow-pvm] [--force] [--json]\n"
 	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
 	      "[--timeout DUR] [--json]\n"
-	      "                [--console FILE] [--allow-pvm]   (Linux "
-	      "snapshots)\n"
+	      "                [--seccomp kill|log|off] [--console FILE] "
+	      "[--allow-pvm] (Linux\n                snapshots)\n"
 	      "       coldstart snapshot merge BASE DIFF... OUT [--force] "
 	      "[--json]\n"
 	      "       coldstart snapshot inspect DIR [--json]\n\n"
@@ -61,7 +61,9 @@ static void usage(FILE *out)
 	     *s; s++)
 		fprintf(out, "           %-10s %s%s\n", (*s)->name, (*s)->help,
 			s == mem_restore__strategies() + 1 ? " (default)" : "");
-	fputs("merge    writes the full snapshot OUT equal to BASE plus the "
+	fputs("         --seccomp: per-thread system call filters, kill "
+	      "(default), log or off\n"
+	      "merge    writes the full snapshot OUT equal to BASE plus the "
 	      "DIFFs (in order,\n         each taken against the one before "
 	      "it), atomically\n"
 	      "inspect  prints the header, sections and sizes\n", out);
@@ -383,6 +385,7 @@ struct restore_opts {
 	const struct guest_mem_ops *strategy;
 	uint64_t timeout_ns;
 	bool json;
+	enum seccomp_mode seccomp;
 };
 
 static int parse_restore(int argc, char **argv, struct restore_opts *o)
@@ -392,13 +395,15 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "kvm", required_argument, NULL, 'k' },
+		{ "seccomp", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
 
 	*o = (struct restore_opts){ .dir = argv[1],
 				    .strategy = mem_restore__strategy("mmap"),
-				    .timeout_ns = 60ull * 1000000000ull };
+				    .timeout_ns = 60ull * 1000000000ull,
+				    .seccomp = SECCOMP_KILL };
 	optind = 2;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -412,6 +417,8 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 			o->json = true;
 		} else if (c == 'k') {
 			o->kvm_path = optarg;
+		} else if (c == 's') {
+			ret = seccomp__parse_mode(optarg, &o->seccomp);
 		} else {
 			ret = args__bad_option(argv);
 		}
@@ -557,6 +564,9 @@ static int cmd_restore(int argc, char **argv)
 		return cli__parse_error("snapshot restore", "snapshot");
 	if (check_dir(o.dir) != CLI_OK)
 		return CLI_USAGE;
+	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
+	if (ret)
+		return ret;
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
@@ -569,6 +579,7 @@ static int cmd_restore(int argc, char **argv)
 		print_restore_json(&o, &res);
 	else
 		print_restore(&o, &res);
+	cli__seccomp_report();
 	if (restore_ok(&res))
 		return CLI_OK;
 	fprintf(stderr, "coldstart: restored guest failed: %s\n",

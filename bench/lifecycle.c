@@ -48,6 +48,10 @@ struct series {
 struct lifecycle {
 	struct lifecycle_opts o;
 	struct series s[NR_SERIES];
+	/* process-per-VM coldstart with --seccomp off, run in the same
+	 * rounds as PROC_COLDSTART: the filters' cost, paired */
+	struct series unfiltered;
+	double added_ns; /* median of the pairs' differences */
 	json_t *memory; /* from one `coldstart run --json` child, or NULL */
 	struct run_probes rp; /* --probes: over the in-process series */
 	uint64_t inproc_start; /* origin of the probes' timeline */
@@ -72,6 +76,12 @@ static void usage(FILE *out)
 	      "  --probes[=SET]     eBPF breakdown of the in-process series "
 	      "(default set,\n"
 	      "                     or a list as in `coldstart run --probes`)\n"
+	      "  --seccomp MODE     the VMs' system call filters: kill "
+	      "(default), log or off;\n"
+	      "                     with filters on, each process-per-VM "
+	      "round also runs one\n"
+	      "                     VM without them: the filters' cost "
+	      "(median of the pairs)\n"
 	      "  -h, --help         this help\n", out);
 }
 
@@ -85,13 +95,15 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "kvm", required_argument, NULL, 'k' },
 		{ "probes", optional_argument, NULL, 'p' },
+		{ "seccomp", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
 
 	*o = (struct lifecycle_opts){ .count = 200, .warmup = 20,
-				      .in_process = true, .process = true };
+				      .in_process = true, .process = true,
+				      .seccomp = SECCOMP_KILL };
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
@@ -110,6 +122,7 @@ int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
 			if (optarg)
 				ret = probes__parse_set(optarg, &o->probes);
 			break;
+		case 's': ret = seccomp__parse_mode(optarg, &o->seccomp); break;
 		case 'h': return 1;
 		default:
 			return args__bad_option(argv);
@@ -160,20 +173,25 @@ static int spawn_wait(char *const argv[])
 struct child_args {
 	char *coldstart[8];
 	char *floor[8];
+	char *unfiltered[8]; /* coldstart with --seccomp=off */
+	char seccomp[32];
 };
 
 static void child_args(struct child_args *c, const char *exe,
-		       const char *kvm_path)
+		       const char *kvm_path, enum seccomp_mode mode)
 {
 	static char run[] = "run", stop[] = "--stop-at=ready", quiet[] = "-q",
 		    bench[] = "bench", floor[] = "floor", one[] = "-n1",
-		    kvm_opt[] = "--kvm";
+		    kvm_opt[] = "--kvm", off[] = "--seccomp=off";
 	int i = 0, j = 0;
 
+	snprintf(c->seccomp, sizeof(c->seccomp), "--seccomp=%s",
+		 seccomp__mode_name(mode));
 	c->coldstart[i++] = (char *)exe;
 	c->coldstart[i++] = run;
 	c->coldstart[i++] = stop;
 	c->coldstart[i++] = quiet;
+	c->coldstart[i++] = c->seccomp;
 	c->floor[j++] = (char *)exe;
 	c->floor[j++] = bench;
 	c->floor[j++] = floor;
@@ -186,6 +204,8 @@ static void child_args(struct child_args *c, const char *exe,
 	}
 	c->coldstart[i] = NULL;
 	c->floor[j] = NULL;
+	memcpy(c->unfiltered, c->coldstart, sizeof(c->unfiltered));
+	c->unfiltered[4] = off;
 }
 
 struct rig {
@@ -227,6 +247,16 @@ static int run_pair(struct lifecycle *lc, struct rig *rig, enum series_id a,
 			if (i >= lc->o.warmup)
 				lc->s[id].ns[lc->s[id].n++] = (double)dt;
 		}
+		if (a == PROC_COLDSTART && lc->unfiltered.ns) {
+			uint64_t t0 = timeline__now();
+			int ret = spawn_wait(rig->args.unfiltered);
+
+			if (ret < 0)
+				return ret;
+			if (i >= lc->o.warmup)
+				lc->unfiltered.ns[lc->unfiltered.n++] =
+					(double)(timeline__now() - t0);
+		}
 		if (i % 16 == 0 || i + 1 == total)
 			output__progress(what, (unsigned long)(i + 1),
 					 (unsigned long)total);
@@ -257,13 +287,43 @@ static int alloc_series(struct lifecycle *lc)
 		if (!lc->s[i].ns)
 			return err__set(ENOMEM, "allocating samples");
 	}
+	if (lc->o.process && lc->o.seccomp != SECCOMP_OFF) {
+		lc->unfiltered.ns = calloc(lc->o.count, sizeof(double));
+		if (!lc->unfiltered.ns)
+			return err__set(ENOMEM, "allocating samples");
+	}
 	return 0;
+}
+
+/* The filters' cost per VM: the median of (filtered - unfiltered) over
+ * the rounds that ran both. */
+static int filter_cost(struct lifecycle *lc)
+{
+	const struct series *f = &lc->s[PROC_COLDSTART];
+	size_t n = lc->unfiltered.n < f->n ? lc->unfiltered.n : f->n;
+	double *d;
+	int ret;
+
+	if (!n)
+		return 0;
+	d = calloc(n, sizeof(*d));
+	if (!d)
+		return err__set(ENOMEM, "allocating differences");
+	for (size_t i = 0; i < n; i++)
+		d[i] = f->ns[i] - lc->unfiltered.ns[i];
+	ret = stats__median(d, n, &lc->added_ns);
+	free(d);
+	if (ret == 0)
+		ret = stats__summarize(lc->unfiltered.ns, lc->unfiltered.n,
+				       &lc->unfiltered.sum);
+	return ret;
 }
 
 static void free_series(struct lifecycle *lc)
 {
 	for (int i = 0; i < NR_SERIES; i++)
 		free(lc->s[i].ns);
+	free(lc->unfiltered.ns);
 	json_decref(lc->memory);
 	run_probes__free(&lc->rp);
 }
@@ -276,7 +336,7 @@ static int open_rig(struct rig *rig, const struct lifecycle_opts *o)
 	if (!exe)
 		return err__set(ENOENT, "cannot find the coldstart binary "
 				"(/proc/self/exe)");
-	child_args(&rig->args, exe, o->kvm_path);
+	child_args(&rig->args, exe, o->kvm_path, o->seccomp);
 	ret = kvm__open(&rig->kvm, o->kvm_path);
 	if (ret < 0)
 		return ret;
@@ -309,6 +369,8 @@ static int measure(struct lifecycle *lc)
 	for (int i = 0; ret == 0 && i < NR_SERIES; i++)
 		if (lc->s[i].n)
 			stats__summarize(lc->s[i].ns, lc->s[i].n, &lc->s[i].sum);
+	if (ret == 0)
+		ret = filter_cost(lc);
 	return ret;
 }
 
@@ -347,6 +409,27 @@ static void print_table(FILE *out, const struct lifecycle *lc, bool md)
 	}
 }
 
+static void print_filter_cost(FILE *out, const struct lifecycle *lc)
+{
+	uint64_t n[SECCOMP_NR_ROLES], ns, loads = 0;
+
+	seccomp__stats(n, &ns);
+	for (int r = 0; r < SECCOMP_NR_ROLES; r++)
+		loads += n[r];
+	fprintf(out, "seccomp: %s", seccomp__mode_name(lc->o.seccomp));
+	if (loads)
+		fprintf(out, "; in-process, loading a filter took %.1f us "
+			"(mean of %" PRIu64 ")", (double)ns / (double)loads /
+			1e3, loads);
+	if (lc->unfiltered.n)
+		fprintf(out, "; process-per-VM, the filters added %.3f ms "
+			"per VM (median of %zu pairs; %+.2f %% of the "
+			"unfiltered median %.3f ms)", lc->added_ns / 1e6,
+			lc->unfiltered.n, 100.0 * lc->added_ns /
+			lc->unfiltered.sum.p50, lc->unfiltered.sum.p50 / 1e6);
+	fputc('\n', out);
+}
+
 static void print_ratios(FILE *out, const struct lifecycle *lc)
 {
 	const struct series *s = lc->s;
@@ -364,6 +447,7 @@ static void print_ratios(FILE *out, const struct lifecycle *lc)
 			"%.3f ms (%.2fx)\n", s[PROC_COLDSTART].sum.p50 / 1e6,
 			s[PROC_FLOOR].sum.p50 / 1e6,
 			s[PROC_COLDSTART].sum.p50 / s[PROC_FLOOR].sum.p50);
+	print_filter_cost(out, lc);
 	if (lc->memory && json_is_object(lc->memory))
 		fprintf(out, "VMM memory (one process, minimal guest at DONE): "
 			"%" JSON_INTEGER_FORMAT " KiB USS beyond guest memory; "
@@ -419,6 +503,24 @@ static int add_series(json_t *doc, const struct lifecycle *lc)
 	return 0;
 }
 
+/* The filters' paired cost beside result__new's "seccomp" object. */
+static void add_filter_cost(json_t *doc, const struct lifecycle *lc)
+{
+	json_t *sc = json_object_get(doc, "seccomp"), *raw;
+
+	if (!sc || !lc->unfiltered.n)
+		return;
+	raw = json_array();
+	for (size_t i = 0; i < lc->unfiltered.n; i++)
+		json_array_append_new(raw, json_real(lc->unfiltered.ns[i]));
+	json_object_set_new(sc, "process_unfiltered_samples_ns", raw);
+	json_object_set_new(sc, "process_added_ns_median",
+			    json_real(lc->added_ns));
+	json_object_set_new(sc, "process_added_pct",
+			    json_real(100.0 * lc->added_ns /
+				      lc->unfiltered.sum.p50));
+}
+
 static json_t *result_json(const struct lifecycle *lc)
 {
 	struct probe_report_opts po = probe_opts(lc);
@@ -435,6 +537,7 @@ static json_t *result_json(const struct lifecycle *lc)
 		return NULL;
 	}
 	json_object_set(doc, "memory", lc->memory ? lc->memory : json_null());
+	add_filter_cost(doc, lc);
 	json_object_set_new(doc, "probes", probes ? probes : json_null());
 	return doc;
 }
@@ -499,6 +602,10 @@ int cmd_bench_lifecycle(int argc, char **argv)
 	if (ret != 0)
 		return cli__parsed(ret, "bench lifecycle", usage);
 	ret = alloc_series(&lc);
+	/* the in-process series' VMs load their threads' filters; this
+	 * driver's own thread stays unfiltered */
+	if (ret == 0 && seccomp__configure(lc.o.seccomp, false) < 0)
+		ret = -EINVAL;
 	if (ret == 0)
 		ret = measure(&lc);
 	if (ret < 0) {

@@ -4,6 +4,8 @@
 #ifndef COLDSTART_LIFECYCLE_H
 #define COLDSTART_LIFECYCLE_H
 
+#include "seccomp.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +18,7 @@ struct lifecycle_opts {
 	const char *out_dir; /* also write lifecycle.json and lifecycle.md */
 	const char *kvm_path;
 	unsigned int probes; /* enum probes_set over the in-process series */
+	enum seccomp_mode seccomp; /* the VMs' filters (default kill) */
 };
 
 int cmd_bench_lifecycle(int argc, char **argv);

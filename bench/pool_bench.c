@@ -803,6 +803,11 @@ int cmd_bench_pool(int argc, char **argv)
 
 	if (ret)
 		return cli__parsed(ret, "bench pool", usage);
+	/* in-process: the driver's own thread stays unfiltered, the VMs'
+	 * threads (refill, vCPU, uffd) load theirs; results say so */
+	ret = cli__seccomp_start("bench pool", o.pc.seccomp, false);
+	if (ret)
+		return ret;
 	pool_cli__catch_signals();
 	ret = bench(&o);
 	if (ret == -EINTR)

@@ -47,6 +47,7 @@ void pool_cli__defaults(struct pool_cli *o)
 		.stride = 1,
 	};
 	o->cfg.hold = POOL_HOLD_WARM;
+	o->seccomp = SECCOMP_KILL;
 	o->cfg.policy = POOL_FIXED;
 	o->cfg.on_empty = POOL_MAKE;
 	o->cfg.size = 4;
@@ -154,6 +155,8 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 		return ret;
 	case 0x222:
 		return number("--burst-z", arg, &cfg->burst_z);
+	case 0x211:
+		return seccomp__parse_mode(arg, &o->seccomp);
 	default:
 		return 1;
 	}
@@ -253,7 +256,11 @@ void pool_cli__usage(FILE *out)
 	      "  --kvm PATH           the KVM device (default /dev/kvm)\n"
 	      "  --abort-every N      testing: every Nth VM the refill threads "
 	      "make aborts\n"
-	      "                       after READY (the probe guest only)\n",
+	      "                       after READY (the probe guest only)\n"
+	      "  --seccomp MODE       per-thread system call filters: kill "
+	      "(default), log\n"
+	      "                       (allowed, logged, reported at exit) or "
+	      "off\n",
 	      out);
 }
 

@@ -5,6 +5,7 @@
 #define COLDSTART_POOL_CLI_H
 
 #include "pool.h"
+#include "seccomp.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@ struct pool_cli {
 	struct pool_config cfg;
 	const char *kvm_path;
 	bool max_set;
+	enum seccomp_mode seccomp; /* default kill */
 };
 
 /* getopt_long entries of the pool options (values 0x200 and up); end a
@@ -39,7 +41,8 @@ struct pool_cli {
 	{ "abort-every", required_argument, NULL, 0x210 },                 \
 	{ "miss-cost", required_argument, NULL, 0x220 },                   \
 	{ "burst-halflife", required_argument, NULL, 0x221 },              \
-	{ "burst-z", required_argument, NULL, 0x222 }
+	{ "burst-z", required_argument, NULL, 0x222 },                     \
+	{ "seccomp", required_argument, NULL, 0x211 }
 
 /* The defaults: the probe guest (2 MiB init, 1 MiB working set, 1 vCPU)
  * held warm, 4 VMs (at most 64), one refill thread, fixed size, a miss

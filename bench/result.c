@@ -6,6 +6,7 @@
 #include "hash.h"
 #include "output.h"
 #include "probe.h"
+#include "seccomp.h"
 #include "sysinfo.h"
 
 #include <math.h>
@@ -53,6 +54,23 @@ static json_t *guest_identity(const json_t *config)
 			 (json_int_t)size, "sha256", sum);
 }
 
+/* Whether the run's threads had seccomp filters: the mode, and how many
+ * filters each role loaded so far (an in-process driver's VM threads
+ * load theirs; its own thread stays unfiltered). */
+static json_t *seccomp_json(void)
+{
+	uint64_t n[SECCOMP_NR_ROLES], ns;
+	json_t *roles = json_object();
+
+	seccomp__stats(n, &ns);
+	for (int r = 0; r < SECCOMP_NR_ROLES; r++)
+		json_object_set_new(roles, seccomp__role_name(r),
+				    json_integer((json_int_t)n[r]));
+	return json_pack("{s:s, s:o, s:I}", "mode",
+			 seccomp__mode_name(seccomp__mode()), "installed",
+			 roles, "install_ns", (json_int_t)ns);
+}
+
 json_t *result__new(const char *name, json_t *config)
 {
 	json_t *sys = NULL, *doc, *build;
@@ -65,6 +83,10 @@ json_t *result__new(const char *name, json_t *config)
 			build ? build : json_null(), "sysinfo", sys, "config",
 			config ? config : json_object(), "series", "warnings",
 			"skipped");
+	if (doc && json_object_set_new(doc, "seccomp", seccomp_json()) < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
 	if (doc && json_object_set_new(doc, "guest",
 				       guest_identity(json_object_get(
 					       doc, "config"))) < 0) {

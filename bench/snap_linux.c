@@ -182,6 +182,7 @@ struct restore_opts {
 	const struct guest_mem_ops *strategy;
 	uint64_t timeout_ns;
 	bool json, allow_pvm;
+	enum seccomp_mode seccomp;
 	unsigned int sample_flags; /* restore__finish flags, measured runs */
 };
 
@@ -194,13 +195,15 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "kvm", required_argument, NULL, 'k' },
 		{ "allow-pvm", no_argument, NULL, 'p' },
+		{ "seccomp", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
 
 	*o = (struct restore_opts){ .dir = argv[1],
 				    .strategy = mem_restore__strategy("mmap"),
-				    .timeout_ns = 60 * SECOND };
+				    .timeout_ns = 60 * SECOND,
+				    .seccomp = SECCOMP_KILL };
 	optind = 2;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -218,6 +221,8 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 			o->kvm_path = optarg;
 		else if (c == 'p')
 			o->allow_pvm = true;
+		else if (c == 's')
+			ret = seccomp__parse_mode(optarg, &o->seccomp);
 		else
 			ret = args__bad_option(argv);
 	}
@@ -358,6 +363,9 @@ int snap_linux__restore(int argc, char **argv)
 	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);
+	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
+	if (ret)
+		return ret;
 	if (run_linux__open_console(o.console, o.json, false, &console) < 0)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
 	ret = kvm__open(&kvm, o.kvm_path);
@@ -373,6 +381,7 @@ int snap_linux__restore(int argc, char **argv)
 		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
 				  "snapshot: %s", err__last());
 	print_restored(&o, &r);
+	cli__seccomp_report();
 	if (r.outcome == VM_COMPLETED)
 		return CLI_OK;
 	fprintf(stderr, "coldstart: restored guest failed: %s\n", r.reason);

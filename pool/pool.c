@@ -6,6 +6,7 @@
 #include "err.h"
 #include "kvm.h"
 #include "policy.h"
+#include "seccomp.h"
 #include "snapshot.h"
 #include "timeline.h"
 #include "vm.h"
@@ -447,6 +448,17 @@ static void *refill(void *arg)
 	struct worker *w = arg;
 	struct pool *p = w->pool;
 
+	/* a worker that cannot confine itself makes nothing */
+	if (seccomp__install(SECCOMP_REFILL) < 0) {
+		pthread_mutex_lock(&p->lock);
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
+			 err__last());
+		p->st.make_failures++;
+		p->failures_in_row = FAILURES_TO_GIVE_UP;
+		pthread_cond_broadcast(&p->ready);
+		pthread_mutex_unlock(&p->lock);
+		return NULL;
+	}
 	pthread_mutex_lock(&p->lock);
 	while (!p->draining) {
 		struct held *h;

@@ -5,6 +5,7 @@
 #include "serve.h"
 
 #include "err.h"
+#include "seccomp.h"
 #include "timeline.h"
 
 #include <errno.h>
@@ -758,7 +759,10 @@ int pool_serve__run(struct pool *p, const char *path,
 		return ret;
 	}
 	say(&s, "listening on %s", path);
-	ret = accept_loop(&s);
+	/* set up: from here the control thread only serves */
+	ret = seccomp__enter_main();
+	if (ret == 0)
+		ret = accept_loop(&s);
 	/* no new connections, then the ones open finish their request */
 	begin_stop(&s);
 	close(s.lfd);

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "mem_restore.h"
+#include "seccomp.h"
 #include "zmem.h"
 
 #include <fcntl.h>
@@ -319,7 +320,10 @@ static void serve_faults(struct uffd_state *u)
 static void *handler(void *arg)
 {
 	pthread_cleanup_push(handler_ended, arg);
-	serve_faults(arg);
+	if (seccomp__install(SECCOMP_UFFD) < 0)
+		give_up(arg);
+	else
+		serve_faults(arg);
 	pthread_cleanup_pop(1);
 	return NULL;
 }

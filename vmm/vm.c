@@ -3,6 +3,7 @@
 
 #include "cpu_x86.h"
 #include "err.h"
+#include "seccomp.h"
 
 #include <linux/kvm.h>
 #include <signal.h>
@@ -323,6 +324,12 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&kick);
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	/* the filter holds from before the guest's first instruction */
+	if (seccomp__install(SECCOMP_VCPU) < 0) {
+		vcpu_failed(vm);
+		vcpu_finished(vcpu);
+		return NULL;
+	}
 	while (!__atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE)) {
 		if (__atomic_load_n(&vm->pause_req, __ATOMIC_ACQUIRE)) {
 			park(vcpu);
@@ -700,6 +707,12 @@ int vm__start(struct vm *vm)
 	pthread_mutex_unlock(&vm->lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
+	if (ret < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return ret;
+	}
+	/* the control thread's setup ends with its first VM started */
+	ret = seccomp__enter_main();
 	if (ret < 0)
 		vm__end(vm, VM_FAILED, "%s", err__last());
 	return ret;

@@ -1,0 +1,262 @@
+/* Loads the build-time filters per thread role, reports a forbidden call
+ * from the SIGSYS handler, and reads log mode's findings back from the
+ * kernel log. */
+#include "seccomp.h"
+
+#include "err.h"
+#include "seccomp_bpf.h"
+#include "timeline.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static const char *const role_names[] = {
+	[SECCOMP_MAIN] = "main", [SECCOMP_VCPU] = "vcpu",
+	[SECCOMP_UFFD] = "uffd", [SECCOMP_REFILL] = "refill",
+};
+static const char *const mode_names[] = {
+	[SECCOMP_OFF] = "off", [SECCOMP_KILL] = "kill", [SECCOMP_LOG] = "log",
+};
+
+/* Threads' names in log mode, which the kernel's records carry. */
+static const char *const thread_names[] = {
+	[SECCOMP_MAIN] = "cs-main", [SECCOMP_VCPU] = "cs-vcpu",
+	[SECCOMP_UFFD] = "cs-uffd", [SECCOMP_REFILL] = "cs-refill",
+};
+
+static enum seccomp_mode mode;
+static int test_role = -1; /* COLDSTART_SECCOMP_TEST's role */
+static uint64_t installed[SECCOMP_NR_ROLES], install_ns;
+static __thread int thread_role = -1;
+static bool main_pending; /* the main filter is still to be loaded */
+static pid_t main_tid;    /* by this thread */
+
+const char *seccomp__role_name(enum seccomp_role role)
+{
+	return role < SECCOMP_NR_ROLES ? role_names[role] : "?";
+}
+
+const char *seccomp__mode_name(enum seccomp_mode m)
+{
+	return m < SECCOMP_NR_MODES ? mode_names[m] : "?";
+}
+
+int seccomp__parse_mode(const char *name, enum seccomp_mode *out)
+{
+	for (int m = 0; m < SECCOMP_NR_MODES; m++)
+		if (!strcmp(name, mode_names[m])) {
+			*out = (enum seccomp_mode)m;
+			return 0;
+		}
+	return err__set(EINVAL, "--seccomp: '%s' is not kill, log or off",
+			name);
+}
+
+const char *seccomp__syscall_name(long nr)
+{
+	if (nr < 0 || (size_t)nr >= seccomp_nr_syscall_names)
+		return NULL;
+	return seccomp_syscall_names[nr];
+}
+
+/* Appends s at *p (async-signal-safe). */
+static void put(char **p, char *end, const char *s)
+{
+	while (*s && *p < end)
+		*(*p)++ = *s++;
+}
+
+static void put_num(char **p, char *end, long v)
+{
+	char d[24];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0 && n < (int)sizeof(d));
+	while (n > 0 && *p < end)
+		*(*p)++ = d[--n];
+}
+
+/* A call outside the thread's list (kill mode): name it on stderr, then
+ * make it again. SIGSYS is blocked inside its handler, so the kernel now
+ * resets it to the default action and the process dies by SIGSYS, as it
+ * would without the report. */
+static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	const greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+	const char *name = seccomp__syscall_name(si->si_syscall);
+	char buf[320], *p = buf, *end = buf + sizeof(buf);
+
+	(void)sig;
+	put(&p, end, "coldstart: seccomp: the ");
+	put(&p, end, thread_role >= 0 ? role_names[thread_role] : "?");
+	put(&p, end, " thread made system call ");
+	put(&p, end, name ? name : "?");
+	put(&p, end, " (");
+	put_num(&p, end, si->si_syscall);
+	put(&p, end, "), which its allow-list does not hold: killing the "
+		     "VMM (--seccomp log finds what a new feature needs)\n");
+	if (write(STDERR_FILENO, buf, (size_t)(p - buf)) < 0)
+		p = buf;
+	syscall(si->si_syscall, g[REG_RDI], g[REG_RSI], g[REG_RDX],
+		g[REG_R10], g[REG_R8], g[REG_R9]);
+	_exit(128 + SIGSYS); /* not reached */
+}
+
+int seccomp__configure(enum seccomp_mode m, bool main_thread)
+{
+	const char *hook = getenv("COLDSTART_SECCOMP_TEST");
+	struct sigaction sa = { .sa_sigaction = on_sigsys,
+				.sa_flags = SA_SIGINFO };
+
+	mode = m;
+	main_pending = main_thread;
+	main_tid = gettid();
+	test_role = -1;
+	for (int r = 0; hook && r < SECCOMP_NR_ROLES; r++)
+		if (!strcmp(hook, role_names[r]))
+			test_role = r;
+	if (m != SECCOMP_KILL)
+		return 0;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) < 0)
+		return err__sys(errno, "installing the SIGSYS handler");
+	return 0;
+}
+
+enum seccomp_mode seccomp__mode(void)
+{
+	return mode;
+}
+
+/* The test hook: a call no list holds, once per process. */
+static void violate(void)
+{
+	static int done;
+	int fd;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+		return;
+	fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0) /* log mode let it through */
+		close(fd);
+}
+
+int seccomp__install(enum seccomp_role role)
+{
+	uint64_t t0 = timeline__now();
+	sigset_t sys;
+
+	if (mode == SECCOMP_OFF || role >= SECCOMP_NR_ROLES)
+		return 0;
+	/* vCPU threads start with every signal blocked: a blocked SIGSYS
+	 * would kill without the report */
+	sigemptyset(&sys);
+	sigaddset(&sys, SIGSYS);
+	pthread_sigmask(SIG_UNBLOCK, &sys, NULL);
+	if (mode == SECCOMP_LOG) /* the kernel logs the thread's name */
+		prctl(PR_SET_NAME, thread_names[role], 0, 0, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return err__sys(errno, "PR_SET_NO_NEW_PRIVS");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+		    &seccomp_progs[role][mode]) < 0)
+		return err__sys(errno, "loading the %s thread's seccomp "
+				"filter", role_names[role]);
+	thread_role = (int)role;
+	__atomic_add_fetch(&installed[role], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&install_ns, timeline__now() - t0,
+			   __ATOMIC_RELAXED);
+	if ((int)role == test_role)
+		violate();
+	return 0;
+}
+
+int seccomp__enter_main(void)
+{
+	if (!main_pending || gettid() != main_tid)
+		return 0;
+	main_pending = false;
+	return seccomp__install(SECCOMP_MAIN);
+}
+
+void seccomp__stats(uint64_t out[SECCOMP_NR_ROLES], uint64_t *ns)
+{
+	for (int r = 0; r < SECCOMP_NR_ROLES; r++)
+		out[r] = __atomic_load_n(&installed[r], __ATOMIC_RELAXED);
+	*ns = __atomic_load_n(&install_ns, __ATOMIC_RELAXED);
+}
+
+/* Adds the call in one kernel log record, if it is a seccomp record
+ * (audit type 1326) of this process. */
+static size_t note_record(const char *rec, const char *pid, struct seccomp_hit *hits,
+			  size_t n, size_t max)
+{
+	const char *c = strstr(rec, " comm=\""), *s = strstr(rec, " syscall=");
+	char comm[16] = "";
+	long nr;
+
+	if (!strstr(rec, "type=1326") || !strstr(rec, pid) || !s)
+		return n;
+	nr = strtol(s + 9, NULL, 10);
+	if (c)
+		sscanf(c + 7, "%15[^\"]", comm);
+	for (size_t i = 0; i < n; i++)
+		if (hits[i].nr == nr && !strcmp(hits[i].comm, comm)) {
+			hits[i].count++;
+			return n;
+		}
+	if (n == max)
+		return n;
+	hits[n] = (struct seccomp_hit){ .nr = nr, .count = 1 };
+	memcpy(hits[n].comm, comm, sizeof(comm));
+	return n + 1;
+}
+
+/* One pass over the kernel log from its start. */
+static int scan_kmsg(const char *pid, struct seccomp_hit *hits, size_t max)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[8192];
+	size_t n = 0;
+	ssize_t len;
+
+	if (fd < 0)
+		return err__sys(errno, "reading the kernel log (/dev/kmsg)");
+	memset(hits, 0, max * sizeof(*hits));
+	for (;;) {
+		len = read(fd, rec, sizeof(rec) - 1);
+		if (len < 0 && errno == EPIPE) /* overwritten: go on */
+			continue;
+		if (len <= 0)
+			break;
+		rec[len] = 0;
+		n = note_record(rec, pid, hits, n, max);
+	}
+	close(fd);
+	return (int)n;
+}
+
+int seccomp__logged(struct seccomp_hit *hits, size_t max, int wait_ms)
+{
+	char pid[32];
+	int n;
+
+	snprintf(pid, sizeof(pid), " pid=%d ", (int)getpid());
+	for (int waited = 0;; waited += 20) {
+		n = scan_kmsg(pid, hits, max);
+		if (n != 0 || waited >= wait_ms)
+			return n;
+		usleep(20000);
+	}
+}

@@ -1,0 +1,90 @@
+/* seccomp-bpf allow-lists per thread role: each thread of the VMM loads
+ * its role's filter (built from seccomp_lists.c by libseccomp at build
+ * time) once its setup is done, so a compromised thread can make only the
+ * system calls its job needs. */
+#ifndef COLDSTART_SECCOMP_H
+#define COLDSTART_SECCOMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum seccomp_role {
+	SECCOMP_MAIN = 0, /* the control thread after setup, pool connections */
+	SECCOMP_VCPU,     /* a vCPU thread, from before its first KVM_RUN */
+	SECCOMP_UFFD,     /* a userfaultfd handler thread */
+	SECCOMP_REFILL,   /* a pool's refill worker */
+	SECCOMP_NR_ROLES,
+};
+
+enum seccomp_mode {
+	SECCOMP_OFF = 0,
+	SECCOMP_KILL, /* a call outside the list: report it, die by SIGSYS */
+	SECCOMP_LOG,  /* allowed, logged by the kernel (audit type 1326) */
+	SECCOMP_NR_MODES,
+};
+
+/* One row of the lists: which roles may make `name`, optionally only
+ * with argument `arg` equal to `value` (ioctl requests), and why. */
+struct seccomp_rule {
+	unsigned int roles; /* 1u << enum seccomp_role */
+	const char *name;   /* the system call, as libseccomp names it */
+	int arg;            /* -1: any arguments; else this one must match */
+	uint64_t value;
+	const char *reason;
+};
+
+extern const struct seccomp_rule seccomp_rules[];
+extern const size_t seccomp_nr_rules;
+
+/* Sets the process's mode (before any thread installs a filter). KILL
+ * installs the SIGSYS handler that names the offending call. With
+ * `main_thread`, the calling thread is the VMM's control thread and
+ * loads the main filter at seccomp__enter_main(); without it (in-process
+ * benchmark drivers, which go on making VMs) only the other roles load
+ * theirs. The
+ * environment variable COLDSTART_SECCOMP_TEST=ROLE (a test hook) makes
+ * the first thread of that role make a forbidden call (socket) right
+ * after its filter is loaded. */
+int seccomp__configure(enum seccomp_mode mode, bool main_thread);
+
+/* The control thread's setup is done: loads the main filter when called
+ * from the thread that configured it with main_thread, once; else does
+ * nothing. vm__start calls it after starting the vCPU threads (they do
+ * not inherit it); callers whose setup goes on later (pool serve, once
+ * it listens) call it themselves. */
+int seccomp__enter_main(void);
+
+/* The process's mode (SECCOMP_OFF until configured). */
+enum seccomp_mode seccomp__mode(void);
+
+/* Loads the role's filter on the calling thread only (threads it creates
+ * later inherit it; filters stack, the strictest verdict wins). Sets
+ * no_new_privs on the thread. A no-op when the mode is OFF. */
+int seccomp__install(enum seccomp_role role);
+
+/* Filters loaded so far per role, and the time they took in all. */
+void seccomp__stats(uint64_t installed[SECCOMP_NR_ROLES], uint64_t *ns);
+
+const char *seccomp__role_name(enum seccomp_role role);
+const char *seccomp__mode_name(enum seccomp_mode mode);
+/* 0 with *mode set, or -EINVAL with a message for an unknown name. */
+int seccomp__parse_mode(const char *name, enum seccomp_mode *mode);
+/* The x86-64 system call's name, or NULL. */
+const char *seccomp__syscall_name(long nr);
+
+/* A call that log mode let through, as the kernel logged it. */
+struct seccomp_hit {
+	long nr;
+	char comm[16]; /* the thread's name: its role */
+	unsigned int count;
+};
+
+/* The calls this process made outside its lists in log mode, from the
+ * kernel log (/dev/kmsg; the kernel logs them asynchronously, so this
+ * waits up to `wait_ms` for a first one). Returns how many distinct ones
+ * (up to max) or -errno when the log cannot be read (not root, or
+ * kernel.dmesg_restrict). */
+int seccomp__logged(struct seccomp_hit *hits, size_t max, int wait_ms);
+
+#endif
