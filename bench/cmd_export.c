@@ -304,6 +304,8 @@ static int write_outputs(const struct inputs *in,
 	    (fwrite(t.text, 1, t.len, stdout) != t.len || fflush(stdout)))
 		ret = err__sys(errno, "writing the metrics to stdout");
 	if (ret == 0 && cli->textfile_dir)
+		ret = output__mkdirs(cli->textfile_dir);
+	if (ret == 0 && cli->textfile_dir)
 		ret = output__write_file(cli->textfile_dir, cli->name, t.text,
 					 t.len);
 	free(t.text);
