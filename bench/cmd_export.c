@@ -284,8 +284,7 @@ static int push_all(const struct inputs *in, const struct export_cli *cli)
 		if (ret == 0)
 			ret = push__put(url, t.text, t.len);
 		if (ret == 0)
-			fprintf(stderr, "pushed %s's metrics to %s\n",
-				*host ? host : "(no host)", url);
+			fprintf(stderr, "pushed to %s\n", url);
 		free(t.text);
 		free(url);
 	}

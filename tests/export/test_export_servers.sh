@@ -142,7 +142,7 @@ grep -q '^node_textfile_scrape_error 0$' "$tmp/node.metrics" && ok ||
 # HTTP status.
 export_ok "$REF/rate.json" "$REF/density.json" "$tmp/hostile/lifecycle.json" \
 	--push "http://127.0.0.1:$gw_port/" --job coldstart-test
-grep -q "pushed vm's metrics to http://127.0.0.1:$gw_port/metrics/job/coldstart-test/instance/vm" \
+grep -q "^pushed to http://127.0.0.1:$gw_port/metrics/job/coldstart-test/instance/vm$" \
 	"$tmp/export.out" && ok || fail "no push of host vm: $(cat "$tmp/export.out")"
 grep -q "instance@base64/" "$tmp/export.out" && ok || fail "the hostile host was not pushed as base64"
 timeout 60 "$COLDSTART" export prometheus "$REF/rate.json" \
