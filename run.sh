@@ -2,14 +2,20 @@
 # The two entry points of coldstart, for a fresh Debian 12 machine as root:
 #   ./run.sh bench   install, build, run the quick benchmark suite and write
 #                    results/<host>-<date>/ (every result, report.md, plots)
-#   ./run.sh test    install, build (plus an ASan/UBSan build) and run
+#   ./run.sh test    install (also the Prometheus servers the export
+#                    test runs), build (plus an ASan/UBSan build) and run
 #                    every test with ctest
 # Both install only Debian packages that are missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Everything coldstart needs to build and test, from Debian's archive.
-PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev qemu-system-x86 busybox-static cpio e2fsprogs)
+# Everything coldstart needs to build, benchmark and test, from Debian's
+# archive.
+PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev libcurl4-openssl-dev qemu-system-x86 busybox-static cpio e2fsprogs)
+# What only the tests need: the Prometheus servers `coldstart export
+# prometheus` is tested against (the test starts its own on loopback
+# ports; the packages' services are not used).
+TEST_PACKAGES=(prometheus prometheus-node-exporter prometheus-pushgateway curl)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -22,9 +28,9 @@ timed() {
 	return $code
 }
 
-install_missing() {
+install_missing() { # PACKAGE...
 	local missing=() p
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
 	done
@@ -69,7 +75,11 @@ case "${1:-}" in
 bench | test)
 	cmd=$1
 	shift
-	timed "installing packages" install_missing
+	if [ "$cmd" = test ]; then
+		timed "installing packages" install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+	else
+		timed "installing packages" install_missing "${PACKAGES[@]}"
+	fi
 	"cmd_$cmd" "$@"
 	;;
 *)

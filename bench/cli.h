@@ -77,5 +77,6 @@ int cmd_image(int argc, char **argv);
 int cmd_emulate(int argc, char **argv);
 int cmd_pool(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

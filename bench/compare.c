@@ -18,7 +18,8 @@
 
 /* ---- parsing ---- */
 
-static int parse_samples(const json_t *js, struct result_series *s)
+static int parse_samples(const json_t *js, struct result_series *s,
+			 bool allow_empty)
 {
 	const json_t *arr = json_object_get(js, "samples_ns"), *v;
 	size_t i;
@@ -29,7 +30,8 @@ static int parse_samples(const json_t *js, struct result_series *s)
 		return err__set(EINVAL, "series '%s' has no samples_ns[] "
 				"array", s->name);
 	if (json_array_size(arr) == 0)
-		return err__set(EINVAL, "series '%s' has no samples", s->name);
+		return allow_empty ? 0 : err__set(EINVAL, "series '%s' has no "
+						  "samples", s->name);
 	s->samples = malloc(json_array_size(arr) * sizeof(double));
 	if (!s->samples)
 		return err__set(ENOMEM, "allocating samples");
@@ -43,7 +45,8 @@ static int parse_samples(const json_t *js, struct result_series *s)
 	return 0;
 }
 
-static int parse_series(const json_t *js, size_t i, struct result_series *s)
+static int parse_series(const json_t *js, size_t i, struct result_series *s,
+			bool allow_empty)
 {
 	const char *better;
 
@@ -57,7 +60,7 @@ static int parse_series(const json_t *js, size_t i, struct result_series *s)
 		s->unit = "ns";
 	better = json_string_value(json_object_get(js, "better"));
 	s->higher_is_better = better && !strcmp(better, "higher");
-	return parse_samples(js, s);
+	return parse_samples(js, s, allow_empty);
 }
 
 static int check_header(const json_t *root)
@@ -89,7 +92,7 @@ static const json_t *object_or_null(const json_t *v)
 	return json_is_object(v) ? v : json_null();
 }
 
-int compare__parse(json_t *root, struct result_doc *doc)
+static int parse_doc(json_t *root, struct result_doc *doc, bool allow_empty)
 {
 	const json_t *series;
 	int ret = check_header(root);
@@ -110,7 +113,8 @@ int compare__parse(json_t *root, struct result_doc *doc)
 	for (size_t i = 0; i < json_array_size(series); i++) {
 		struct result_series *s = &doc->series[doc->nr_series++];
 
-		ret = parse_series(json_array_get(series, i), i, s);
+		ret = parse_series(json_array_get(series, i), i, s,
+				   allow_empty);
 		if (ret == 0 && compare__find(doc, s->name) != s)
 			ret = err__set(EINVAL, "series '%s' appears twice",
 				       s->name);
@@ -120,6 +124,16 @@ int compare__parse(json_t *root, struct result_doc *doc)
 		}
 	}
 	return 0;
+}
+
+int compare__parse(json_t *root, struct result_doc *doc)
+{
+	return parse_doc(root, doc, false);
+}
+
+int compare__parse_all(json_t *root, struct result_doc *doc)
+{
+	return parse_doc(root, doc, true);
 }
 
 void compare__free(struct result_doc *doc)

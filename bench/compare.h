@@ -42,6 +42,11 @@ struct result_doc {
 int compare__parse(json_t *root, struct result_doc *doc);
 void compare__free(struct result_doc *doc);
 
+/* The same, except that a series may have no samples (n 0, samples
+ * NULL), as a pool run without a single miss writes its miss series:
+ * for readers that export what a document holds rather than test it. */
+int compare__parse_all(json_t *root, struct result_doc *doc);
+
 /* The series named `name`, or NULL. */
 const struct result_series *compare__find(const struct result_doc *doc,
 					  const char *name);

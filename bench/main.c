@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	  cmd_compare },
 	{ "report", "Markdown, CSV and plots from stored results",
 	  cmd_report },
+	{ "export", "stored results as Prometheus metrics: stdout, "
+		    "node_exporter textfile, Pushgateway", cmd_export },
 	{ "image", "build a Linux guest image (kernel + initramfs) from "
 		   "Debian's archive", cmd_image },
 	{ "emulate", "run a command inside an emulated SVM host (no "
