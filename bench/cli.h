@@ -4,6 +4,7 @@
 #ifndef COLDSTART_CLI_H
 #define COLDSTART_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -59,5 +60,8 @@ int cmd_image(int argc, char **argv);
 int cmd_emulate(int argc, char **argv);
 int cmd_pool(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+
+/* The tuners of `coldstart tune`, `n` of them. */
+const struct command *tune__tuners(size_t *n);
 
 #endif
