@@ -10,6 +10,9 @@ cd "$(dirname "$0")"
 
 # Everything coldstart needs to build and test, from Debian's archive.
 PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev qemu-system-x86 busybox-static cpio e2fsprogs)
+# And what only the tests need (./run.sh test): the Ansible playbook's
+# and the Kubernetes manifest's tests, the man page's rendering.
+TEST_PACKAGES=(ansible python3-yaml groff-base)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -22,9 +25,9 @@ timed() {
 	return $code
 }
 
-install_missing() {
+install_missing() { # PACKAGE...
 	local missing=() p
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
 	done
@@ -61,7 +64,9 @@ cmd_test() {
 	# Without a usable /dev/kvm the suites labelled kvm run inside the
 	# emulated SVM host (the test emulated.kvm_suites), each reported by name.
 	log "running every test (ASan/UBSan build; e2e with build-static)"
+	# The package test (package.deb) packages build-static.
 	COLDSTART_E2E_STATIC=$PWD/build-static/bench/coldstart \
+		COLDSTART_STATIC_BUILD=$PWD/build-static \
 		timed "ctest" ctest --test-dir build-asan --output-on-failure -j2 "$@"
 }
 
@@ -69,7 +74,11 @@ case "${1:-}" in
 bench | test)
 	cmd=$1
 	shift
-	timed "installing packages" install_missing
+	if [ "$cmd" = test ]; then
+		timed "installing packages" install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+	else
+		timed "installing packages" install_missing "${PACKAGES[@]}"
+	fi
 	"cmd_$cmd" "$@"
 	;;
 *)
