@@ -138,7 +138,7 @@ the gnuplot scripts of the report's plots (the binary carries its own
 copies), and fault_timeline.gp for
 .BR "coldstart probe \-\-csv" .
 .TP
-.I /usr/share/doc/coldstart/README.md
+.I /usr/share/doc/coldstart/README.md.gz
 the full documentation: every driver's method, result fields and caveats.
 .SH EXAMPLES
 Run the quick suite and write results, report and plots:
