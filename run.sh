@@ -14,8 +14,10 @@ cd "$(dirname "$0")"
 PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev libcurl4-openssl-dev qemu-system-x86 busybox-static cpio e2fsprogs)
 # What only the tests need: the Prometheus servers `coldstart export
 # prometheus` is tested against (the test starts its own on loopback
-# ports; the packages' services are not used).
-TEST_PACKAGES=(prometheus prometheus-node-exporter prometheus-pushgateway curl)
+# ports; the packages' services are not used), the Ansible playbook's
+# and the Kubernetes manifest's tests, the man page's rendering.
+TEST_PACKAGES=(prometheus prometheus-node-exporter prometheus-pushgateway curl
+	ansible python3-yaml groff-base)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -67,7 +69,9 @@ cmd_test() {
 	# Without a usable /dev/kvm the suites labelled kvm run inside the
 	# emulated SVM host (the test emulated.kvm_suites), each reported by name.
 	log "running every test (ASan/UBSan build; e2e with build-static)"
+	# The package test (package.deb) packages build-static.
 	COLDSTART_E2E_STATIC=$PWD/build-static/bench/coldstart \
+		COLDSTART_STATIC_BUILD=$PWD/build-static \
 		timed "ctest" ctest --test-dir build-asan --output-on-failure -j2 "$@"
 }
 

@@ -7,6 +7,7 @@
 #include "seccomp.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -78,5 +79,8 @@ int cmd_emulate(int argc, char **argv);
 int cmd_pool(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+
+/* The tuners of `coldstart tune`, `n` of them. */
+const struct command *tune__tuners(size_t *n);
 
 #endif

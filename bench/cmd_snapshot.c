@@ -816,8 +816,20 @@ static int cmd_inspect(int argc, char **argv)
 	return CLI_OK;
 }
 
+static bool is_action(const char *word)
+{
+	return !strcmp(word, "create") || !strcmp(word, "restore") ||
+	       !strcmp(word, "merge") || !strcmp(word, "inspect");
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
+	/* One help text covers every action. */
+	if (argc >= 3 && is_action(argv[1]) &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		usage(stdout);
+		return CLI_OK;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "create"))
 		return cmd_create(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "restore"))

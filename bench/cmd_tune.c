@@ -15,6 +15,12 @@ static const struct command tuners[] = {
 
 #define NR_TUNERS (sizeof(tuners) / sizeof(tuners[0]))
 
+const struct command *tune__tuners(size_t *n)
+{
+	*n = NR_TUNERS;
+	return tuners;
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart tune TUNER [OPTIONS]\n\nTuners:\n", out);

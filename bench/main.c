@@ -46,6 +46,15 @@ static void print_drivers(FILE *out)
 		fprintf(out, " %s%s", d[i].name, i + 1 < n ? "," : "\n");
 }
 
+/* The actions of the commands that dispatch on a word of their own (bench
+ * and tune have tables), for `coldstart help --commands COMMAND`: the
+ * bash completion and the man page are made from that list. */
+static const char *const actions[][2] = {
+	{ "snapshot", "create\nrestore\nmerge\ninspect\n" },
+	{ "pool", "run\nserve\n" },
+	{ "image", "build\n" },
+};
+
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart COMMAND [OPTIONS]\n"
@@ -72,6 +81,40 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
+static void list(const struct command *table, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		puts(table[i].name);
+}
+
+/* `coldstart help --commands [COMMAND]` (not in the help text: it is for
+ * tools): the commands, or COMMAND's drivers, tuners or actions, one a
+ * line; nothing for a command without any. */
+static int list_commands(int argc, char **argv)
+{
+	const struct command *table = NULL;
+	size_t n = 0;
+
+	if (argc < 3) {
+		list(commands, NR_COMMANDS);
+		return CLI_OK;
+	}
+	if (argc > 3)
+		return cli__error(CLI_USAGE, "help --commands: unexpected "
+				  "argument '%s'", argv[3]);
+	if (!find(argv[2]))
+		return cli__error(CLI_USAGE, "no command '%s'", argv[2]);
+	if (!strcmp(argv[2], "bench"))
+		table = bench__drivers(&n);
+	else if (!strcmp(argv[2], "tune"))
+		table = tune__tuners(&n);
+	list(table, n);
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (!strcmp(actions[i][0], argv[2]))
+			fputs(actions[i][1], stdout);
+	return CLI_OK;
+}
+
 /* `help CMD [SUB...]` is `CMD [SUB...] --help`: `help bench restore`
  * shows the restore driver's help, `help snapshot` the snapshot one. */
 static int cmd_help(int argc, char **argv)
@@ -85,6 +128,8 @@ static int cmd_help(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	if (!strcmp(argv[1], "--commands"))
+		return list_commands(argc, argv);
 	cmd = find(argv[1]);
 	if (!cmd || cmd->run == cmd_help)
 		return cli__error(CLI_USAGE, "no command '%s'", argv[1]);

@@ -44,6 +44,15 @@ expect 0 'Usage: coldstart snapshot' snapshot restore --help
 expect 0 'Usage: coldstart snapshot' snapshot create --help
 # create takes run's -q/--quiet (both with --json are refused, as by run).
 expect 2 "--json and --quiet exclude each other" snapshot create /tmp/x -q --json
+# The lists tools read (bash completion, man page), one name a line.
+expect 0 '^sysinfo$' help --commands
+expect 0 '^lifecycle$' help --commands bench
+expect 0 '^restore$' help --commands tune
+expect 0 '^inspect$' help --commands snapshot
+expect 2 "no command 'frobnicate'" help --commands frobnicate
+expect 2 "unexpected argument 'x'" help --commands bench x
+expect 0 'Usage: coldstart snapshot' snapshot restore --help
+expect 0 'Usage: coldstart snapshot' snapshot inspect -h
 expect 2 "unknown driver 'nope'" bench nope
 expect 2 "multiple of 2 MiB" run --mem 3M
 expect 2 "is not a size" run --mem lots
