@@ -296,4 +296,23 @@ EOF2
 expect 2 '--hosts needs result directories' compare --hosts
 expect 2 "$B is not a directory of results" compare --hosts "$B"
 expect 2 "cannot read $dir/nosuch" compare --hosts "$dir/hosts/h1" "$dir/nosuch"
+# a pool run without misses writes an empty .miss series: compared as a
+# series NEW lacks, not refused as malformed
+python3 - "$dir" <<'EOF'
+import json, random, sys
+r = random.Random(5)
+def doc(miss):
+    ss = [{"name": "arrival_to_first_run.hit", "unit": "ns",
+           "samples_ns": [int(r.gauss(1e6, 2e4)) for _ in range(20)]},
+          {"name": "arrival_to_first_run.miss", "unit": "ns",
+           "samples_ns": miss}]
+    return {"schema": 1, "bench": "pool", "config": {}, "sysinfo": {},
+            "series": ss}
+json.dump(doc([int(5e7) + i for i in range(20)]),
+          open(sys.argv[1] + "/pool-a.json", "w"))
+json.dump(doc([]), open(sys.argv[1] + "/pool-b.json", "w"))
+EOF
+expect 0 'arrival_to_first_run.hit' compare "$dir/pool-a.json" "$dir/pool-b.json"
+grep -q 'arrival_to_first_run.miss' "$out" "$err" && ok ||
+	fail "the series only BASE has is listed"
 finish
