@@ -3,6 +3,7 @@
 #include "report_int.h"
 
 #include "args.h"
+#include "capacity.h"
 #include "cli.h"
 #include "compare.h"
 #include "density.h"
@@ -61,7 +62,10 @@ static int load_input(const char *path, struct input *in)
 	if (report_tune__is_tune(json_string_value(get(in->root, "bench"))))
 		return 1;
 	result__drop_empty_series(in->root);
-	ret = compare__parse(in->root, &in->doc);
+	/* documents from before the VMs/GiB and VMs/s series get them */
+	ret = capacity__derive_series(in->root);
+	if (ret == 0)
+		ret = compare__parse(in->root, &in->doc);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
 		return err__set(-ret, "%s: %s", path, why);
@@ -378,6 +382,7 @@ static int write_md(struct report *r)
 	r->md = t.f;
 	md_host(r);
 	report__md_summary(r);
+	report__md_capacity(r);
 	md_left_out(r);
 	for (size_t i = 0; i < r->n; i++)
 		report__md_doc(r, &r->in[i]);

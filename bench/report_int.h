@@ -143,5 +143,12 @@ void report__md_doc(struct report *r, const struct input *in);
 /* report_summary.c: the Summary section, one line per driver */
 void report__time_text(char *buf, size_t len, double ns);
 void report__md_summary(struct report *r);
+/* Among rate's series of `mode` and `kind` ("sustained", "burst") the
+ * level with the highest "vms_per_s", or NULL. */
+const json_t *report__peak_rate(const json_t *series, const char *mode,
+				const char *kind);
+
+/* report_capacity.c: VMs per host for each measured guest and variant */
+void report__md_capacity(struct report *r);
 
 #endif

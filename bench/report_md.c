@@ -8,50 +8,148 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One row of a series table; a row's values share the unit its median
- * suits (48.4 ns, 813.83 us, 1.138 ms). */
+/* Fewer samples than this: a bootstrap interval of the median spans
+ * about min..max, which the tables say. */
+#define CI_FEW 10
+
+/* Fewer samples than this are too few to call one of them an outlier:
+ * with 5, one sample off by a little is "3 MADs" away. */
+#define REPORT_OUTLIER_MIN_N 20
+
+/* One unit for a table column: chosen once from a reference value (the
+ * median of the rows' medians), so a column never mixes us and ms. */
+struct col {
+	const char *unit;
+	double div;
+	int prec;
+};
+
+static void col_for(const char *unit, double ref, struct col *c)
+{
+	c->unit = result__unit_for(unit, ref, &c->div, &c->prec);
+}
+
+static const char *col_text(char *buf, size_t len, const struct col *c,
+			    double v)
+{
+	snprintf(buf, len, "%.*f", c->prec, v / c->div);
+	return buf;
+}
+
+/* The median of the medians of in's series in `unit` (all series when
+ * unit is NULL) that `pick` accepts (all when NULL). */
+static double median_of_medians(const struct input *in, const char *unit,
+				bool (*pick)(const struct input *, size_t))
+{
+	double *m = calloc(in->doc.nr_series + 1, sizeof(double)), ref = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; m && k < in->doc.nr_series; k++)
+		if ((!unit || !strcmp(in->doc.series[k].unit, unit)) &&
+		    (!pick || pick(in, k)))
+			m[n++] = median_ns(&in->doc.series[k]);
+	if (n)
+		stats__median(m, n, &ref);
+	free(m);
+	return ref;
+}
+
 static void md_series_row(FILE *md, const struct result_series *rs,
-			  const struct sstat *st)
+			  const struct sstat *st, const struct col *c)
 {
 	const double v[] = { st->s.p50, st->s.p90, st->s.p99, st->s.min,
 			     st->s.max, st->lo, st->hi };
 	char t[7][48];
 
 	for (size_t i = 0; i < 7; i++)
-		result__value_text(t[i], sizeof(t[i]), rs->unit, v[i],
-				   st->s.p50);
-	fprintf(md, "| %s | %zu | %s | %s | %s | %s | %s | %s .. %s |\n",
-		rs->name, st->s.n, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+		col_text(t[i], sizeof(t[i]), c, v[i]);
+	fprintf(md, "| %s | %zu | %s | %s | %s | %s | %s | %s .. %s%s |\n",
+		rs->name, st->s.n, t[0], t[1], t[2], t[3], t[4], t[5], t[6],
+		st->s.n < CI_FEW ? " *" : "");
 }
 
-static void md_series(struct report *r, const struct input *in)
+/* The table of in's series in `unit`; the smallest and largest n of
+ * the rows with fewer than CI_FEW samples widen *few_lo..*few_hi. */
+static void md_series_unit(FILE *md, const struct input *in,
+			   const char *unit, size_t *few_lo, size_t *few_hi)
 {
-	fputs("\n| series | n | median | p90 | p99 | min | max | 95% CI of "
-	      "median |\n|---|--:|--:|--:|--:|--:|--:|---|\n", r->md);
+	struct col c;
+
+	col_for(unit, median_of_medians(in, unit, NULL), &c);
+	fprintf(md, "\n| series | n | median %s | p90 %s | p99 %s | min %s | "
+		"max %s | 95%% CI of median, %s |\n|---|--:|--:|--:|--:|--:|"
+		"--:|---|\n", c.unit, c.unit, c.unit, c.unit, c.unit, c.unit);
 	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		const struct result_series *rs = &in->doc.series[k];
 		struct sstat st;
 
-		if (series_stats(&in->doc.series[k], &st) == 0)
-			md_series_row(r->md, &in->doc.series[k], &st);
+		if (strcmp(rs->unit, unit) || series_stats(rs, &st) < 0)
+			continue;
+		md_series_row(md, rs, &st, &c);
+		if (st.s.n < CI_FEW) {
+			*few_lo = st.s.n < *few_lo ? st.s.n : *few_lo;
+			*few_hi = st.s.n > *few_hi ? st.s.n : *few_hi;
+		}
 	}
 }
 
+/* Every series, one table per unit (times, memory, rates), each column
+ * in one unit (named in the median's header) chosen from the table's
+ * median of medians. */
+static void md_series(struct report *r, const struct input *in)
+{
+	size_t few_lo = SIZE_MAX, few_hi = 0;
+
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		const char *unit = in->doc.series[k].unit;
+		size_t j;
+
+		for (j = 0; j < k && strcmp(in->doc.series[j].unit, unit); j++)
+			;
+		if (j == k) /* the first series in this unit */
+			md_series_unit(r->md, in, unit, &few_lo, &few_hi);
+	}
+	if (!few_hi)
+		return;
+	fputs("\n\\* n", r->md);
+	if (few_lo == few_hi)
+		fprintf(r->md, "=%zu", few_lo);
+	else
+		fprintf(r->md, "=%zu..%zu", few_lo, few_hi);
+	fprintf(r->md, ": with fewer than %d samples the 95 %% interval of "
+		"the median spans about min..max; take it with care.\n",
+		CI_FEW);
+}
+
+static bool is_rate_level(const struct input *in, size_t k)
+{
+	const json_t *s = json_array_get(get(in->root, "series"), k);
+
+	return json_is_number(get(s, "vms_per_s"));
+}
+
 /* Throughput per level: the series' vms_per_s (VMs finished per second
- * by all workers together), beside each VM's own latency. */
+ * by all workers together), beside each VM's own latency; the latency
+ * columns in one unit. */
 static void md_rate(struct report *r, const struct input *in)
 {
 	const json_t *s;
+	struct col c;
 	size_t i;
 
-	fputs("\nThroughput: VMs created per second at each level, all "
-	      "workers together (the series' `vms_per_s`); the latency "
-	      "columns are per VM.\n\n| mode | kind | workers | VMs/s | "
-	      "per-VM median | per-VM p90 | per-VM p99 |\n"
-	      "|---|---|--:|--:|--:|--:|--:|\n", r->md);
+	col_for("ns", median_of_medians(in, "ns", is_rate_level), &c);
+	fprintf(r->md, "\nThroughput: VMs created per second at each level, "
+		"all workers together (the series' `vms_per_s`); the latency "
+		"columns are per VM. Sustained levels keep W workers busy; a "
+		"burst starts K VMs at once and is not a rate the host keeps "
+		"up.\n\n| mode | kind | workers | VMs/s | per-VM median %s | "
+		"p90 %s | p99 %s |\n|---|---|--:|--:|--:|--:|--:|\n", c.unit,
+		c.unit, c.unit);
 	json_array_foreach(get(in->root, "series"), i, s) {
 		const json_t *p = get(s, "params");
 		const struct result_series *rs = compare__find(
@@ -62,13 +160,13 @@ static void md_rate(struct report *r, const struct input *in)
 		if (!rs || !json_is_number(get(s, "vms_per_s")) ||
 		    stats__summarize(rs->samples, rs->n, &sm) < 0)
 			continue;
-		result__value_text(t[0], sizeof(t[0]), rs->unit, sm.p50, sm.p50);
-		result__value_text(t[1], sizeof(t[1]), rs->unit, sm.p90, sm.p50);
-		result__value_text(t[2], sizeof(t[2]), rs->unit, sm.p99, sm.p50);
 		fprintf(r->md, "| %s | %s | %.0f | %.0f | %s | %s | %s |\n",
 			str_or(p, "mode", "?"), str_or(p, "kind", "-"),
 			json_number_value(get(p, "workers")),
-			json_number_value(get(s, "vms_per_s")), t[0], t[1], t[2]);
+			json_number_value(get(s, "vms_per_s")),
+			col_text(t[0], sizeof(t[0]), &c, sm.p50),
+			col_text(t[1], sizeof(t[1]), &c, sm.p90),
+			col_text(t[2], sizeof(t[2]), &c, sm.p99));
 	}
 }
 
@@ -210,7 +308,11 @@ void report__md_doc(struct report *r, const struct input *in)
 		in->label, in->path, guest ? "; guest: " : "",
 		guest ? guest : "", guest ? "" : "", cfg_text ? cfg_text : "{}");
 	free(cfg_text);
-	md_guest(r->md, get(in->root, "guest"));
+	/* the guest object names what the driver ran; where the
+	 * configuration names another guest (peers' firmware that exits at
+	 * once) or none (the suite), it would mislead */
+	if (guest && !strcmp(guest, str_or(get(in->root, "guest"), "name", "")))
+		md_guest(r->md, get(in->root, "guest"));
 	if (json_is_object(mem) && json_is_integer(get(mem, "vmm_overhead_kib")))
 		fprintf(r->md, "\nVMM memory beyond guest memory: %"
 			JSON_INTEGER_FORMAT " KiB (USS).\n",
@@ -227,7 +329,13 @@ void report__md_doc(struct report *r, const struct input *in)
 		md_peers(r, in);
 	if (!strcmp(in->doc.bench, "pool"))
 		md_pool(r, in);
-	md_series(r, in);
+	if (strcmp(in->doc.bench, "restore"))
+		md_series(r, in);
+	else /* one row per strategy, size, cache and phase: too many */
+		fprintf(r->md, "\nAll %zu restore series (strategy/mem/ws/cache/"
+			"phase) with n, percentiles and the 95 %% interval of "
+			"the median are in series.csv; the tables above hold "
+			"their medians.\n", in->doc.nr_series);
 	report__plot_cdfs(r, in);
 	if (!strcmp(in->doc.bench, "restore"))
 		report__plot_restore(r);
@@ -242,6 +350,7 @@ void report__md_doc(struct report *r, const struct input *in)
 			   "pool occupancy and arrivals over time");
 	if (json_array_size(get(in->root, "warnings"))) {
 		fputs("\nWarnings:\n\n", r->md);
-		result__md_warning_list(r->md, in->root);
+		result__md_warning_list_judged(r->md, in->root,
+					       REPORT_OUTLIER_MIN_N);
 	}
 }

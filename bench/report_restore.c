@@ -200,24 +200,129 @@ static void md_restore_row(FILE *md, const struct rrow *w)
 		num_text(dm, sizeof(dm), w->disk_mib, 1, "-"));
 }
 
+/* The cells (mem, ws) in the rows' order: sizes, without cache state. */
+struct cell {
+	json_int_t mem, ws;
+};
+
+#define MAX_CELLS 16
+
+static size_t cells_of(const struct rrows *rows, struct cell *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < rows->n; k++) {
+		size_t j;
+
+		for (j = 0; j < n && (c[j].mem != rows->v[k].mem ||
+				      c[j].ws != rows->v[k].ws); j++)
+			;
+		if (j == n && n < MAX_CELLS)
+			c[n++] = (struct cell){ rows->v[k].mem, rows->v[k].ws };
+	}
+	return n;
+}
+
+/* The cell the work table shows: the largest memory, then the largest
+ * working set in it (where the strategies differ most). */
+static struct cell main_cell(const struct cell *c, size_t n)
+{
+	struct cell m = c[0];
+
+	for (size_t i = 1; i < n; i++)
+		if (c[i].mem > m.mem || (c[i].mem == m.mem && c[i].ws > m.ws))
+			m = c[i];
+	return m;
+}
+
+static const struct rrow *find_row(const struct rrows *rows,
+				   const char *strategy, const char *cache,
+				   const struct cell *c)
+{
+	for (size_t k = 0; k < rows->n; k++) {
+		const struct rrow *w = &rows->v[k];
+
+		if (!strcmp(w->strategy, strategy) && w->mem == c->mem &&
+		    w->ws == c->ws && (!cache || !strcmp(w->cache, cache)))
+			return w;
+	}
+	return NULL;
+}
+
+static const char *const caches[] = { "warm", "cold", "-" };
+
+/* restore -> DONE medians: a row per strategy, a column per cache state
+ * and size, so every cell shows at a glance. */
+static void md_overview(FILE *md, const struct rrows *rows,
+			const struct cell *c, size_t nc)
+{
+	fputs("\nrestore -> DONE, median ms (never stopped: its request "
+	      "phase), per page-cache state and size (mem/ws MiB):\n\n"
+	      "| strategy |", md);
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < nc; i++)
+			if (find_row(rows, "mmap", caches[h], &c[i]) ||
+			    find_row(rows, "prefetch", caches[h], &c[i]))
+				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%"
+					JSON_INTEGER_FORMAT " |", caches[h],
+					c[i].mem >> 20, c[i].ws >> 20);
+	fputs("\n|---|", md);
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < nc; i++)
+			if (find_row(rows, "mmap", caches[h], &c[i]) ||
+			    find_row(rows, "prefetch", caches[h], &c[i]))
+				fputs("--:|", md);
+	for (size_t k = 0; k < rows->n; k++) {
+		const char *s = rows->v[k].strategy;
+		bool never = !strcmp(s, "never-stopped");
+
+		if (k && !strcmp(rows->v[k - 1].strategy, s))
+			continue;
+		fprintf(md, "\n| %s |", never ? "never stopped" : s);
+		for (size_t h = 0; h < 2; h++)
+			for (size_t i = 0; i < nc; i++) {
+				const struct rrow *w = find_row(
+					rows, s, never ? NULL : caches[h], &c[i]);
+
+				if (!find_row(rows, "mmap", caches[h], &c[i]) &&
+				    !find_row(rows, "prefetch", caches[h], &c[i]))
+					continue;
+				if (w)
+					fprintf(md, " %.2f |", w->med[RP_DONE]);
+				else
+					fputs(" - |", md);
+			}
+	}
+	fputc('\n', md);
+}
+
 void report__md_restore(struct report *r, const struct input *in)
 {
 	struct rrows rows = { 0 };
+	struct cell cells[MAX_CELLS], m;
 	const json_t *x;
-	size_t i;
+	size_t i, nc;
 
 	restore_rows(in, &rows);
-	fputs("\nWork per restore (means): uffd faults and MiB read are what "
-	      "the strategy did itself (userfaults served, bytes it read); "
-	      "host faults (minor + major), major faults and disk MiB are "
-	      "what the host did for the whole process (getrusage, "
-	      "/proc/self/io read_bytes: storage reads, 0 when the page cache "
-	      "served them).\n\n| strategy | cache | mem MiB | ws MiB | "
-	      "first KVM_RUN ms | DONE ms | DONE p90 ms | request ms | uffd "
-	      "faults | MiB read | host faults | major faults | disk MiB |\n"
-	      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", r->md);
+	nc = cells_of(&rows, cells);
+	if (nc)
+		md_overview(r->md, &rows, cells, nc);
+	m = nc ? main_cell(cells, nc) : (struct cell){ 0 };
+	fprintf(r->md, "\nWork per restore at mem %" JSON_INTEGER_FORMAT " MiB, "
+		"ws %" JSON_INTEGER_FORMAT " MiB (the largest cell; every cell "
+		"is in restore.csv), means: uffd faults and MiB read are what "
+		"the strategy did itself (userfaults served, bytes it read); "
+		"host faults (minor + major), major faults and disk MiB are "
+		"what the host did for the whole process (getrusage, "
+		"/proc/self/io read_bytes: storage reads, 0 when the page cache "
+		"served them).\n\n| strategy | cache | mem MiB | ws MiB | "
+		"first KVM_RUN ms | DONE ms | DONE p90 ms | request ms | uffd "
+		"faults | MiB read | host faults | major faults | disk MiB |\n"
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+		m.mem >> 20, m.ws >> 20);
 	for (size_t k = 0; k < rows.n; k++)
-		md_restore_row(r->md, &rows.v[k]);
+		if (rows.v[k].mem == m.mem && rows.v[k].ws == m.ws)
+			md_restore_row(r->md, &rows.v[k]);
 	free(rows.v);
 	if (json_array_size(get(in->root, "ratios")))
 		fputs("\nprefetch and prefetch-thp against the baselines (restore -> DONE "

@@ -59,14 +59,15 @@ static void sum_boot(FILE *md, const struct input *in)
 		in->label, text);
 }
 
-/* The series of `mode` with the highest vms_per_s, or NULL. */
-static const json_t *peak_rate(const json_t *series, const char *mode)
+const json_t *report__peak_rate(const json_t *series, const char *mode,
+				const char *kind)
 {
 	const json_t *s, *best = NULL;
 	size_t i;
 
 	json_array_foreach(series, i, s)
 		if (!strcmp(str_or(get(s, "params"), "mode", ""), mode) &&
+		    !strcmp(str_or(get(s, "params"), "kind", ""), kind) &&
 		    json_is_number(get(s, "vms_per_s")) &&
 		    (!best || json_number_value(get(s, "vms_per_s")) >
 				      json_number_value(get(best, "vms_per_s"))))
@@ -74,31 +75,51 @@ static const json_t *peak_rate(const json_t *series, const char *mode)
 	return best;
 }
 
-/* The peak throughput of each mode, in the order modes first appear. */
-static void sum_rate(FILE *md, const struct input *in)
+/* Whether series i is the first of its mode. */
+static bool first_of_mode(const json_t *series, size_t i)
+{
+	const char *mode = str_or(get(json_array_get(series, i), "params"),
+				  "mode", "");
+
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(str_or(get(json_array_get(series, k), "params"),
+				   "mode", ""), mode))
+			return false;
+	return true;
+}
+
+/* The peak throughput of each mode of one kind (sustained, burst), in
+ * the order modes first appear: a line of its own, as a burst is not a
+ * rate the host keeps up. */
+static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 {
 	const json_t *series = get(in->root, "series"), *s;
 	const char *sep = "";
 	size_t i;
 
-	fprintf(md, "- %s: peak", in->label);
 	json_array_foreach(series, i, s) {
 		const char *mode = str_or(get(s, "params"), "mode", "");
-		const json_t *p = peak_rate(series, mode);
-		size_t k;
+		const json_t *p = report__peak_rate(series, mode, kind);
 
-		for (k = 0; k < i && strcmp(str_or(get(json_array_get(series, k),
-			"params"), "mode", ""), mode); k++)
-			;
-		if (k < i || !p)
+		if (!first_of_mode(series, i) || !p)
 			continue; /* mode shown already, or no rate */
-		fprintf(md, "%s %.0f VMs/s %s (%.0f workers, %s)", sep,
+		if (!*sep)
+			fprintf(md, "- %s, %s:%s", in->label, kind,
+				!strcmp(kind, "burst") ? "" : " peak");
+		fprintf(md, "%s %.0f VMs/s %s (%.0f %s)", sep,
 			json_number_value(get(p, "vms_per_s")), mode,
 			json_number_value(get(get(p, "params"), "workers")),
-			str_or(get(p, "params"), "kind", "-"));
+			!strcmp(kind, "burst") ? "started at once" : "workers");
 		sep = ",";
 	}
-	fputc('\n', md);
+	if (*sep)
+		fputc('\n', md);
+}
+
+static void sum_rate(FILE *md, const struct input *in)
+{
+	sum_rate_kind(md, in, "sustained");
+	sum_rate_kind(md, in, "burst");
 }
 
 static void sum_density(FILE *md, const struct input *in)
