@@ -40,7 +40,7 @@ void report__series_csv(FILE *f, const struct report *r)
 
 /* The CDF group of a series: its phase (and cache state), or "all". */
 void report__group_of(const struct input *in, const char *series, char *out,
-		     size_t len)
+		      size_t len)
 {
 	const json_t *arr = get(in->root, "series"), *s;
 	size_t i;
@@ -50,12 +50,17 @@ void report__group_of(const struct input *in, const char *series, char *out,
 		const json_t *p = get(s, "params");
 		const char *phase = json_string_value(get(p, "phase"));
 		const char *cache = json_string_value(get(p, "cache"));
-		char buf[96];
+		const json_t *mem = get(p, "mem_bytes");
+		char buf[96], size[32] = "";
 
 		if (strcmp(str_or(s, "name", ""), series) || !phase)
 			continue;
-		snprintf(buf, sizeof(buf), "%s%s%s", phase, cache ? "-" : "",
-			 cache ? cache : "");
+		/* one plot per memory size, not per so many lines */
+		if (json_is_integer(mem))
+			snprintf(size, sizeof(size), "-mem%" JSON_INTEGER_FORMAT
+				 "M", json_integer_value(mem) >> 20);
+		snprintf(buf, sizeof(buf), "%s%s%s%s", phase, cache ? "-" : "",
+			 cache ? cache : "", size);
 		safe_name(out, len, buf);
 		return;
 	}

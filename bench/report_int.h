@@ -121,7 +121,8 @@ void report__cdf_csv(FILE *f, const struct report *r);
 void report__rate_csv(FILE *f, const struct report *r);
 void report__density_csv(FILE *f, const struct report *r);
 void report__pool_csv(FILE *f, const struct report *r);
-/* The CDF group of a series: its phase (and cache state), or "all". */
+/* The CDF group of a series: its phase (cache state, memory size), or
+ * "all". */
 void report__group_of(const struct input *in, const char *series, char *out,
 		      size_t len);
 
@@ -129,6 +130,9 @@ void report__group_of(const struct input *in, const char *series, char *out,
 void report__restore_csv(FILE *f, const struct report *r);
 void report__md_restore(struct report *r, const struct input *in);
 void report__sum_restore(FILE *md, const struct input *in);
+/* The restore document's sizes as "MEM:WS" words in MiB, by memory then
+ * working set ("64:16 256:16 256:64"); NULL when none. Free it. */
+char *report__restore_cells(const struct report *r);
 
 /* report_plot.c: running the plots/ scripts, images in report.md */
 void report__plot_cdfs(struct report *r, const struct input *in);

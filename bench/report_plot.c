@@ -7,13 +7,17 @@
 #include "result.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* More lines than this make a CDF plot unreadable. */
-#define CDF_MAX_LINES 16
+#define CDF_MAX_LINES 20
+/* Distinct colours in plots/cdf.gp's palette. */
+#define CDF_COLOURS 10
 
 /* Draws `name`-based files in each chosen format; returns the file name
  * of the first drawn (for report.md) in `shown`, or "" when none. */
@@ -100,28 +104,82 @@ static size_t cdf_groups(const struct input *in, struct cdf_group *gs)
 	return ng;
 }
 
-/* Names of the group's series number [from, to), space-separated. */
-static char *cdf_words(const struct input *in, const char *group,
-		       size_t from, size_t to)
+/* Position (from 0) of series k's params.key value among the distinct
+ * values of that key in the document's series, in order of first
+ * appearance; 0 when series k has none. */
+static size_t value_index(const struct input *in, size_t k, const char *key)
 {
-	char *words = NULL;
-	size_t len = 0, i = 0;
-	FILE *w = open_memstream(&words, &len);
+	const json_t *series = get(in->root, "series");
+	const json_t *v = get(get(json_array_get(series, k), "params"), key);
+	size_t n = 0;
 
-	if (!w)
-		return NULL;
-	for (size_t k = 0; k < in->doc.nr_series; k++) {
+	if (!v)
+		return 0;
+	for (size_t j = 0; j < k; j++) {
+		const json_t *w = get(get(json_array_get(series, j), "params"),
+				      key);
+		bool seen = false;
+
+		if (json_equal(w, v))
+			break; /* v's first appearance */
+		if (!w)
+			continue;
+		for (size_t i = 0; i < j && !seen; i++)
+			seen = json_equal(w, get(get(json_array_get(series, i),
+						     "params"), key));
+		n += !seen;
+	}
+	return n;
+}
+
+/* The line style of series k, the i-th of its plot: restore's keep a
+ * colour per strategy and a dash pattern per working set in every plot;
+ * others take the palette's colours in turn, dashed after the tenth. */
+static void line_style(const struct input *in, size_t k, size_t i,
+		       size_t *colour, size_t *dash)
+{
+	if (!strcmp(in->doc.bench, "restore")) {
+		*colour = 1 + value_index(in, k, "strategy") % CDF_COLOURS;
+		*dash = 1 + value_index(in, k, "ws_bytes");
+		return;
+	}
+	*colour = 1 + i % CDF_COLOURS;
+	*dash = 1 + i / CDF_COLOURS;
+}
+
+/* The group's series number [from, to): their names, colours and dash
+ * patterns as space-separated words in words[0..2]. */
+static int cdf_words(const struct input *in, const char *group,
+		     size_t from, size_t to, char **words)
+{
+	size_t len[3] = { 0 }, i = 0;
+	FILE *w[3];
+
+	for (int f = 0; f < 3; f++) {
+		words[f] = NULL;
+		w[f] = open_memstream(&words[f], &len[f]);
+	}
+	if (!w[0] || !w[1] || !w[2])
+		i = SIZE_MAX;
+	for (size_t k = 0; i != SIZE_MAX && k < in->doc.nr_series; k++) {
 		char g[96], name[160];
+		size_t colour, dash;
 
 		if (!cdf_series(in, k, g, sizeof(g)) || strcmp(g, group))
 			continue;
 		safe_name(name, sizeof(name), in->doc.series[k].name);
-		if (i >= from && i < to)
-			fprintf(w, "%s%s", i > from ? " " : "", name);
+		line_style(in, k, i - from, &colour, &dash);
+		if (i >= from && i < to) {
+			fprintf(w[0], "%s%s", i > from ? " " : "", name);
+			fprintf(w[1], "%s%zu", i > from ? " " : "", colour);
+			fprintf(w[2], "%s%zu", i > from ? " " : "", dash);
+		}
 		i++;
 	}
-	fclose(w);
-	return words;
+	for (int f = 0; f < 3; f++)
+		if (w[f])
+			fclose(w[f]);
+	return words[0] && words[1] && words[2] ? 0 : -ENOMEM;
 }
 
 /* Plot `part` of `parts` of group g; cdf.csv holds ms, the axis shows
@@ -130,7 +188,8 @@ static void plot_cdf_part(struct report *r, const struct input *in,
 			  const struct cdf_group *g, size_t part, size_t parts)
 {
 	size_t per = (g->n + parts - 1) / parts;
-	char *words = cdf_words(in, g->name, part * per, (part + 1) * per);
+	char *words[3];
+	int ok = cdf_words(in, g->name, part * per, (part + 1) * per, words);
 	char *vars = NULL, base[200], file[200], num[24] = "", of[48] = "";
 	char title[256];
 	bool all = !strcmp(g->name, "all");
@@ -143,10 +202,12 @@ static void plot_cdf_part(struct report *r, const struct input *in,
 	}
 	snprintf(title, sizeof(title), "%.63s: %.95s%.47s", in->label,
 		 g->name, of);
-	if (words && asprintf(&vars, "in='cdf.csv'; bench='%s'; group='%s'; "
-			      "series='%s'; unit='%s'; scale=%g; title='%s'",
-			      in->label, g->name, words, unit, 1e6 / div,
-			      title) >= 0) {
+	if (ok == 0 && asprintf(&vars, "in='cdf.csv'; bench='%s'; "
+				"group='%s'; series='%s'; colours='%s'; "
+				"dashes='%s'; unit='%s'; scale=%g; "
+				"title='%s'", in->label, g->name, words[0],
+				words[1], words[2], unit, 1e6 / div,
+				title) >= 0) {
 		snprintf(base, sizeof(base), "cdf-%s%s%.90s%s", in->label,
 			 all ? "" : "-", all ? "" : g->name, num);
 		draw(r, "cdf", base, vars, file, sizeof(file));
@@ -154,7 +215,8 @@ static void plot_cdf_part(struct report *r, const struct input *in,
 		md_image(r, title, file);
 	}
 	free(vars);
-	free(words);
+	for (int f = 0; f < 3; f++)
+		free(words[f]);
 }
 
 /* Latency CDFs of a document, one plot per group; a group with more
@@ -246,19 +308,20 @@ void report__plot_restore(struct report *r)
 {
 	char *strategies = distinct_column(r, report__restore_csv, 0);
 	char *caches = distinct_column(r, report__restore_csv, 1);
-	char *wss = distinct_column(r, report__restore_csv, 3), *vars = NULL;
+	char *cells = report__restore_cells(r), *vars = NULL;
 	char file[200];
 
 	drop_word(strategies, "never-stopped"); /* drawn as the baseline */
 	drop_word(caches, "-");
-	if (strategies && caches && wss &&
-	    asprintf(&vars, "in='restore.csv'; strategies='%s'; wss='%s'; "
-		     "caches='%s'", strategies, wss, caches) >= 0) {
+	if (strategies && caches && cells && cells[0] &&
+	    asprintf(&vars, "in='restore.csv'; strategies='%s'; cells='%s'; "
+		     "caches='%s'", strategies, cells, caches) >= 0) {
 		draw(r, "restore", "restore", vars, file, sizeof(file));
-		md_image(r, "restore strategies against memory size", file);
+		md_image(r, "restore strategies per memory and working-set "
+			 "size", file);
 	}
 	free(vars);
 	free(strategies);
 	free(caches);
-	free(wss);
+	free(cells);
 }

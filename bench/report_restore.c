@@ -398,3 +398,37 @@ void report__sum_restore(FILE *md, const struct input *in)
 			sum_restore_cell(md, &rows, k);
 	free(rows.v);
 }
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+
+	if (x->mem != y->mem)
+		return x->mem < y->mem ? -1 : 1;
+	return (x->ws > y->ws) - (x->ws < y->ws);
+}
+
+char *report__restore_cells(const struct report *r)
+{
+	int i = report__find_input(r, "restore");
+	struct rrows rows = { 0 };
+	struct cell cells[MAX_CELLS];
+	char *text = NULL;
+	size_t len = 0, nc;
+	FILE *f;
+
+	if (i < 0)
+		return NULL;
+	restore_rows(&r->in[i], &rows);
+	nc = cells_of(&rows, cells);
+	free(rows.v);
+	qsort(cells, nc, sizeof(cells[0]), cell_cmp);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	for (size_t k = 0; k < nc; k++)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
+			k ? " " : "", cells[k].mem >> 20, cells[k].ws >> 20);
+	fclose(f);
+	return text;
+}
