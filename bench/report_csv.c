@@ -14,7 +14,7 @@
 void report__series_csv(FILE *f, const struct report *r)
 {
 	fputs("label,bench,series,unit,n,min,p50,p90,p99,p99_9,max,mean,stddev,"
-	      "cv,ci95_lo,ci95_hi\n", f);
+	      "cv,ci95_lo,ci95_hi,better\n", f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct result_doc *d = &r->in[i].doc;
 
@@ -28,12 +28,13 @@ void report__series_csv(FILE *f, const struct report *r)
 				continue;
 			safe_name(name, sizeof(name), rs->name);
 			fprintf(f, "%s,%s,%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				"%.6g,%.6g,%.6g,%.4f,%.6g,%.6g\n", r->in[i].label,
+				"%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%s\n", r->in[i].label,
 				d->bench, name, shown_unit(rs->unit), st.s.n,
 				st.s.min / sc, st.s.p50 / sc, st.s.p90 / sc,
 				st.s.p99 / sc, st.s.p999 / sc, st.s.max / sc,
 				st.s.mean / sc, st.s.stddev / sc, st.s.cv,
-				st.lo / sc, st.hi / sc);
+				st.lo / sc, st.hi / sc,
+				rs->higher_is_better ? "higher" : "lower");
 		}
 	}
 }
