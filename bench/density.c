@@ -5,10 +5,11 @@
  * each start, with the VMs alive, it reads every VMM's smaps_rollup and
  * guest mapping, the KSM counters and /proc/meminfo: the density curve,
  * per-VM RSS/PSS/USS in total and beyond guest memory, KSM's state and
- * VMs per GiB. */
+ * VMs per GiB (a series of one sample per VM after the first). */
 #include "density.h"
 
 #include "args.h"
+#include "capacity.h"
 #include "child.h"
 #include "cli.h"
 #include "cmd_run.h"
@@ -543,6 +544,8 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 			"vms_per_gib", density__vms_per_gib(slope), "ksm",
 			json_object_get(last, "ksm"), "curve", arr);
 	json_object_set_new(json_object_get(doc, "density"), mode, res);
+	if (ret == 0 && c->n)
+		ret = capacity__add_density_series(doc, mode);
 	released = release_all(d);
 	if (ret == 0)
 		ret = released;

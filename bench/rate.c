@@ -1,10 +1,13 @@
 /* The creation-rate benchmark: W workers each creating VMs back to back
  * (create -> READY -> destroy of the probe guest) for W = 1 up to twice the
  * CPUs, and bursts of K simultaneous starts; in-process (threads) and one
- * `coldstart run` process per VM. Latency per VM and VMs/s per level. */
+ * `coldstart run` process per VM. Latency per VM and VMs/s per level,
+ * the latter also as a series of samples (blocks of successive
+ * completions; burst rounds). */
 #include "rate.h"
 
 #include "args.h"
+#include "capacity.h"
 #include "child.h"
 #include "cli.h"
 #include "err.h"
@@ -50,6 +53,8 @@ struct level {
 	unsigned int arrived;  /* workers done with their warmup */
 	bool go;               /* the counted part may begin */
 	double *lat;
+	double *end;      /* sustained: each VM's completion, ns after go */
+	uint64_t go_ns;   /* when the gate opened */
 	atomic_int failed;
 	char error[512];
 };
@@ -213,9 +218,14 @@ static void *worker_main(void *arg)
 	for (uint64_t i = 0; i < lv->count && !atomic_load(&lv->failed); i++) {
 		uint64_t t0 = timeline__now();
 
+		uint64_t t1;
+
 		if (one_vm(lv) < 0)
 			fail(lv);
-		lv->lat[w->first + i] = (double)(timeline__now() - t0);
+		t1 = timeline__now();
+		lv->lat[w->first + i] = (double)(t1 - t0);
+		if (lv->end)
+			lv->end[w->first + i] = (double)(t1 - lv->go_ns);
 	}
 	return NULL;
 }
@@ -231,6 +241,7 @@ static uint64_t open_gate(struct level *lv, unsigned int nr)
 		pthread_cond_wait(&lv->cond, &lv->lock);
 	lv->go = true;
 	t0 = timeline__now();
+	lv->go_ns = t0;
 	pthread_cond_broadcast(&lv->cond);
 	pthread_mutex_unlock(&lv->lock);
 	return t0;
@@ -286,9 +297,11 @@ static const char *mode_name(bool process)
 	return process ? "process" : "in-process";
 }
 
+/* The latency series of one level and, beside it, its VMs/s series of
+ * nr_rates samples. */
 static int add_level(json_t *doc, bool process, const char *kind,
 		     unsigned int workers, const double *lat, size_t n,
-		     double vms_per_s)
+		     double vms_per_s, const double *rates, size_t nr_rates)
 {
 	char name[64];
 	json_t *s;
@@ -304,7 +317,8 @@ static int add_level(json_t *doc, bool process, const char *kind,
 	if (!s)
 		return -ENOMEM;
 	json_object_set_new(s, "vms_per_s", json_real(vms_per_s));
-	return 0;
+	return nr_rates ? capacity__add_rate_series(doc, s, rates, nr_rates)
+			: 0;
 }
 
 /* Sustained rate at every level of one mode. */
@@ -314,6 +328,7 @@ static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
 	int ret = 0;
 
 	for (size_t l = 0; ret == 0 && l < o->nr_levels; l++) {
+		double rates[CAPACITY_RATE_BLOCKS];
 		unsigned int nr = o->levels[l];
 		struct level lv = level_for(o, rig, process);
 		uint64_t wall;
@@ -321,8 +336,12 @@ static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
 		lv.warmup = o->warmup;
 		lv.count = o->count;
 		lv.lat = calloc(nr * o->count, sizeof(double));
-		if (!lv.lat)
+		lv.end = calloc(nr * o->count, sizeof(double));
+		if (!lv.lat || !lv.end) {
+			free(lv.lat);
+			free(lv.end);
 			return err__set(ENOMEM, "allocating samples");
+		}
 		output__progress(process ? "rate, process" : "rate, in-process",
 				 (unsigned long)l + 1, (unsigned long)o->nr_levels);
 		ret = run_workers(&lv, nr, &wall);
@@ -330,8 +349,12 @@ static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
 			ret = add_level(doc, process, "w", nr, lv.lat,
 					nr * o->count,
 					1e9 * (double)(nr * o->count) /
-						(double)wall);
+						(double)wall, rates,
+					capacity__block_rates(
+						lv.end, nr * o->count,
+						CAPACITY_RATE_BLOCKS, rates));
 		free(lv.lat);
+		free(lv.end);
 	}
 	output__progress_done();
 	return ret;
@@ -346,9 +369,11 @@ static int burst(json_t *doc, const struct rate_opts *o, struct rig *rig,
 	struct level lv = level_for(o, rig, process);
 	double *lat = calloc(k * o->rounds, sizeof(double));
 	double *span = calloc(o->rounds, sizeof(double));
+	double *rates = calloc(o->rounds, sizeof(double));
 	json_t *spans = json_array();
 	double total = 0;
-	int ret = lat && span ? 0 : err__set(ENOMEM, "allocating samples");
+	int ret = lat && span && rates ? 0
+				       : err__set(ENOMEM, "allocating samples");
 
 	lv.count = 1;
 	for (uint64_t r = 0; ret == 0 && r <= o->rounds; r++) {
@@ -362,20 +387,24 @@ static int burst(json_t *doc, const struct rate_opts *o, struct rig *rig,
 			json_array_append_new(spans, json_integer((json_int_t)wall));
 		}
 	}
+	for (uint64_t r = 0; ret == 0 && r < o->rounds; r++)
+		rates[r] = 1e9 * (double)k / span[r]; /* VMs/s of round r */
 	if (ret == 0)
 		ret = add_level(doc, process, "burst", k, lat, k * o->rounds,
-				1e9 * (double)(k * o->rounds) / total);
+				1e9 * (double)(k * o->rounds) / total, NULL, 0);
 	if (ret == 0) {
-		json_t *s = json_array_get(json_object_get(doc, "series"),
-			json_array_size(json_object_get(doc, "series")) - 1);
+		json_t *all = json_object_get(doc, "series");
+		json_t *s = json_array_get(all, json_array_size(all) - 1);
 
 		json_object_set(s, "makespan_ns", spans);
 		json_object_set_new(s, "makespan_summary",
 				    result__summary_json(span, o->rounds));
+		ret = capacity__add_rate_series(doc, s, rates, o->rounds);
 	}
 	json_decref(spans);
 	free(lat);
 	free(span);
+	free(rates);
 	return ret;
 }
 
@@ -444,6 +473,8 @@ static void report(FILE *out, const json_t *doc)
 	json_array_foreach(json_object_get(doc, "series"), i, s) {
 		const json_t *p = json_object_get(s, "params");
 
+		if (!json_is_number(json_object_get(s, "vms_per_s")))
+			continue; /* a level's VMs/s series */
 		fprintf(out, "| %s | %s | %" JSON_INTEGER_FORMAT " | %.0f | "
 			"%.3f | %.3f | %.3f | %.3f |\n",
 			json_string_value(json_object_get(p, "mode")),

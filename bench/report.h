@@ -3,7 +3,8 @@
  *
  * CSV files (header row, comma-separated; ns values shown in ms):
  *   series.csv  label,bench,series,unit,n,min,p50,p90,p99,p99_9,max,mean,
- *               stddev,cv,ci95_lo,ci95_hi          every series' summary
+ *               stddev,cv,ci95_lo,ci95_hi,better   every series' summary
+ *               (better: "lower" or "higher", e.g. VMs/s)
  *   cdf.csv     label,group,series,unit,value,fraction
  *               every sample, sorted per series (plots/cdf.gp draws
  *               the time series: unit ms)

@@ -188,20 +188,52 @@ const char *result__ns_unit(double ns, double *div)
 	return ns < 1e6 ? "us" : "ms";
 }
 
+/* Decimals for about four significant digits at `ref`, 0 to 3. */
+static int decimals_for(double ref)
+{
+	double a = fabs(ref);
+
+	return a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
+}
+
+const char *result__unit_for(const char *unit, double ref, double *div,
+			     int *prec)
+{
+	static const struct {
+		const char *unit, *shown;
+	} plain[] = { { "vms_per_s", "VMs/s" }, { "vms_per_gib", "VMs/GiB" } };
+	const char *u;
+
+	if (!strcmp(unit, "ns")) {
+		u = result__ns_unit(ref, div);
+		*prec = *div == 1 ? 1 : *div == 1e3 ? 2 : 3;
+		return u;
+	}
+	*div = 1;
+	if (!strcmp(unit, "kib")) {
+		/* KiB up to 10 MiB, so a few MiB read as whole KiB */
+		*div = fabs(ref) < 10240 ? 1 : fabs(ref) < 10485760 ? 1024
+								   : 1048576;
+		/* whole KiB; MiB and GiB with two decimals at most */
+		*prec = *div == 1 ? 0 : decimals_for(ref / *div) > 2
+						? 2 : decimals_for(ref / *div);
+		return *div == 1 ? "KiB" : *div == 1024 ? "MiB" : "GiB";
+	}
+	*prec = decimals_for(ref);
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!strcmp(unit, plain[i].unit))
+			return plain[i].shown;
+	return unit;
+}
+
 void result__value_text(char *buf, size_t size, const char *unit, double v,
 			double scale)
 {
 	double div;
-	const char *u;
+	int prec;
+	const char *u = result__unit_for(unit, scale, &div, &prec);
 
-	if (strcmp(unit, "ns")) {
-		snprintf(buf, size, "%g %s", v, unit);
-		return;
-	}
-	u = result__ns_unit(scale, &div);
-	/* about four significant digits in each unit's usual range */
-	snprintf(buf, size, "%.*f %s", div == 1 ? 1 : div == 1e3 ? 2 : 3,
-		 v / div, u);
+	snprintf(buf, size, "%.*f %s", prec, v / div, u);
 }
 
 /* MAD outliers and a slow first sample: what a reader should look at
@@ -389,16 +421,21 @@ void result__md_series(FILE *out, const json_t *doc)
 	}
 }
 
-/* The series an outlier warning names, or false for other warnings. */
-static bool outlier_series(const char *w, char *name, size_t len)
+/* The series an outlier warning names and its sample count, or false
+ * for other warnings. */
+static bool outlier_series(const char *w, char *name, size_t len,
+			   size_t *n)
 {
 	const char *tail = strstr(w, outlier_tail), *colon = NULL;
+	size_t k;
 
 	for (const char *p = w; tail && (p = strstr(p, ": ")) && p < tail; p++)
 		colon = p;
 	if (!colon)
 		return false;
 	snprintf(name, len, "%.*s", (int)(colon - w), w);
+	if (sscanf(colon + 2, "%zu of %zu", &k, n) != 2)
+		*n = 0;
 	return true;
 }
 
@@ -407,28 +444,42 @@ static bool outlier_series(const char *w, char *name, size_t len)
 
 void result__md_warning_list(FILE *out, const json_t *doc)
 {
+	result__md_warning_list_judged(out, doc, 0);
+}
+
+void result__md_warning_list_judged(FILE *out, const json_t *doc,
+				    size_t min_n)
+{
 	const json_t *v;
-	size_t i, count = 0;
+	size_t i, count = 0, unjudged = 0;
 	char names[OUTLIER_NAMES][96];
 
 	json_array_foreach(json_object_get(doc, "warnings"), i, v) {
 		const char *w = json_string_value(v);
 		char name[96];
+		size_t n;
 
-		if (!w || !outlier_series(w, name, sizeof(name)))
+		if (!w || !outlier_series(w, name, sizeof(name), &n))
 			fprintf(out, "- %s\n", w ? w : "?");
+		else if (n < min_n)
+			unjudged++;
 		else if (count++ < OUTLIER_NAMES)
 			snprintf(names[count - 1], sizeof(names[0]), "%s", name);
 	}
-	if (!count)
-		return;
-	fprintf(out, "- %zu series %s MAD outliers (samples more than %.0f "
-		"robust standard deviations from the median): ", count,
-		count == 1 ? "has" : "have", STATS_OUTLIER_K);
-	for (size_t k = 0; k < count && k < OUTLIER_NAMES; k++)
-		fprintf(out, "%s%s", k ? ", " : "", names[k]);
-	fprintf(out, "%s; each is a warning in the JSON document\n",
-		count > OUTLIER_NAMES ? ", ..." : "");
+	if (count) {
+		fprintf(out, "- %zu series %s MAD outliers (samples more than "
+			"%.0f robust standard deviations from the median): ",
+			count, count == 1 ? "has" : "have", STATS_OUTLIER_K);
+		for (size_t k = 0; k < count && k < OUTLIER_NAMES; k++)
+			fprintf(out, "%s%s", k ? ", " : "", names[k]);
+		fprintf(out, "%s; each is a warning in the JSON document\n",
+			count > OUTLIER_NAMES ? ", ..." : "");
+	}
+	if (unjudged)
+		fprintf(out, "- MAD outliers not judged in %zu series with "
+			"fewer than %zu samples, too few to tell an outlier "
+			"from the spread (the JSON document lists them)\n",
+			unjudged, min_n);
 }
 
 void result__print_skipped(FILE *out, const json_t *doc, bool md)

@@ -15,7 +15,7 @@
  *               rest ran and the driver succeeded,
  *    ...driver-specific top-level objects}
  * SERIES:
- *   {"name": unique, "unit": "ns" | "vms_per_s" | "kib" | ...,
+ *   {"name": unique, "unit": "ns" | "kib" | "vms_per_s" | "vms_per_gib",
  *    "better": "lower" | "higher", "params": {...},
  *    "samples_ns": [...] (unit "ns", integers) or "samples": [...],
  *    "summary": {n, min, max, mean, stddev, cv, p50, p90, p99, p99_9,
@@ -112,14 +112,30 @@ void result__md_warnings(FILE *out, const json_t *doc);
  * series names (the document keeps each of them). */
 void result__md_warning_list(FILE *out, const json_t *doc);
 
+/* The same, but outlier warnings about series of fewer than min_n
+ * samples only counted in one line saying they were not judged. */
+void result__md_warning_list_judged(FILE *out, const json_t *doc,
+				    size_t min_n);
+
 /* The unit a time of about `ns` nanoseconds reads best in: "ns" below
  * 1 us, "us" below 1 ms, else "ms"; *div is ns per that unit. */
 const char *result__ns_unit(double ns, double *div);
 
-/* `v` (in `unit`) as text with its unit; ns values in the unit
- * result__ns_unit picks for `scale` (e.g. a median), so values shown
- * together share a unit: "48.4 ns", "813.83 us", "1.138 ms"; other units
- * as "%g UNIT". */
+/* The unit values of about `ref` (in the document's `unit`) read best
+ * in: ns as "ns", "us" or "ms" (result__ns_unit); kib as "KiB" below
+ * 10 MiB, "MiB" below 10 GiB, else "GiB"; vms_per_s as "VMs/s",
+ * vms_per_gib as "VMs/GiB"; other units as they are. *div converts a
+ * value into it, *prec is the decimals to show (ns: 1 in ns, 2 in us, 3
+ * in ms; others about four significant digits at ref). Never e-notation:
+ * a table column takes one unit from its reference (e.g. the median of
+ * its medians) for every row. */
+const char *result__unit_for(const char *unit, double ref, double *div,
+			     int *prec);
+
+/* `v` (in `unit`) as text with its unit, in the unit result__unit_for
+ * picks for `scale` (e.g. a median), so values shown together share a
+ * unit: "48.4 ns", "813.83 us", "1.138 ms", "5808 KiB", "4.37 MiB",
+ * "640 VMs/s". */
 void result__value_text(char *buf, size_t size, const char *unit, double v,
 			double scale);
 

@@ -1,6 +1,7 @@
 # The density curve: host memory used against VMs started, one line per
 # variant (fresh VMs, clones sharing snapshot memory): PSS plus the
-# kernel's memory (page tables, KVM structures), and PSS alone.
+# kernel's memory (page tables, KVM structures), and PSS alone, dashed
+# in the variant's colour.
 # Input: density.csv from `coldstart report` with the columns
 #   variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib
 # (one row per variant and VM count, sorted by VM count).
@@ -24,8 +25,12 @@ set xlabel 'VMs running'
 set ylabel 'host memory (MiB)'
 set yrange [0:*]
 
+palette = '#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #000000'
+colour(i) = word(palette, (i - 1) % 8 + 1)
 is(v, col) = strcol(1) eq v ? column(col) : NaN
-plot for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4) + is(v, 6)) \
-	with linespoints lw 2 title sprintf('%s PSS + kernel', v), \
-     for [v in variants] in skip 1 using (is(v, 2)):(is(v, 4)) \
-	with linespoints dt 2 title sprintf('%s PSS', v)
+# a variant's two lines in one colour: PSS + kernel solid, PSS dashed
+n = words(variants)
+plot for [i=1:n] in skip 1 using (is(word(variants, i), 2)):(is(word(variants, i), 4) + is(word(variants, i), 6)) \
+	with linespoints lw 2 lc rgb colour(i) pt 7 title sprintf('%s PSS + kernel', word(variants, i)), \
+     for [i=1:n] in skip 1 using (is(word(variants, i), 2)):(is(word(variants, i), 4)) \
+	with linespoints dt 2 lc rgb colour(i) pt 6 title sprintf('%s PSS', word(variants, i))

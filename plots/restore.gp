@@ -1,6 +1,9 @@
-# Memory-restore strategies side by side against guest memory size:
-# restore -> DONE (median) per strategy and working-set size, one panel
-# per page-cache state, with the never-stopped request phase for scale.
+# Memory-restore strategies side by side per size: restore -> DONE
+# (median) of each strategy at each measured guest-memory and working-set
+# size (only sizes that were measured, evenly spaced), one panel per
+# page-cache state, with the never-stopped request phase for scale. One
+# colour and point type per strategy, so the legend names each strategy
+# once (at most ten, plus never stopped).
 # Input: restore.csv from `coldstart report` with the columns
 #   strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,
 #   done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,
@@ -12,7 +15,8 @@
 # (never-stopped rows: strategy never-stopped, cache '-', done_ms = its
 # request phase).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), strategies and
-#   wss and caches (space-separated values present in the file).
+#   caches (space-separated values present in the file), cells (the
+#   sizes as MEM:WS words in MiB, e.g. '64:16 256:16 256:64').
 if (!exists("in")) in = 'restore.csv'
 if (!exists("out")) out = 'restore.png'
 if (!exists("fmt")) fmt = 'png'
@@ -25,31 +29,43 @@ if (fmt eq 'svg') {
 }
 set output out
 set datafile separator ','
-set logscale xy 2
+set logscale y 2
 set format y '%g'
-set xlabel 'guest memory (MiB, log scale)'
+set xlabel 'guest memory / working set (MiB)'
 set ylabel 'restore -> DONE, median (ms, log scale)'
 set grid
-set offsets graph 0.08, graph 0.08, 0, 0
+# room above and below, so the lowest and highest points show whole
+set offsets 0, 0, graph 0.05, graph 0.05
+nx = words(cells)
+set xrange [0.5:nx + 0.5]
+set xtics ()
+do for [i=1:nx] {
+	c = word(cells, i)
+	p = strstrt(c, ':')
+	set xtics add (sprintf('%s / %s', c[1:p - 1], c[p + 1:]) i)
+}
 
-# Rows of other lines are NaN in x and y, so they do not stretch the axes.
-row(s, c, w) = (strcol(1) eq s && strcol(2) eq c && $4 == w)
-never(w) = (strcol(1) eq 'never-stopped' && $4 == w)
+palette = '#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f'
+colour(i) = word(palette, (i - 1) % 10 + 1)
+# The x of a row: the position of its MEM:WS among the cells, NaN when
+# it is not one (rows of other lines are NaN too, so they do not stretch
+# the axes).
+cellx(m, w) = (cp = strstrt(' '.cells.' ', sprintf(' %d:%d ', m, w)), \
+	cp ? words((' '.cells.' ')[1:cp]) + 1 : NaN)
+row(s, c) = (strcol(1) eq s && strcol(2) eq c)
 nc = words(caches)
-set multiplot layout 1, nc title 'restore strategies against guest memory size'
+set multiplot layout 1, nc title 'restore strategies per memory and working-set size'
 do for [c in caches] {
 	set title sprintf('page cache %s', c)
 	# one legend, beside the last panel
 	if (c eq word(caches, nc)) { set key outside right top } else { unset key }
-	# colour per strategy, dash pattern per working-set size
-	plot for [i=1:words(strategies)] for [j=1:words(wss)] in skip 1 \
-	        using (row(word(strategies, i), c, word(wss, j) + 0) ? $3 : NaN):\
-	              (row(word(strategies, i), c, word(wss, j) + 0) ? $8 : NaN) \
-	        with linespoints lw 2 lc i dt j pt i \
-	        title sprintf('%s ws %sM', word(strategies, i), word(wss, j)), \
-	     for [j=1:words(wss)] in skip 1 \
-	        using (never(word(wss, j) + 0) ? $3 : NaN):(never(word(wss, j) + 0) ? $8 : NaN) \
-	        with linespoints lc 'black' dt j pt 7 ps 0.6 \
-	        title sprintf('never stopped ws %sM', word(wss, j))
+	plot for [i=1:words(strategies)] in skip 1 \
+	        using (row(word(strategies, i), c) ? cellx($3, $4) : NaN):\
+	              (row(word(strategies, i), c) ? $8 : NaN) \
+	        with linespoints lw 2 lc rgb colour(i) pt (i - 1) % 13 + 1 \
+	        title word(strategies, i), \
+	     in skip 1 using (strcol(1) eq 'never-stopped' ? cellx($3, $4) : NaN):\
+	        (strcol(1) eq 'never-stopped' ? $8 : NaN) \
+	        with linespoints lc 'black' dt 2 pt 7 ps 0.6 title 'never stopped'
 }
 unset multiplot

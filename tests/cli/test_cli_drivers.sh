@@ -37,7 +37,11 @@ fi
 
 expect 0 '"series"' bench rate -n 2 -w 0 --workers 1,2 --burst 2 --rounds 2 --json
 cp "$out" "$tmp/rate.json"
-json_check "$schema"' and [s["name"] for s in d["series"]] == ["inproc.w1", "inproc.w2", "inproc.burst2", "process.w1", "process.w2", "process.burst2"] and all(s["vms_per_s"] > 0 for s in d["series"]) and len(d["series"][1]["samples_ns"]) == 4 and len(d["series"][2]["makespan_ns"]) == 2' "$tmp/rate.json"
+lat='[s for s in d["series"] if s["unit"] == "ns"]'
+json_check "$schema"' and [s["name"] for s in '"$lat"'] == ["inproc.w1", "inproc.w2", "inproc.burst2", "process.w1", "process.w2", "process.burst2"] and all(s["vms_per_s"] > 0 for s in '"$lat"') and len('"$lat"'[1]["samples_ns"]) == 4 and len('"$lat"'[2]["makespan_ns"]) == 2' "$tmp/rate.json"
+# VMs/s as series beside each level (bigger is better): a sample per block
+# of completions (4 VMs at w2: 4 blocks), one per burst round
+json_check '[s["name"] for s in d["series"] if s["unit"] == "vms_per_s"] == [n + ".vms_per_s" for n in ("inproc.w1", "inproc.w2", "inproc.burst2", "process.w1", "process.w2", "process.burst2")] and all(s["better"] == "higher" and min(s["samples"]) > 0 for s in d["series"] if s["unit"] == "vms_per_s") and len(d["series"][3]["samples"]) == 4 and len(d["series"][5]["samples"]) == 2' "$tmp/rate.json"
 
 # 16 MiB + 16 MiB per guest: the pages clones share must stand out from
 # the per-process noise of the ASan build (about 8 MiB of shadow and
@@ -45,6 +49,10 @@ json_check "$schema"' and [s["name"] for s in d["series"]] == ["inproc.w1", "inp
 # the emulated SVM host, where 4 MiB once did not stand out).
 expect 0 'KSM with 2 clone VMs alive: run=[0-9?]+ \(' bench density -n 2 -w 0 --init 16M --ws 16M --out "$tmp/density"
 json_check "$schema"' and d["density"]["fresh"]["vms"] == 2 and d["density"]["clone"]["vms"] == 2 and d["density"]["fresh"]["vms_per_gib"] > 0 and len(d["density"]["clone"]["curve"]) == 2 and d["density"]["clone"]["curve"][1]["pss_kib"] > 0 and all(m["stopped_by"] == "count" for m in d["density"].values())' "$tmp/density/density.json"
+# VMs per GiB as a series (bigger is better): one sample per VM after the
+# first (2 VMs: one), 1 GiB over what that VM added to the curve; a clone
+# whose increment drowned in the ASan build's noise (not positive) has none
+json_check 'all(len(s["samples"]) == 1 and s["better"] == "higher" and abs(s["samples"][0] * (c[1]["cost_kib"] - c[0]["cost_kib"]) - 1048576) < 1 for m in ("fresh", "clone") for s in d["series"] if s["name"] == m + ".vms_per_gib" for c in [d["density"][m]["curve"]]) and "fresh.vms_per_gib" in [s["name"] for s in d["series"]] and ("clone.vms_per_gib" in [s["name"] for s in d["series"]]) == (d["density"]["clone"]["curve"][1]["cost_kib"] > d["density"]["clone"]["curve"][0]["cost_kib"])' "$tmp/density/density.json"
 # Clones share their guest pages: the second clone adds less PSS than
 # the second fresh VM.
 c='d["density"]["clone"]["curve"]' f='d["density"]["fresh"]["curve"]'

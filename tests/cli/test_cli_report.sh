@@ -31,9 +31,11 @@ def outlier(name):
 sysinfo = {"schema": 1, "hostname": "testhost", "cpu": {"model": "Test CPU",
            "online_cpus": 2}, "kernel": {"release": "6.1-test"},
            "memory": {"total_kib": 1048576}, "kvm": {"flavour": "vmx"}}
-def doc(bench, series, warnings=(), **extra):
+guest = {"name": "probe", "bytes": 1836, "sha256": "ab" * 32}
+def doc(bench, series, warnings=(), config=None, **extra):
     x = {"schema": 1, "bench": bench, "coldstart": {"version": "0.1.0",
-         "commit": "abc123"}, "sysinfo": sysinfo, "config": {"guest": "probe"},
+         "commit": "abc123"}, "sysinfo": sysinfo,
+         "config": config or {"guest": "probe"}, "guest": guest,
          "series": series,
          "warnings": ["a warning about %s" % bench] + list(warnings)}
     x.update(extra)
@@ -86,7 +88,16 @@ for cache in ("warm", "cold"):
     expect.append("  - mem 64 MiB, ws 16 MiB, %s: fastest %s, %s to DONE; "
                   "mmap first KVM_RUN %s" % (cache, best[1], ms(best[0]),
                   ms(done[("mmap", cache, 16, 64, "first_run")])))
-doc("restore", ser, ratios=[{"mem_bytes": 64 << 20, "ws_bytes": 16 << 20,
+# the DONE overview: a column per cache state and size, in ms
+cells = [(c, ws, mem) for c in ("warm", "cold") for ws in (16, 32)
+         for mem in (64, 256)]
+expect.append("| strategy | " + " | ".join("%s %d/%d" % (c, mem, ws)
+              for c, ws, mem in cells) + " |")
+expect.append("| prefetch | " + " | ".join("%.2f" % (done[("prefetch", c, ws,
+              mem, "done")] / 1e6) for c, ws, mem in cells) + " |")
+doc("restore", ser, ["eager/mem64M/ws16M/warm/done: 1 of 5 samples are "
+    "outliers (more than 3 robust standard deviations from the median)"],
+    ratios=[{"mem_bytes": 64 << 20, "ws_bytes": 16 << 20,
     "cache": "warm", "prefetch_done_ns": 5e6, "prefetch_request_ns": 4e6,
     "mmap_done_ns": 15e6, "never_stopped_request_ns": 1e6,
     "prefetch_vs_never_stopped": 5.0, "prefetch_speedup_over_mmap": 3.0}])
@@ -94,16 +105,33 @@ rate = [{"name": "%s.w%d" % (m, w), "unit": "ns", "params": {"mode": m,
          "kind": "sustained", "workers": w}, "samples_ns": samples(2e6 * w),
          "vms_per_s": 500.0 * w + (100 if m == "process" else 0)}
         for m in ("in-process", "process") for w in (1, 2, 4)]
-doc("rate", rate)
+# a burst of 8 in two rounds: 8 VMs in 8 ms, then in 16 ms
+burst = {"name": "process.burst8", "unit": "ns", "params": {"mode": "process",
+         "kind": "burst", "workers": 8}, "samples_ns": samples(3e6, 16),
+         "vms_per_s": 16 / 24e-3, "makespan_ns": [8000000, 16000000]}
+doc("rate", rate + [burst])
+# every per-VM latency column in one unit (ms), the rates beside
 for r in rate:
     p = r["params"]
-    expect.append("| %s | sustained | %d | %d | %s |" % (p["mode"],
-                  p["workers"], r["vms_per_s"], ms(statistics.median(r["samples_ns"]))))
-expect.append("- rate: peak 2000 VMs/s in-process (4 workers, sustained), "
-              "2100 VMs/s process (4 workers, sustained)")
+    expect.append("| %s | sustained | %d | %d | %.3f |" % (p["mode"],
+                  p["workers"], r["vms_per_s"],
+                  statistics.median(r["samples_ns"]) / 1e6))
+# sustained and burst rates on lines of their own
+expect.append("- rate, sustained: peak 2000 VMs/s in-process (4 workers), "
+              "2100 VMs/s process (4 workers)")
+expect.append("- rate, burst: 667 VMs/s process (8 started at once)")
+# documents from before the VMs/s series get them: a burst's per round
+# (1000 and 500 VMs/s), a sustained level's one overall rate
+expect.append("| process.burst8.vms_per_s | 2 | 750 | 950 | 995 | "
+              "500 | 1000 | 500 .. 1000 * |")
+expect.append("| in-process.w4.vms_per_s | 1 | 2000 | 2000 |")
+dens_sys = dict(sysinfo, memory={"total_kib": 16777216})  # a 16 GiB host
 doc("density", [{"name": "fresh.pss_per_vm", "unit": "kib",
      "samples": [5000.0, 5100.0, 4900.0]}],
+    config={"guest": "probe", "init_bytes": 4 << 20, "ws_bytes": 2 << 20},
+    sysinfo=dens_sys,
     density={m: {"vms": 3, "marginal_kib_per_vm": k, "vms_per_gib": 1048576 / k,
+                 "fixed_kib": fixed,
                  "stopped_by": "count",
                  "ksm": {"run": 0, "run_text": "off", "pages_shared": 0,
                          "pages_sharing": 0, "mergeable_vms": 0},
@@ -111,9 +139,34 @@ doc("density", [{"name": "fresh.pss_per_vm", "unit": "kib",
                             "uss_kib": 0.8 * k * n, "kernel_kib": 300.0 * n,
                             "rss_beyond_guest_kib": 1200.0 * n,
                             "pss_beyond_guest_kib": 700.0 * n,
-                            "uss_beyond_guest_kib": 90.0 * n}
+                            "uss_beyond_guest_kib": 90.0 * n,
+                            "cost_kib": fixed + k * n + (n == 2) * 100}
                            for n in (1, 2, 3)]}
-             for m, k in (("fresh", 5000.0), ("clone", 900.0))})
+             for m, k, fixed in (("fresh", 5000.0, 600.0),
+                                 ("clone", 900.0, 4000.0))})
+# Capacity: floor((16 GiB - max(1 GiB, 10 %) - fixed) / marginal) VMs per
+# host; the fresh ones filled at process-per-VM's best sustained rate
+reserve = max(1048576, 16777216 / 10)
+vms = {m: math.floor((16777216 - reserve - f) / k)
+       for m, k, f in (("fresh", 5000.0, 600.0), ("clone", 900.0, 4000.0))}
+expect.append("| probe `abababab` | fresh | 5000 | 600 | %d | memory | "
+              "2100 VMs/s (process, 4 workers) | %.1f s |" % (vms["fresh"],
+              vms["fresh"] / 2100))
+expect.append("| probe `abababab` | clone | 900 | 4000 | %d | memory | - "
+              "(bench rate starts fresh VMs only) | - |" % vms["clone"])
+expect.append("- Host `testhost`: MemTotal 16.0 GiB, 2 CPUs (the document's "
+              "sysinfo); a reserve of max(1 GiB, 10 % of MemTotal) = 1.60 GiB "
+              "stays with the host's kernel, services and page cache.")
+expect.append("- The guests as measured: 4 MiB of guest memory touched before "
+              "READY and 2 MiB read after it; a guest that touches more costs "
+              "more per VM.")
+expect.append("- Memory only: no per-VM CPU figure was measured (the held VMs "
+              "idle with halted vCPUs), so the 2 CPUs do not bound these "
+              "counts; guests that compute are bound by CPU too.")
+# VMs per GiB per VM after the first: 1 GiB over what it added (5100 and
+# 4900 KiB for fresh), in a table of its own unit
+expect.append("| fresh.vms_per_gib | 2 | %.1f |" % statistics.median(
+              [1048576 / 5100, 1048576 / 4900]))
 expect.append("- density: 209.7 VMs per GiB fresh, 1165.1 VMs per GiB clone")
 expect.append("- fresh: 3 VMs (stopped by count), marginal cost 5000 KiB per VM "
               "(PSS + kernel memory), 209.7 VMs per GiB; beyond guest memory "
@@ -122,7 +175,8 @@ expect.append("- KSM with 3 clone VMs alive: run=0 (off), pages_shared=0, "
               "pages_sharing=0; guest memory not marked mergeable, so KSM "
               "cannot share it")
 # peers: wall time (ns) and peak RSS (kib) series side by side
-doc("peers", [{"name": "coldstart", "unit": "ns", "samples_ns": samples(2e6, 10)},
+doc("peers", config={"guest": "exit at once"}, series=[
+              {"name": "coldstart", "unit": "ns", "samples_ns": samples(2e6, 10)},
               {"name": "rss.coldstart", "unit": "kib", "samples": [1584.0] * 10},
               {"name": "qemu.microvm", "unit": "ns", "samples_ns": samples(30e6, 10)},
               {"name": "rss.qemu.microvm", "unit": "kib", "samples": [31680.0] * 10}],
@@ -134,9 +188,27 @@ expect.append("- qemu.microvm / coldstart: 15.00x the wall-time median, "
 # the suite's harness: tens of ns per sample
 h = [48.0] * 19 + [51.0]
 doc("suite", [{"name": "harness.per_sample", "unit": "ns", "samples_ns": h}],
+    config={"level": "quick"},
     harness={"overhead_ns_p50": 48.0, "overhead_ns_p99": 51.0})
-expect.append("| harness.per_sample | 20 | 48.0 ns | 48.0 ns | %s | 48.0 ns "
-              "| 51.0 ns | 48.0 ns .. 48.0 ns |" % ms(p99(h)))
+# a table's columns share the unit its header names
+expect.append("| series | n | median ns | p90 ns | p99 ns | min ns | max ns | "
+              "95% CI of median, ns |")
+expect.append("| harness.per_sample | 20 | 48.0 | 48.0 | %.1f | 48.0 "
+              "| 51.0 | 48.0 .. 48.0 |" % p99(h))
+# memory in KiB or MiB as the column's median suits, never "kib" or
+# e-notation: peers' 1584 and 31680 KiB read as MiB
+expect.append("| series | n | median MiB | p90 MiB | p99 MiB | min MiB | max MiB | "
+              "95% CI of median, MiB |")
+expect.append("| rss.coldstart | 10 | 1.55 | 1.55 | 1.55 | 1.55 | 1.55 | "
+              "1.55 .. 1.55 |")
+expect.append("| rss.qemu.microvm | 10 | 30.94 |")
+# a caveat under a table with fewer than 10 samples in a row
+expect.append("\\* n=2..3: with fewer than 10 samples the 95 % interval of the "
+              "median spans about min..max; take it with care.")
+# outliers judged only from 20 samples
+expect.append("- MAD outliers not judged in 1 series with fewer than 20 "
+              "samples, too few to tell an outlier from the spread (the JSON "
+              "document lists them)")
 expect.append("- 2 series have MAD outliers (samples more than 3 robust standard "
               "deviations from the median): inproc.floor, process.floor; each "
               "is a warning in the JSON document")
@@ -155,7 +227,7 @@ grep -q "| inproc.coldstart | 20 |" "$R" &&
 	grep -q "Test CPU" "$R" &&
 	grep -q "commit abc123" "$R" &&
 	grep -q "a warning about restore" "$R" &&
-	grep -q "| prefetch | warm | 64 | 16 |" "$R" &&
+	grep -q "| prefetch | warm | 256 | 32 |" "$R" &&
 	grep -q "= 5.00x never-stopped" "$R" &&
 	grep -q "VMs per GiB" "$R" &&
 	ok || { echo "FAIL: report.md lacks a table, host or warning";
@@ -167,16 +239,34 @@ while IFS= read -r line; do
 done <"$dir/expect.txt"
 # The summary comes before the documents; the rate section no longer
 # shows one worker's 1/mean as a rate.
-[ "$(grep -n '^## ' "$R" | head -2 | cut -d: -f2 | tr '\n' ' ')" = "## Summary ## lifecycle " ] &&
+[ "$(grep -n '^## ' "$R" | head -2 | cut -d: -f2 | tr '\n' ' ')" = "## Summary ## Capacity " ] &&
 	! grep -q "1/mean" "$R" && ok || fail "summary placement or 1/mean column"
 # The outlier warnings are one line; other warnings stay whole.
 ! grep -q "inproc.floor: 1 of 20 samples" "$R" &&
 	grep -q "a warning about lifecycle" "$R" && ok || fail "outlier warnings"
-# Restore work columns: the host's faults and storage reads where the
-# document has them, "-" where it does not.
-grep -q "| prefetch | cold | 64 | 16 | .* | 4096 | 16.0 | 4100 | 3 | 16.0 |$" "$R" &&
-	grep -q "| mmap | cold | 64 | 16 | .* | 4096 | 16.0 | - | - | - |$" "$R" &&
+# Restore work columns at the largest cell only (every cell is in
+# restore.csv): the host's faults and storage reads where the document has
+# them, "-" where it does not; no row per restore series.
+grep -q "| prefetch | cold | 256 | 32 | .* | 4096 | 16.0 | 4100 | 3 | 16.0 |$" "$R" &&
+	grep -q "| mmap | cold | 256 | 32 | .* | 4096 | 16.0 | - | - | - |$" "$R" &&
+	! grep -q "| prefetch | cold | 64 | 16 |" "$R" &&
+	! grep -q "^| [a-z]*/mem" "$R" &&
+	grep -q "^All 164 restore series .* are in series.csv" "$R" &&
 	ok || fail "restore work columns in report.md"
+# Units a reader knows, never e-notation; no guest line where the guest
+# object does not describe what ran (peers' firmware, the suite).
+! grep -qw "kib" "$R" && ! grep -Eq "[0-9]e[+-][0-9]" "$R" &&
+	[ "$(sed -n '/^## peers/,/^## rate/p' "$R" | grep -c '^Guest:')" -eq 0 ] &&
+	[ "$(sed -n '/^## suite/,$p' "$R" | grep -c '^Guest:')" -eq 0 ] &&
+	[ "$(sed -n '/^## lifecycle/,/^## restore/p' "$R" | grep -c '^Guest: probe')" -eq 1 ] &&
+	ok || fail "units or guest lines in report.md"
+# The capacity section comes right after the summary; VMs/GiB and VMs/s
+# are bigger-is-better series (series.csv's last column).
+[ "$(grep '^## ' "$R" | head -3 | tr '\n' ' ')" = "## Summary ## Capacity ## lifecycle " ] &&
+	grep -q "^density,density,fresh.vms_per_gib,vms_per_gib,2,.*,higher$" "$dir/r/series.csv" &&
+	grep -q "^rate,rate,process.burst8.vms_per_s,vms_per_s,2,.*,higher$" "$dir/r/series.csv" &&
+	grep -q "^lifecycle,lifecycle,inproc.coldstart,ms,20,.*,lower$" "$dir/r/series.csv" &&
+	ok || fail "capacity section placement or the series' direction"
 [ "$(head -1 "$dir/r/restore.csv")" = "strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,major_faults,disk_mib_read" ] &&
 	grep -q "^prefetch,warm,64,16,5,.*,4096,16.00,4100,3,0.00$" "$dir/r/restore.csv" &&
 	grep -q "^prefetch,cold,64,16,5,.*,4096,16.00,4100,3,16.00$" "$dir/r/restore.csv" &&
@@ -187,9 +277,9 @@ grep -q "| prefetch | cold | 64 | 16 | .* | 4096 | 16.0 | 4100 | 3 | 16.0 |$" "$
 	[ "$(grep -c ',inproc.floor,' "$dir/r/cdf.csv")" -eq 20 ] &&
 	ok || fail "CSV contents"
 if command -v gnuplot >/dev/null; then
-	for p in cdf-lifecycle cdf-rate cdf-peers cdf-suite cdf-restore-done-warm-1 \
-		cdf-restore-done-warm-2 cdf-restore-done-cold-1 \
-		cdf-restore-done-cold-2 restore rate density; do
+	for p in cdf-lifecycle cdf-rate cdf-peers cdf-suite \
+		cdf-restore-done-warm-mem64M cdf-restore-done-cold-mem256M \
+		restore rate density; do
 		if head -c 8 "$dir/r/$p.png" | grep -q PNG &&
 		   grep -q "<svg" "$dir/r/$p.svg"; then ok; else
 			echo "FAIL: plot $p.png/.svg missing or not PNG/SVG"
@@ -197,12 +287,18 @@ if command -v gnuplot >/dev/null; then
 	done
 	grep -q "](restore.png)" "$dir/r/report.md" && ok ||
 		fail "report.md does not show restore.png"
-	# 20 DONE series per cache state: two plots of 10, none skipped
-	[ "$(grep -c ">[a-z]*/mem.*/warm/done<" "$dir/r/cdf-restore-done-warm-1.svg")" -eq 10 ] &&
-		[ "$(grep -c ">[a-z]*/mem.*/warm/done<" "$dir/r/cdf-restore-done-warm-2.svg")" -eq 10 ] &&
-		grep -q "](cdf-restore-done-warm-2.png)" "$dir/r/report.md" &&
+	# 20 DONE series per cache state: a plot per memory size, each with
+	# its 10 (5 strategies x 2 working sets), none skipped; a strategy
+	# keeps its colour in every plot, a working set its dash pattern
+	for c in warm cold; do for m in 64 256; do
+		f=$dir/r/cdf-restore-done-$c-mem${m}M.svg
+		[ "$(grep -c ">[a-z]*/mem${m}M/ws[0-9]*M/$c/done<" "$f")" -eq 10 ] &&
+			grep -q "](cdf-restore-done-$c-mem${m}M.png)" "$dir/r/report.md" &&
+			ok || fail "restore's DONE CDF $c mem ${m}M"
+	done; done
+	[ "$(grep -o "stroke='[^']*'" "$dir/r/cdf-restore-done-warm-mem64M.svg" | sort -u | grep -c "rgb(")" -ge 5 ] &&
 		! grep -q "too many for" "$dir/r/report.md" &&
-		ok || fail "restore's DONE CDFs are not split in two"
+		ok || fail "restore's DONE CDFs do not tell strategies apart by colour"
 	# Latency only: no KiB series on a latency axis, no density CDF; the
 	# axis unit suits the values (ns for tens of ns).
 	grep -q "qemu.microvm" "$dir/r/cdf-peers.svg" &&
@@ -278,6 +374,21 @@ head -4 "$dir/mixed/report.md" | grep -qF "functional timings only: lifecycle; t
 	ok || fail "report.md of mixed results does not name the emulated ones"
 ! grep -qi "emulated" "$R" && ! grep -q "^## Left out" "$R" &&
 	ok || fail "report.md of native results mentions emulation or left-out parts"
+
+# VMs per GiB compare bigger-is-better: fewer per GiB is a regression,
+# more an improvement.
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+base = json.load(open("%s/density.json" % d))
+for name, v in (("gib-base", 200.0), ("gib-less", 150.0), ("gib-more", 260.0)):
+    x = dict(base, series=[{"name": "fresh.vms_per_gib", "unit": "vms_per_gib",
+             "better": "higher", "samples": [v + k for k in range(10)]}],
+             warnings=[])
+    json.dump(x, open("%s/%s.json" % (d, name), "w"))
+PY
+expect 1 'REGRESSION in 1 of 1 series: fresh\.vms_per_gib' compare "$dir/gib-base.json" "$dir/gib-less.json"
+expect 0 'improved' compare "$dir/gib-base.json" "$dir/gib-more.json"
 
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"

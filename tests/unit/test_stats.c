@@ -195,7 +195,7 @@ static void first_run_warning_needs_practical_difference(void **state)
 	json_decref(doc);
 }
 
-/* Times read in the unit their size suits; others keep theirs. */
+/* Values read in the unit their size (or their column's) suits. */
 static void value_text_units(void **state)
 {
 	char buf[48];
@@ -210,7 +210,19 @@ static void value_text_units(void **state)
 	result__value_text(buf, sizeof(buf), "ns", 1138000, 1138000);
 	assert_string_equal(buf, "1.138 ms");
 	result__value_text(buf, sizeof(buf), "kib", 5808, 5808);
-	assert_string_equal(buf, "5808 kib");
+	assert_string_equal(buf, "5808 KiB");
+	/* never e-notation: 37632.6 KiB reads as MiB */
+	result__value_text(buf, sizeof(buf), "kib", 37632.6, 37632.6);
+	assert_string_equal(buf, "36.75 MiB");
+	/* one unit for a column: a small value in its reference's unit */
+	result__value_text(buf, sizeof(buf), "kib", 112, 37632.6);
+	assert_string_equal(buf, "0.11 MiB");
+	result__value_text(buf, sizeof(buf), "vms_per_s", 1762.4, 1762.4);
+	assert_string_equal(buf, "1762 VMs/s");
+	result__value_text(buf, sizeof(buf), "vms_per_gib", 2896.1, 234.4);
+	assert_string_equal(buf, "2896.1 VMs/GiB");
+	result__value_text(buf, sizeof(buf), "ops", 12345678.9, 12345678.9);
+	assert_string_equal(buf, "12345679 ops");
 }
 
 /* The Markdown warning list: outlier warnings collapse into one line

@@ -1,0 +1,158 @@
+/* Internals shared by the report generator's files (report.c and
+ * report_*.c): the loaded documents, small JSON and naming helpers, and
+ * each part's entry points. Not for use outside the report. */
+#ifndef COLDSTART_REPORT_INT_H
+#define COLDSTART_REPORT_INT_H
+
+#include "compare.h"
+#include "report.h"
+#include "stats.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CI_RESAMPLES 1000
+
+struct input {
+	const char *path;
+	char label[64];
+	json_t *root;
+	struct result_doc doc;
+};
+
+/* A tuner's document: rendered in "Tuning", not as series. */
+struct tune_doc {
+	char path[PATH_MAX + 32];
+	json_t *root;
+};
+
+#define REPORT_MAX_TUNE 8
+
+struct report {
+	const struct report_opts *o;
+	struct input *in;
+	size_t n;
+	struct tune_doc tune[REPORT_MAX_TUNE];
+	size_t nr_tune;
+	FILE *md;
+	bool gnuplot;
+	unsigned int plots, failed;
+};
+/* ---- small helpers, shared by the report_*.c files ---- */
+
+static inline const json_t *get(const json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static inline const char *str_or(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(get(o, key));
+
+	return s ? s : def;
+}
+
+/* ns series are shown in ms; others in their unit. */
+static inline double scale_of(const char *unit)
+{
+	return !strcmp(unit, "ns") ? 1e6 : 1;
+}
+
+static inline const char *shown_unit(const char *unit)
+{
+	return !strcmp(unit, "ns") ? "ms" : unit;
+}
+
+/* CSV fields and gnuplot words must not hold separators or quotes. */
+static inline void safe_name(char *out, size_t len, const char *name)
+{
+	size_t i = 0;
+
+	for (; name[i] && i + 1 < len; i++)
+		out[i] = strchr(",\"' \t\n\\", name[i]) ? '_' : name[i];
+	out[i] = '\0';
+}
+
+/* A file name part: safe_name plus '/' -> '-'. */
+static inline void file_part(char *out, size_t len, const char *name)
+{
+	safe_name(out, len, name);
+	for (char *p = out; *p; p++)
+		if (*p == '/' || *p == '=')
+			*p = '-';
+}
+
+struct sstat {
+	struct summary s;
+	double lo, hi;
+};
+
+static inline int series_stats(const struct result_series *rs, struct sstat *st)
+{
+	int ret = stats__summarize(rs->samples, rs->n, &st->s);
+
+	if (ret == 0 && stats__bootstrap_median_ci(rs->samples, rs->n,
+						   CI_RESAMPLES, 0.95, 1,
+						   &st->lo, &st->hi) < 0)
+		st->lo = st->hi = st->s.p50;
+	return ret;
+}
+
+/* A series' median, 0 when it has no samples. */
+static inline double median_ns(const struct result_series *rs)
+{
+	struct summary sm;
+
+	return stats__summarize(rs->samples, rs->n, &sm) == 0 ? sm.p50 : 0;
+}
+
+
+typedef void csv_fn(FILE *f, const struct report *r);
+
+/* report.c */
+int report__find_input(const struct report *r, const char *bench);
+
+/* report_csv.c: the CSV files the plots read */
+void report__series_csv(FILE *f, const struct report *r);
+void report__cdf_csv(FILE *f, const struct report *r);
+void report__rate_csv(FILE *f, const struct report *r);
+void report__density_csv(FILE *f, const struct report *r);
+void report__pool_csv(FILE *f, const struct report *r);
+/* The CDF group of a series: its phase (cache state, memory size), or
+ * "all". */
+void report__group_of(const struct input *in, const char *series, char *out,
+		      size_t len);
+
+/* report_restore.c: the restore driver's rows, table and summary */
+void report__restore_csv(FILE *f, const struct report *r);
+void report__md_restore(struct report *r, const struct input *in);
+void report__sum_restore(FILE *md, const struct input *in);
+/* The restore document's sizes as "MEM:WS" words in MiB, by memory then
+ * working set ("64:16 256:16 256:64"); NULL when none. Free it. */
+char *report__restore_cells(const struct report *r);
+
+/* report_plot.c: running the plots/ scripts, images in report.md */
+void report__plot_cdfs(struct report *r, const struct input *in);
+void report__plot_table(struct report *r, const char *script, csv_fn *fn,
+			int col, const char *var, const char *extra,
+			const char *title);
+void report__plot_restore(struct report *r);
+
+/* report_md.c: one document's section of report.md */
+void report__md_doc(struct report *r, const struct input *in);
+
+/* report_summary.c: the Summary section, one line per driver */
+void report__time_text(char *buf, size_t len, double ns);
+void report__md_summary(struct report *r);
+/* Among rate's series of `mode` and `kind` ("sustained", "burst") the
+ * level with the highest "vms_per_s", or NULL. */
+const json_t *report__peak_rate(const json_t *series, const char *mode,
+				const char *kind);
+
+/* report_capacity.c: VMs per host for each measured guest and variant */
+void report__md_capacity(struct report *r);
+
+#endif

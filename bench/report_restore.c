@@ -1,0 +1,434 @@
+/* The restore driver in the report: one row per strategy, cache state
+ * and size, its CSV file, its report.md table and its summary lines. */
+#include "report_int.h"
+
+#include "err.h"
+#include "result.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- restore rows: one per strategy x cache x mem x ws ---- */
+
+enum { RP_FIRST_RUN, RP_FIRST_PROGRESS, RP_DONE, RP_REQUEST, NR_RP };
+static const char *const rp_names[NR_RP] = { "first_run", "first_progress",
+					     "done", "request" };
+
+struct rrow {
+	char strategy[32], cache[8];
+	json_int_t mem, ws;
+	int order; /* first appearance of the strategy */
+	size_t n;
+	double med[NR_RP], done_p90, faults, mib;
+	/* the host's work for the process: page faults (all, major) and
+	 * MiB fetched from storage, NAN when the document lacks them */
+	double host_faults, major_faults, disk_mib;
+};
+
+struct rrows {
+	struct rrow *v;
+	size_t n, cap;
+};
+
+static struct rrow *rrow_get(struct rrows *rows, const char *strategy,
+			     const char *cache, json_int_t mem, json_int_t ws)
+{
+	int order = (int)rows->n;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		struct rrow *w = &rows->v[i];
+
+		if (!strcmp(w->strategy, strategy) && order == (int)rows->n)
+			order = w->order;
+		if (!strcmp(w->strategy, strategy) && !strcmp(w->cache, cache) &&
+		    w->mem == mem && w->ws == ws)
+			return w;
+	}
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 32;
+		struct rrow *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rows->v = v;
+		rows->cap = cap;
+	}
+	rows->v[rows->n] = (struct rrow){ .mem = mem, .ws = ws, .order = order,
+					  .host_faults = NAN,
+					  .major_faults = NAN,
+					  .disk_mib = NAN };
+	safe_name(rows->v[rows->n].strategy, sizeof(rows->v[0].strategy),
+		  strategy);
+	safe_name(rows->v[rows->n].cache, sizeof(rows->v[0].cache), cache);
+	return &rows->v[rows->n++];
+}
+
+/* Documents from before a field existed (or without I/O accounting)
+ * give NAN, shown as "-" or an empty CSV field. */
+static double number_or_nan(const json_t *o, const char *key)
+{
+	const json_t *v = get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "%.*f" of v, or `none` when v is NAN. */
+static const char *num_text(char *buf, size_t len, double v, int prec,
+			    const char *none)
+{
+	if (isnan(v))
+		snprintf(buf, len, "%s", none);
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+	return buf;
+}
+
+static void rrow_add(struct rrows *rows, const struct input *in,
+		     const json_t *s)
+{
+	const json_t *p = get(s, "params");
+	const char *phase = str_or(p, "phase", "");
+	const struct result_series *rs = compare__find(&in->doc,
+						       str_or(s, "name", ""));
+	struct rrow *w;
+	struct sstat st;
+	int ph;
+
+	for (ph = 0; ph < NR_RP && strcmp(phase, rp_names[ph]); ph++)
+		;
+	if (ph == NR_RP || !rs || !json_is_string(get(p, "strategy")) ||
+	    series_stats(rs, &st) < 0)
+		return;
+	w = rrow_get(rows, str_or(p, "strategy", ""), str_or(p, "cache", "-"),
+		     json_integer_value(get(p, "mem_bytes")),
+		     json_integer_value(get(p, "ws_bytes")));
+	if (!w)
+		return;
+	w->n = st.s.n;
+	w->med[ph] = st.s.p50 / 1e6;
+	if (ph == RP_REQUEST && !strcmp(w->strategy, "never-stopped"))
+		w->med[RP_DONE] = st.s.p50 / 1e6; /* its DONE is the request */
+	if (ph == RP_DONE) {
+		w->done_p90 = st.s.p90 / 1e6;
+		w->faults = json_number_value(get(s, "faults_mean"));
+		w->mib = json_number_value(get(s, "bytes_read_mean")) / 1048576.0;
+		w->host_faults = number_or_nan(s, "host_faults_mean");
+		w->major_faults = number_or_nan(s, "major_faults_mean");
+		w->disk_mib = number_or_nan(s, "disk_read_bytes_mean") /
+			      1048576.0;
+	}
+}
+
+static int rrow_cmp(const void *a, const void *b)
+{
+	const struct rrow *x = a, *y = b;
+	int c;
+
+	if (x->order != y->order)
+		return x->order - y->order;
+	c = strcmp(y->cache, x->cache); /* warm before cold */
+	if (c)
+		return c;
+	if (x->ws != y->ws)
+		return x->ws < y->ws ? -1 : 1;
+	return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+static void restore_rows(const struct input *in, struct rrows *rows)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(get(in->root, "series"), i, s)
+		rrow_add(rows, in, s);
+	if (rows->n)
+		qsort(rows->v, rows->n, sizeof(*rows->v), rrow_cmp);
+}
+
+void report__restore_csv(FILE *f, const struct report *r)
+{
+	int i = report__find_input(r, "restore");
+	struct rrows rows = { 0 };
+
+	/* new columns go at the end, so readers of the old ones keep
+	 * working */
+	fputs("strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,"
+	      "done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,"
+	      "major_faults,disk_mib_read\n", f);
+	if (i < 0)
+		return;
+	restore_rows(&r->in[i], &rows);
+	for (size_t k = 0; k < rows.n; k++) {
+		const struct rrow *w = &rows.v[k];
+		char hf[32], mf[32], dm[32];
+
+		fprintf(f, "%s,%s,%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT
+			",%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.2f,%s,%s,%s\n",
+			w->strategy, w->cache, w->mem >> 20, w->ws >> 20, w->n,
+			w->med[RP_FIRST_RUN], w->med[RP_FIRST_PROGRESS],
+			w->med[RP_DONE], w->done_p90, w->med[RP_REQUEST],
+			w->faults, w->mib,
+			num_text(hf, sizeof(hf), w->host_faults, 0, ""),
+			num_text(mf, sizeof(mf), w->major_faults, 0, ""),
+			num_text(dm, sizeof(dm), w->disk_mib, 2, ""));
+	}
+	free(rows.v);
+}
+
+static void md_restore_row(FILE *md, const struct rrow *w)
+{
+	char hf[32], mf[32], dm[32];
+
+	/* the never-stopped VM has only its request phase */
+	if (!strcmp(w->strategy, "never-stopped")) {
+		fprintf(md, "| never stopped | - | %" JSON_INTEGER_FORMAT " | %"
+			JSON_INTEGER_FORMAT " | - | - | - | %.3f | - | - | - | "
+			"- | - |\n", w->mem >> 20, w->ws >> 20,
+			w->med[RP_REQUEST]);
+		return;
+	}
+	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
+		JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | %.0f | "
+		"%.1f | %s | %s | %s |\n", w->strategy, w->cache, w->mem >> 20,
+		w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
+		w->done_p90, w->med[RP_REQUEST], w->faults, w->mib,
+		num_text(hf, sizeof(hf), w->host_faults, 0, "-"),
+		num_text(mf, sizeof(mf), w->major_faults, 0, "-"),
+		num_text(dm, sizeof(dm), w->disk_mib, 1, "-"));
+}
+
+/* The cells (mem, ws) in the rows' order: sizes, without cache state. */
+struct cell {
+	json_int_t mem, ws;
+};
+
+#define MAX_CELLS 16
+
+static size_t cells_of(const struct rrows *rows, struct cell *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < rows->n; k++) {
+		size_t j;
+
+		for (j = 0; j < n && (c[j].mem != rows->v[k].mem ||
+				      c[j].ws != rows->v[k].ws); j++)
+			;
+		if (j == n && n < MAX_CELLS)
+			c[n++] = (struct cell){ rows->v[k].mem, rows->v[k].ws };
+	}
+	return n;
+}
+
+/* The cell the work table shows: the largest memory, then the largest
+ * working set in it (where the strategies differ most). */
+static struct cell main_cell(const struct cell *c, size_t n)
+{
+	struct cell m = c[0];
+
+	for (size_t i = 1; i < n; i++)
+		if (c[i].mem > m.mem || (c[i].mem == m.mem && c[i].ws > m.ws))
+			m = c[i];
+	return m;
+}
+
+static const struct rrow *find_row(const struct rrows *rows,
+				   const char *strategy, const char *cache,
+				   const struct cell *c)
+{
+	for (size_t k = 0; k < rows->n; k++) {
+		const struct rrow *w = &rows->v[k];
+
+		if (!strcmp(w->strategy, strategy) && w->mem == c->mem &&
+		    w->ws == c->ws && (!cache || !strcmp(w->cache, cache)))
+			return w;
+	}
+	return NULL;
+}
+
+static const char *const caches[] = { "warm", "cold", "-" };
+
+/* restore -> DONE medians: a row per strategy, a column per cache state
+ * and size, so every cell shows at a glance. */
+static void md_overview(FILE *md, const struct rrows *rows,
+			const struct cell *c, size_t nc)
+{
+	fputs("\nrestore -> DONE, median ms (never stopped: its request "
+	      "phase), per page-cache state and size (mem/ws MiB):\n\n"
+	      "| strategy |", md);
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < nc; i++)
+			if (find_row(rows, "mmap", caches[h], &c[i]) ||
+			    find_row(rows, "prefetch", caches[h], &c[i]))
+				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%"
+					JSON_INTEGER_FORMAT " |", caches[h],
+					c[i].mem >> 20, c[i].ws >> 20);
+	fputs("\n|---|", md);
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < nc; i++)
+			if (find_row(rows, "mmap", caches[h], &c[i]) ||
+			    find_row(rows, "prefetch", caches[h], &c[i]))
+				fputs("--:|", md);
+	for (size_t k = 0; k < rows->n; k++) {
+		const char *s = rows->v[k].strategy;
+		bool never = !strcmp(s, "never-stopped");
+
+		if (k && !strcmp(rows->v[k - 1].strategy, s))
+			continue;
+		fprintf(md, "\n| %s |", never ? "never stopped" : s);
+		for (size_t h = 0; h < 2; h++)
+			for (size_t i = 0; i < nc; i++) {
+				const struct rrow *w = find_row(
+					rows, s, never ? NULL : caches[h], &c[i]);
+
+				if (!find_row(rows, "mmap", caches[h], &c[i]) &&
+				    !find_row(rows, "prefetch", caches[h], &c[i]))
+					continue;
+				if (w)
+					fprintf(md, " %.2f |", w->med[RP_DONE]);
+				else
+					fputs(" - |", md);
+			}
+	}
+	fputc('\n', md);
+}
+
+void report__md_restore(struct report *r, const struct input *in)
+{
+	struct rrows rows = { 0 };
+	struct cell cells[MAX_CELLS], m;
+	const json_t *x;
+	size_t i, nc;
+
+	restore_rows(in, &rows);
+	nc = cells_of(&rows, cells);
+	if (nc)
+		md_overview(r->md, &rows, cells, nc);
+	m = nc ? main_cell(cells, nc) : (struct cell){ 0 };
+	fprintf(r->md, "\nWork per restore at mem %" JSON_INTEGER_FORMAT " MiB, "
+		"ws %" JSON_INTEGER_FORMAT " MiB (the largest cell; every cell "
+		"is in restore.csv), means: uffd faults and MiB read are what "
+		"the strategy did itself (userfaults served, bytes it read); "
+		"host faults (minor + major), major faults and disk MiB are "
+		"what the host did for the whole process (getrusage, "
+		"/proc/self/io read_bytes: storage reads, 0 when the page cache "
+		"served them).\n\n| strategy | cache | mem MiB | ws MiB | "
+		"first KVM_RUN ms | DONE ms | DONE p90 ms | request ms | uffd "
+		"faults | MiB read | host faults | major faults | disk MiB |\n"
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+		m.mem >> 20, m.ws >> 20);
+	for (size_t k = 0; k < rows.n; k++)
+		if (rows.v[k].mem == m.mem && rows.v[k].ws == m.ws)
+			md_restore_row(r->md, &rows.v[k]);
+	free(rows.v);
+	if (json_array_size(get(in->root, "ratios")))
+		fputs("\nprefetch and prefetch-thp against the baselines (restore -> DONE "
+		      "medians; targets: at most 1.2x the never-stopped request "
+		      "phase, at least 3x faster than mmap):\n\n", r->md);
+	json_array_foreach(get(in->root, "ratios"), i, x) {
+		const json_t *vs = get(x, "prefetch_vs_never_stopped");
+		const json_t *sp = get(x, "prefetch_speedup_over_mmap");
+
+		const char *name = str_or(x, "strategy", "prefetch");
+
+		fprintf(r->md, "- mem %" JSON_INTEGER_FORMAT " MiB, ws %"
+			JSON_INTEGER_FORMAT " MiB, %s cache: %s %.3f ms",
+			json_integer_value(get(x, "mem_bytes")) >> 20,
+			json_integer_value(get(x, "ws_bytes")) >> 20,
+			str_or(x, "cache", "?"), name,
+			json_number_value(get(x, "prefetch_done_ns")) / 1e6);
+		if (json_is_number(vs))
+			fprintf(r->md, " = %.2fx never-stopped (%.3f ms)",
+				json_number_value(vs),
+				json_number_value(get(x, "never_stopped_request_ns")) / 1e6);
+		if (json_is_number(sp))
+			fprintf(r->md, "; mmap %.3f ms = %.2fx %s",
+				json_number_value(get(x, "mmap_done_ns")) / 1e6,
+				json_number_value(sp), name);
+		fputc('\n', r->md);
+	}
+}
+
+static bool same_cell(const struct rrow *a, const struct rrow *b)
+{
+	return a->mem == b->mem && a->ws == b->ws && !strcmp(a->cache, b->cache);
+}
+
+/* Per size and cache state: the strategy with the lowest restore -> DONE
+ * median, and mmap's restore -> first KVM_RUN. */
+static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
+{
+	const struct rrow *w = &rows->v[k], *best = NULL, *mmap = NULL;
+	char t[48];
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct rrow *x = &rows->v[i];
+
+		if (!same_cell(x, w) || x->n == 0)
+			continue;
+		if (i < k)
+			return; /* this cell was printed already */
+		if (!best || x->med[RP_DONE] < best->med[RP_DONE])
+			best = x;
+		if (!strcmp(x->strategy, "mmap"))
+			mmap = x;
+	}
+	report__time_text(t, sizeof(t), best->med[RP_DONE] * 1e6);
+	fprintf(md, "  - mem %" JSON_INTEGER_FORMAT " MiB, ws %"
+		JSON_INTEGER_FORMAT " MiB, %s: fastest %s, %s to DONE", w->mem >> 20,
+		w->ws >> 20, w->cache, best->strategy, t);
+	if (mmap) {
+		report__time_text(t, sizeof(t), mmap->med[RP_FIRST_RUN] * 1e6);
+		fprintf(md, "; mmap first KVM_RUN %s", t);
+	}
+	fputc('\n', md);
+}
+
+void report__sum_restore(FILE *md, const struct input *in)
+{
+	struct rrows rows = { 0 };
+
+	restore_rows(in, &rows);
+	fprintf(md, "- %s (medians from restore start):\n", in->label);
+	for (size_t k = 0; k < rows.n; k++)
+		if (strcmp(rows.v[k].strategy, "never-stopped") && rows.v[k].n)
+			sum_restore_cell(md, &rows, k);
+	free(rows.v);
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+
+	if (x->mem != y->mem)
+		return x->mem < y->mem ? -1 : 1;
+	return (x->ws > y->ws) - (x->ws < y->ws);
+}
+
+char *report__restore_cells(const struct report *r)
+{
+	int i = report__find_input(r, "restore");
+	struct rrows rows = { 0 };
+	struct cell cells[MAX_CELLS];
+	char *text = NULL;
+	size_t len = 0, nc;
+	FILE *f;
+
+	if (i < 0)
+		return NULL;
+	restore_rows(&r->in[i], &rows);
+	nc = cells_of(&rows, cells);
+	free(rows.v);
+	qsort(cells, nc, sizeof(cells[0]), cell_cmp);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	for (size_t k = 0; k < nc; k++)
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
+			k ? " " : "", cells[k].mem >> 20, cells[k].ws >> 20);
+	fclose(f);
+	return text;
+}
