@@ -279,6 +279,29 @@ head -4 "$dir/mixed/report.md" | grep -qF "functional timings only: lifecycle; t
 ! grep -qi "emulated" "$R" && ! grep -q "^## Left out" "$R" &&
 	ok || fail "report.md of native results mentions emulation or left-out parts"
 
+# report.plot_names_stay_in_out: plot file names come from the inputs
+# (a series' phase names its CDF group); a '/' or '..' there used to
+# reach outside --out once a directory of the made-up name existed.
+python3 - "$dir" <<'PY'
+import json, sys
+json.dump({"schema": 1, "bench": "lifecycle", "series": [{"name": "x",
+           "unit": "ns", "params": {"phase": "../../../esc"},
+           "samples_ns": [1000000, 1100000, 1200000, 1300000, 1400000]}]},
+          open(sys.argv[1] + "/hostile.json", "w"))
+PY
+mkdir -p "$dir/hp/out/cdf-lifecycle-.."
+expect 0 "report written" report "$dir/hostile.json" --out "$dir/hp/out"
+if ls "$dir/hp" "$dir" | grep -q '^esc'; then
+	fail "report wrote a plot outside --out: $(ls "$dir/hp" "$dir" | grep '^esc')"
+else
+	ok
+fi
+if command -v gnuplot >/dev/null; then
+	ls "$dir/hp/out" | grep -qx 'cdf-lifecycle-..-..-..-esc.png' &&
+		grep -qF '(cdf-lifecycle-..-..-..-esc.png)' "$dir/hp/out/report.md" &&
+		ok || fail "the hostile group's plot is not in --out: $(ls "$dir/hp/out")"
+fi
+
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"
 echo '{"schema": 2, "bench": "lifecycle", "series": []}' >"$dir/schema2.json"
