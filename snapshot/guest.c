@@ -2,6 +2,7 @@
 #include "guest.h"
 
 #include "err.h"
+#include "regfile.h"
 #include "snapshot.h"
 
 #include <fcntl.h>
@@ -30,9 +31,13 @@ static int describe_file(const char *what, const char *path,
 	if (strlen(abs) >= SNAP_GUEST_PATH_MAX)
 		return err__set(ENAMETOOLONG, "%s path %s is longer than %d "
 				"bytes", what, abs, SNAP_GUEST_PATH_MAX - 1);
-	fd = open(abs, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err__sys(errno, "%s %s", what, abs);
+	fd = regfile__open(abs, NULL);
+	if (fd < 0) {
+		char msg[PATH_MAX + 64]; /* err__set writes err__last's buffer */
+
+		snprintf(msg, sizeof(msg), "%s", err__last());
+		return err__set(-fd, "%s: %s", what, msg);
+	}
 	buf = malloc(READ_CHUNK);
 	*bytes = 0;
 	while (buf && (n = read(fd, buf, READ_CHUNK)) > 0) {
