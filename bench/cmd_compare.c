@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "err.h"
 #include "output.h"
+#include "regfile.h"
 #include "sysinfo.h"
 
 #include <getopt.h>
@@ -184,11 +185,13 @@ static int load(const char *path, struct result_doc *doc)
 	char why[400];
 	json_error_t e;
 	json_t *root;
-	FILE *f = fopen(path, "r");
+	FILE *f = regfile__fopen(path); /* a FIFO must not hang compare */
 	int ret;
 
 	if (!f)
-		return err__sys(errno, "cannot read %s", path);
+		return err__set(errno, "cannot read %s: %s", path,
+				errno == EINVAL ? "not a regular file"
+						: strerror(errno));
 	root = json_loadf(f, 0, &e);
 	fclose(f);
 	if (!root)

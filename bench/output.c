@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include "err.h"
+#include "regfile.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -159,6 +160,21 @@ json_t *output__timeline_json(const struct timeline *tl)
 				json_integer((json_int_t)(tl->t[ev] -
 						tl->t[TL_PROCESS_START])));
 	return obj;
+}
+
+json_t *output__json_load(const char *path, json_error_t *e)
+{
+	FILE *f = regfile__fopen(path);
+	json_t *root;
+
+	if (!f) {
+		*e = (json_error_t){ .line = -1, .column = -1 };
+		snprintf(e->text, sizeof(e->text), "%s", err__last());
+		return NULL;
+	}
+	root = json_loadf(f, 0, e);
+	fclose(f);
+	return root;
 }
 
 /* Bytes of the valid UTF-8 sequence at `p`, or 0 (overlong forms,

@@ -113,7 +113,7 @@ static int load_input(const char *path, struct input *in)
 	int ret;
 
 	in->path = path;
-	in->root = json_load_file(path, 0, &e);
+	in->root = output__json_load(path, &e);
 	if (!in->root)
 		return err__set(EINVAL, "%s: not a readable JSON document: %s",
 				path, e.text);

@@ -25,12 +25,11 @@ static int open_file(const char *what, const char *path, uint64_t *size)
 {
 	/* Never blocks on a FIFO; regular files only. */
 	int fd = regfile__open(path, size);
-	char msg[384]; /* err__set writes the buffer err__last() returns */
 
-	if (fd >= 0)
-		return fd;
-	snprintf(msg, sizeof(msg), "%s", err__last());
-	return err__set(-fd, "%s: %s", what, msg);
+	if (fd == -EINVAL)
+		return err__set(EINVAL, "%s %s is not a regular file", what,
+				path);
+	return fd < 0 ? err__sys(-fd, "%s %s", what, path) : fd;
 }
 
 /* Prefixes the last message with the file it is about. err__last()'s

@@ -312,6 +312,8 @@ expect 2 "schema2.json: result schema version 2 is not supported" report "$dir/s
 expect 2 "noseries.json" report "$dir/noseries.json" --out "$dir/bad"
 expect 2 "array.json: not a coldstart result" report "$dir/array.json" --out "$dir/bad"
 expect 2 "missing.json: not a readable" report "$dir/lifecycle.json" "$dir/missing.json" --out "$dir/bad"
+mkfifo "$dir/fifo.json"
+expect 2 "fifo.json: not a readable JSON document: .*fifo.json is not a regular file" report "$dir/fifo.json" --out "$dir/bad"
 [ ! -e "$dir/bad" ] && ok || fail "bad input wrote files"
 expect 2 "no result documents" report
 expect 2 "--format" report "$dir/lifecycle.json" --format jpeg
