@@ -356,8 +356,10 @@ int snap_linux__restore(int argc, char **argv)
 
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
-	if (snapshot__check(o.dir) < 0)
-		return cli__error(CLI_FAIL, "snapshot: %s", err__last());
+	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
+	if (ret < 0)
+		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
+				  "snapshot: %s", err__last());
 	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);

@@ -78,8 +78,8 @@ static int device_names(const struct snap_reader *r, const char ***out,
  * state file may hold a million sections). */
 int devstate__check(const struct snap_reader *r)
 {
-	const char **names;
-	size_t n;
+	const char **names = NULL;
+	size_t n = 0;
 	int ret = device_names(r, &names, &n);
 
 	if (ret < 0)
