@@ -168,7 +168,7 @@ static int load_file(struct inputs *in, const char *path)
 		in->paths = paths;
 	if (!docs || !paths || !(in->paths[in->n] = strdup(path)))
 		return err__set(ENOMEM, "reading %s", path);
-	root = json_load_file(path, 0, &e);
+	root = output__json_load(path, &e);
 	if (!root) {
 		free(in->paths[in->n]);
 		return err__set(EINVAL, "%s is not a readable JSON document: %s "

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "err.h"
 #include "image.h"
+#include "output.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -96,7 +97,7 @@ static int print_manifest(const char *dir)
 	int ret = CLI_OK;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
-	root = json_load_file(path, 0, NULL);
+	root = output__json_load(path, &(json_error_t){ 0 });
 	if (!root)
 		return cli__error(CLI_FAIL, "reading %s failed", path);
 	if (json_dumpf(root, stdout, JSON_INDENT(2)) || puts("") == EOF)

@@ -564,6 +564,9 @@ static int cmd_restore(int argc, char **argv)
 		return cli__parse_error("snapshot restore", "snapshot");
 	if (check_dir(o.dir) != CLI_OK)
 		return CLI_USAGE;
+	ret = snapshot__check(o.dir);
+	if (ret < 0)
+		return load_error(ret);
 	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
 	if (ret)
 		return ret;
@@ -640,6 +643,8 @@ static int cmd_merge(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* Strings from the snapshot (device names, paths) need not be UTF-8:
+ * output__json_string makes them so. NULL when out of memory. */
 static json_t *sections_json(const struct snapshot *s)
 {
 	json_t *arr = json_array();
@@ -647,20 +652,24 @@ static json_t *sections_json(const struct snapshot *s)
 	const void *payload;
 	size_t cursor = 0;
 
-	while (snap__next(&s->r, &cursor, &sec, &payload)) {
+	while (arr && snap__next(&s->r, &cursor, &sec, &payload)) {
 		char name[64];
 
 		snap__section_name(&sec, payload, name, sizeof(name));
-		json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:I}",
-			"name", name, "type", (int)sec.type,
-			"index", (int)sec.index, "bytes", (json_int_t)sec.len));
+		if (json_array_append_new(arr, json_pack("{s:o, s:i, s:i, s:I}",
+			"name", output__json_string(name), "type",
+			(int)sec.type, "index", (int)sec.index, "bytes",
+			(json_int_t)sec.len)) < 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
 	}
 	return arr;
 }
 
 /* Guest kind, irqchip, registered devices and, for an OS guest, what it
- * was booted from. */
-static void add_machine_json(json_t *doc, const struct snapshot *s)
+ * was booted from; -1 when out of memory. */
+static int add_machine_json(json_t *doc, const struct snapshot *s)
 {
 	const struct snap_guest_rec *g = &s->guest;
 	json_t *devs = json_array();
@@ -668,25 +677,31 @@ static void add_machine_json(json_t *doc, const struct snapshot *s)
 	const void *payload;
 	size_t cursor = 0;
 	char name[64];
+	int ret = 0;
 
 	while (snap__next(&s->r, &cursor, &sec, &payload))
 		if (sec.type == SNAP_DEVICE) {
 			snap__section_name(&sec, payload, name, sizeof(name));
-			json_array_append_new(devs, json_string(name + 4));
+			ret |= json_array_append_new(
+				devs, output__json_string(name + 4));
 		}
-	json_object_set_new(doc, "guest", json_string(
+	ret |= json_object_set_new(doc, "guest", json_string(
 		s->cfg.guest == SNAP_GUEST_LINUX ? "linux" : "probe"));
-	json_object_set_new(doc, "irqchip", json_boolean(s->cfg.irqchip));
-	json_object_set_new(doc, "devices", devs);
+	ret |= json_object_set_new(doc, "irqchip",
+				   json_boolean(s->cfg.irqchip));
+	ret |= json_object_set_new(doc, "devices", devs);
 	if (s->cfg.guest != SNAP_GUEST_LINUX)
-		return;
+		return ret;
 	json_object_del(doc, "probe");
-	json_object_set_new(doc, "linux", json_pack(
-		"{s:s, s:I, s:I, s:s, s:I, s:I, s:s}", "kernel", g->kernel,
-		"kernel_bytes", (json_int_t)g->kernel_bytes, "kernel_crc32",
-		(json_int_t)g->kernel_crc32, "initrd", g->initrd,
-		"initrd_bytes", (json_int_t)g->initrd_bytes, "initrd_crc32",
-		(json_int_t)g->initrd_crc32, "cmdline", g->cmdline));
+	return ret | json_object_set_new(doc, "linux", json_pack(
+		"{s:o, s:I, s:I, s:o, s:I, s:I, s:o}", "kernel",
+		output__json_string(g->kernel), "kernel_bytes",
+		(json_int_t)g->kernel_bytes, "kernel_crc32",
+		(json_int_t)g->kernel_crc32, "initrd",
+		output__json_string(g->initrd), "initrd_bytes",
+		(json_int_t)g->initrd_bytes, "initrd_crc32",
+		(json_int_t)g->initrd_crc32, "cmdline",
+		output__json_string(g->cmdline)));
 }
 
 static void print_machine(const struct snapshot *s, json_t *doc)
@@ -738,14 +753,21 @@ static int cmd_inspect(int argc, char **argv)
 		snapshot__close(&s);
 		return load_error(is_diff);
 	}
-	fstat(s.mem_fd, &st);
+	if (fstat(s.mem_fd, &st) < 0) {
+		snapshot__close(&s);
+		return cli__error(CLI_FAIL, "snapshot inspect: stat of %s/%s: "
+				  "%s", argv[1], SNAPSHOT_MEMORY_FILE,
+				  strerror(errno));
+	}
+	/* The format requires a NUL-terminated vendor (format.c). */
 	secs = sections_json(&s);
-	doc = json_pack("{s:s, s:i, s:s, s:I, s:i, s:s, s:I, s:I, s:I, s:I, "
+	doc = json_pack("{s:o, s:i, s:s, s:I, s:i, s:o, s:I, s:I, s:I, s:I, "
 			"s:o, s:{s:I, s:I, s:I}}",
-			"dir", s.dir, "format_version", (int)s.r.hdr.version,
-			"checksum", "ok", "created_ns",
+			"dir", output__json_string(s.dir), "format_version",
+			(int)s.r.hdr.version, "checksum", "ok", "created_ns",
 			(json_int_t)s.r.hdr.created_ns, "vcpus",
-			(int)s.r.hdr.nr_vcpus, "cpu_vendor", s.r.hdr.cpu_vendor,
+			(int)s.r.hdr.nr_vcpus, "cpu_vendor",
+			output__json_string(s.r.hdr.cpu_vendor),
 			"state_bytes", (json_int_t)s.state_len,
 			"mem_bytes", (json_int_t)s.mem.size, "mem_data_bytes",
 			(json_int_t)s.mem.data_bytes, "mem_allocated_bytes",
@@ -753,17 +775,28 @@ static int cmd_inspect(int argc, char **argv)
 			"probe", "init_bytes", (json_int_t)s.params.init_bytes,
 			"ws_bytes", (json_int_t)s.params.ws_bytes, "ready",
 			(json_int_t)s.probe_state.ready);
-	json_object_set_new(json_object_get(doc, "probe"), "phase",
-			    json_integer(s.probe_state.phase[0]));
-	add_machine_json(doc, &s);
-	if (is_diff)
-		json_object_set_new(doc, "diff", json_pack(
-			"{s:s, s:I, s:I, s:I}", "base", d.base_path,
-			"base_state_crc32", (json_int_t)d.hdr.base_crc32,
-			"base_created_ns", (json_int_t)d.hdr.base_created_ns,
-			"dirty_pages", (json_int_t)d.hdr.dirty_pages));
+	/* json_pack took secs even when it failed: only doc is ours. */
+	if (!doc || json_object_set_new(json_object_get(doc, "probe"), "phase",
+					json_integer(s.probe_state.phase[0])) ||
+	    add_machine_json(doc, &s) ||
+	    (is_diff && json_object_set_new(doc, "diff", json_pack(
+			"{s:o, s:I, s:I, s:I}", "base",
+			output__json_string(d.base_path), "base_state_crc32",
+			(json_int_t)d.hdr.base_crc32, "base_created_ns",
+			(json_int_t)d.hdr.base_created_ns, "dirty_pages",
+			(json_int_t)d.hdr.dirty_pages)))) {
+		json_decref(doc);
+		snapshot__close(&s);
+		return cli__error(CLI_FAIL, "snapshot inspect: out of memory "
+				  "describing %s", argv[1]);
+	}
 	if (argc == 3) {
-		json_dumpf(doc, stdout, JSON_INDENT(2));
+		if (json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
+			json_decref(doc);
+			snapshot__close(&s);
+			return cli__error(CLI_FAIL, "snapshot inspect: writing "
+					  "the JSON document failed");
+		}
 		fputc('\n', stdout);
 	} else {
 		printf("snapshot %s: format version %u, checksum ok, %u vCPU(s), "

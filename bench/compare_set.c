@@ -2,6 +2,7 @@
 #include "compare_set.h"
 
 #include "err.h"
+#include "regfile.h"
 #include "result.h"
 
 #include <dirent.h>
@@ -15,12 +16,14 @@ int compare__load_file(const char *path, struct result_doc *doc)
 	char why[400];
 	json_error_t e;
 	json_t *root;
-	FILE *f = fopen(path, "r");
+	FILE *f = regfile__fopen(path); /* a FIFO must not hang compare */
 	int ret;
 
 	*doc = (struct result_doc){ 0 };
 	if (!f)
-		return err__sys(errno, "cannot read %s", path);
+		return err__set(errno, "cannot read %s: %s", path,
+				errno == EINVAL ? "not a regular file"
+						: strerror(errno));
 	root = json_loadf(f, 0, &e);
 	fclose(f);
 	if (!root)

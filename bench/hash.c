@@ -2,6 +2,7 @@
 #include "hash.h"
 
 #include "err.h"
+#include "regfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,11 +36,11 @@ int hash__sha256_file(const char *path, char out[HASH_SHA256_HEX],
 {
 	struct sha256_ctx ctx;
 	uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = regfile__open(path, NULL); /* never blocks on a FIFO */
 	ssize_t n;
 
 	if (fd < 0)
-		return err__sys(errno, "opening %s", path);
+		return fd;
 	sha256_init(&ctx);
 	*size = 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {

@@ -305,7 +305,7 @@ static bool is_fresh(const char *dir, const struct inputs *in)
 	bool fresh;
 
 	output__pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
-	root = json_load_file(path, 0, NULL);
+	root = output__json_load(path, &(json_error_t){ 0 });
 	if (!root)
 		return false;
 	fresh = json_is_string(json_object_get(root, "schema")) &&

@@ -2,9 +2,11 @@
 #include "output.h"
 
 #include "err.h"
+#include "regfile.h"
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,70 @@ json_t *output__timeline_json(const struct timeline *tl)
 				json_integer((json_int_t)(tl->t[ev] -
 						tl->t[TL_PROCESS_START])));
 	return obj;
+}
+
+json_t *output__json_load(const char *path, json_error_t *e)
+{
+	FILE *f = regfile__fopen(path);
+	json_t *root;
+
+	if (!f) {
+		*e = (json_error_t){ .line = -1, .column = -1 };
+		snprintf(e->text, sizeof(e->text), "%s", err__last());
+		return NULL;
+	}
+	root = json_loadf(f, 0, e);
+	fclose(f);
+	return root;
+}
+
+/* Bytes of the valid UTF-8 sequence at `p`, or 0 (overlong forms,
+ * surrogates and code points past U+10FFFF are not valid). */
+static size_t utf8_seq(const unsigned char *p)
+{
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+				     : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+				     : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	uint32_t cp = n > 1 ? p[0] & (0x3fu >> (n - 1)) : p[0];
+
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (n > 1 && (cp < min[n] || cp > 0x10ffff ||
+		      (cp >= 0xd800 && cp <= 0xdfff)))
+		return 0;
+	return n;
+}
+
+json_t *output__json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), o = 0;
+	char *fixed = malloc(len * 3 + 1);
+	json_t *j;
+
+	if (!fixed)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_seq(p);
+
+		if (n) {
+			memcpy(fixed + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3); /* U+FFFD */
+			o += 3;
+			p++;
+		}
+	}
+	fixed[o] = '\0';
+	j = json_string(fixed);
+	free(fixed);
+	return j;
 }
 
 void output__progress(const char *what, unsigned long i, unsigned long n)

@@ -45,6 +45,16 @@ int output__text_write(struct output_text *t, const char *dir,
 /* The events of `tl` that happened, as {"key": ns since process start}. */
 json_t *output__timeline_json(const struct timeline *tl);
 
+/* json_load_file for a file from the user: a regular file only, opened
+ * without blocking (a FIFO is an error, not a hang). NULL with e->text
+ * naming the problem. */
+json_t *output__json_load(const char *path, json_error_t *e);
+
+/* A JSON string of `s`, which need not be UTF-8 (a directory name, a
+ * string from a file): each byte that is not part of a valid sequence
+ * becomes U+FFFD. NULL only when out of memory. */
+json_t *output__json_string(const char *s);
+
 /* Progress on stderr, only when stderr is a terminal: "\rwhat: i/n". */
 void output__progress(const char *what, unsigned long i, unsigned long n);
 void output__progress_done(void);

@@ -114,6 +114,40 @@ static int spawn_gnuplot(const char *dir, const char *expr, int err_fd,
 	return 0;
 }
 
+static bool name_byte(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
+	       (c == '.' && !first);
+}
+
+void plot__file_name(char *out, size_t len, const char *base,
+		     const char *ext)
+{
+	size_t keep = strlen(ext) + 2, i = 0;
+
+	if (len < keep + 1) {
+		if (len)
+			out[0] = '\0';
+		return;
+	}
+	for (; base[i] && i < len - keep; i++)
+		out[i] = name_byte(base[i], i == 0) ? base[i] : '-';
+	snprintf(out + i, len - i, ".%s", ext);
+}
+
+/* A plot is written only under a name plot__file_name would make, since
+ * it also goes into a gnuplot command inside quotes. */
+static bool plain_name(const char *name)
+{
+	if (!name[0])
+		return false;
+	for (size_t i = 0; name[i]; i++)
+		if (!name_byte(name[i], i == 0))
+			return false;
+	return true;
+}
+
 int plot__run(const char *dir, const char *name, const char *vars,
 	      const char *out)
 {
@@ -125,8 +159,15 @@ int plot__run(const char *dir, const char *name, const char *vars,
 
 	if (!script)
 		return err__set(EINVAL, "no plot script '%s'", name);
-	snprintf(final, sizeof(final), "%s/%s", dir, out);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, out);
+	if (!plain_name(out))
+		return err__set(EINVAL, "plot file name '%s' is not a plain "
+				"file name", out);
+	if (snprintf(final, sizeof(final), "%s/%s", dir, out) >=
+		    (int)sizeof(final) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, out) >=
+		    (int)sizeof(tmp))
+		return err__set(ENAMETOOLONG, "plot path %s/%s is too long",
+				dir, out);
 	if (asprintf(&expr, "%s; out='.%s.tmp'", vars, out) < 0)
 		return err__set(ENOMEM, "gnuplot arguments");
 	/* gnuplot's chatter ("empty x range") is shown only on failure */

@@ -42,7 +42,7 @@ static int load_input(const char *path, struct input *in)
 	int ret;
 
 	in->path = path;
-	in->root = json_load_file(path, 0, &e);
+	in->root = output__json_load(path, &e);
 	if (!in->root)
 		return err__set(EINVAL, "%s: not a readable JSON document: %s",
 				path, e.text);
@@ -431,7 +431,8 @@ int report__generate(const struct report_opts *o, bool *plots_skipped)
 /* Whether path holds a coldstart result document (any bench). */
 static bool is_result(const char *path)
 {
-	json_t *root = json_load_file(path, 0, NULL);
+	json_error_t e;
+	json_t *root = output__json_load(path, &e);
 	bool yes = json_is_object(root) &&
 		   json_is_string(get(root, "bench")) &&
 		   json_is_integer(get(root, "schema"));

@@ -35,7 +35,9 @@ static void draw(struct report *r, const char *script, const char *base,
 
 		if (!want[f])
 			continue;
-		snprintf(out, sizeof(out), "%s.%s", base, fmts[f]);
+		/* Series names and params come from the inputs: a '/' or a
+		 * leading '.' there must not leave --out. */
+		plot__file_name(out, sizeof(out), base, fmts[f]);
 		if (asprintf(&v, "%s; fmt='%s'", vars, fmts[f]) < 0)
 			continue;
 		if (plot__run(r->o->out_dir, script, v, out) < 0) {

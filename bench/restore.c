@@ -8,6 +8,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "regfile.h"
 #include "mem_restore.h"
 #include "memstat.h"
 #include "output.h"
@@ -372,11 +373,11 @@ static int for_each_file(const char *dir, int (*fn)(int fd, const char *path))
 		int fd;
 
 		join(path, dir, files[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT)
+		fd = regfile__open(path, NULL); /* a FIFO must not block */
+		if (fd == -ENOENT)
 			continue;
 		if (fd < 0)
-			return err__sys(errno, "opening %s", path);
+			return fd;
 		ret = fn(fd, path);
 		close(fd);
 	}
@@ -429,7 +430,7 @@ double restore__resident_share(const char *dir)
 	int fd;
 
 	join(path, dir, SNAPSHOT_MEMORY_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = regfile__open(path, NULL);
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
 		if (fd >= 0)
 			close(fd);

@@ -7,6 +7,7 @@
 #include "linux_x86.h"
 #include "mem_restore.h"
 #include "output.h"
+#include "regfile.h"
 #include "restore.h"
 #include "run_linux.h"
 #include "snapshot.h"
@@ -156,7 +157,7 @@ bool snap_linux__is_linux(const char *dir)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, SNAPSHOT_STATE_FILE) >=
 	    (int)sizeof(path))
 		return false;
-	f = fopen(path, "re");
+	f = regfile__fopen(path);
 	if (f && fseek(f, 0, SEEK_END) == 0 && ftell(f) > 0 &&
 	    ftell(f) <= (64l << 20)) {
 		len = (size_t)ftell(f);
@@ -360,6 +361,10 @@ int snap_linux__restore(int argc, char **argv)
 
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
+	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
+	if (ret < 0)
+		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
+				  "snapshot: %s", err__last());
 	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);

@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "err.h"
 #include "kvm.h"
+#include "output.h"
 #include "plot.h"
 #include "poolsim.h"
 #include "report.h"
@@ -352,7 +353,7 @@ static int load_doc(const char *dir, const char *name, bool required,
 			return -ENOENT;
 		return err__set(EINVAL, "%s: %s", path, strerror(errno));
 	}
-	root = json_load_file(path, 0, &je);
+	root = output__json_load(path, &je);
 	if (!root)
 		return err__set(EINVAL, "%s: line %d: %s", path, je.line,
 				je.text);

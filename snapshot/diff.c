@@ -107,6 +107,16 @@ int snapdiff__check_base(const struct snapdiff *d, const char *diff_dir,
 	struct snap_trailer t;
 
 	memcpy(&t, base->state + base->state_len - sizeof(t), sizeof(t));
+	/* The merge walks the base's pages through the diff's bitmap and
+	 * file, which snapdiff__parse sized by the diff's own memory. */
+	if (d->hdr.bitmap_bytes * 8 * PAGE != base->r.hdr.mem_size)
+		return err__set(EINVAL, "%s has %llu bytes of memory, its base "
+				"%s %llu: a diff keeps its base's memory size",
+				diff_dir,
+				(unsigned long long)(d->hdr.bitmap_bytes * 8 *
+						     PAGE),
+				base->dir,
+				(unsigned long long)base->r.hdr.mem_size);
 	if (d->hdr.base_mem_size != base->r.hdr.mem_size)
 		return err__set(EINVAL, "%s is a diff of a %llu-byte snapshot; "
 				"%s has %llu bytes of memory", diff_dir,

@@ -158,6 +158,20 @@ void snap__section_name(const struct snap_section *sec, const void *payload,
 		snprintf(out, size, "type-%u", sec->type);
 }
 
+/* CPUID's vendor is 12 printable ASCII bytes; readers use the field as
+ * a C string and print it. */
+static int check_vendor(const char *v, size_t size)
+{
+	size_t i = 0;
+
+	while (i < size && v[i] >= 0x20 && v[i] < 0x7f)
+		i++;
+	if (i == size || v[i] != '\0')
+		return err__set(EINVAL, "snapshot header's CPU vendor is not "
+				"a NUL-terminated ASCII string");
+	return 0;
+}
+
 static int check_header(struct snap_reader *r, const uint8_t *buf,
 			size_t len)
 {
@@ -174,7 +188,7 @@ static int check_header(struct snap_reader *r, const uint8_t *buf,
 	if (r->hdr.header_size != sizeof(r->hdr))
 		return err__set(EINVAL, "snapshot header size %u, expected %zu",
 				r->hdr.header_size, sizeof(r->hdr));
-	return 0;
+	return check_vendor(r->hdr.cpu_vendor, sizeof(r->hdr.cpu_vendor));
 }
 
 static int check_trailer(const uint8_t *buf, size_t len)

@@ -2,6 +2,7 @@
 #include "guest.h"
 
 #include "err.h"
+#include "regfile.h"
 #include "snapshot.h"
 
 #include <fcntl.h>
@@ -30,9 +31,12 @@ static int describe_file(const char *what, const char *path,
 	if (strlen(abs) >= SNAP_GUEST_PATH_MAX)
 		return err__set(ENAMETOOLONG, "%s path %s is longer than %d "
 				"bytes", what, abs, SNAP_GUEST_PATH_MAX - 1);
-	fd = open(abs, O_RDONLY | O_CLOEXEC);
+	fd = regfile__open(abs, NULL); /* never blocks on a FIFO */
+	if (fd == -EINVAL)
+		return err__set(EINVAL, "%s %s is not a regular file", what,
+				abs);
 	if (fd < 0)
-		return err__sys(errno, "%s %s", what, abs);
+		return err__sys(-fd, "%s %s", what, abs);
 	buf = malloc(READ_CHUNK);
 	*bytes = 0;
 	while (buf && (n = read(fd, buf, READ_CHUNK)) > 0) {

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "mem_restore.h"
+#include "regfile.h"
 #include "seccomp.h"
 #include "zmem.h"
 
@@ -506,23 +507,25 @@ static int wset_read(const char *path, uint64_t pages, uint32_t **out,
 		     uint32_t *count)
 {
 	struct wset_header h;
-	struct stat st;
+	uint64_t size;
 	uint32_t *v = NULL;
-	int ret = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int ret = 0, fd = regfile__open(path, &size);
 
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT
-				       : err__sys(errno, "opening %s", path);
-	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    memcmp(h.magic, WSET_MAGIC, 8) ||
-	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.count * 4)
+		return fd;
+	/* A log names each page once: more entries than pages is not one
+	 * of ours (and would size the allocation by the file alone). */
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    memcmp(h.magic, WSET_MAGIC, 8) || h.count > pages ||
+	    size != sizeof(h) + (uint64_t)h.count * 4)
 		ret = err__set(EINVAL, "%s is not a valid working-set file "
 			       "(delete it to record a new one)", path);
 	if (ret == 0 && !(v = malloc((h.count ? h.count : 1) * 4ull)))
 		ret = err__set(ENOMEM, "reading %s", path);
-	if (ret == 0 && pread(fd, v, h.count * 4ull, sizeof(h)) !=
+	if (ret == 0 && (n = pread(fd, v, h.count * 4ull, sizeof(h))) !=
 				(ssize_t)(h.count * 4ull))
-		ret = err__sys(errno ? errno : EIO, "reading %s", path);
+		ret = err__sys(n < 0 ? errno : EIO, "reading %s", path);
 	for (uint32_t i = 0; ret == 0 && i < h.count; i++)
 		if (v[i] >= pages)
 			ret = err__set(EINVAL, "%s names page %u beyond guest "
@@ -550,6 +553,8 @@ static void wset_write(struct uffd_state *u)
 	int fd;
 
 	memcpy(h.magic, WSET_MAGIC, 8);
+	if (u->log_len > u->m->size / PAGE) /* wset_read would refuse it */
+		return;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", u->m->wset_path,
 		     (long)syscall(SYS_gettid)) >= (int)sizeof(tmp))
 		return;

@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "guest.h"
 #include "mem.h"
+#include "regfile.h"
 #include "state_x86.h"
 #include "vm.h"
 
@@ -287,18 +288,7 @@ static void fsync_parent(const char *dir)
  * snapshot directory must not hang us) and accepts regular files only. */
 static int open_regular(const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return err__sys(errno, "cannot open %s", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err__set(EINVAL, "%s is not a regular file", path);
-	}
-	/* Plain blocking reads from here on. */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	return regfile__open(path, NULL);
 }
 
 /* Whether `dir` is a directory holding nothing but snapshot files, with a
@@ -679,6 +669,16 @@ int snapshot__open_layer(struct snapshot *s, const char *dir)
 		ret = open_memory(s);
 	if (ret < 0)
 		snapshot__close(s);
+	return ret;
+}
+
+int snapshot__check(const char *dir)
+{
+	struct snapshot s;
+	int ret = snapshot__open_layer(&s, dir);
+
+	if (ret == 0)
+		snapshot__close(&s);
 	return ret;
 }
 

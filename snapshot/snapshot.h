@@ -123,6 +123,10 @@ int snapshot__open(struct snapshot *s, const char *dir);
 /* The same without resolving a diff: mem_fd is the diff's own file. */
 int snapshot__open_layer(struct snapshot *s, const char *dir);
 void snapshot__close(struct snapshot *s);
+/* Validates `dir` as snapshot__open_layer does and closes it again: what
+ * a restore checks before it opens /dev/kvm, so a bad file is reported
+ * as such on any host. */
+int snapshot__check(const char *dir);
 
 /* Creates a VM from the snapshot with memory restore `strategy`, its
  * vCPU, VM and probe state restored, ready for vm__start: a shell

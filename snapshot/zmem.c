@@ -105,21 +105,61 @@ int zmem__write(const uint8_t *mem, uint64_t size,
 	return ret;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const struct zmem_chunk *x = *(const struct zmem_chunk *const *)a;
+	const struct zmem_chunk *y = *(const struct zmem_chunk *const *)b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Frames may not overlap: a file whose chunks share bytes is not one
+ * zmem__write wrote, and would decompress one frame as several chunks. */
+static int check_overlap(const struct zmem *z)
+{
+	const struct zmem_chunk **v = malloc((z->nchunks ? z->nchunks : 1) *
+					     sizeof(*v));
+	uint32_t n = 0;
+	int ret = 0;
+
+	if (!v)
+		return err__set(ENOMEM, "checking the chunk index");
+	for (uint32_t i = 0; i < z->nchunks; i++)
+		if (z->index[i].csize)
+			v[n++] = &z->index[i];
+	qsort(v, n, sizeof(*v), by_offset);
+	for (uint32_t i = 1; i < n && ret == 0; i++)
+		if (v[i - 1]->offset + v[i - 1]->csize > v[i]->offset)
+			ret = err__set(EINVAL, "compressed memory file: chunks "
+				       "%td and %td overlap", v[i - 1] - z->index,
+				       v[i] - z->index);
+	free(v);
+	return ret;
+}
+
+/* Every frame inside the file, after the index, no larger than the
+ * decompression scratch buffer (zmem__scratch_size), and on its own. */
 static int check_index(const struct zmem *z, uint64_t file_size)
 {
 	uint64_t first = sizeof(struct zmem_header) +
 			 (uint64_t)z->nchunks * sizeof(struct zmem_chunk);
+	size_t bound = zmem__scratch_size(z);
 
 	for (uint32_t i = 0; i < z->nchunks; i++) {
 		const struct zmem_chunk *c = &z->index[i];
 
+		if (c->csize > bound)
+			return err__set(EINVAL, "compressed memory file: chunk "
+					"%u claims %u compressed bytes, more "
+					"than a %u-byte chunk can take (%zu)",
+					i, c->csize, z->chunk_size, bound);
 		if (c->csize && (c->offset < first || c->offset > file_size ||
 				 c->csize > file_size - c->offset))
 			return err__set(EINVAL, "compressed memory file: chunk "
 					"%u lies outside the file (truncated?)",
 					i);
 	}
-	return 0;
+	return check_overlap(z);
 }
 
 int zmem__open(struct zmem *z, int fd, uint64_t mem_size)
@@ -130,6 +170,8 @@ int zmem__open(struct zmem *z, int fd, uint64_t mem_size)
 	int ret;
 
 	memset(z, 0, sizeof(*z));
+	if (file_size < 0)
+		return err__sys(errno, "seeking in the compressed memory file");
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, ZMEM_MAGIC, sizeof(h.magic)))
 		return err__set(EINVAL, "the memory file is not a compressed "
@@ -141,6 +183,9 @@ int zmem__open(struct zmem *z, int fd, uint64_t mem_size)
 				(unsigned long long)h.mem_size, h.nchunks,
 				h.chunk_size, (unsigned long long)mem_size);
 	index_bytes = (size_t)h.nchunks * sizeof(struct zmem_chunk);
+	if (index_bytes > (uint64_t)file_size - sizeof(h))
+		return err__set(EINVAL, "compressed memory file: the chunk index "
+				"is truncated");
 	z->index = malloc(index_bytes ? index_bytes : 1);
 	if (!z->index)
 		return err__set(ENOMEM, "reading the chunk index");
@@ -182,6 +227,9 @@ int zmem__read_chunk(const struct zmem *z, uint32_t i, void *dst,
 		memset(dst, 0, z->chunk_size);
 		return 0;
 	}
+	if (c->csize > zmem__scratch_size(z)) /* zmem__open refuses these */
+		return err__set(EINVAL, "compressed memory chunk %u is larger "
+				"than its scratch buffer", i);
 	if (pread(z->fd, scratch, c->csize, (off_t)c->offset) !=
 	    (ssize_t)c->csize)
 		return err__set(EIO, "the compressed memory file could not be "

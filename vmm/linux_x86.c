@@ -7,6 +7,7 @@
 #include "err.h"
 #include "mptable_x86.h"
 #include "pagetable_x86.h"
+#include "regfile.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -22,25 +23,13 @@
 
 static int open_file(const char *what, const char *path, uint64_t *size)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
+	/* Never blocks on a FIFO; regular files only. */
+	int fd = regfile__open(path, size);
 
-	if (fd < 0)
-		return err__sys(errno, "%s %s", what, path);
-	if (fstat(fd, &st) < 0)
-		ret = err__sys(errno, "%s %s", what, path);
-	else if (!S_ISREG(st.st_mode))
-		ret = err__set(EINVAL, "%s %s is not a regular file", what,
-			       path);
-	else
-		ret = 0;
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	*size = (uint64_t)st.st_size;
-	return fd;
+	if (fd == -EINVAL)
+		return err__set(EINVAL, "%s %s is not a regular file", what,
+				path);
+	return fd < 0 ? err__sys(-fd, "%s %s", what, path) : fd;
 }
 
 /* Prefixes the last message with the file it is about. err__last()'s

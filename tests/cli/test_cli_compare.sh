@@ -79,6 +79,9 @@ expect 2 "unknown or incomplete option '--bogus'" compare "$B" "$B" --bogus
 
 # Missing or malformed inputs: exit 2, naming the file and the problem.
 expect 2 "cannot read $dir/missing.json: No such file" compare "$B" "$dir/missing.json"
+# A FIFO where a result should be is an error, not a wait for a writer.
+mkfifo "$dir/fifo.json"
+expect 2 "cannot read $dir/fifo.json: not a regular file" compare "$B" "$dir/fifo.json"
 expect 2 "garbage.json is not JSON" compare "$dir/garbage.json" "$B"
 expect 2 "schema7.json: result schema version 7 is not supported" compare "$B" "$dir/schema7.json"
 expect 2 'empty.json: no "series"' compare "$B" "$dir/empty.json"

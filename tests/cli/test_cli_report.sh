@@ -390,6 +390,29 @@ PY
 expect 1 'REGRESSION in 1 of 1 series: fresh\.vms_per_gib' compare "$dir/gib-base.json" "$dir/gib-less.json"
 expect 0 'improved' compare "$dir/gib-base.json" "$dir/gib-more.json"
 
+# report.plot_names_stay_in_out: plot file names come from the inputs
+# (a series' phase names its CDF group); a '/' or '..' there used to
+# reach outside --out once a directory of the made-up name existed.
+python3 - "$dir" <<'PY'
+import json, sys
+json.dump({"schema": 1, "bench": "lifecycle", "series": [{"name": "x",
+           "unit": "ns", "params": {"phase": "../../../esc"},
+           "samples_ns": [1000000, 1100000, 1200000, 1300000, 1400000]}]},
+          open(sys.argv[1] + "/hostile.json", "w"))
+PY
+mkdir -p "$dir/hp/out/cdf-lifecycle-.."
+expect 0 "report written" report "$dir/hostile.json" --out "$dir/hp/out"
+if ls "$dir/hp" "$dir" | grep -q '^esc'; then
+	fail "report wrote a plot outside --out: $(ls "$dir/hp" "$dir" | grep '^esc')"
+else
+	ok
+fi
+if command -v gnuplot >/dev/null; then
+	ls "$dir/hp/out" | grep -qx 'cdf-lifecycle-..-..-..-esc.png' &&
+		grep -qF '(cdf-lifecycle-..-..-..-esc.png)' "$dir/hp/out/report.md" &&
+		ok || fail "the hostile group's plot is not in --out: $(ls "$dir/hp/out")"
+fi
+
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"
 echo '{"schema": 2, "bench": "lifecycle", "series": []}' >"$dir/schema2.json"
@@ -400,6 +423,8 @@ expect 2 "schema2.json: result schema version 2 is not supported" report "$dir/s
 expect 2 "noseries.json" report "$dir/noseries.json" --out "$dir/bad"
 expect 2 "array.json: not a coldstart result" report "$dir/array.json" --out "$dir/bad"
 expect 2 "missing.json: not a readable" report "$dir/lifecycle.json" "$dir/missing.json" --out "$dir/bad"
+mkfifo "$dir/fifo.json"
+expect 2 "fifo.json: not a readable JSON document: .*fifo.json is not a regular file" report "$dir/fifo.json" --out "$dir/bad"
 [ ! -e "$dir/bad" ] && ok || fail "bad input wrote files"
 expect 2 "no result documents" report
 expect 2 "--format" report "$dir/lifecycle.json" --format jpeg

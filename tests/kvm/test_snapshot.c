@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -429,6 +430,14 @@ static void records_then_replays(const char *name, const char *strategy,
 			 UINT64_MAX);
 	if (!strstr(err__last(), "not a valid working-set file"))
 		fail_msg("message: %s", err__last());
+	/* A FIFO in its place is an error, not a wait for a writer. */
+	assert_int_equal(unlink(wset), 0);
+	assert_int_equal(mkfifo(wset, 0644), 0);
+	assert_int_equal(prefetch_once(dir, strategy, VM_COMPLETED),
+			 UINT64_MAX);
+	if (!strstr(err__last(), "wset is not a regular file"))
+		fail_msg("message: %s", err__last());
+	unlink(wset);
 }
 
 static void test_prefetch_records_then_replays(void **state)
