@@ -7,7 +7,7 @@
 #   ./run.sh fuzz [SECONDS [TARGET...]]
 #                    install, build the libFuzzer targets and run each
 #                    for SECONDS (default 60)
-# Both install only Debian packages that are missing.
+# Each installs only the Debian packages that are missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
