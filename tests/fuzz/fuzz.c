@@ -129,9 +129,9 @@ uint8_t *fuzz__memory(unsigned int seed)
 }
 
 static void begin(struct snap_writer *w, uint32_t nr_vcpus,
-		  uint64_t created_ns)
+		  uint64_t created_ns, uint64_t mem_size)
 {
-	struct snap_header h = { .mem_size = FUZZ_MEM_SIZE,
+	struct snap_header h = { .mem_size = mem_size,
 				 .nr_vcpus = nr_vcpus,
 				 .created_ns = created_ns };
 
@@ -159,10 +159,11 @@ static void add_cpu_state(struct snap_writer *w, uint32_t nr_vcpus)
 	}
 }
 
-static void add_memory(struct snap_writer *w, uint32_t compression)
+static void add_memory(struct snap_writer *w, uint32_t compression,
+		       uint64_t mem_size)
 {
-	struct snap_memory mem = { .size = FUZZ_MEM_SIZE,
-				   .data_bytes = FUZZ_MEM_SIZE / 4,
+	struct snap_memory mem = { .size = mem_size,
+				   .data_bytes = mem_size / 4,
 				   .page_size = PAGE,
 				   .compression = compression };
 
@@ -177,23 +178,30 @@ static void finish(struct snap_writer *w)
 	}
 }
 
-void fuzz__state_probe(struct snap_writer *w, uint32_t compression,
-		       uint64_t created_ns)
+/* Only a probe with no init and working set fits 2 MiB of memory. */
+static void state_probe(struct snap_writer *w, uint32_t compression,
+			uint64_t created_ns, uint64_t mem_size)
 {
-	struct snap_vm_config cfg = { .mem_size = FUZZ_MEM_SIZE,
-				      .nr_vcpus = 2,
+	struct snap_vm_config cfg = { .mem_size = mem_size, .nr_vcpus = 2,
 				      .guest = SNAP_GUEST_PROBE };
-	struct snap_probe rec = { .init_bytes = 64 * PAGE,
-				  .ws_bytes = 16 * PAGE, .compute_iters = 10,
-				  .seed = 7, .stride = 1, .ready = 2,
-				  .phase = { 2, 2 } };
+	bool room = mem_size > (2u << 20);
+	struct snap_probe rec = { .init_bytes = room ? 64 * PAGE : 0,
+				  .ws_bytes = room ? 16 * PAGE : 0,
+				  .compute_iters = 10, .seed = 7, .stride = 1,
+				  .ready = 2, .phase = { 2, 2 } };
 
-	begin(w, 2, created_ns);
+	begin(w, 2, created_ns, mem_size);
 	snap__add(w, SNAP_VM_CONFIG, 0, &cfg, sizeof(cfg));
 	add_cpu_state(w, 2);
 	snap__add(w, SNAP_DEV_PROBE, 0, &rec, sizeof(rec));
-	add_memory(w, compression);
+	add_memory(w, compression, mem_size);
 	finish(w);
+}
+
+void fuzz__state_probe(struct snap_writer *w, uint32_t compression,
+		       uint64_t created_ns)
+{
+	state_probe(w, compression, created_ns, FUZZ_MEM_SIZE);
 }
 
 void fuzz__state_linux(struct snap_writer *w, const char *kernel)
@@ -212,7 +220,7 @@ void fuzz__state_linux(struct snap_writer *w, const char *kernel)
 		fprintf(stderr, "fuzz: %s\n", err__last());
 		exit(1);
 	}
-	begin(w, 1, FUZZ_BASE_CREATED);
+	begin(w, 1, FUZZ_BASE_CREATED, FUZZ_MEM_SIZE);
 	snap__add(w, SNAP_VM_CONFIG, 0, &cfg, sizeof(cfg));
 	snap__add(w, SNAP_VM_GUEST, 0, &g, sizeof(g));
 	snap__add(w, SNAP_VM_PIC_MASTER, 0, zero, sizeof(struct kvm_irqchip));
@@ -225,13 +233,13 @@ void fuzz__state_linux(struct snap_writer *w, const char *kernel)
 	if (devstate__save(&fm.vm, w) < 0)
 		exit(1);
 	fuzz__machine_destroy(&fm);
-	add_memory(w, 0);
+	add_memory(w, 0, FUZZ_MEM_SIZE);
 	finish(w);
 }
 
 void fuzz__state_diff(struct snap_writer *w, const uint8_t *base_state,
 		      size_t base_len, const char *base_path,
-		      const uint64_t *bitmap)
+		      const uint64_t *bitmap, uint64_t mem_size)
 {
 	struct snapshot_id id = { .mem_size = FUZZ_MEM_SIZE,
 				  .created_ns = FUZZ_BASE_CREATED };
@@ -246,13 +254,13 @@ void fuzz__state_diff(struct snap_writer *w, const uint8_t *base_state,
 	id.crc32 = t.crc32;
 	snprintf(id.path, sizeof(id.path), "%s", base_path);
 	/* The base's sections, then the diff's own. */
-	fuzz__state_probe(&probe, 0, FUZZ_BASE_CREATED + 1);
+	state_probe(&probe, 0, FUZZ_BASE_CREATED + 1, mem_size);
 	if (snap__parse(&r, probe.buf, probe.len) < 0)
 		exit(1);
-	begin(w, r.hdr.nr_vcpus, FUZZ_BASE_CREATED + 1);
+	begin(w, r.hdr.nr_vcpus, FUZZ_BASE_CREATED + 1, mem_size);
 	while (snap__next(&r, &cursor, &sec, &payload))
 		snap__add(w, sec.type, sec.index, payload, (size_t)sec.len);
-	snapdiff__add_section(w, &id, bitmap, FUZZ_MEM_SIZE);
+	snapdiff__add_section(w, &id, bitmap, mem_size);
 	finish(w);
 	free(probe.buf);
 }

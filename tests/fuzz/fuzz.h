@@ -57,11 +57,12 @@ void fuzz__state_probe(struct snap_writer *w, uint32_t compression,
  * machine's device sections), caller frees w->buf. */
 void fuzz__state_linux(struct snap_writer *w, const char *kernel);
 
-/* A diff's state against a base whose state image is `base_state` (at
+/* A probe guest's diff, of a VM with `mem_size` bytes of memory, against
+ * a base (of FUZZ_MEM_SIZE) whose state image is `base_state` (at
  * `base_path`, as the diff records it), dirty pages from `bitmap`. */
 void fuzz__state_diff(struct snap_writer *w, const uint8_t *base_state,
 		      size_t base_len, const char *base_path,
-		      const uint64_t *bitmap);
+		      const uint64_t *bitmap, uint64_t mem_size);
 
 /* Writes a snapshot directory `dir` (made if missing): `state` and raw
  * `mem` (FUZZ_MEM_SIZE bytes, zero pages left as holes). */

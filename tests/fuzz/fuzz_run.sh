@@ -41,6 +41,7 @@ echo "fuzz $name: replayed ${#inputs[@]} regression inputs and seeds"
 
 [ $fresh -eq 1 ] && rm -rf "$work/corpus"
 mkdir -p "$work/corpus" "$work/findings"
+touch "$work/.started" # findings of earlier runs stay, but are not this run's
 "$bin" "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 \
 	-artifact_prefix="$work/findings/" "$work/corpus" "$seeds" \
 	>"$work/fuzz.log" 2>&1
@@ -49,7 +50,7 @@ runs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$work/fuzz.log")
 rate=$(awk '/stat::average_exec_per_sec/ { print $2 }' "$work/fuzz.log")
 echo "fuzz $name: ${runs:-?} executions in $secs s (${rate:-?}/s), corpus" \
 	"$(find "$work/corpus" -type f | wc -l) inputs"
-findings=$(find "$work/findings" -type f | sort)
+findings=$(find "$work/findings" -type f -newer "$work/.started" | sort)
 if [ $rc -ne 0 ] || [ -n "$findings" ]; then
 	echo "fuzz $name: FINDING (exit $rc); the report:" >&2
 	grep -v '^#\|^INFO\|^stat::\|^MS:\|^Done\|^Loaded\|^Running' \
