@@ -80,11 +80,6 @@ static void state_seeds(const char *kernel)
 		seed("state", "diff", d.buf, d.len);
 		seed("diff", "diff", d.buf, d.len);
 		free(d.buf);
-		/* A diff of a smaller VM than the base it names: refused. */
-		fuzz__state_diff(&d, w.buf, w.len, "base", bitmap,
-				 FUZZ_MEM_SIZE / 2);
-		seed("diff", "diff-of-smaller-vm", d.buf, d.len);
-		free(d.buf);
 	}
 	free(w.buf);
 }
