@@ -13,7 +13,9 @@
 /* At most this many arrivals are held in memory (8 bytes each): every row
  * of a CSV or Azure 2021 trace, the arrivals inside the window of an Azure
  * 2019 trace or of a drawn process. More is refused with -E2BIG. */
+#ifndef ARRIVALS_MAX /* the fuzz build sets a smaller one */
 #define ARRIVALS_MAX 50000000
+#endif
 
 /* The --arrivals text, parsed. */
 struct arrivals_spec {

@@ -548,28 +548,43 @@ static int wset_read(const char *path, uint64_t pages, uint32_t **out,
  * rename wins, so the file is always one whole log. */
 static void wset_write(struct uffd_state *u)
 {
-	struct wset_header h = { .count = (uint32_t)u->log_len };
 	char tmp[4096];
-	int fd;
 
-	memcpy(h.magic, WSET_MAGIC, 8);
 	if (u->log_len > u->m->size / PAGE) /* wset_read would refuse it */
 		return;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", u->m->wset_path,
-		     (long)syscall(SYS_gettid)) >= (int)sizeof(tmp))
-		return;
+		     (long)syscall(SYS_gettid)) < (int)sizeof(tmp))
+		mem_uffd__wset_write(u->m->wset_path, tmp, u->log,
+				     (uint32_t)u->log_len);
+}
+
+int mem_uffd__wset_write(const char *path, const char *tmp,
+			 const uint32_t *pages, uint32_t n)
+{
+	struct wset_header h = { .count = n };
+	int fd;
+
+	memcpy(h.magic, WSET_MAGIC, 8);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return;
+		return -errno;
 	if (write(fd, &h, sizeof(h)) == sizeof(h) &&
-	    write(fd, u->log, u->log_len * 4) == (ssize_t)(u->log_len * 4) &&
+	    write(fd, pages, n * 4ull) == (ssize_t)(n * 4ull) &&
 	    fsync(fd) == 0 && close(fd) == 0) {
-		if (rename(tmp, u->m->wset_path) < 0)
-			unlink(tmp);
-		return;
+		if (rename(tmp, path) == 0)
+			return 0;
+		unlink(tmp);
+		return -EIO;
 	}
 	close(fd);
 	unlink(tmp);
+	return -EIO;
+}
+
+int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,
+			uint32_t *count)
+{
+	return wset_read(path, pages, out, count);
 }
 
 /* Installs [first, last] pages with one read and one UFFDIO_COPY. */

@@ -16,4 +16,19 @@ extern const struct guest_mem_ops mem_prefetch_thp_ops;
  * running handler. */
 int mem_uffd__kill_handler(struct guest_mem *m);
 
+/* The working-set file the prefetch strategies record and replay
+ * (SNAPSHOT_WSET_FILE): "CSWSET01", a 32-bit page count, 4 reserved bytes,
+ * then that many 32-bit page numbers in first-touch order. */
+
+/* Reads one for guest memory of `pages` pages: *out (malloc'ed) gets its
+ * page numbers, *count how many. -ENOENT (no message) when it is missing,
+ * else -errno with a message naming the file. */
+int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,
+			uint32_t *count);
+
+/* Writes `n` pages as a working-set file at `path` through `tmp` (created
+ * there, fsynced, renamed). 0 or -errno, no message. */
+int mem_uffd__wset_write(const char *path, const char *tmp,
+			 const uint32_t *pages, uint32_t n);
+
 #endif

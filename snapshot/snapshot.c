@@ -26,18 +26,6 @@
 #define WRITE_CHUNK (1u << 20)
 #define MAX_STATE_BYTES (64u << 20)
 
-/* The probe device as saved (section device.probe): fixed-width fields,
- * independent of the in-memory structs' layout. */
-struct snap_probe {
-	uint64_t init_bytes, ws_bytes, compute_iters, seed;
-	uint32_t pattern, op, stride, misbehave;
-	uint32_t ready, done;
-	uint64_t checksum, pages, ucalls;
-	uint32_t phase[PROBE_MAX_VCPUS];
-};
-_Static_assert(sizeof(struct snap_probe) == 80 + 4 * PROBE_MAX_VCPUS,
-	       "probe record layout");
-
 /* dir/name into out (PATH_MAX bytes); -ENAMETOOLONG when it does not fit. */
 static int join(char *out, const char *dir, const char *name)
 {

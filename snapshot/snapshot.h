@@ -50,6 +50,18 @@ struct snap_memory {
 	uint32_t compression; /* 0: raw, 1: zstd chunks (zmem.h) */
 };
 
+/* The probe device as saved (section device.probe): fixed-width fields,
+ * independent of the in-memory structs' layout. */
+struct snap_probe {
+	uint64_t init_bytes, ws_bytes, compute_iters, seed;
+	uint32_t pattern, op, stride, misbehave;
+	uint32_t ready, done;
+	uint64_t checksum, pages, ucalls;
+	uint32_t phase[PROBE_MAX_VCPUS];
+};
+_Static_assert(sizeof(struct snap_probe) == 80 + 4 * PROBE_MAX_VCPUS,
+	       "probe record layout");
+
 struct snapshot_stats {
 	uint64_t state_bytes;
 	uint64_t mem_size;

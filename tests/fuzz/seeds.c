@@ -1,0 +1,264 @@
+/* Writes the seed corpora of the fuzz targets into OUT/<target>/ with the
+ * project's own writers: state files (format.c, devstate.c, diff.c),
+ * compressed memory (zmem.c), working sets (mem_uffd.c), result
+ * documents (result.c), the test kernel as ELF and wrapped in a bzImage
+ * setup header, arrival traces in each format, and device access
+ * sequences as Linux's drivers make them.
+ *
+ *   fuzz_seeds OUT TESTKERNEL_ELF TESTKERNEL_BIN */
+#include "fuzz.h"
+
+#include "diff.h"
+#include "format.h"
+#include "mem_uffd.h"
+#include "result.h"
+#include "snapshot.h"
+#include "zmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *out;
+
+static void seed(const char *target, const char *name, const void *data,
+		 size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", out, target);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s", out, target, name);
+	fuzz__write(path, data, len);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    !(buf = malloc((size_t)st.st_size + 1)) ||
+	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static void state_seeds(const char *kernel)
+{
+	struct snap_writer w;
+	uint64_t bitmap[FUZZ_MEM_SIZE / 4096 / 64] = { 0 };
+
+	fuzz__state_probe(&w, 0, FUZZ_BASE_CREATED);
+	seed("state", "probe-raw", w.buf, w.len);
+	free(w.buf);
+	fuzz__state_probe(&w, 1, FUZZ_BASE_CREATED);
+	seed("state", "probe-zstd", w.buf, w.len);
+	free(w.buf);
+	fuzz__state_linux(&w, kernel);
+	seed("state", "linux", w.buf, w.len);
+	free(w.buf);
+	/* A diff of the base the diff target keeps at "base". */
+	fuzz__state_probe(&w, 0, FUZZ_BASE_CREATED);
+	for (unsigned int i = 0; i < sizeof(bitmap) / 8; i++)
+		bitmap[i] = 0x8000000100000001ull << (i % 4);
+	{
+		struct snap_writer d;
+
+		fuzz__state_diff(&d, w.buf, w.len, "base", bitmap,
+				 FUZZ_MEM_SIZE);
+		seed("state", "diff", d.buf, d.len);
+		seed("diff", "diff", d.buf, d.len);
+		free(d.buf);
+	}
+	free(w.buf);
+}
+
+/* Compressed memory of `size` bytes (a multiple of the chunk size) with
+ * the pages of fuzz__memory(pattern). */
+static void zmem_seed(const char *name, unsigned int pattern, uint64_t size)
+{
+	uint8_t *mem = fuzz__memory(pattern), *buf;
+	uint64_t data, file;
+	char path[PATH_MAX];
+	size_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/zmem.tmp", out);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || zmem__write(mem, size, NULL, fd, &data, &file) < 0)
+		exit(1);
+	close(fd);
+	buf = slurp(path, &len);
+	unlink(path);
+	seed("zmem", name, buf, len);
+	free(buf);
+	free(mem);
+}
+
+static void wset_seed(const char *name, uint32_t n, uint32_t step)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], dir[PATH_MAX];
+	uint32_t *pages = calloc(n ? n : 1, 4);
+
+	for (uint32_t i = 0; i < n; i++)
+		pages[i] = (i * step) % (1u << 16);
+	snprintf(dir, sizeof(dir), "%s/wset", out);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (mem_uffd__wset_write(path, tmp, pages, n) < 0)
+		exit(1);
+	free(pages);
+}
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* The flat test kernel behind a boot protocol 2.15 setup header (four
+ * setup sectors, 64-bit entry, loaded at 16 MiB where it is linked). */
+static void kernel_seeds(const char *elf, const char *bin)
+{
+	size_t elf_len, bin_len;
+	uint8_t *e = slurp(elf, &elf_len), *b = slurp(bin, &bin_len);
+	size_t setup = 5 * 512;
+	uint8_t *bz = calloc(1, setup + bin_len);
+
+	seed("kernel", "testkernel.elf", e, elf_len);
+	bz[0x1f1] = 4;
+	bz[0x1fe] = 0x55, bz[0x1ff] = 0xaa;
+	bz[0x201] = 0x6a;
+	memcpy(bz + 0x202, "HdrS", 4);
+	put16(bz + 0x206, 0x020f);
+	bz[0x211] = 0x01;                 /* LOADED_HIGH */
+	put32(bz + 0x22c, 0x7fffffff);    /* initrd_addr_max */
+	put16(bz + 0x236, 0x0001);        /* XLF_KERNEL_64 */
+	put32(bz + 0x238, 2047);          /* cmdline_size */
+	put64(bz + 0x258, 0x1000000);     /* pref_address */
+	put32(bz + 0x260, 1 << 20);       /* init_size */
+	memcpy(bz + setup, b, bin_len);
+	seed("kernel", "testkernel.bzimage", bz, setup + bin_len);
+	free(bz);
+	free(e);
+	free(b);
+}
+
+static void result_seeds(void)
+{
+	double a[] = { 1.2e6, 1.3e6, 1.25e6, 1.4e6, 1.22e6, 3.1e6, 1.27e6 };
+	double r[] = { 412.5, 398.0, 405.2 };
+	json_t *doc = result__new("lifecycle", json_pack("{s:i}", "iters", 7));
+	json_t *s;
+	char *text;
+
+	if (!doc)
+		exit(1);
+	s = result__add_series(doc, "create", "ns", RESULT_LOWER,
+			       json_pack("{s:s}", "mode", "in-process"), a, 7);
+	json_object_set_new(s, "floor_ratio", json_real(1.22));
+	result__add_series(doc, "rate", "vms_per_s", RESULT_HIGHER, NULL, r,
+			   3);
+	result__add_series(doc, "empty", "ns", RESULT_LOWER, NULL, NULL, 0);
+	result__skip(doc, "cold cache", "the results directory is on tmpfs");
+	text = json_dumps(doc, JSON_INDENT(1));
+	seed("result", "lifecycle.json", text, strlen(text));
+	seed("report", "lifecycle.json", text, strlen(text));
+	free(text);
+	json_decref(doc);
+}
+
+static void arrivals_seed(const char *name, uint8_t mode, const char *text)
+{
+	size_t len = strlen(text);
+	uint8_t *buf = malloc(len + 1);
+
+	buf[0] = mode;
+	memcpy(buf + 1, text, len);
+	seed("arrivals", name, buf, len + 1);
+	free(buf);
+}
+
+static void arrivals_seeds(void)
+{
+	arrivals_seed("csv-seconds", 0, "timestamp,function\n12.5,a\n3,b\n"
+			"7.25,a\n");
+	arrivals_seed("csv-datetime", 1 | 4,
+		      "id,start_time\n1,2023-11-16 18:17:03.9799600\n"
+		      "2,2023-11-16T18:17:05Z\n3,2023-11-16 18:18:00\n");
+	arrivals_seed("azure2019", 2 | 8,
+		      "HashOwner,HashApp,HashFunction,Trigger,1,2,3\n"
+		      "o1,a1,f1,http,2,0,1\no2,a2,f2,timer,1,0,3\n");
+	arrivals_seed("azure2021", 3, "app,func,end_timestamp,duration\n"
+		      "a,f,10.5,0.5\na,g,5.0,2.0\nb,h,20,0\n");
+}
+
+/* Records as fuzz_devices.c decodes them: op, register index, value. */
+static void devices_seeds(void)
+{
+	static const uint8_t serial_probe[] = {
+		0,                       /* boot timer: continue */
+		1, 3, 0x80, 1, 0, 12, 1, 1, 0, 1, 3, 0x03, /* 9600 8N1 */
+		1, 4, 0x10, 0, 6,        /* loopback, read MSR */
+		1, 4, 0x0b, 1, 1, 0x02,  /* OUT2, THRE interrupt on */
+		1, 0, 'o', 1, 0, 'k', 1, 0, '\n', 0, 2, 0, 5, /* IIR, LSR */
+		1, 2, 0x07, 0, 2, 1, 7, 0x5a, 0, 7, 4, /* FIFO, scratch */
+	};
+	static const uint8_t kbc[] = {
+		0, 1, 9, 0xaa, 0, 9, 0, 8, /* self test */
+		1, 9, 0x20, 0, 8, 1, 9, 0x60, 1, 8, 0x47, /* read, write CTR */
+		1, 9, 0xab, 0, 8, 1, 9, 0xd1, 1, 8, 0xdf, 4, 1, 9, 0xfe,
+	};
+	static const uint8_t cmos_pm_timer[] = {
+		1, 1, 10, 0x00, 0, 11, 1, 10, 0x8b, 0, 11, 1, 10, 0x32, 0, 11,
+		0, 12, 0x08 | 1, 14, 0x01, 0x00, 4, /* PM1_CNT: SCI_EN */
+		1, 18, 123, 3, 0, 124, 0, 19, 1, 30, 0x42, 4,
+		0x08 | 1, 14, 0x00, 0x34,  /* SLP_EN with S5 */
+	};
+	static const uint8_t restore[] = {
+		0, 5, 0, 1, 0, 0, 0, 0x0a, 0x83, 0x0b, 0x07, 0x01, 0x0c, 0x00,
+		1, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 2, 0, 5, 1, 0, 8,
+	};
+
+	seed("devices", "serial-probe", serial_probe, sizeof(serial_probe));
+	seed("devices", "i8042", kbc, sizeof(kbc));
+	seed("devices", "cmos-pm-timer", cmos_pm_timer, sizeof(cmos_pm_timer));
+	seed("devices", "restore", restore, sizeof(restore));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: fuzz_seeds OUT TESTKERNEL_ELF "
+			"TESTKERNEL_BIN\n");
+		return 2;
+	}
+	out = argv[1];
+	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
+		perror(out);
+		return 1;
+	}
+	state_seeds(argv[2]);
+	/* Few chunks decompress fast; the state seeds' memory has 64. */
+	zmem_seed("four-chunks", 1, 4 * ZMEM_CHUNK);
+	zmem_seed("two-chunks", 3, 2 * ZMEM_CHUNK);
+	zmem_seed("state-memory", 1, FUZZ_MEM_SIZE);
+	wset_seed("empty", 0, 1);
+	wset_seed("small", 10, 7);
+	wset_seed("large", 4000, 13);
+	kernel_seeds(argv[2], argv[3]);
+	result_seeds();
+	arrivals_seeds();
+	devices_seeds();
+	return 0;
+}
