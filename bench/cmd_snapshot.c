@@ -63,7 +63,10 @@ static void usage(FILE *out)
 	fputs("merge    writes the full snapshot OUT equal to BASE plus the "
 	      "DIFFs (in order,\n         each taken against the one before "
 	      "it), atomically\n"
-	      "inspect  prints the header, sections and sizes\n", out);
+	      "inspect  prints the header, sections and sizes\n\n"
+	      "create and merge write through a temporary DIR.tmp.PID.XXXXXX "
+	      "beside DIR; they\nfirst remove the ones that killed writers of "
+	      "DIR left behind, saying so on\nstderr.\n", out);
 }
 
 static void report_stale(void *arg, const struct tmpdir_stale *s)
