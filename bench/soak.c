@@ -332,7 +332,8 @@ static bool growth(const struct soak *s, enum metric m, double *per)
 	}
 	ok = ok && density__fit(x, y, s->nr_cp, per, &b) == 0;
 	free(x);
-	*per *= PER;
+	if (ok)
+		*per *= PER;
 	return ok;
 }
 
