@@ -14,6 +14,7 @@
 #include "pool_bench.h"
 #include "rate.h"
 #include "restore.h"
+#include "soak.h"
 #include "suite.h"
 
 #include <string.h>
@@ -42,6 +43,8 @@ static const struct command drivers[] = {
 		  "latency, idle VMs", cmd_bench_pool },
 	{ "probes", "the eBPF probes' overhead: runs without and with "
 		    "--probes", cmd_bench_probes },
+	{ "soak", "10,000 cycles in one process: descriptor, RSS and slab "
+		  "growth (not in suite)", cmd_bench_soak },
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

@@ -10,6 +10,7 @@
 #include "output.h"
 #include "snap_linux.h"
 #include "snapshot.h"
+#include "tmpdir.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -66,7 +67,37 @@ static void usage(FILE *out)
 	      "merge    writes the full snapshot OUT equal to BASE plus the "
 	      "DIFFs (in order,\n         each taken against the one before "
 	      "it), atomically\n"
-	      "inspect  prints the header, sections and sizes\n", out);
+	      "inspect  prints the header, sections and sizes\n\n"
+	      "create and merge write through a temporary DIR.tmp.PID.XXXXXX "
+	      "beside DIR; they\nfirst remove the ones that killed writers of "
+	      "DIR left behind, saying so on\nstderr.\n", out);
+}
+
+static void report_stale(void *arg, const struct tmpdir_stale *s)
+{
+	(void)arg;
+	if (s->removed)
+		fprintf(stderr, "coldstart: removed %s: a temporary left by "
+			"process %ld, which is gone (killed while writing)\n",
+			s->path, s->pid);
+	else if (s->pid)
+		fprintf(stderr, "coldstart: warning: %s was left by process "
+			"%ld, which is gone, but cannot be removed: %s\n",
+			s->path, s->pid, s->err == -ENOTEMPTY
+			? "it holds files that are not a snapshot's"
+			: strerror(-s->err));
+	else
+		fprintf(stderr, "coldstart: warning: %s looks like a temporary "
+			"left by an older coldstart; remove it by hand unless "
+			"a snapshot is being written there\n", s->path);
+}
+
+/* Before writing `dir`: the temporaries that killed writers of it left
+ * behind are removed, each said on stderr. A parent that cannot be read
+ * is not reported here: writing the snapshot fails with its reason. */
+static void clean_stale(const char *dir)
+{
+	tmpdir__clean_stale(dir, report_stale, NULL);
 }
 
 /* A usage error: one line saying what is wrong, then where help is. */
@@ -291,6 +322,7 @@ static int cmd_create_diff(int argc, char **argv)
 
 	if (parse_diff(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot create", "snapshot");
+	clean_stale(o.dir);
 	ret = kvm__open(&kvm, o.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "%s", err__last());
@@ -357,6 +389,7 @@ static int cmd_create(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	clean_stale(argv[1]);
 	if (o.kernel)
 		return snap_linux__create(&o, argv[1], flags);
 	ret = kvm__open(&kvm, o.kvm_path);
@@ -624,6 +657,7 @@ static int cmd_merge(int argc, char **argv)
 			   "DIFF and OUT");
 		return cli__usage_error("snapshot");
 	}
+	clean_stale(pos[n - 1]);
 	ret = snapshot__merge(pos[0], pos + 1, n - 2, pos[n - 1], flags, &st);
 	if (ret < 0)
 		return cli__error(ret == -EEXIST ? CLI_USAGE : CLI_FAIL,

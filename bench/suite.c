@@ -43,8 +43,10 @@ static const struct {
 };
 
 /* Drivers that are not part of the suite: the floor runs inside
- * lifecycle, probes needs BPF and measures the probes, not VMs. */
-static const char *const excluded[] = { "suite", "floor", "probes", NULL };
+ * lifecycle, probes needs BPF and measures the probes, not VMs, soak
+ * runs for many minutes and is run on its own. */
+static const char *const excluded[] = { "suite", "floor", "probes", "soak",
+					NULL };
 
 #define HARNESS_BLOCKS 200
 #define HARNESS_PER_BLOCK 1000

@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "regfile.h"
 #include "state_x86.h"
+#include "tmpdir.h"
 #include "vm.h"
 
 #include <dirent.h>
@@ -332,14 +333,17 @@ int snapshot__commit_dir(const char *tmp, const char *dir, bool replace)
 
 int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX])
 {
+	int ret;
+
 	if (!replace && access(dir, F_OK) == 0)
 		return err__set(EEXIST, "%s exists (replace it with --force)",
 				dir);
 	if (replace && access(dir, F_OK) == 0 && !is_snapshot_dir(dir))
 		return err__set(EEXIST, "%s exists and is not a coldstart "
 				"snapshot; not replacing it", dir);
-	if (snprintf(tmp, PATH_MAX, "%s.tmp.XXXXXX", dir) >= PATH_MAX)
-		return err__set(ENAMETOOLONG, "snapshot path is too long");
+	ret = tmpdir__template(dir, tmp);
+	if (ret < 0)
+		return ret;
 	if (!mkdtemp(tmp))
 		return err__sys(errno, "creating a directory next to %s", dir);
 	chmod_default(tmp);

@@ -99,8 +99,9 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
 			struct snapshot_stats *st);
 
 /* The atomic directory writes behind snapshot__save, for other writers
- * (merge): begin_dir makes a temporary directory next to `dir` (-EEXIST
- * unless `dir` is absent, or a snapshot and `replace`), new_file and
+ * (merge): begin_dir makes a temporary directory next to `dir`, named
+ * DIR.tmp.PID.XXXXXX (tmpdir.h; -EEXIST unless `dir` is absent, or a
+ * snapshot and `replace`), new_file and
  * write_file create files in it, commit_dir renames it to `dir`,
  * abort_dir removes it (after a failure). */
 int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX]);

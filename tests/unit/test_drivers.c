@@ -14,6 +14,7 @@
 #include "memstat.h"
 #include "rate.h"
 #include "result.h"
+#include "soak.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -321,6 +322,42 @@ static void result_md_says_emulated(void **state)
 	json_decref(doc);
 }
 
+/* bench soak's KVM slab figure: caches named *kvm*, slabs x pages per
+ * slab x page size; anything not slabinfo 2.x is refused. */
+static void soak_kvm_slab_sums_kvm_caches(void **state)
+{
+	static const char text[] =
+		"slabinfo - version: 2.1\n"
+		"# name            <active_objs> <num_objs> <objsize> "
+		"<objperslab> <pagesperslab> : tunables <limit> <batchcount> "
+		"<sharedfactor> : slabdata <active_slabs> <num_slabs> "
+		"<sharedavail>\n"
+		"kvm_async_pf           0      0    136   30    1 : tunables    0"
+		"    0    0 : slabdata      0      0      0\n"
+		"kvm_vcpu               2      2  10432    3    8 : tunables    0"
+		"    0    0 : slabdata      1      1      0\n"
+		"kvm_mmu_page_header  120    120    184   22    1 : tunables    0"
+		"    0    0 : slabdata      6      6      0\n"
+		"dentry             12000  12000    192   21    1 : tunables    0"
+		"    0    0 : slabdata    600    600      0\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	json_t *by = json_object();
+	long long kib = -1;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(soak__kvm_slab(f, 4096, &kib, by), 0);
+	fclose(f);
+	assert_int_equal(kib, 8 * 4 + 6 * 4); /* kvm_vcpu + mmu headers */
+	assert_int_equal(json_object_size(by), 3);
+	assert_int_equal(json_integer_value(json_object_get(by, "kvm_vcpu")), 32);
+	assert_null(json_object_get(by, "dentry"));
+	json_decref(by);
+	f = fmemopen((void *)"MemTotal: 1 kB\n", 15, "r");
+	assert_int_equal(soak__kvm_slab(f, 4096, &kib, NULL), -EINVAL);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +376,7 @@ int main(void)
 		cmocka_unit_test(release_kills_a_stuck_child),
 		cmocka_unit_test(result_skip_lists_each_once),
 		cmocka_unit_test(result_md_says_emulated),
+		cmocka_unit_test(soak_kvm_slab_sums_kvm_caches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
