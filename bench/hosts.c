@@ -100,6 +100,8 @@ static void cell(FILE *out, double v, const char *unit)
 		fputs(" - |", out);
 	else if (!strcmp(unit, "ns"))
 		fprintf(out, " %.4g ms |", v / 1e6);
+	else if (!strcmp(unit, "kib"))
+		fprintf(out, " %.0f KiB |", v);
 	else
 		fprintf(out, " %.4g %s |", v, unit);
 }

@@ -6,6 +6,7 @@
 #include "capacity.h"
 #include "cli.h"
 #include "compare.h"
+#include "compare_cli.h"
 #include "density.h"
 #include "err.h"
 #include "output.h"
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- loading ---- */
@@ -486,8 +488,9 @@ void report__join(const char *who, const char *dir, bool quiet)
 
 static void usage(FILE *out)
 {
-	fputs("Usage: coldstart report RESULTS.json... [--out DIR] "
+	fputs("Usage: coldstart report RESULTS.json... | RESULTS_DIR [--out DIR] "
 	      "[--format LIST]\n"
+	      "       coldstart report RESULTS_DIR RESULTS_DIR... --out DIR\n"
 	      "Reads result documents of any `coldstart bench` driver "
 	      "(schema 1) and writes\nDIR/report.md (host, version, a summary, "
 	      "tables per driver, warnings), CSV\nfiles for plotting "
@@ -501,7 +504,13 @@ static void usage(FILE *out)
 	      "  --format LIST   md, png, svg (default md,png,svg); CSV is "
 	      "always written;\n                  without gnuplot the plots "
 	      "are skipped with a warning\n"
-	      "  -q, --quiet     print nothing on success\n", out);
+	      "  -q, --quiet     print nothing on success\n\n"
+	      "A results directory stands for every result document in it "
+	      "(the tuners'\ntoo). Several results directories, one per host, "
+	      "make a cross-host report:\nDIR/report.md with one row per "
+	      "host, grouped by CPU model, kernel and KVM\nflavour, each "
+	      "driver's headline median (as `coldstart compare --hosts`).\n",
+	      out);
 }
 
 static int parse_formats(const char *text, struct report_opts *o)
@@ -583,18 +592,72 @@ static int refuse_default_dir(const char *dir)
 			  dir, dir);
 }
 
-int cmd_report(int argc, char **argv)
+static bool is_dir(const char *path)
 {
-	char dir_buf[PATH_MAX];
-	struct report_opts o;
-	bool skipped;
-	int ret = parse(argc, argv, &o, dir_buf);
+	struct stat st;
 
-	if (ret != 0)
-		return cli__parsed(ret, "report", usage);
-	if (dir_buf[0] && holds_report(o.out_dir))
-		return refuse_default_dir(o.out_dir);
-	ret = report__generate(&o, &skipped);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* `report DIR DIR...`: many hosts' results directories side by side in
+ * OUT/report.md (the table of `compare --hosts`). */
+static int hosts_report(const struct report_opts *o, bool out_given)
+{
+	struct output_text t;
+	int ret;
+
+	if (!out_given)
+		return cli__error(CLI_USAGE, "report: several results "
+				  "directories make a cross-host report; give "
+				  "--out DIR for it");
+	ret = output__mkdirs(o->out_dir);
+	if (ret == 0)
+		ret = output__text_open(&t);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "report: %s", err__last());
+	ret = hosts__table(o->inputs, o->nr_inputs, t.f);
+	if (ret == 0)
+		ret = output__text_write(&t, o->out_dir, "report.md");
+	else if (output__text_close(&t, "report.md") == 0)
+		free(t.text);
+	if (ret < 0)
+		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,
+				  "report: %s", err__last());
+	if (!o->quiet)
+		printf("cross-host report written to %s/report.md\n",
+		       o->out_dir);
+	return CLI_OK;
+}
+
+/* `report DIR`: every result document in DIR (inputs point into g). */
+static int dir_inputs(struct report_opts *o, glob_t *g)
+{
+	char pattern[PATH_MAX + 16];
+	char **in;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.json", o->inputs[0]);
+	if (glob(pattern, 0, NULL, g) != 0)
+		return err__set(EINVAL, "no result documents in it");
+	in = calloc(g->gl_pathc, sizeof(*in));
+	if (!in)
+		return err__set(ENOMEM, "out of memory");
+	o->nr_inputs = 0;
+	for (size_t i = 0; i < g->gl_pathc; i++)
+		if (is_result(g->gl_pathv[i]))
+			in[o->nr_inputs++] = g->gl_pathv[i];
+	o->inputs = in;
+	return o->nr_inputs ? 0
+			    : err__set(EINVAL, "no result documents in it");
+}
+
+static int generate(const struct report_opts *o, bool default_out)
+{
+	bool skipped;
+	int ret;
+
+	if (default_out && holds_report(o->out_dir))
+		return refuse_default_dir(o->out_dir);
+	ret = report__generate(o, &skipped);
 	if (ret < 0)
 		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,
 				  "report: %s", err__last());
@@ -602,8 +665,42 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "coldstart: report: warning: gnuplot is not "
 			"installed; wrote Markdown and CSV without plots "
 			"(apt-get install gnuplot-nox)\n");
-	if (!o.quiet)
-		printf("report written to %s/\n", o.out_dir);
+	if (!o->quiet)
+		printf("report written to %s/\n", o->out_dir);
 	return CLI_OK;
 }
 
+int cmd_report(int argc, char **argv)
+{
+	char dir_buf[PATH_MAX];
+	struct report_opts o;
+	glob_t g = { 0 };
+	char **given;
+	size_t dirs = 0;
+	int ret = parse(argc, argv, &o, dir_buf);
+
+	if (ret != 0)
+		return cli__parsed(ret, "report", usage);
+	for (size_t i = 0; i < o.nr_inputs; i++)
+		dirs += is_dir(o.inputs[i]);
+	if (dirs && dirs != o.nr_inputs)
+		return cli__error(CLI_USAGE, "report: give result documents or "
+				  "results directories, not both");
+	if (dirs > 1)
+		return hosts_report(&o, !dir_buf[0]);
+	if (!dirs)
+		return generate(&o, dir_buf[0] != '\0');
+	given = o.inputs;
+	if (dir_buf[0]) /* by default the directory's own report */
+		o.out_dir = given[0];
+	ret = dir_inputs(&o, &g);
+	if (ret < 0)
+		ret = cli__error(CLI_USAGE, "report: %s: %s", given[0],
+				 err__last());
+	else
+		ret = generate(&o, dir_buf[0] != '\0');
+	if (o.inputs != given)
+		free(o.inputs);
+	globfree(&g);
+	return ret;
+}

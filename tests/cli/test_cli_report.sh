@@ -449,4 +449,29 @@ expect 0 "report written to $dir/ref-life/" report "$dir/ref/lifecycle.json" --o
 grep -q "lifecycle" "$dir/ref-life/report.md" && ok || fail "report --out wrote no report"
 expect 0 "report written" report "$dir/ref/lifecycle.json" --out "$dir/ref" --format md
 cmp -s "$REF/report.md" "$dir/ref/report.md" && fail "--out to the input's own directory did not replace the report" || ok
+# Results directories: one stands for its documents (its own report.md
+# is not replaced without --out); several make the cross-host report.
+rm -rf "$dir/hosts" && mkdir -p "$dir/hosts"
+cp -r "$REF" "$dir/hosts/a" && cp -r "$REF" "$dir/hosts/b"
+python3 - "$dir/hosts/b" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    if "sysinfo" in d:
+        d["sysinfo"]["hostname"] = "host-b"
+        json.dump(d, open(f, "w"))
+PY
+expect 2 'already holds a report' report "$dir/hosts/a"
+expect 0 'report written' report "$dir/hosts/a" --out "$dir/hosts/one"
+grep -q '^## Capacity' "$dir/hosts/one/report.md" && grep -q '`density.json`' "$dir/hosts/one/report.md" &&
+	ok || fail "report DIR reports every document in DIR"
+expect 2 'give --out DIR' report "$dir/hosts/a" "$dir/hosts/b"
+expect 0 'cross-host report written' report "$dir/hosts/a" "$dir/hosts/b" --out "$dir/hosts/fleet"
+grep -q '^| host-b | ' "$dir/hosts/fleet/report.md" && grep -q '^| vm | ' "$dir/hosts/fleet/report.md" &&
+	ok || fail "the cross-host report has a row per host"
+! grep -q ' kib ' "$dir/hosts/fleet/report.md" && grep -q ' KiB |' "$dir/hosts/fleet/report.md" &&
+	ok || fail "the cross-host report writes KiB"
+expect 2 'not both' report "$dir/hosts/a" "$dir/hosts/b/lifecycle.json" --out "$dir/hosts/x"
+mkdir -p "$dir/hosts/empty"
+expect 2 'no result documents in it' report "$dir/hosts/empty" --out "$dir/hosts/y"
 finish
