@@ -11,11 +11,30 @@ set -u
 name=$1 limit=$2 results=$3
 shift 3
 
+# emulated_attempt LOG COMMAND...: one run inside the emulated host.
+emulated_attempt() {
+	local log=$1
+	shift
+	timeout -k 10 $((limit * 6)) "$@" 2>&1 | tee "$log"
+	code=${PIPESTATUS[0]}
+	[ "$code" -eq 124 ] && echo "kvm_suite: $name timed out after $((limit * 6)) s in the emulated host" | tee -a "$log"
+	return 0
+}
+
 if [ -n "${COLDSTART_EMULATED_RECORD:-}" ]; then
 	rec=$COLDSTART_EMULATED_RECORD
-	timeout -k 10 $((limit * 6)) "$@" 2>&1 | tee "$rec/$name.log"
-	code=${PIPESTATUS[0]}
-	[ "$code" -eq 124 ] && echo "kvm_suite: $name timed out after $((limit * 6)) s in the emulated host" | tee -a "$rec/$name.log"
+	emulated_attempt "$rec/$name.log" "$@"
+	# Under QEMU's TCG a nested (L2) guest now and then triple-faults
+	# into the reset vector (KVM reports a shutdown at rip 0xfff0),
+	# whatever the guest: an emulator flaw, not ours. A suite that failed
+	# so gets one more run; both are in the log, marked.
+	if [ "$code" -ne 0 ] && [ "$code" -ne 77 ] &&
+		grep -q 'guest shut down.*rip 0xfff0' "$rec/$name.log"; then
+		mv "$rec/$name.log" "$rec/$name.flake.log"
+		echo "kvm_suite: FLAKE $name failed (exit $code) by an L2 triple fault at the reset vector in the emulated host; running it once more" | tee "$rec/$name.flake.note"
+		emulated_attempt "$rec/$name.log" "$@"
+		{ cat "$rec/$name.flake.note"; sed 's/^/  first run | /' "$rec/$name.flake.log"; } >>"$rec/$name.log"
+	fi
 	echo "$code" >"$rec/$name.rc"
 	exit "$code"
 fi
