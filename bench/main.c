@@ -53,6 +53,7 @@ static const char *const actions[][2] = {
 	{ "snapshot", "create\nrestore\nmerge\ninspect\n" },
 	{ "pool", "run\nserve\n" },
 	{ "image", "build\n" },
+	{ "export", "prometheus\n" },
 };
 
 static void usage(FILE *out)
