@@ -18,7 +18,13 @@ ulimit -c 0 # SIGSYS dumps core by default
 
 # The kill path, one role at a time: 128 + SIGSYS (31) from timeout.
 COLDSTART_SECCOMP_TEST=vcpu expect 159 'the vcpu thread made system call socket \(41\)' run -q
-COLDSTART_SECCOMP_TEST=main expect 159 'the main thread made system call socket \(41\)' run -q
+# Sanitizer builds leave the control thread unfiltered (LeakSanitizer's
+# exit-time tracer would inherit its filter), so there the hook is inert.
+if ldd "$COLDSTART" 2>/dev/null | grep -q libasan; then
+	COLDSTART_SECCOMP_TEST=main expect 0 '' run -q
+else
+	COLDSTART_SECCOMP_TEST=main expect 159 'the main thread made system call socket \(41\)' run -q
+fi
 expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M
 COLDSTART_SECCOMP_TEST=uffd expect 159 'the uffd thread made system call socket \(41\)' \
 	snapshot restore "$tmp/s" --mem-restore uffd
