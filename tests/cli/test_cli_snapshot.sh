@@ -136,12 +136,15 @@ expect 1 'creating a directory next to' snapshot create "$tmp/nodir/x"
 no_leftovers "a failed create"
 
 # --- damaged snapshots are rejected and left alone ----------------------------
-rejected "$tmp/none" 'none is not a snapshot: cannot open its state file'
+# No state file at all: inspect says it is not a snapshot (exit 1);
+# restore calls it a mistyped DIR, a usage error (exit 2), before KVM.
 mkdir "$tmp/empty"
-rejected "$tmp/empty" 'not a snapshot: cannot open its state file'
 d=$(copy nostate)
 rm "$d/state"
-rejected "$d" 'not a snapshot: cannot open its state file'
+for x in "$tmp/none" "$tmp/empty" "$d"; do
+	expect 1 'not a snapshot: cannot open its state file' snapshot inspect "$x"
+	expect 2 "no such snapshot '$x'" snapshot restore "$x"
+done
 
 d=$(copy magic)
 printf 'XXXXXXXX' | dd of="$d/state" conv=notrunc status=none
