@@ -42,21 +42,49 @@ static uint8_t bcd(int v)
 	return (uint8_t)((v / 10) << 4 | (v % 10));
 }
 
+/* Days since 1970-01-01 to a proleptic Gregorian date, in 400-year eras
+ * of 146097 days that start on March 1st. Arithmetic only: glibc's gmtime_r
+ * reads /etc/localtime on its first call, a file the vCPU thread that
+ * serves the RTC must not open once its seccomp filter is on. */
+void legacy_x86__civil_time(int64_t secs, struct rtc_time *t)
+{
+	int64_t days = secs / 86400, rem = secs % 86400;
+
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	t->hour = (int)(rem / 3600);
+	t->min = (int)(rem % 3600 / 60);
+	t->sec = (int)(rem % 60);
+	t->wday = (int)((days % 7 + 11) % 7); /* 1970-01-01 was a Thursday */
+
+	int64_t z = days + 719468; /* days from 0000-03-01 */
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;                        /* [0, 146096] */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* [0, 365] */
+	int64_t mp = (5 * doy + 2) / 153;                      /* March = 0 */
+
+	t->mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	t->mon = (int)(mp < 10 ? mp + 3 : mp - 9);
+	t->year = yoe + era * 400 + (t->mon <= 2);
+}
+
 static uint8_t rtc_read(uint8_t reg)
 {
-	time_t now = time(NULL);
-	struct tm tm;
+	struct rtc_time tm;
 
-	gmtime_r(&now, &tm);
+	legacy_x86__civil_time(time(NULL), &tm);
 	switch (reg) {
-	case RTC_SECONDS: return bcd(tm.tm_sec);
-	case RTC_MINUTES: return bcd(tm.tm_min);
-	case RTC_HOURS: return bcd(tm.tm_hour);
-	case RTC_WEEKDAY: return bcd(tm.tm_wday + 1);
-	case RTC_DAY: return bcd(tm.tm_mday);
-	case RTC_MONTH: return bcd(tm.tm_mon + 1);
-	case RTC_YEAR: return bcd(tm.tm_year % 100);
-	case RTC_CENTURY: return bcd(19 + tm.tm_year / 100);
+	case RTC_SECONDS: return bcd(tm.sec);
+	case RTC_MINUTES: return bcd(tm.min);
+	case RTC_HOURS: return bcd(tm.hour);
+	case RTC_WEEKDAY: return bcd(tm.wday + 1);
+	case RTC_DAY: return bcd(tm.mday);
+	case RTC_MONTH: return bcd(tm.mon);
+	case RTC_YEAR: return bcd((int)(tm.year % 100));
+	case RTC_CENTURY: return bcd((int)(tm.year / 100));
 	case RTC_REG_A: return REG_A_DIVIDER;
 	case RTC_REG_B: return REG_B_24H;
 	case RTC_REG_D: return REG_D_VALID;

@@ -26,6 +26,17 @@ struct legacy_x86 {
 	uint64_t sink_accesses; /* atomic */
 };
 
+/* A calendar time in UTC as the RTC shows it: mon 1-12, mday 1-31,
+ * wday 0-6 from Sunday. */
+struct rtc_time {
+	int64_t year;
+	int mon, mday, wday, hour, min, sec;
+};
+
+/* Seconds since the epoch to UTC calendar time, without libc's time zone
+ * machinery (which opens files). */
+void legacy_x86__civil_time(int64_t secs, struct rtc_time *t);
+
 /* Claims the RTC ports 0x70-0x71 and the sink ranges, registers device
  * "cmos". */
 int legacy_x86__init(struct legacy_x86 *l, struct vm *vm);
