@@ -16,6 +16,10 @@
 #include <unistd.h>
 
 #define WAIT_POLL_NS 10000000ull /* how often vm__wait checks for signals */
+/* How often a wait for vCPUs to park or finish kicks them again: a kick
+ * is idempotent, and one can be lost (nested KVM under an emulated CPU
+ * was seen to drop them, leaving a vCPU in a guest loop for minutes). */
+#define REKICK_NS 100000000ull
 #define VCPU_STACK_SIZE (256u << 10) /* the run loop needs little */
 
 static const char *const exit_names[] = {
@@ -235,15 +239,21 @@ static int paused(const struct vm *vm)
 
 int vm__wait_paused(struct vm *vm, uint64_t timeout_ns)
 {
-	uint64_t start = timeline__now();
+	uint64_t start = timeline__now(), kicked = start;
 	struct timespec poll;
 	int ret = 0;
 
 	pthread_mutex_lock(&vm->lock);
 	while (!paused(vm) && !vm->ending) {
-		if (timeout_ns && timeline__now() - start >= timeout_ns) {
+		uint64_t now = timeline__now();
+
+		if (timeout_ns && now - start >= timeout_ns) {
 			ret = -ETIMEDOUT;
 			break;
+		}
+		if (now - kicked >= REKICK_NS) {
+			kick_vcpus(vm);
+			kicked = now;
 		}
 		deadline_after(&poll, WAIT_POLL_NS);
 		pthread_cond_timedwait(&vm->cond, &vm->lock, &poll);
@@ -720,11 +730,15 @@ int vm__start(struct vm *vm)
 
 enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns)
 {
-	uint64_t start = timeline__now();
+	uint64_t start = timeline__now(), kicked = 0;
 	struct timespec poll;
 
 	pthread_mutex_lock(&vm->lock);
 	while (vm->running > 0) {
+		if (vm->ending && timeline__now() - kicked >= REKICK_NS) {
+			kick_vcpus(vm);
+			kicked = timeline__now();
+		}
 		if (vm->interrupted && !vm->ending) {
 			pthread_mutex_unlock(&vm->lock);
 			vm__end(vm, VM_STOPPED, "interrupted by a signal");
