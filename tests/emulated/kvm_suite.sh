@@ -23,6 +23,7 @@ emulated_attempt() {
 
 if [ -n "${COLDSTART_EMULATED_RECORD:-}" ]; then
 	rec=$COLDSTART_EMULATED_RECORD
+	t0=$(date +%s)
 	emulated_attempt "$rec/$name.log" "$@"
 	# Under QEMU's TCG a nested (L2) guest now and then triple-faults
 	# into the reset vector (KVM reports a shutdown at rip 0xfff0),
@@ -36,6 +37,7 @@ if [ -n "${COLDSTART_EMULATED_RECORD:-}" ]; then
 		{ cat "$rec/$name.flake.note"; sed 's/^/  first run | /' "$rec/$name.flake.log"; } >>"$rec/$name.log"
 	fi
 	echo "$code" >"$rec/$name.rc"
+	echo "$(($(date +%s) - t0))" >"$rec/$name.secs"
 	exit "$code"
 fi
 # -c first: bash's <> would create a missing /dev/kvm as a plain file.

@@ -55,6 +55,12 @@ if [ "$code" != 0 ] && [ "$code" != 8 ]; then
 		echo "run_kvm_suites: the second boot's ctest exited $code after $(($(date +%s) - t0)) s in all"
 	fi
 fi
+# What each suite took in the emulated host (TCG is about 30x slower),
+# slowest first: where the CI time goes.
+echo "run_kvm_suites: seconds per suite in the emulated host:"
+for f in "$results"/*.secs; do
+	[ -s "$f" ] && printf '  %6s  %s\n' "$(cat "$f")" "$(basename "$f" .secs)"
+done | sort -rn
 ls "$results"/*.rc >/dev/null 2>&1 || { echo "run_kvm_suites: no suite recorded a result" >&2; exit 1; }
 # A failing suite fails under its own name; this fixture fails only when
 # the emulated host itself did (exit codes of coldstart emulate other
