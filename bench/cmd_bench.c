@@ -95,7 +95,7 @@ static int cmd_bench_suite_where(int argc, char **argv)
 	const char *out = NULL, *self = cli__self_exe();
 	bool force = false, never = false, help = false;
 	struct kvm_where w;
-	int n = 3;
+	int n = 3, ret;
 
 	args[0] = (char *)self;
 	args[1] = "bench";
@@ -119,6 +119,10 @@ static int cmd_bench_suite_where(int argc, char **argv)
 	if (force && never)
 		return cli__error(CLI_USAGE, "bench suite: --emulate and "
 				  "--no-emulate exclude each other");
+	args[n] = NULL;
+	ret = suite__check_args(n - 2, args + 2);
+	if (ret != 0)
+		return ret;
 	if (!w.usable)
 		fprintf(stderr, "coldstart: no usable /dev/kvm here because "
 			"%s; running the suite inside an emulated SVM host: "

@@ -350,6 +350,14 @@ static int run_suite(const struct suite_opts *o, int *failed)
 	return ret;
 }
 
+int suite__check_args(int argc, char **argv)
+{
+	struct suite_opts o;
+	int ret = parse(argc, argv, &o);
+
+	return ret < 0 ? cli__parsed(ret, "bench suite", usage) : 0;
+}
+
 int cmd_bench_suite(int argc, char **argv)
 {
 	char dir[PATH_MAX];

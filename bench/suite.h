@@ -10,6 +10,11 @@
 
 int cmd_bench_suite(int argc, char **argv);
 
+/* Checks the suite's options without running anything: 0 when they
+ * parse, else the exit code after the usage error is printed (so a typo
+ * fails before an emulated host boots). */
+int suite__check_args(int argc, char **argv);
+
 /* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
 void suite__default_dir(char *buf, size_t len);
 

@@ -22,6 +22,13 @@ for d in $drivers; do
 done
 expect 0 'Usage: coldstart bench restore' help bench restore
 expect 0 'Usage: coldstart bench floor' help bench floor
+# A typo is refused before anything runs: without KVM, before an emulated
+# host boots (minutes) to run the suite.
+expect 2 "bench suite: unknown or incomplete option '--bogus'" bench suite --bogus &&
+	if grep -q 'emulated SVM host' "$err"; then
+		echo "FAIL: bench suite --bogus went to the emulated host before refusing the option"
+		failed=$((failed + 1))
+	fi
 expect 0 'Usage: coldstart snapshot create' help snapshot
 # snapshot's usage errors: one line saying what is wrong, then where help
 # is, not the whole help; a mistyped DIR is "no such snapshot" (checked
