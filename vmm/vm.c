@@ -251,7 +251,9 @@ int vm__wait_paused(struct vm *vm, uint64_t timeout_ns)
 			ret = -ETIMEDOUT;
 			break;
 		}
-		if (now - kicked >= REKICK_NS) {
+		/* before the request (a guest that pauses itself at READY)
+		 * a kick would only spin the vCPUs on immediate_exit */
+		if (vm->pause_req && now - kicked >= REKICK_NS) {
 			kick_vcpus(vm);
 			kicked = now;
 		}
