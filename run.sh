@@ -109,10 +109,13 @@ cmd_test() {
 	timed "the fuzz build" build_fuzz
 	# Without a usable /dev/kvm the suites labelled kvm run inside the
 	# emulated SVM host (the test emulated.kvm_suites), each reported by name.
-	log "running every test (ASan/UBSan build; e2e with build-static)"
+	log "running every test (ASan/UBSan build; in an emulated host the KVM suites from the Release build; e2e with build-static)"
 	# The package test (package.deb) packages build-static.
+	# Where the KVM suites run in the emulated host, they run from the
+	# Release build (see tests/emulated/run_kvm_suites.sh).
 	COLDSTART_E2E_STATIC=$PWD/build-static/bench/coldstart \
 		COLDSTART_STATIC_BUILD=$PWD/build-static \
+		COLDSTART_EMULATED_BUILD=$PWD/build \
 		timed "ctest" ctest --test-dir build-asan --output-on-failure -j2 "$@"
 	# Each fuzz target: its regression inputs, then 10 s of fuzzing.
 	log "running the fuzz targets (label fuzz)"
