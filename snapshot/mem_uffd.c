@@ -14,6 +14,7 @@
 #include "seccomp.h"
 #include "zmem.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <linux/userfaultfd.h>
@@ -116,6 +117,44 @@ static int has_data(const struct uffd_state *u, uint64_t page)
 
 /* Installs the whole chunk holding `addr`: decompressing is per chunk, so
  * installing less would decompress the same chunk again. */
+/* UFFDIO_COPY of [dst, dst + len) from src (UFFDIO_ZEROPAGE when src is
+ * 0), in pages of `page` bytes, around pages already present: the
+ * prefetcher and the fault handler install concurrently, and an install
+ * that meets a present page stops there (EEXIST on its first page, else
+ * EAGAIN with the bytes it did). Those pages are skipped and the rest
+ * installed; 0, or -1 with errno set. */
+int mem_uffd__install(int uffd, uint64_t dst, uint64_t src, uint64_t len,
+		      uint64_t page)
+{
+	unsigned int retries = 0;
+
+	while (len) {
+		struct uffdio_copy c = { .dst = dst, .src = src, .len = len };
+		struct uffdio_zeropage z = { .range = { dst, len } };
+		int64_t did;
+		uint64_t done;
+
+		if (src ? ioctl(uffd, UFFDIO_COPY, &c)
+			: ioctl(uffd, UFFDIO_ZEROPAGE, &z))
+			did = src ? c.copy : z.zeropage;
+		else
+			return 0;
+		if (errno == EAGAIN && did > 0)
+			done = (uint64_t)did;
+		else if (errno == EEXIST)
+			done = page;
+		else if (errno == EAGAIN && ++retries < 1000)
+			continue; /* the mappings were changing: again */
+		else
+			return -1;
+		done = done > len ? len : done;
+		dst += done;
+		src = src ? src + done : 0;
+		len -= done;
+	}
+	return 0;
+}
+
 static int serve_chunk(struct uffd_state *u, uint64_t addr)
 {
 	struct guest_mem *m = u->m;
@@ -125,9 +164,7 @@ static int serve_chunk(struct uffd_state *u, uint64_t addr)
 	int ret;
 
 	if (!z->index[i].csize) {
-		struct uffdio_zeropage zp = { .range = { dst, z->chunk_size } };
-
-		if (ioctl(u->uffd, UFFDIO_ZEROPAGE, &zp) < 0 && errno != EEXIST)
+		if (mem_uffd__install(u->uffd, dst, 0, z->chunk_size, PAGE) < 0)
 			return err__sys(errno, "UFFDIO_ZEROPAGE of chunk %u", i);
 		return 0;
 	}
@@ -135,9 +172,8 @@ static int serve_chunk(struct uffd_state *u, uint64_t addr)
 	if (ret < 0)
 		return ret;
 	m->stats.bytes_read += read;
-	struct uffdio_copy c = { .dst = dst, .src = (uintptr_t)u->zbuf,
-				 .len = z->chunk_size };
-	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+	if (mem_uffd__install(u->uffd, dst, (uintptr_t)u->zbuf, z->chunk_size,
+		      PAGE) < 0)
 		return err__sys(errno, "UFFDIO_COPY of chunk %u", i);
 	return 0;
 }
@@ -190,13 +226,12 @@ static int serve_huge(struct uffd_state *u, uint64_t addr)
 {
 	struct guest_mem *m = u->m;
 	uint64_t off = (addr - (uintptr_t)m->host) & ~(MEM_ALIGN - 1);
-	struct uffdio_copy c = { .dst = (uintptr_t)m->host + off,
-				 .src = (uintptr_t)u->buf, .len = MEM_ALIGN };
 	int ret = fill_huge(u, off);
 
 	if (ret < 0)
 		return ret;
-	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+	if (mem_uffd__install(u->uffd, (uintptr_t)m->host + off, (uintptr_t)u->buf,
+		      MEM_ALIGN, MEM_ALIGN) < 0)
 		return err__sys(errno, "UFFDIO_COPY of the 2 MiB page at offset "
 				"0x%llx", (unsigned long long)off);
 	return 0;
@@ -216,9 +251,7 @@ static int serve(struct uffd_state *u, uint64_t addr)
 	ssize_t n;
 
 	if (!has_data(u, off / PAGE)) {
-		struct uffdio_zeropage z = { .range = { dst, PAGE } };
-
-		if (ioctl(u->uffd, UFFDIO_ZEROPAGE, &z) < 0 && errno != EEXIST)
+		if (mem_uffd__install(u->uffd, dst, 0, PAGE, PAGE) < 0)
 			return err__sys(errno, "UFFDIO_ZEROPAGE at offset 0x%llx",
 					(unsigned long long)off);
 		return 0;
@@ -230,9 +263,7 @@ static int serve(struct uffd_state *u, uint64_t addr)
 				"removed?", (unsigned long long)off,
 				n < 0 ? strerror(errno) : "short read");
 	m->stats.bytes_read += PAGE;
-	struct uffdio_copy c = { .dst = dst, .src = (uintptr_t)u->buf,
-				 .len = PAGE };
-	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+	if (mem_uffd__install(u->uffd, dst, (uintptr_t)u->buf, PAGE, PAGE) < 0)
 		return err__sys(errno, "UFFDIO_COPY at offset 0x%llx",
 				(unsigned long long)off);
 	return 0;
@@ -594,15 +625,14 @@ static int install_region(struct uffd_state *u, uint64_t first,
 	struct guest_mem *m = u->m;
 	size_t len = (size_t)((last - first + 1) * PAGE);
 	ssize_t n = pread(m->src_fd, buf, len, (off_t)(first * PAGE));
-	struct uffdio_copy c = { .dst = (uintptr_t)m->host + first * PAGE,
-				 .src = (uintptr_t)buf, .len = len };
 
 	if (n != (ssize_t)len)
 		return err__set(EIO, "the memory file could not be read at "
 				"offset 0x%llx: was it truncated?",
 				(unsigned long long)(first * PAGE));
 	m->stats.bytes_read += len;
-	if (ioctl(u->uffd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+	if (mem_uffd__install(u->uffd, (uintptr_t)m->host + first * PAGE,
+		      (uintptr_t)buf, len, PAGE) < 0)
 		return err__sys(errno, "UFFDIO_COPY of %zu bytes", len);
 	return 0;
 }

@@ -31,4 +31,11 @@ int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,
 int mem_uffd__wset_write(const char *path, const char *tmp,
 			 const uint32_t *pages, uint32_t n);
 
+/* Installs [dst, dst + len) of a range registered with `uffd`: copied
+ * from src, or zero pages when src is 0, in pages of `page` bytes, and
+ * skipping pages already present (a concurrent install) instead of
+ * failing on them. 0, or -1 with errno set. */
+int mem_uffd__install(int uffd, uint64_t dst, uint64_t src, uint64_t len,
+		      uint64_t page);
+
 #endif
