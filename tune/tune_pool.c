@@ -15,6 +15,7 @@
 #include "poolsim.h"
 #include "report.h"
 #include "result.h"
+#include "result_new.h"
 #include "sysinfo.h"
 
 #include <errno.h>

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "restore.h"
 #include "result.h"
+#include "result_new.h"
 #include "snap_linux.h"
 #include "snapshot.h"
 #include "stats.h"
