@@ -326,6 +326,17 @@ int snapdiff__materialize(struct snapshot *s, unsigned int depth)
 	return 0;
 }
 
+int snapshot__open(struct snapshot *s, const char *dir)
+{
+	int ret = snapshot__open_layer(s, dir);
+
+	if (ret == 0)
+		ret = snapdiff__materialize(s, 0);
+	if (ret < 0)
+		snapshot__close(s);
+	return ret;
+}
+
 /* Opens every diff as a layer and checks that each was taken against the
  * one before it (the first against `base`). */
 static int open_diffs(const struct snapshot *base, char *const *dirs,

@@ -1,6 +1,8 @@
 /* Snapshots of a paused VM running the probe guest: a directory holding
  * `state` (vCPU, VM and device state; format.h) and `memory` (raw guest
- * memory, page-aligned, sparse where the guest has only zeros). */
+ * memory, page-aligned, sparse where the guest has only zeros).
+ * Calls go one way: snapshot.c (save, restore) -> diff.c (diffs, merges,
+ * snapshot__open) -> snapdir.c (directory writes, opening one layer). */
 #ifndef COLDSTART_SNAPSHOT_H
 #define COLDSTART_SNAPSHOT_H
 
@@ -98,18 +100,20 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
 			const struct snapshot_id *base, const uint64_t *dirty,
 			struct snapshot_stats *st);
 
-/* The atomic directory writes behind snapshot__save, for other writers
- * (merge): begin_dir makes a temporary directory next to `dir`, named
- * DIR.tmp.PID.XXXXXX (tmpdir.h; -EEXIST unless `dir` is absent, or a
- * snapshot and `replace`), new_file and
- * write_file create files in it, commit_dir renames it to `dir`,
- * abort_dir removes it (after a failure). */
+/* The atomic directory writes behind snapshot__save (snapdir.c), for
+ * other writers (merge): begin_dir makes a temporary directory next to
+ * `dir`, named DIR.tmp.PID.XXXXXX (tmpdir.h; -EEXIST unless `dir` is
+ * absent, or a snapshot and `replace`), new_file and write_file create
+ * files in it, commit_dir renames it to `dir`, abort_dir removes it
+ * (after a failure). */
 int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX]);
 int snapshot__new_file(const char *tmp, const char *name);
 int snapshot__write_file(const char *tmp, const char *name, const void *data,
 			 size_t len);
 int snapshot__commit_dir(const char *tmp, const char *dir, bool replace);
 void snapshot__abort_dir(const char *tmp);
+/* dir/name into out (PATH_MAX bytes); -ENAMETOOLONG when it does not fit. */
+int snapshot__join(char *out, const char *dir, const char *name);
 
 struct snapshot {
 	char dir[PATH_MAX];
@@ -130,10 +134,11 @@ struct snapshot {
 
 /* Reads and validates a snapshot (state file, memory file's size);
  * -errno with a message naming the problem. Nothing is modified. A diff
- * is resolved against its base chain (diff.h), so mem_fd holds its full
+ * is resolved against its base chain (diff.c), so mem_fd holds its full
  * memory. */
 int snapshot__open(struct snapshot *s, const char *dir);
-/* The same without resolving a diff: mem_fd is the diff's own file. */
+/* The same without resolving a diff: mem_fd is the diff's own file
+ * (this and the next two: snapdir.c). */
 int snapshot__open_layer(struct snapshot *s, const char *dir);
 void snapshot__close(struct snapshot *s);
 /* Validates `dir` as snapshot__open_layer does and closes it again: what

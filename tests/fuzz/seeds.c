@@ -12,6 +12,7 @@
 #include "format.h"
 #include "mem_uffd.h"
 #include "result.h"
+#include "result_new.h"
 #include "snapshot.h"
 #include "zmem.h"
 

@@ -1,5 +1,5 @@
-/* Unit tests for bench/compare.c: verdicts on synthetic samples, result
- * parsing, comparability checks and the export formats. */
+/* Unit tests for bench/analysis/compare.c: verdicts on synthetic samples,
+ * result parsing, comparability checks and the export formats. */
 #include "compare.h"
 #include "err.h"
 #include "samples.h"

@@ -14,6 +14,7 @@
 #include "memstat.h"
 #include "rate.h"
 #include "result.h"
+#include "result_new.h"
 #include "soak.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* Unit tests for bench/stats.c (and the warnings bench/result.c derives
- * from it) against values derived by hand, from
- * textbook examples, or by independent exact enumeration (kept in the
+/* Unit tests for bench/analysis/stats.c (and the warnings
+ * bench/analysis/result.c derives from it) against values derived by hand,
+ * from textbook examples, or by independent exact enumeration (kept in the
  * comments so they can be re-derived). */
 #include "result.h"
 #include "stats.h"

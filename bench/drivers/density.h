@@ -9,10 +9,6 @@
 
 int cmd_bench_density(int argc, char **argv);
 
-/* One Markdown line on KSM with mode `mode`'s last VMs alive, from the
- * mode's object `m` of density.json's "density" (nothing without "ksm"). */
-void density__md_ksm(FILE *out, const char *mode, const json_t *m);
-
 /* Least-squares line y = slope * x + intercept through n >= 2 points
  * with distinct x. 0, or -EINVAL. */
 int density__fit(const double *x, const double *y, size_t n, double *slope,

@@ -22,8 +22,10 @@
 #ifndef COLDSTART_REPORT_H
 #define COLDSTART_REPORT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct report_opts {
 	const char *out_dir; /* default: the first input's directory */
@@ -50,6 +52,11 @@ int report__refresh_dir(const char *dir, bool *refreshed);
  * stdout (unless quiet) that report.md includes it now, or warning on
  * stderr. */
 void report__join(const char *who, const char *dir, bool quiet);
+
+/* One Markdown line on KSM with mode `mode`'s last VMs alive, from the
+ * mode's object `m` of density.json's "density" (nothing without "ksm");
+ * the density driver's own Markdown prints it too. */
+void report__md_ksm(FILE *out, const char *mode, const json_t *m);
 
 int cmd_report(int argc, char **argv);
 

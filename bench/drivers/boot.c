@@ -11,6 +11,7 @@
 #include "kvm.h"
 #include "output.h"
 #include "result.h"
+#include "result_new.h"
 #include "runner.h"
 
 #include <stdlib.h>

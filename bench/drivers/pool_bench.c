@@ -16,6 +16,7 @@
 #include "pool.h"
 #include "pool_cli.h"
 #include "result.h"
+#include "result_new.h"
 #include "serve.h"
 #include "snapshot.h"
 #include "vm.h"

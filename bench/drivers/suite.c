@@ -8,6 +8,7 @@
 #include "output.h"
 #include "report.h"
 #include "result.h"
+#include "result_new.h"
 #include "timeline.h"
 
 #include <errno.h>

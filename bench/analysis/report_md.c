@@ -3,7 +3,6 @@
 #include "report_int.h"
 
 #include "err.h"
-#include "density.h"
 #include "result.h"
 
 #include <inttypes.h>
@@ -264,7 +263,7 @@ static void md_density(struct report *r, const struct input *in)
 		fputc('\n', r->md);
 	}
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m)
-		density__md_ksm(r->md, mode, m);
+		report__md_ksm(r->md, mode, m);
 }
 
 /* One guest file as "`path` (N bytes, sha256 `...`)". */
@@ -353,4 +352,45 @@ void report__md_doc(struct report *r, const struct input *in)
 		result__md_warning_list_judged(r->md, in->root,
 					       REPORT_OUTLIER_MIN_N);
 	}
+}
+
+/* A counter of the KSM object, or "?" when it was unreadable. */
+static const char *ksm_count(const json_t *k, const char *key, char *buf,
+			     size_t size)
+{
+	const json_t *v = json_object_get(k, key);
+
+	if (!json_is_integer(v))
+		return "?";
+	snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
+}
+
+/* KSM with the mode's last VMs alive, and whether it could touch their
+ * guest memory at all: without MADV_MERGEABLE it never scans it. */
+void report__md_ksm(FILE *out, const char *mode, const json_t *m)
+{
+	const json_t *k = json_object_get(m, "ksm");
+	json_int_t mergeable =
+		json_integer_value(json_object_get(k, "mergeable_vms"));
+	char run[24], shared[24], sharing[24], merged[24];
+	json_int_t n = json_integer_value(json_object_get(m, "vms"));
+
+	if (!json_is_object(k))
+		return;
+	fprintf(out, "- KSM with %" JSON_INTEGER_FORMAT " %s VM%s alive: run=%s "
+		"(%s), pages_shared=%s, pages_sharing=%s; ", n, mode,
+		n == 1 ? "" : "s",
+		ksm_count(k, "run", run, sizeof(run)),
+		json_string_value(json_object_get(k, "run_text")),
+		ksm_count(k, "pages_shared", shared, sizeof(shared)),
+		ksm_count(k, "pages_sharing", sharing, sizeof(sharing)));
+	if (mergeable == 0)
+		fputs("guest memory not marked mergeable, so KSM cannot "
+		      "share it\n", out);
+	else
+		fprintf(out, "guest memory marked mergeable in %"
+			JSON_INTEGER_FORMAT " of them, %s of their pages "
+			"merged\n", mergeable,
+			ksm_count(k, "merging_pages", merged, sizeof(merged)));
 }

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "probes.h"
 #include "result.h"
+#include "result_new.h"
 #include "run_probes.h"
 #include "runner.h"
 #include "stats.h"

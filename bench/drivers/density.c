@@ -17,7 +17,9 @@
 #include "mem_restore.h"
 #include "memstat.h"
 #include "output.h"
+#include "report.h"
 #include "result.h"
+#include "result_new.h"
 #include "runner.h"
 #include "snapshot.h"
 
@@ -607,47 +609,6 @@ static json_t *config_json(const struct density_opts *o)
 			 "warmup", (json_int_t)o->warmup);
 }
 
-/* A counter of the KSM object, or "?" when it was unreadable. */
-static const char *ksm_count(const json_t *k, const char *key, char *buf,
-			     size_t size)
-{
-	const json_t *v = json_object_get(k, key);
-
-	if (!json_is_integer(v))
-		return "?";
-	snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	return buf;
-}
-
-/* KSM with the mode's last VMs alive, and whether it could touch their
- * guest memory at all: without MADV_MERGEABLE it never scans it. */
-void density__md_ksm(FILE *out, const char *mode, const json_t *m)
-{
-	const json_t *k = json_object_get(m, "ksm");
-	json_int_t mergeable =
-		json_integer_value(json_object_get(k, "mergeable_vms"));
-	char run[24], shared[24], sharing[24], merged[24];
-	json_int_t n = json_integer_value(json_object_get(m, "vms"));
-
-	if (!json_is_object(k))
-		return;
-	fprintf(out, "- KSM with %" JSON_INTEGER_FORMAT " %s VM%s alive: run=%s "
-		"(%s), pages_shared=%s, pages_sharing=%s; ", n, mode,
-		n == 1 ? "" : "s",
-		ksm_count(k, "run", run, sizeof(run)),
-		json_string_value(json_object_get(k, "run_text")),
-		ksm_count(k, "pages_shared", shared, sizeof(shared)),
-		ksm_count(k, "pages_sharing", sharing, sizeof(sharing)));
-	if (mergeable == 0)
-		fputs("guest memory not marked mergeable, so KSM cannot "
-		      "share it\n", out);
-	else
-		fprintf(out, "guest memory marked mergeable in %"
-			JSON_INTEGER_FORMAT " of them, %s of their pages "
-			"merged\n", mergeable,
-			ksm_count(k, "merging_pages", merged, sizeof(merged)));
-}
-
 static double per_vm(const json_t *point, const char *key, double n)
 {
 	return json_number_value(json_object_get(point, key)) / n;
@@ -688,7 +649,7 @@ static void report(FILE *out, const json_t *doc)
 	}
 	fputs("\n", out);
 	json_object_foreach((json_t *)modes, key, m)
-		density__md_ksm(out, key, m);
+		report__md_ksm(out, key, m);
 	fputs("\n", out);
 	result__md_series(out, doc);
 	result__md_warnings(out, doc);

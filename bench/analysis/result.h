@@ -34,11 +34,8 @@
 
 enum result_better { RESULT_LOWER, RESULT_HIGHER };
 
-/* A new document for bench `name`; takes the reference to `config` (an
- * object; NULL: empty). Collects sysinfo and names the guest (config's
- * "kernel"/"initrd" files, else the built-in probe guest) by sha256.
- * NULL with a message on ENOMEM. */
-json_t *result__new(const char *name, json_t *config);
+/* A new document: result__new() in drivers/result_new.h, which knows the
+ * measuring process. */
 
 /* Appends a series of `n` samples in run order (n may be 0: no summary)
  * and returns it (borrowed) for driver-specific fields, or NULL with a

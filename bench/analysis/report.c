@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "compare.h"
 #include "compare_cli.h"
-#include "density.h"
 #include "err.h"
 #include "output.h"
 #include "plot.h"

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "output.h"
 #include "result.h"
+#include "result_new.h"
 #include "timeline.h"
 
 #include <getopt.h>

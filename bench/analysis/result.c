@@ -1,12 +1,9 @@
-/* The shared result document: skeleton, series with summaries and
- * warnings, JSON and Markdown output. */
+/* The shared result document: series with summaries and warnings, JSON
+ * and Markdown output (drivers/result_new.c makes its skeleton). */
 #include "result.h"
 
 #include "err.h"
-#include "hash.h"
 #include "output.h"
-#include "probe.h"
-#include "seccomp.h"
 #include "sysinfo.h"
 
 #include <math.h>
@@ -19,84 +16,6 @@
  * few enough to stay well under a millisecond per 1,000 samples. */
 #define CI_RESAMPLES 1000
 #define CI_SEED 1
-
-/* {"path", "bytes", "sha256"} of a guest file, or null when unnamed; a
- * file that cannot be read keeps its path with an "error". */
-static json_t *file_identity(const json_t *path)
-{
-	char sum[HASH_SHA256_HEX];
-	uint64_t size;
-
-	if (!json_is_string(path))
-		return json_null();
-	if (hash__sha256_file(json_string_value(path), sum, &size) < 0)
-		return json_pack("{s:O, s:s}", "path", path, "error",
-				 err__last());
-	return json_pack("{s:O, s:I, s:s}", "path", path, "bytes",
-			 (json_int_t)size, "sha256", sum);
-}
-
-/* The exact guest a document measured: the Linux kernel and initrd its
- * config names, or the probe guest built into this binary. */
-static json_t *guest_identity(const json_t *config)
-{
-	const json_t *kernel = json_object_get(config, "kernel");
-	size_t size = (size_t)(probe_image_end - probe_image_start);
-	char sum[HASH_SHA256_HEX];
-
-	if (json_is_string(kernel))
-		return json_pack("{s:s, s:o, s:o}", "name", "linux", "kernel",
-				 file_identity(kernel), "initrd",
-				 file_identity(json_object_get(config,
-							       "initrd")));
-	hash__sha256_mem(probe_image_start, size, sum);
-	return json_pack("{s:s, s:I, s:s}", "name", "probe", "bytes",
-			 (json_int_t)size, "sha256", sum);
-}
-
-/* Whether the run's threads had seccomp filters: the mode, and how many
- * filters each role loaded so far (an in-process driver's VM threads
- * load theirs; its own thread stays unfiltered). */
-static json_t *seccomp_json(void)
-{
-	uint64_t n[SECCOMP_NR_ROLES], ns;
-	json_t *roles = json_object();
-
-	seccomp__stats(n, &ns);
-	for (int r = 0; r < SECCOMP_NR_ROLES; r++)
-		json_object_set_new(roles, seccomp__role_name(r),
-				    json_integer((json_int_t)n[r]));
-	return json_pack("{s:s, s:o, s:I}", "mode",
-			 seccomp__mode_name(seccomp__mode()), "installed",
-			 roles, "install_ns", (json_int_t)ns);
-}
-
-json_t *result__new(const char *name, json_t *config)
-{
-	json_t *sys = NULL, *doc, *build;
-
-	if (sysinfo__collect(&sys) < 0)
-		sys = json_null();
-	build = json_deep_copy(json_object_get(sys, "coldstart"));
-	doc = json_pack("{s:i, s:s, s:o, s:o, s:o, s:[], s:[], s:[]}",
-			"schema", RESULT_SCHEMA, "bench", name, "coldstart",
-			build ? build : json_null(), "sysinfo", sys, "config",
-			config ? config : json_object(), "series", "warnings",
-			"skipped");
-	if (doc && json_object_set_new(doc, "seccomp", seccomp_json()) < 0) {
-		json_decref(doc);
-		doc = NULL;
-	}
-	if (doc && json_object_set_new(doc, "guest",
-				       guest_identity(json_object_get(
-					       doc, "config"))) < 0) {
-		json_decref(doc);
-		doc = NULL;
-	}
-	if (!doc)
-		err__set(ENOMEM, "building the %s result", name);
-	return doc;
-}
 
 void result__warn(json_t *doc, const char *fmt, ...)
 {

@@ -13,6 +13,7 @@
 #include "memstat.h"
 #include "output.h"
 #include "result.h"
+#include "result_new.h"
 #include "runner.h"
 #include "snapshot.h"
 

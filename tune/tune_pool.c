@@ -1,0 +1,358 @@
+/* `coldstart tune pool`: a sweep of every pool policy's parameters through
+ * the simulator, fed with a results directory's measured costs, and the
+ * cheapest configuration that meets an SLO. */
+#include "tune_pool.h"
+#include "tune_pool_int.h"
+
+#include "args.h"
+#include "arrivals.h"
+#include "child.h"
+#include "cli.h"
+#include "compare.h"
+#include "err.h"
+#include "kvm.h"
+#include "output.h"
+#include "plot.h"
+#include "poolsim.h"
+#include "report.h"
+#include "result.h"
+#include "result_new.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* ---- the SLO ---- */
+
+/* "p99=50ms" (p50, p90, p99, p99.9; a time with its unit) or "hits=99%". */
+static int slo_parse(const char *text, struct slo *s)
+{
+	static const struct { const char *key; double pct; } keys[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 },
+	};
+	const char *eq = strchr(text, '='), *v;
+	size_t klen;
+
+	memset(s, 0, sizeof(*s));
+	if (!eq || strlen(text) >= sizeof(s->text))
+		goto bad;
+	snprintf(s->text, sizeof(s->text), "%s", text);
+	klen = (size_t)(eq - text);
+	v = eq + 1;
+	if (klen == 4 && !strncmp(text, "hits", 4)) {
+		char *end;
+
+		s->hits = true;
+		errno = 0;
+		s->goal = strtod(v, &end);
+		if (end == v || errno || strcmp(end, "%") || !isfinite(s->goal) ||
+		    s->goal < 0 || s->goal > 100 || *v == ' ')
+			goto bad;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		uint64_t ns;
+		size_t n = strlen(v);
+
+		if (strlen(keys[i].key) != klen || strncmp(keys[i].key, text, klen))
+			continue;
+		/* a unit is required: a bare "50" would silently be seconds */
+		if (!n || !(v[n - 1] == 's'))
+			goto bad;
+		if (args__duration("--slo", v, &ns) < 0 || ns == 0)
+			goto bad;
+		s->pct = keys[i].pct;
+		s->goal = (double)ns / 1e9;
+		return 0;
+	}
+bad:
+	return err__set(EINVAL, "--slo: '%s' is not pXX=TIME (p50, p90, p99, "
+			"p99.9; e.g. p99=50ms) or hits=PCT%% (e.g. hits=99%%)",
+			text);
+}
+
+/* ---- options ---- */
+
+enum {
+	OPT_HOST = 0x300, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE, OPT_SEED,
+	OPT_SLO, OPT_POLICIES, OPT_BUDGET, OPT_WORKERS, OPT_JSON, OPT_OUT,
+	OPT_VALIDATE, OPT_VSIZES, OPT_KVM,
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart tune pool --host RESULTS_DIR --arrivals SPEC "
+	      "--slo SLO [OPTIONS]\n\n"
+	      "Simulates a warm pool fed with the costs a `coldstart bench "
+	      "suite` measured\n(RESULTS_DIR), sweeps every policy's "
+	      "parameters, and recommends the\nconfiguration that meets the "
+	      "SLO at the least idle VM-seconds. No KVM needed.\n\n"
+	      "  --host DIR           results directory: pool.json (required),"
+	      " restore.json,\n"
+	      "                       density.json\n"
+	      "  --arrivals SPEC      poisson:RATE, mmpp:R0,R1,D0,D1 or "
+	      "trace:FILE[,format=..]\n"
+	      "  --duration DUR       time line of poisson/mmpp (default 1h), "
+	      "window of a trace\n"
+	      "                       (default: the whole trace)\n"
+	      "  --time-scale F       multiplies trace time (default 1)\n"
+	      "  --seed N             arrivals and cost resampling (default 1)"
+	      "\n"
+	      "  --slo SLO            p50|p90|p99|p99.9=TIME of arrival -> "
+	      "first instruction\n"
+	      "                       (e.g. p99=50ms), or hits=PCT% "
+	      "(e.g. hits=99%)\n"
+	      "  --policies LIST      comma-separated, of fixed,ttl,hybrid,"
+	      "follow,marginal\n"
+	      "                       (default all)\n"
+	      "  --memory-budget SIZE how many such pools and warm VMs fit in "
+	      "SIZE\n"
+	      "  --workers K          refill workers (default: pool.json's, "
+	      "else 1)\n"
+	      "  --json               the document on stdout instead of the "
+	      "report\n"
+	      "  --out DIR            write tune-pool.json, tune-pool.md, "
+	      "pareto.csv, pareto.png\n"
+	      "  --validate           then replay the arrivals through a real "
+	      "fixed pool on this\n"
+	      "                       host (`coldstart bench pool`, KVM) at "
+	      "three sizes, and\n"
+	      "                       compare measured with simulated hit "
+	      "ratio and p99\n"
+	      "  --validate-sizes L   those sizes, comma-separated (default: "
+	      "the recommended\n"
+	      "                       fixed size, one below and one above)\n"
+	      "  --kvm PATH           --validate's KVM device (default "
+	      "/dev/kvm)\n\n"
+	      "Exit status: 0 a recommendation, 1 no configuration meets the "
+	      "SLO, 2 bad\narguments or a missing or malformed input file, 77 "
+	      "--validate on a host\nthat cannot run VMs. Validation results "
+	      "do not change the status.\n",
+	      out);
+}
+
+static int parse_policies(const char *text, struct tp_opts *o)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(text) >= sizeof(buf))
+		return err__set(EINVAL, "--policies: too long");
+	snprintf(buf, sizeof(buf), "%s", text);
+	memset(o->policy_on, 0, sizeof(o->policy_on));
+	for (char *p = strtok_r(buf, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		enum poolsim_policy pol;
+
+		if (poolsim__policy_parse(p, &pol) < 0)
+			return err__set(EINVAL, "--policies: unknown policy "
+					"'%s' (fixed, ttl, hybrid, follow, "
+					"marginal)", p);
+		o->policy_on[pol] = true;
+	}
+	for (int i = 0; i < POOLSIM_POLICIES; i++)
+		if (o->policy_on[i])
+			return 0;
+	return err__set(EINVAL, "--policies: no policy named");
+}
+
+static int parse_sizes(const char *text, struct tp_opts *o)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(text) >= sizeof(buf))
+		return err__set(EINVAL, "--validate-sizes: too long");
+	snprintf(buf, sizeof(buf), "%s", text);
+	o->nvsizes = 0;
+	for (char *p = strtok_r(buf, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (o->nvsizes == MAX_VALIDATE)
+			return err__set(EINVAL, "--validate-sizes: at most %d "
+					"sizes", MAX_VALIDATE);
+		if (args__u64("--validate-sizes", p, 0, 4096, &v) < 0)
+			return -EINVAL;
+		o->vsizes[o->nvsizes++] = (unsigned int)v;
+	}
+	return o->nvsizes ? 0 : err__set(EINVAL, "--validate-sizes: no size");
+}
+
+static int parse_double(const char *opt, const char *text, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(text, &end);
+	if (end == text || *end || errno || !isfinite(*out) || *out <= 0)
+		return err__set(EINVAL, "%s: '%s' is not a number above 0", opt,
+				text);
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct tp_opts *o)
+{
+	uint64_t v;
+	int ret;
+
+	switch (c) {
+	case OPT_HOST: o->host = arg; return 0;
+	case OPT_ARRIVALS:
+		o->arrivals_text = arg;
+		return arrivals__parse_spec(arg, &o->spec);
+	case OPT_DURATION:
+		o->duration_set = true;
+		ret = args__duration("--duration", arg, &v);
+		o->duration_s = (double)v / 1e9;
+		return ret;
+	case OPT_SCALE: return parse_double("--time-scale", arg, &o->time_scale);
+	case OPT_SEED: return args__u64("--seed", arg, 0, UINT64_MAX, &o->seed);
+	case OPT_SLO:
+		o->slo_set = true;
+		return slo_parse(arg, &o->slo);
+	case OPT_POLICIES: return parse_policies(arg, o);
+	case OPT_BUDGET:
+		o->budget_set = true;
+		ret = args__size("--memory-budget", arg, &o->budget);
+		return ret == 0 && !o->budget ? err__set(EINVAL, "--memory-"
+						 "budget: must be above 0")
+					      : ret;
+	case OPT_WORKERS:
+		ret = args__u64("--workers", arg, 1, POOLSIM_MAX_WORKERS, &v);
+		o->workers = (unsigned int)v;
+		return ret;
+	case OPT_JSON: o->json = true; return 0;
+	case OPT_OUT: o->out_dir = arg; return 0;
+	case OPT_VALIDATE: o->validate = true; return 0;
+	case OPT_VSIZES:
+		o->validate = true;
+		return parse_sizes(arg, o);
+	case OPT_KVM: o->kvm_path = arg; return 0;
+	default: return err__set(EINVAL, "unhandled option");
+	}
+}
+
+/* 0, 1 for --help, or -EINVAL with a message. */
+int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "time-scale", required_argument, NULL, OPT_SCALE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "slo", required_argument, NULL, OPT_SLO },
+		{ "policies", required_argument, NULL, OPT_POLICIES },
+		{ "memory-budget", required_argument, NULL, OPT_BUDGET },
+		{ "workers", required_argument, NULL, OPT_WORKERS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "validate-sizes", required_argument, NULL, OPT_VSIZES },
+		{ "kvm", required_argument, NULL, OPT_KVM },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->time_scale = 1;
+	o->seed = 1;
+	for (int i = 0; i < POOLSIM_POLICIES; i++)
+		o->policy_on[i] = true;
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		ret = c == '?' || c == ':' ? args__bad_option(argv)
+					   : parse_one(c, optarg, o);
+	}
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
+	if (ret == 0 && !o->host)
+		ret = err__set(EINVAL, "--host RESULTS_DIR missing");
+	if (ret == 0 && !o->arrivals_text)
+		ret = err__set(EINVAL, "--arrivals SPEC missing");
+	if (ret == 0 && !o->slo_set)
+		ret = err__set(EINVAL, "--slo missing (e.g. p99=50ms or "
+			       "hits=99%%)");
+	if (ret == 0 && !o->duration_set && o->spec.kind != ARRIVALS_TRACE)
+		o->duration_s = 3600;
+	return ret;
+}
+
+
+static int run(const struct tp_opts *o)
+{
+	struct costs c;
+	struct arrivals a = { 0 };
+	struct sweep sw = { 0 };
+	struct poolsim_costs pc;
+	struct validation *v = NULL;
+	int ret = tune_pool__load_costs(o, &c), code = CLI_USAGE;
+
+	if (ret == 0 && o->validate) {
+		ret = tune_pool__kvm_usable(o->kvm_path);
+		code = ret < 0 ? cli__exit_for(ret) : code;
+		v = ret == 0 ? calloc(1, sizeof(*v)) : NULL;
+		if (ret == 0 && !v)
+			ret = err__set(ENOMEM, "allocating the validation");
+	}
+	if (ret == 0)
+		ret = arrivals__make(&o->spec, o->duration_s, o->time_scale,
+				     o->seed, &a);
+	if (ret < 0)
+		goto out;
+	code = CLI_FAIL;
+	pc = (struct poolsim_costs){
+		.hit_s = c.hit.s, .n_hit = c.hit.n, .miss_s = c.miss.s,
+		.n_miss = c.miss.n, .make_s = c.make.s, .n_make = c.make.n,
+		.vm_mib = c.vm_mib,
+	};
+	sw.max = tune_pool__pool_max(&a, tune_pool__mean_of(&c.make));
+	sw.c = calloc(MAX_CANDIDATES, sizeof(*sw.c));
+	if (!sw.c) {
+		ret = err__set(ENOMEM, "allocating the sweep");
+		goto out;
+	}
+	tune_pool__build_grid(&sw, o, &c);
+	ret = tune_pool__simulate(&sw, &a, &pc, &o->slo);
+	if (ret == 0) {
+		tune_pool__choose(&sw, &o->slo);
+		if (v)
+			ret = tune_pool__validate(o, &c, &a, &pc, &sw, v);
+		if (ret == -ENOTSUP)
+			code = CLI_SKIP;
+	}
+	if (ret == 0)
+		ret = tune_pool__outputs(o, &c, &a, &sw, v);
+	if (ret == 0)
+		code = sw.rec >= 0 ? CLI_OK : CLI_FAIL;
+	if (ret == 0 && sw.rec < 0)
+		fprintf(stderr, "coldstart: no configuration meets %s\n",
+			o->slo.text);
+out:
+	if (ret < 0)
+		cli__error(code, "tune pool: %s", err__last());
+	free(v);
+	free(sw.c);
+	arrivals__free(&a);
+	tune_pool__costs_free(&c);
+	return ret < 0 ? code : sw.rec >= 0 ? CLI_OK : CLI_FAIL;
+}
+
+int cmd_tune_pool(int argc, char **argv)
+{
+	struct tp_opts o;
+	int ret = tune_pool__parse(argc, argv, &o);
+
+	return ret != 0 ? cli__parsed(ret, "tune pool", usage) : run(&o);
+}

@@ -1,0 +1,124 @@
+/* What the files of `coldstart tune pool` share: its options, the SLO,
+ * the measured costs, the sweep's candidates and the validation rows, and
+ * the functions one file calls in another (tune_pool.c: options and the
+ * run; tune_pool_costs.c; tune_pool_sweep.c: the sweep and the
+ * validation; tune_pool_report.c: Markdown, JSON, CSV and plot). */
+#ifndef COLDSTART_TUNE_POOL_INT_H
+#define COLDSTART_TUNE_POOL_INT_H
+
+#include "arrivals.h"
+#include "compare.h"
+#include "poolsim.h"
+#include "result.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MiB_F (1024.0 * 1024.0)
+#define MAX_CANDIDATES 512
+#define MAX_VALIDATE 8
+
+struct slo {
+	bool hits;   /* hits=PCT%, else a latency percentile */
+	double pct;  /* 50, 90, 99, 99.9 */
+	double goal; /* seconds, or a hit percentage */
+	char text[64];
+};
+
+struct tp_opts {
+	const char *host, *arrivals_text, *out_dir;
+	struct arrivals_spec spec;
+	double duration_s, time_scale;
+	bool duration_set, json, budget_set;
+	uint64_t seed, budget;
+	unsigned int workers; /* 0: pool.json's */
+	struct slo slo;
+	bool slo_set;
+	bool policy_on[POOLSIM_POLICIES];
+	bool validate;
+	const char *kvm_path; /* --validate's KVM device, NULL: /dev/kvm */
+	unsigned int nvsizes, vsizes[MAX_VALIDATE]; /* 0: around the rec. */
+};
+
+/* Samples in seconds, and where they came from. */
+struct cost {
+	double *s;
+	size_t n;
+	char from[256];
+};
+
+struct costs {
+	struct cost hit, miss, make;
+	double vm_mib;
+	double refill_mean_s; /* pool.stats.make_s, 0 if absent */
+	char mem_from[256];
+	const char *emulated; /* the label, borrowed from the pool document */
+	unsigned int workers;
+	bool wait_on_empty;
+	char source_args[PATH_MAX + 64]; /* `coldstart pool` source options */
+	struct result_doc pool, restore;
+	bool have_restore;
+	char pool_path[PATH_MAX], restore_path[PATH_MAX];
+};
+
+struct cand {
+	struct poolsim_config cfg;
+	char label[128];
+	uint64_t hits, misses, waits;
+	double hit_ratio, p[4], idle_vm_s, peak_mib;
+	unsigned int peak_pool;
+	double metric; /* the SLO's: seconds, or a hit percentage */
+	bool meets, frontier;
+};
+
+struct sweep {
+	struct cand *c;
+	size_t n;
+	unsigned int max;
+	ssize_t best[POOLSIM_POLICIES]; /* -1: none meets */
+	ssize_t rec;
+};
+
+struct vrow {
+	unsigned int size;
+	struct cand sim;
+	bool measured;
+	double hit_ratio, p99_s; /* measured */
+	char note[192];          /* why there is no measurement, or a warning */
+};
+
+struct validation {
+	size_t n;
+	struct vrow r[MAX_VALIDATE];
+	char emulated[64]; /* this host's emulated label, "" when native */
+};
+
+int tune_pool__parse(int argc, char **argv, struct tp_opts *o);
+int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
+void tune_pool__costs_free(struct costs *c);
+struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+			    const struct costs *c, uint64_t seed);
+int tune_pool__simulate(struct sweep *sw, const struct arrivals *a,
+			const struct poolsim_costs *pc, const struct slo *slo);
+bool tune_pool__cheaper(const struct cand *a, const struct cand *b);
+double tune_pool__mean_of(const struct cost *c);
+unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s);
+void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
+			   const struct costs *c);
+void tune_pool__choose(struct sweep *sw, const struct slo *slo);
+void tune_pool__md_validation(FILE *f, const struct validation *v);
+json_t *tune_pool__validation_json(const struct validation *v);
+int tune_pool__kvm_usable(const char *path);
+int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
+			const struct arrivals *a,
+			const struct poolsim_costs *pc, const struct sweep *sw,
+			struct validation *v);
+int tune_pool__outputs(const struct tp_opts *o, const struct costs *c,
+		       const struct arrivals *a, const struct sweep *sw,
+		       const struct validation *v);
+
+#endif

@@ -1,0 +1,457 @@
+/* `coldstart tune pool`: its outputs: Markdown, the JSON document, CSV
+ * and the plot. */
+#include "tune_pool.h"
+#include "tune_pool_int.h"
+
+#include "args.h"
+#include "arrivals.h"
+#include "child.h"
+#include "cli.h"
+#include "compare.h"
+#include "err.h"
+#include "kvm.h"
+#include "output.h"
+#include "plot.h"
+#include "poolsim.h"
+#include "report.h"
+#include "result.h"
+#include "result_new.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* ---- output ---- */
+
+static void metric_text(char *buf, size_t size, const struct slo *slo,
+			double v)
+{
+	if (slo->hits)
+		snprintf(buf, size, "%.2f %%", v);
+	else
+		snprintf(buf, size, "%.3f ms", v * 1e3);
+}
+
+/* A duration as `coldstart pool` reads it: whole seconds, else whole ms
+ * or us ("0.1" -> "100ms"). */
+static const char *dur_text(char *buf, size_t len, double s)
+{
+	if (s == floor(s))
+		snprintf(buf, len, "%.0fs", s);
+	else if (s * 1e3 == floor(s * 1e3))
+		snprintf(buf, len, "%.0fms", s * 1e3);
+	else
+		snprintf(buf, len, "%.0fus", s * 1e6);
+	return buf;
+}
+
+/* The `coldstart pool` command that applies x, or "" when its policy is
+ * not one `coldstart pool` has. */
+static void pool_command(char *buf, size_t size, const struct cand *x,
+			 const struct costs *c)
+{
+	const char *wait = c->wait_on_empty ? " --on-empty wait" : "";
+
+	if (x->cfg.policy == POOLSIM_FIXED) {
+		unsigned int n = x->cfg.params.fixed.n;
+		char max[32] = "";
+
+		if (n > 64)
+			snprintf(max, sizeof(max), " --max %u", n);
+		snprintf(buf, size, "coldstart pool%s --policy fixed --size %u"
+			 "%s --workers %u%s", c->source_args, n, max, c->workers,
+			 wait);
+	} else if (x->cfg.policy == POOLSIM_FOLLOW) {
+		const struct poolsim_follow *f = &x->cfg.params.follow;
+
+		snprintf(buf, size, "coldstart pool%s --policy follow --size %u "
+			 "--min %u --max %u --halflife %gs --headroom %g "
+			 "--workers %u%s", c->source_args, f->size, f->min,
+			 x->cfg.max, f->halflife_s, f->headroom, c->workers,
+			 wait);
+	} else if (x->cfg.policy == POOLSIM_MARGINAL) {
+		const struct policy_marginal *m = &x->cfg.params.marginal;
+		char cost[32], half[32], burst[32];
+
+		/* the simulated pool holds nothing before the first arrival */
+		snprintf(buf, size, "coldstart pool%s --policy marginal --size 0 "
+			 "--min 0 --max %u --miss-cost %s --halflife %s "
+			 "--burst-halflife %s --burst-z %g --workers %u%s",
+			 c->source_args, x->cfg.max,
+			 dur_text(cost, sizeof(cost), m->miss_cost_s),
+			 dur_text(half, sizeof(half), m->halflife_s),
+			 dur_text(burst, sizeof(burst), m->burst_halflife_s),
+			 m->burst_z, c->workers, wait);
+	} else {
+		buf[0] = '\0';
+	}
+}
+
+/* Whether `coldstart pool` has x's policy. */
+static bool applies(const struct cand *x)
+{
+	return x->cfg.policy == POOLSIM_FIXED ||
+	       x->cfg.policy == POOLSIM_FOLLOW ||
+	       x->cfg.policy == POOLSIM_MARGINAL;
+}
+
+/* The cheapest configuration meeting the SLO that `coldstart pool` can
+ * apply (fixed, follow or marginal), or NULL. */
+static const struct cand *best_applicable(const struct sweep *sw)
+{
+	static const enum poolsim_policy runs[] = {
+		POOLSIM_FIXED, POOLSIM_FOLLOW, POOLSIM_MARGINAL };
+	const struct cand *best = NULL;
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		ssize_t k = sw->best[runs[i]];
+
+		if (k >= 0 && (!best || tune_pool__cheaper(&sw->c[k], best)))
+			best = &sw->c[k];
+	}
+	return best;
+}
+
+/* Whether the making-time samples' mean is more than twice off the
+ * pool's own refills' mean making time. */
+static bool far_from_refills(const struct costs *c)
+{
+	double m = tune_pool__mean_of(&c->make), r = c->refill_mean_s;
+
+	return r > 0 && (m > 2 * r || 2 * m < r);
+}
+
+static void md_costs(FILE *f, const struct costs *c)
+{
+	fprintf(f, "## Costs\n\n"
+		"From the raw samples, resampled uniformly with the seed:\n\n"
+		"- hit latency (arrival -> first instruction, VM held): %s, "
+		"mean %.3f ms\n"
+		"- miss latency (the request makes its VM): %s, mean %.3f ms\n"
+		"- making time of one refill: %s, mean %.3f ms\n"
+		"- memory per VM held or being made: %s (%.2f MiB)\n"
+		"- refill workers: %u; on empty: %s\n\n",
+		c->hit.from, tune_pool__mean_of(&c->hit) * 1e3, c->miss.from,
+		tune_pool__mean_of(&c->miss) * 1e3, c->make.from, tune_pool__mean_of(&c->make) * 1e3,
+		c->mem_from, c->vm_mib, c->workers,
+		c->wait_on_empty ? "wait for a refill" : "make (a miss)");
+	if (c->make.n == 1)
+		fputs("Warning: the making time is one mean, not samples: "
+		      "refills are simulated as deterministic.\n\n", f);
+	else if (far_from_refills(c))
+		fprintf(f, "Warning: the making-time samples average %.3f ms, "
+			"the pool's own refills %.3f ms (pool.stats.make_s): "
+			"they were measured under other load, so refills are "
+			"simulated %s than the pool measured.\n\n",
+			tune_pool__mean_of(&c->make) * 1e3, c->refill_mean_s * 1e3,
+			tune_pool__mean_of(&c->make) > c->refill_mean_s ? "slower"
+							      : "faster");
+}
+
+static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
+{
+	char m[32];
+
+	fprintf(f, "## Cheapest configuration per policy meeting %s\n\n"
+		"| policy | configurations | best configuration | hit ratio | "
+		"p99 | %s | idle VM-s | peak MiB |\n"
+		"|---|---|---|---|---|---|---|---|\n", slo->text,
+		slo->hits ? "hits" : "SLO metric");
+	for (int p = 0; p < POOLSIM_POLICIES; p++) {
+		size_t n = 0;
+		const struct cand *x;
+
+		for (size_t i = 0; i < sw->n; i++)
+			n += sw->c[i].cfg.policy == (enum poolsim_policy)p;
+		if (!n)
+			continue;
+		if (sw->best[p] < 0) {
+			fprintf(f, "| %s | %zu | none meets the SLO | | | | | |"
+				"\n", poolsim__policy_name(p), n);
+			continue;
+		}
+		x = &sw->c[sw->best[p]];
+		metric_text(m, sizeof(m), slo, x->metric);
+		fprintf(f, "| %s | %zu | %s | %.2f %% | %.3f ms | %s | %.1f | "
+			"%.1f |\n", poolsim__policy_name(p), n, x->label,
+			100 * x->hit_ratio, x->p[2] * 1e3, m, x->idle_vm_s,
+			x->peak_mib);
+	}
+	fputs("\n", f);
+}
+
+static void md_recommendation(FILE *f, const struct sweep *sw,
+			      const struct costs *c, const struct slo *slo)
+{
+	const struct cand *x, *alt;
+	char cmd[PATH_MAX + 512];
+
+	fputs("## Recommendation\n\n", f);
+	if (sw->rec < 0) {
+		fprintf(f, "No configuration meets %s among the %zu simulated. "
+			"Relax the SLO, add refill workers (--workers), or see "
+			"pareto.csv for what each configuration reaches.\n\n",
+			slo->text, sw->n);
+		return;
+	}
+	x = &sw->c[sw->rec];
+	fprintf(f, "**%s %s**: %.1f idle VM-seconds, peak %.1f MiB (%u VMs), "
+		"hit ratio %.2f %%, p99 %.3f ms.\n\n", poolsim__policy_name(
+			x->cfg.policy), x->label, x->idle_vm_s, x->peak_mib,
+		x->peak_pool, 100 * x->hit_ratio, x->p[2] * 1e3);
+	pool_command(cmd, sizeof(cmd), x, c);
+	if (*cmd) {
+		fprintf(f, "Apply it with:\n\n    %s\n\n", cmd);
+		return;
+	}
+	fprintf(f, "The %s policy is simulated only: `coldstart pool` has "
+		"fixed, follow and marginal. ",
+		poolsim__policy_name(x->cfg.policy));
+	alt = best_applicable(sw);
+	if (!alt) {
+		fputs("No fixed, follow or marginal configuration meets the SLO, so no "
+		      "pool command applies.\n\n", f);
+		return;
+	}
+	pool_command(cmd, sizeof(cmd), alt, c);
+	fprintf(f, "The closest that `coldstart pool` applies (%s %s, %.1f "
+		"idle VM-seconds):\n\n    %s\n\n", poolsim__policy_name(
+			alt->cfg.policy), alt->label, alt->idle_vm_s, cmd);
+}
+
+static void md_budget(FILE *f, const struct sweep *sw, const struct costs *c,
+		      uint64_t budget)
+{
+	double mib = (double)budget / MiB_F;
+
+	fprintf(f, "## Memory budget %.0f MiB\n\n", mib);
+	fprintf(f, "- warm VMs that fit: %.0f (%.2f MiB each)\n",
+		floor(mib / c->vm_mib), c->vm_mib);
+	if (sw->rec >= 0 && sw->c[sw->rec].peak_mib > 0)
+		fprintf(f, "- pools of the recommendation that fit at their "
+			"peak (%.1f MiB): %.0f\n\n", sw->c[sw->rec].peak_mib,
+			floor(mib / sw->c[sw->rec].peak_mib));
+	else if (sw->rec >= 0)
+		fputs("- the recommendation holds no VM at its peak: any "
+		      "number of such pools fit\n\n", f);
+	else
+		fputs("- pools: no recommendation to size\n\n", f);
+}
+
+static char *markdown(const struct tp_opts *o, const struct costs *c,
+		      const struct arrivals *a, const struct sweep *sw,
+		      const struct validation *v)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fputs("# coldstart tune pool\n\n", f);
+	if (c->emulated)
+		fprintf(f, "**Warning: the costs were measured inside an "
+			"emulated host (%s); its latencies and making times "
+			"are not those of real hardware, and neither is this "
+			"recommendation.**\n\n", c->emulated);
+	fprintf(f, "Results: %s; arrivals: %s (%zu over %.1f s, %.3f/s); "
+		"SLO: %s; seed %llu; %zu configurations, target bound %u.\n\n",
+		o->host, a->desc, a->n, a->span_s, arrivals__mean_rate(a),
+		o->slo.text, (unsigned long long)o->seed, sw->n, sw->max);
+	md_costs(f, c);
+	md_table(f, sw, &o->slo);
+	md_recommendation(f, sw, c, &o->slo);
+	if (o->budget_set)
+		md_budget(f, sw, c, o->budget);
+	if (v)
+		tune_pool__md_validation(f, v);
+	fputs("Every configuration's outcome: tune-pool.json; the Pareto "
+	      "frontier (SLO metric against idle VM-seconds): pareto.csv, "
+	      "pareto.png.\n", f);
+	fclose(f);
+	return text;
+}
+
+static json_t *cand_json(const struct cand *x, const struct costs *c)
+{
+	char cmd[PATH_MAX + 512];
+
+	pool_command(cmd, sizeof(cmd), x, c);
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f, "
+			 "s:f}, s:f, s:f, s:I, s:f, s:b, s:b, s:s?}",
+			 "policy", poolsim__policy_name(x->cfg.policy),
+			 "params", x->label, "hits", (json_int_t)x->hits,
+			 "misses", (json_int_t)x->misses, "waits",
+			 (json_int_t)x->waits, "hit_ratio", x->hit_ratio,
+			 "latency_s", "p50", x->p[0], "p90", x->p[1], "p99",
+			 x->p[2], "p99_9", x->p[3], "idle_vm_s", x->idle_vm_s,
+			 "peak_mib", x->peak_mib, "peak_vms",
+			 (json_int_t)x->peak_pool, "slo_metric", x->metric,
+			 "meets_slo", x->meets, "pareto", x->frontier,
+			 "pool_command", *cmd ? cmd : NULL);
+}
+
+static json_t *document(const struct tp_opts *o, const struct costs *c,
+			const struct arrivals *a, const struct sweep *sw,
+			const struct validation *v)
+{
+	json_t *doc = result__new("tune-pool", json_pack(
+		"{s:s, s:s, s:s, s:f, s:f, s:I, s:s, s:I, s:b, s:I, s:I}",
+		"host", o->host, "arrivals", o->arrivals_text, "arrivals_desc",
+		a->desc, "duration_s", a->span_s, "time_scale", o->time_scale,
+		"seed", (json_int_t)o->seed, "slo", o->slo.text, "workers",
+		(json_int_t)c->workers, "wait_on_empty", c->wait_on_empty,
+		"max", (json_int_t)sw->max, "count", (json_int_t)a->n));
+	json_t *all = json_array();
+
+	if (!doc || !all)
+		goto fail;
+	for (size_t i = 0; i < sw->n; i++)
+		if (json_array_append_new(all, cand_json(&sw->c[i], c)) < 0)
+			goto fail;
+	if (json_object_set_new(doc, "costs", json_pack(
+		    "{s:s, s:s, s:s, s:s, s:f, s:s?}", "hit", c->hit.from,
+		    "miss", c->miss.from, "make", c->make.from, "memory",
+		    c->mem_from, "vm_mib", c->vm_mib, "emulated",
+		    c->emulated)) < 0 ||
+	    json_object_set_new(doc, "configurations", all) < 0)
+		goto fail;
+	all = NULL;
+	json_object_set_new(doc, "recommendation",
+			    sw->rec < 0 ? json_null()
+					: cand_json(&sw->c[sw->rec], c));
+	if (sw->rec >= 0 && !applies(&sw->c[sw->rec]) && best_applicable(sw))
+		json_object_set_new(doc, "applicable",
+				    cand_json(best_applicable(sw), c));
+	if (o->budget_set && sw->rec >= 0)
+		json_object_set_new(doc, "memory_budget", json_pack(
+			"{s:I, s:f, s:f}", "bytes", (json_int_t)o->budget,
+			"warm_vms", floor((double)o->budget / MiB_F / c->vm_mib),
+			"pools", sw->c[sw->rec].peak_mib > 0
+				? floor((double)o->budget / MiB_F /
+					sw->c[sw->rec].peak_mib)
+				: -1.0));
+	if (v)
+		json_object_set_new(doc, "validation", tune_pool__validation_json(v));
+	if (v && *v->emulated)
+		result__warn(doc, "validation measured on an emulated host "
+			     "(%s): its latencies differ from real hardware's",
+			     v->emulated);
+	if (c->emulated)
+		result__warn(doc, "the costs come from an emulated host (%s): "
+			     "the recommendation does not hold for real "
+			     "hardware", c->emulated);
+	if (c->make.n == 1)
+		result__warn(doc, "the making time is one mean "
+			     "(pool.stats.make_s), not samples");
+	else if (far_from_refills(c))
+		result__warn(doc, "the making-time samples average %.3f ms, "
+			     "the pool's own refills %.3f ms (pool.stats."
+			     "make_s)", tune_pool__mean_of(&c->make) * 1e3,
+			     c->refill_mean_s * 1e3);
+	return doc;
+fail:
+	json_decref(all);
+	json_decref(doc);
+	return NULL;
+}
+
+static void csv_row(FILE *f, const struct cand *x)
+{
+	fprintf(f, "%s,%s,%.6f,%.9g,%.4f,%.6f,%.3f,%d,%d\n",
+		poolsim__policy_name(x->cfg.policy), x->label, x->idle_vm_s,
+		x->metric, 100 * x->hit_ratio, x->p[2] * 1e3, x->peak_mib,
+		x->meets, x->frontier);
+}
+
+/* pareto.csv: every configuration, "pareto" 1 on the frontier; the
+ * frontier's rows first, by idle VM-seconds, so that a plot draws them
+ * as one line (n is ~200: a selection sort will do). */
+static int write_csv(const char *dir, const struct sweep *sw)
+{
+	bool *done = calloc(sw->n ? sw->n : 1, sizeof(bool));
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pareto.csv", dir);
+	f = done ? fopen(path, "w") : NULL;
+	if (!f) {
+		free(done);
+		return err__sys(done ? errno : ENOMEM, "creating %s", path);
+	}
+	fputs("policy,params,idle_vm_s,slo_metric,hit_pct,p99_ms,peak_mib,"
+	      "meets_slo,pareto\n", f);
+	for (;;) {
+		ssize_t next = -1;
+
+		for (size_t i = 0; i < sw->n; i++)
+			if (sw->c[i].frontier && !done[i] &&
+			    (next < 0 || tune_pool__cheaper(&sw->c[i], &sw->c[next])))
+				next = (ssize_t)i;
+		if (next < 0)
+			break;
+		done[next] = true;
+		csv_row(f, &sw->c[next]);
+	}
+	for (size_t i = 0; i < sw->n; i++)
+		if (!done[i])
+			csv_row(f, &sw->c[i]);
+	free(done);
+	return fclose(f) == 0 ? 0 : err__sys(errno, "writing %s", path);
+}
+
+static void draw(const char *dir, const struct slo *slo)
+{
+	char vars[512];
+
+	if (!plot__available())
+		return;
+	snprintf(vars, sizeof(vars), "in='pareto.csv'; fmt='png'; "
+		 "hits=%d; goal=%.9g; slo='%s'", slo->hits,
+		 slo->hits ? slo->goal : slo->goal * 1e3, slo->text);
+	if (plot__run(dir, "pareto", vars, "pareto.png") < 0)
+		fprintf(stderr, "coldstart: warning: %s\n", err__last());
+}
+
+int tune_pool__outputs(const struct tp_opts *o, const struct costs *c,
+		   const struct arrivals *a, const struct sweep *sw,
+		   const struct validation *v)
+{
+	json_t *doc = document(o, c, a, sw, v);
+	char *md = markdown(o, c, a, sw, v);
+	int ret = doc && md ? 0 : -ENOMEM;
+
+	if (ret == 0 && o->json)
+		result__print_json(stdout, doc);
+	else if (ret == 0)
+		fputs(md, stdout);
+	if (v && *v->emulated)
+		fprintf(stderr, "coldstart: warning: validation measured on "
+			"an emulated host (%s): its results differ from real "
+			"hardware's\n", v->emulated);
+	if (c->emulated)
+		fprintf(stderr, "coldstart: warning: costs from an emulated "
+			"host (%s): the recommendation does not hold for real "
+			"hardware\n", c->emulated);
+	if (ret == 0 && o->out_dir)
+		ret = result__write(doc, o->out_dir, md);
+	if (ret == 0 && o->out_dir)
+		ret = write_csv(o->out_dir, sw);
+	if (ret == 0 && o->out_dir) {
+		draw(o->out_dir, &o->slo);
+		if (!o->json)
+			printf("results written to %s/\n", o->out_dir);
+		report__join("tune pool", o->out_dir, o->json);
+	}
+	free(md);
+	json_decref(doc);
+	return ret;
+}

@@ -1,0 +1,519 @@
+/* `coldstart tune pool`: the sweep of every policy's parameters through
+ * the simulator, the choice against the SLO, and the validation of the
+ * recommendation through a real pool. */
+#include "tune_pool.h"
+#include "tune_pool_int.h"
+
+#include "args.h"
+#include "arrivals.h"
+#include "child.h"
+#include "cli.h"
+#include "compare.h"
+#include "err.h"
+#include "kvm.h"
+#include "output.h"
+#include "plot.h"
+#include "poolsim.h"
+#include "report.h"
+#include "result.h"
+#include "result_new.h"
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* ---- the sweep ---- */
+
+double tune_pool__mean_of(const struct cost *c)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		s += c->s[i];
+	return s / (double)c->n;
+}
+
+/* The bound of every target: twice the VMs a refill's mean making time
+ * holds at the busiest rate seen (over a window of the making time, at
+ * least 1 s), plus 4. */
+unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s)
+{
+	double w = make_s > 1 ? make_s : 1, peak = 0;
+
+	for (size_t i = 0, j = 0; i < a->n; i++) {
+		while (j < a->n && a->t[j] < a->t[i] + w)
+			j++;
+		if ((double)(j - i) > peak)
+			peak = (double)(j - i);
+	}
+	peak = ceil(2 * peak / w * make_s + 4);
+	return peak > 4096 ? 4096 : (unsigned int)peak;
+}
+
+struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+			const struct costs *c, uint64_t seed)
+{
+	struct cand *x;
+
+	if (sw->n >= MAX_CANDIDATES)
+		return NULL;
+	x = &sw->c[sw->n++];
+	memset(x, 0, sizeof(*x));
+	x->cfg.policy = pol;
+	poolsim__default_params(&x->cfg.params);
+	x->cfg.workers = c->workers;
+	x->cfg.max = sw->max;
+	x->cfg.wait_on_empty = c->wait_on_empty;
+	x->cfg.seed = seed;
+	return x;
+}
+
+/* About 200 configurations: the grids of the header comment of each
+ * policy's parameters that matter most. */
+void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
+		       const struct costs *c)
+{
+	static const double ttls[] = { 1, 3, 10, 30, 60, 120, 300, 600,
+				       1200, 3600 };
+	static const double bins[] = { 1, 10, 60 };
+	static const double pcts[][2] = { { 5, 99 }, { 1, 99.9 }, { 10, 90 } };
+	static const double halves[] = { 1, 3, 10, 30, 100 };
+	static const double rooms[] = { 0, 0.25, 0.5, 1, 2, 4, 8, 16 };
+	static const double costs_s[] = { 0.1, 0.3, 1, 3, 10, 30, 100, 300,
+					  1000, 3000 };
+	static const double mhalves[] = { 3, 10, 30, 100 };
+	static const unsigned int ns[] = { 1, 2, 4, 8 };
+	unsigned int steps = sw->max < 40 ? sw->max : 40;
+	struct cand *x;
+
+	for (unsigned int i = 0; o->policy_on[POOLSIM_FIXED] && i <= steps;
+	     i++) {
+		unsigned int n = (unsigned int)lround((double)i * sw->max / steps);
+
+		if ((x = tune_pool__add(sw, POOLSIM_FIXED, c, o->seed))) {
+			x->cfg.params.fixed.n = n;
+			snprintf(x->label, sizeof(x->label), "n=%u", n);
+		}
+	}
+	for (size_t i = 0; o->policy_on[POOLSIM_TTL] && i < 4; i++)
+		for (size_t j = 0; ns[i] <= sw->max && j < 10; j++)
+			if ((x = tune_pool__add(sw, POOLSIM_TTL, c, o->seed))) {
+				x->cfg.params.ttl.n = ns[i];
+				x->cfg.params.ttl.ttl_s = ttls[j];
+				snprintf(x->label, sizeof(x->label),
+					 "n=%u ttl=%gs", ns[i], ttls[j]);
+			}
+	for (size_t i = 0; o->policy_on[POOLSIM_HYBRID] && i < 3; i++)
+		for (size_t j = 0; j < 3; j++)
+			for (size_t k = 0; ns[k] <= sw->max && k < 3; k++) {
+				struct poolsim_hybrid *h;
+
+				if (!(x = tune_pool__add(sw, POOLSIM_HYBRID, c, o->seed)))
+					continue;
+				h = &x->cfg.params.hybrid;
+				h->n = ns[k];
+				h->bin_s = bins[i];
+				h->range_s = 240 * bins[i];
+				h->head_pct = pcts[j][0];
+				h->tail_pct = pcts[j][1];
+				snprintf(x->label, sizeof(x->label), "n=%u bin="
+					 "%gs head=p%g tail=p%g", h->n, h->bin_s,
+					 h->head_pct, h->tail_pct);
+			}
+	for (size_t i = 0; o->policy_on[POOLSIM_FOLLOW] && i < 5; i++)
+		for (size_t j = 0; j < 8; j++)
+			if ((x = tune_pool__add(sw, POOLSIM_FOLLOW, c, o->seed))) {
+				struct poolsim_follow *f = &x->cfg.params.follow;
+
+				f->size = sw->max < 4 ? sw->max : 4;
+				f->min = 0;
+				f->halflife_s = halves[i];
+				f->headroom = rooms[j];
+				snprintf(x->label, sizeof(x->label),
+					 "halflife=%gs headroom=%g",
+					 halves[i], rooms[j]);
+			}
+	for (size_t i = 0; o->policy_on[POOLSIM_MARGINAL] && i < 10; i++)
+		for (size_t j = 0; j < 4; j++)
+			if ((x = tune_pool__add(sw, POOLSIM_MARGINAL, c, o->seed))) {
+				x->cfg.params.marginal.miss_cost_s = costs_s[i];
+				x->cfg.params.marginal.halflife_s = mhalves[j];
+				snprintf(x->label, sizeof(x->label),
+					 "miss_cost=%gs halflife=%gs",
+					 costs_s[i], mhalves[j]);
+			}
+}
+
+static void judge(struct cand *x, const struct slo *slo)
+{
+	if (slo->hits) {
+		x->metric = 100 * x->hit_ratio;
+		x->meets = x->metric >= slo->goal - 1e-9;
+		return;
+	}
+	x->metric = slo->pct == 50 ? x->p[0] : slo->pct == 90 ? x->p[1]
+		  : slo->pct == 99 ? x->p[2] : x->p[3];
+	x->meets = x->metric <= slo->goal * (1 + 1e-12);
+}
+
+int tune_pool__simulate(struct sweep *sw, const struct arrivals *a,
+		    const struct poolsim_costs *pc, const struct slo *slo)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		struct cand *x = &sw->c[i];
+		struct poolsim_result r;
+		int ret = poolsim__run(a, pc, &x->cfg, &r);
+
+		if (ret < 0)
+			return ret;
+		x->hits = r.hits;
+		x->misses = r.misses;
+		x->waits = r.waits;
+		x->hit_ratio = r.hit_ratio;
+		x->p[0] = r.latency.p50;
+		x->p[1] = r.latency.p90;
+		x->p[2] = r.latency.p99;
+		x->p[3] = r.latency.p999;
+		x->idle_vm_s = r.idle_vm_s;
+		x->peak_mib = r.peak_mib;
+		x->peak_pool = r.peak_pool;
+		poolsim__result_free(&r);
+		judge(x, slo);
+	}
+	return 0;
+}
+
+/* a cheaper than b: idle VM-seconds, then peak memory. */
+bool tune_pool__cheaper(const struct cand *a, const struct cand *b)
+{
+	if (a->idle_vm_s != b->idle_vm_s)
+		return a->idle_vm_s < b->idle_vm_s;
+	return a->peak_mib < b->peak_mib;
+}
+
+static bool better_metric(const struct slo *slo, double a, double b)
+{
+	return slo->hits ? a > b : a < b;
+}
+
+void tune_pool__choose(struct sweep *sw, const struct slo *slo)
+{
+	size_t *order = malloc(sw->n * sizeof(size_t));
+	bool have = false;
+	double best = 0;
+
+	sw->rec = -1;
+	for (int p = 0; p < POOLSIM_POLICIES; p++)
+		sw->best[p] = -1;
+	for (size_t i = 0; i < sw->n; i++) {
+		struct cand *x = &sw->c[i];
+		ssize_t *b = &sw->best[x->cfg.policy];
+
+		if (!x->meets)
+			continue;
+		if (*b < 0 || tune_pool__cheaper(x, &sw->c[*b]))
+			*b = (ssize_t)i;
+		if (sw->rec < 0 || tune_pool__cheaper(x, &sw->c[sw->rec]))
+			sw->rec = (ssize_t)i;
+	}
+	if (!order)
+		return;
+	/* the frontier: by idle VM-seconds, each point better in the SLO's
+	 * metric than every cheaper one (insertion sort: n is ~200) */
+	for (size_t i = 0; i < sw->n; i++) {
+		size_t j = i;
+
+		while (j > 0 && tune_pool__cheaper(&sw->c[i], &sw->c[order[j - 1]])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	for (size_t k = 0; k < sw->n; k++) {
+		struct cand *x = &sw->c[order[k]];
+
+		if (!have || better_metric(slo, x->metric, best)) {
+			x->frontier = true;
+			best = x->metric;
+			have = true;
+		}
+	}
+	free(order);
+}
+
+
+/* ---- validation: the same arrivals through a real pool ---- */
+
+/* The sizes to validate: the given ones, else the recommended fixed size
+ * (the cheapest fixed one meeting the SLO, else the largest simulated)
+ * and its neighbours, kept >= 0 and distinct. */
+static void validation_sizes(const struct tp_opts *o, const struct sweep *sw,
+			     struct validation *v)
+{
+	unsigned int n = sw->max;
+
+	if (o->nvsizes) {
+		for (unsigned int i = 0; i < o->nvsizes; i++)
+			v->r[v->n++].size = o->vsizes[i];
+		return;
+	}
+	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOLSIM_FIXED)
+		n = sw->c[sw->rec].cfg.params.fixed.n;
+	else if (sw->best[POOLSIM_FIXED] >= 0)
+		n = sw->c[sw->best[POOLSIM_FIXED]].cfg.params.fixed.n;
+	if (n == 0)
+		n = 1;
+	for (unsigned int i = 0; i < 3; i++)
+		v->r[v->n++].size = n - 1 + i;
+}
+
+/* Appends "--opt value" to the argument list at a[*k] (text in buf). */
+static void arg_add(char **a, size_t *k, char *buf, size_t size,
+		    const char *opt, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void arg_add(char **a, size_t *k, char *buf, size_t size,
+		    const char *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	a[(*k)++] = (char *)opt;
+	a[(*k)++] = buf;
+}
+
+/* `coldstart bench pool --json` for a fixed pool of `size` VMs, with the
+ * results directory's pool source and the tune run's arrivals. */
+static void bench_argv(const struct tp_opts *o, const struct costs *c,
+		       unsigned int size, const char *exe, char **a,
+		       char bufs[][PATH_MAX])
+{
+	const json_t *cfg = c->pool.config, *probe = json_object_get(cfg,
+								     "probe");
+	const char *hold = json_string_value(json_object_get(cfg, "hold"));
+	json_int_t conc = json_integer_value(json_object_get(cfg,
+							     "concurrency"));
+	size_t k = 0, b = 0;
+
+	a[k++] = (char *)exe;
+	a[k++] = "bench";
+	a[k++] = "pool";
+	a[k++] = "--json";
+	a[k++] = "--baseline";
+	a[k++] = "0";
+	a[k++] = "--policy";
+	a[k++] = "fixed";
+#define ADD(opt, ...) arg_add(a, &k, bufs[b++], PATH_MAX, opt, __VA_ARGS__)
+	ADD("--arrivals", "%s", o->arrivals_text);
+	ADD("--duration", "%.0fns", o->duration_s * 1e9);
+	ADD("--time-scale", "%.17g", o->time_scale);
+	ADD("--seed", "%llu", (unsigned long long)o->seed);
+	ADD("--size", "%u", size);
+	ADD("--max", "%u", size > 64 ? size : 64);
+	ADD("--workers", "%u", c->workers);
+	if (c->wait_on_empty)
+		ADD("--on-empty", "wait");
+	if (hold)
+		ADD("--hold", "%s", hold);
+	if (conc > 0)
+		ADD("--concurrency", "%lld", (long long)conc);
+	if (o->kvm_path)
+		ADD("--kvm", "%s", o->kvm_path);
+	if (!strcmp(json_string_value(json_object_get(cfg, "source")) ?: "",
+		    "snapshot")) {
+		ADD("--snapshot", "%s", json_string_value(json_object_get(
+						cfg, "snapshot")) ?: "");
+		ADD("--mem-restore", "%s", json_string_value(json_object_get(
+						   cfg, "mem_restore")) ?: "mmap");
+	} else if (probe) {
+		ADD("--init", "%lld", (long long)json_integer_value(
+					      json_object_get(probe, "init_bytes")));
+		ADD("--ws", "%lld", (long long)json_integer_value(
+					    json_object_get(probe, "ws_bytes")));
+		ADD("--vcpus", "%lld", (long long)json_integer_value(
+					       json_object_get(probe, "vcpus")));
+	}
+#undef ADD
+	a[k] = NULL;
+}
+
+/* The measured hit ratio and p99 of one bench pool document. */
+static void take_measured(const json_t *doc, struct vrow *r,
+			  struct validation *v)
+{
+	const json_t *s;
+	const char *emu = sysinfo__emulated(json_object_get(doc, "sysinfo"));
+	size_t i;
+
+	r->hit_ratio = json_number_value(json_object_get(
+		json_object_get(doc, "pool"), "hit_ratio"));
+	json_array_foreach(json_object_get(doc, "series"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "name")) ?: "",
+			    "arrival_to_first_run.all"))
+			r->p99_s = result__stat(s, "p99") / 1e9;
+	r->measured = true;
+	if (emu)
+		snprintf(v->emulated, sizeof(v->emulated), "%s", emu);
+}
+
+/* Runs one size; a child that fails leaves a note, not an error, except
+ * exit 77 (-ENOTSUP): this host cannot run VMs. */
+static int measure(const struct tp_opts *o, const struct costs *c,
+		   const char *exe, struct vrow *r, struct validation *v)
+{
+	char bufs[16][PATH_MAX], *argv[48], st[32];
+	json_t *doc = NULL;
+	int status, ret;
+
+	bench_argv(o, c, r->size, exe, argv, bufs);
+	fprintf(stderr, "coldstart tune pool: validating a fixed pool of %u "
+		"VMs on this host\n", r->size);
+	ret = child__capture(argv, &doc, &status);
+	if (ret < 0) {
+		snprintf(r->note, sizeof(r->note), "%s", err__last());
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CLI_SKIP) {
+		json_decref(doc);
+		return err__set(ENOTSUP, "'coldstart bench pool' says this "
+				"host cannot run VMs (exit 77)");
+	}
+	if (doc && json_is_object(json_object_get(doc, "pool")))
+		take_measured(doc, r, v);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		snprintf(r->note, sizeof(r->note), "bench pool %s%s",
+			 child__status_text(status, st, sizeof(st)),
+			 r->measured ? " (a request failed)" : "");
+	json_decref(doc);
+	return 0;
+}
+
+int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
+		    const struct arrivals *a, const struct poolsim_costs *pc,
+		    const struct sweep *sw, struct validation *v)
+{
+	const char *exe = cli__self_exe();
+	struct sweep one = { .max = sw->max };
+
+	if (!exe)
+		return err__set(ENOENT, "cannot find the coldstart binary");
+	validation_sizes(o, sw, v);
+	for (size_t i = 0; i < v->n; i++) {
+		struct vrow *r = &v->r[i];
+		int ret;
+
+		one.c = &r->sim;
+		one.n = 0;
+		tune_pool__add(&one, POOLSIM_FIXED, c, o->seed);
+		r->sim.cfg.params.fixed.n = r->size;
+		if (r->size > r->sim.cfg.max)
+			r->sim.cfg.max = r->size;
+		snprintf(r->sim.label, sizeof(r->sim.label), "n=%u", r->size);
+		ret = tune_pool__simulate(&one, a, pc, &o->slo);
+		if (ret == 0)
+			ret = measure(o, c, exe, r, v);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether this host can open KVM, checked before the sweep so that a
+ * host without it fails fast: 0, or -errno with a message. */
+int tune_pool__kvm_usable(const char *path)
+{
+	struct kvm_host kvm;
+	char why[256];
+	int ret = kvm__open(&kvm, path);
+
+	if (ret == 0) {
+		kvm__close(&kvm);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%s", err__last());
+	return err__set(-ret, "--validate runs VMs on this host, and it "
+			"cannot: %s", why);
+}
+
+static double hit_diff_points(const struct vrow *r)
+{
+	return 100 * (r->hit_ratio - r->sim.hit_ratio);
+}
+
+static double p99_diff_pct(const struct vrow *r)
+{
+	return r->sim.p[2] > 0 ? 100 * (r->p99_s - r->sim.p[2]) / r->sim.p[2]
+			       : 0;
+}
+
+void tune_pool__md_validation(FILE *f, const struct validation *v)
+{
+	fputs("## Validation\n\n"
+	      "The same arrivals replayed through a real fixed pool on this "
+	      "host (`coldstart bench pool`), beside the simulation of the "
+	      "same size (measured - simulated; target: hit ratio within 2 "
+	      "points, p99 within 15 %):\n\n"
+	      "| size | simulated hit ratio | measured hit ratio | difference "
+	      "(points) | simulated p99 | measured p99 | difference (%) |\n"
+	      "|---|---|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct vrow *r = &v->r[i];
+
+		fprintf(f, "| %u | %.2f %% | ", r->size, 100 * r->sim.hit_ratio);
+		if (r->measured)
+			fprintf(f, "%.2f %% | %+.2f | %.3f ms | %.3f ms | "
+				"%+.1f |\n", 100 * r->hit_ratio,
+				hit_diff_points(r), r->sim.p[2] * 1e3,
+				r->p99_s * 1e3, p99_diff_pct(r));
+		else
+			fprintf(f, "not measured | | %.3f ms | | |\n",
+				r->sim.p[2] * 1e3);
+	}
+	fputs("\n", f);
+	for (size_t i = 0; i < v->n; i++)
+		if (*v->r[i].note)
+			fprintf(f, "- size %u: %s\n%s", v->r[i].size,
+				v->r[i].note, i + 1 == v->n ? "\n" : "");
+	if (*v->emulated)
+		fprintf(f, "**This host is emulated (%s): its measured "
+			"latencies and refill times differ from real "
+			"hardware's, and from a simulation fed with another "
+			"host's costs.**\n\n", v->emulated);
+}
+
+json_t *tune_pool__validation_json(const struct validation *v)
+{
+	json_t *rows = json_array();
+
+	for (size_t i = 0; rows && i < v->n; i++) {
+		const struct vrow *r = &v->r[i];
+		json_t *m = r->measured ? json_pack("{s:f, s:f}", "hit_ratio",
+						    r->hit_ratio, "p99_s",
+						    r->p99_s)
+					: json_null();
+
+		if (json_array_append_new(rows, json_pack(
+			    "{s:I, s:{s:f, s:f}, s:o, s:o, s:o, s:s?}", "size",
+			    (json_int_t)r->size, "simulated", "hit_ratio",
+			    r->sim.hit_ratio, "p99_s", r->sim.p[2], "measured",
+			    m, "hit_diff_points", r->measured
+				? json_real(hit_diff_points(r)) : json_null(),
+			    "p99_diff_pct", r->measured
+				? json_real(p99_diff_pct(r)) : json_null(),
+			    "note", *r->note ? r->note : NULL)) < 0) {
+			json_decref(rows);
+			return NULL;
+		}
+	}
+	return json_pack("{s:o*, s:s?}", "rows", rows, "emulated",
+			 *v->emulated ? v->emulated : NULL);
+}

@@ -1,0 +1,528 @@
+/* `coldstart tune restore`: every memory-restore strategy that applies to
+ * one snapshot on this host, timed with the page cache warm and cold, and
+ * a verdict that names a winner only when the data can tell. */
+#include "tune_restore.h"
+#include "tune_restore_int.h"
+
+#include "args.h"
+#include "cli.h"
+#include "compare.h"
+#include "err.h"
+#include "kvm.h"
+#include "mem_restore.h"
+#include "output.h"
+#include "report.h"
+#include "restore.h"
+#include "result.h"
+#include "result_new.h"
+#include "snap_linux.h"
+#include "snapshot.h"
+#include "stats.h"
+#include "timeline.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- options ---- */
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart tune restore SNAPSHOT_DIR [OPTIONS]\n"
+	      "Restores SNAPSHOT_DIR (a probe-guest or Linux snapshot) with "
+	      "every memory-restore\nstrategy this host and snapshot allow, "
+	      "with the page cache warm and cold, all\ninterleaved round by "
+	      "round, and times restore start -> DONE (for Linux: the\nguest's "
+	      "done signal). Ranks the strategies by median and names a "
+	      "winner only\nwhen it is significantly faster than every other "
+	      "one: the two-sided\nMann-Whitney U test of `coldstart compare` "
+	      "against the fastest, Holm-corrected\nover those comparisons. "
+	      "Otherwise says which strategies show no significant\ndifference "
+	      "from the fastest. Prints the flag to use (--mem-restore NAME).\n"
+	      "\n"
+	      "  --budget DURATION    stop sampling once this is spent, in "
+	      "whole rounds (default\n                       60s, trial "
+	      "restores included)\n"
+	      "  --cache LIST         warm, cold or both (default warm,cold); "
+	      "cold is left out\n                       (and recorded) on "
+	      "tmpfs and for diff snapshots\n"
+	      "  -n, --count N        restores per strategy and cache state "
+	      "(default 30); raised\n                       to the least with "
+	      "which the test can reach --alpha\n"
+	      "  --alpha P            significance level (default 0.01, as "
+	      "compare)\n"
+	      "  --strategy LIST      strategies to try (default: all)\n"
+	      "  --allow-pvm          time a Linux snapshot on a PVM host "
+	      "(only the ring-0 test\n                       kernel runs there)\n"
+	      "  --json               the result document on stdout\n"
+	      "  --out DIR            also write DIR/tune-restore.json and "
+	      "DIR/tune-restore.md\n"
+	      "  --kvm PATH           KVM device (default /dev/kvm)\n"
+	      "The prefetch strategies record SNAPSHOT_DIR/wset on their first "
+	      "restore when it\nis missing, as `snapshot restore` does.\n"
+	      "Exit codes: 0 done (winner or not), 1 a restore failed, 2 usage "
+	      "or not a\nsnapshot, 77 this host cannot (no KVM; a Linux "
+	      "snapshot on PVM).\nStrategies:", out);
+	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
+	     *s; s++)
+		fprintf(out, " %s", (*s)->name);
+	fputc('\n', out);
+}
+
+static int parse_strategies(const char *text, struct tune_opts *o)
+{
+	char buf[256], *save = NULL, *tok;
+	int ret = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return err__set(EINVAL, "--strategy: list too long");
+	o->nr_strategies = 0;
+	for (tok = strtok_r(buf, ",", &save); ret == 0 && tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct guest_mem_ops *ops;
+
+		ret = mem__choose(mem_restore__strategies(), "--strategy", tok,
+				  &ops);
+		for (size_t i = 0; ret == 0 && i < o->nr_strategies; i++)
+			if (o->strategies[i] == ops)
+				ret = err__set(EINVAL, "--strategy: %s is named "
+					       "twice", tok);
+		if (ret == 0)
+			o->strategies[o->nr_strategies++] = ops;
+	}
+	if (ret == 0 && o->nr_strategies == 0)
+		ret = err__set(EINVAL, "--strategy: empty list");
+	return ret;
+}
+
+static int parse_cache(const char *text, struct tune_opts *o)
+{
+	static const char *const names[] = { "warm", "cold", NULL };
+	char buf[64], *save = NULL, *tok;
+	unsigned int which;
+	int ret = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return err__set(EINVAL, "--cache: list too long");
+	o->warm = o->cold = false;
+	for (tok = strtok_r(buf, ",", &save); ret == 0 && tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		ret = args__choice("--cache", tok, names, &which);
+		if (ret == 0)
+			*(which ? &o->cold : &o->warm) = true;
+	}
+	if (ret == 0 && !o->warm && !o->cold)
+		ret = err__set(EINVAL, "--cache: empty list");
+	return ret;
+}
+
+static void default_opts(struct tune_opts *o)
+{
+	const struct guest_mem_ops *const *s = mem_restore__strategies();
+
+	*o = (struct tune_opts){ .budget_ns = DEFAULT_BUDGET, .alpha = 0.01,
+				 .warm = true, .cold = true };
+	for (; *s && o->nr_strategies < TUNE_MAX; s++)
+		o->strategies[o->nr_strategies++] = *s;
+}
+
+enum { OPT_BUDGET = 256, OPT_CACHE, OPT_ALPHA, OPT_STRATEGY, OPT_PVM,
+       OPT_JSON, OPT_OUT, OPT_KVM };
+
+static int parse_one(int c, struct tune_opts *o)
+{
+	switch (c) {
+	case 'n': return args__u64("--count", optarg, 1, 100000, &o->count);
+	case OPT_BUDGET:
+		if (args__duration("--budget", optarg, &o->budget_ns) < 0)
+			return -EINVAL;
+		return o->budget_ns ? 0 : err__set(EINVAL, "--budget: must be "
+						   "more than 0");
+	case OPT_CACHE: return parse_cache(optarg, o);
+	case OPT_ALPHA: return args__probability("--alpha", optarg, &o->alpha);
+	case OPT_STRATEGY: return parse_strategies(optarg, o);
+	case OPT_PVM: o->allow_pvm = true; return 0;
+	case OPT_JSON: o->json = true; return 0;
+	case OPT_OUT: o->out_dir = optarg; return 0;
+	case OPT_KVM: o->kvm_path = optarg; return 0;
+	default: return err__set(EINVAL, "unhandled option");
+	}
+}
+
+/* 0, 1 for --help, or -EINVAL with a message. SNAPSHOT_DIR may come
+ * before or after the options. */
+static int parse(int argc, char **argv, struct tune_opts *o)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "strategy", required_argument, NULL, OPT_STRATEGY },
+		{ "allow-pvm", no_argument, NULL, OPT_PVM },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "kvm", required_argument, NULL, OPT_KVM },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret = 0;
+
+	default_opts(o);
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		if (c == '?' || c == ':')
+			ret = args__bad_option(argv);
+		else
+			ret = parse_one(c, o);
+	}
+	if (ret == 0 && optind >= argc)
+		ret = err__set(EINVAL, "SNAPSHOT_DIR missing");
+	if (ret == 0)
+		o->dir = argv[optind++];
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
+	return ret;
+}
+
+/* ---- the snapshot ---- */
+
+bool tune_restore__has_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) <
+		       (int)sizeof(path) &&
+	       access(path, F_OK) == 0;
+}
+
+/* -EINVAL naming `dir` unless it holds a snapshot this coldstart can
+ * restore. */
+static int check_snapshot(const char *dir, struct snap_info *info)
+{
+	struct snapshot s;
+	struct stat st;
+	char why[512];
+	int ret;
+
+	if (stat(dir, &st) < 0)
+		return err__sys(errno, "snapshot directory %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(EINVAL, "%s is not a directory (a snapshot is "
+				"a directory made by `coldstart snapshot "
+				"create`)", dir);
+	ret = snapshot__open(&s, dir);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(EINVAL, "%s is not a snapshot coldstart can "
+				"restore: %s", dir, why);
+	}
+	*info = (struct snap_info){
+		.linux_guest = s.cfg.guest == SNAP_GUEST_LINUX,
+		.compressed = s.compressed, .diff = s.diff_base,
+		.mem_size = s.cfg.mem_size, .data_bytes = s.mem.data_bytes,
+		.vcpus = s.cfg.nr_vcpus, .in_memory = restore__in_memory(dir),
+		.had_wset = tune_restore__has_file(dir, SNAPSHOT_WSET_FILE),
+	};
+	if (info->linux_guest)
+		snprintf(info->kernel, sizeof(info->kernel), "%s",
+			 s.guest.kernel);
+	snapshot__close(&s);
+	return 0;
+}
+
+/* Why cold caches mean nothing for this snapshot, or NULL. */
+static const char *cold_meaningless(const struct snap_info *info)
+{
+	if (info->diff)
+		return "a diff snapshot is merged with its base into memory "
+		       "(a memfd) at every open, so no restore reads its "
+		       "files through the page cache";
+	if (info->in_memory)
+		return "the snapshot is in memory (tmpfs): its page cache "
+		       "cannot be evicted; copy it to a disk to measure cold "
+		       "restores";
+	return NULL;
+}
+
+/* ---- the measurement ---- */
+
+const char *tune_restore__cache_name(bool cold)
+{
+	return cold ? "cold" : "warm";
+}
+
+bool tune_restore__measured(const struct tune *t, bool cold)
+{
+	return cold ? t->o.cold : t->o.warm;
+}
+
+static size_t nr_applicable(const struct tune *t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->o.nr_strategies; i++)
+		k += !t->skip[i];
+	return k;
+}
+
+/* err__last() prefixed with the strategy and cache state. */
+static int annotate(int ret, const struct guest_mem_ops *ops, bool cold)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", err__last());
+	return err__set(-ret, "restore with %s, %s cache: %s", ops->name,
+			tune_restore__cache_name(cold), why);
+}
+
+/* One uncounted restore per strategy, cache warm: prefetch records its
+ * working set here, the first-run costs fall outside the samples, and a
+ * strategy this host (-ENOTSUP: no huge pages) or this snapshot
+ * (-EINVAL: compressed memory, which the strategies that map the file or
+ * read regions of it refuse) cannot do is left out with the reason. */
+static int trial_restores(struct tune *t)
+{
+	for (size_t i = 0; i < t->o.nr_strategies; i++) {
+		const struct guest_mem_ops *ops = t->o.strategies[i];
+		struct restore_sample s;
+		int ret = restore__cache(t->o.dir, RESTORE_WARM);
+
+		if (ret == 0)
+			ret = t->once(&t->kvm, t->o.dir, ops, 0, &s);
+		if (ret == -ENOTSUP || (ret == -EINVAL && t->info.compressed)) {
+			t->skip[i] = true;
+			snprintf(t->why[i], sizeof(t->why[i]), "%s: %s",
+				 ret == -ENOTSUP ? "this host cannot do it"
+						 : "this snapshot cannot",
+				 err__last());
+			continue;
+		}
+		if (ret < 0)
+			return annotate(ret, ops, false);
+	}
+	return 0;
+}
+
+static int alloc_cells(struct tune *t)
+{
+	for (int cold = 0; cold < 2; cold++)
+		for (size_t i = 0; i < t->o.nr_strategies; i++) {
+			struct cell *c = &t->cells[cold][i];
+
+			*c = (struct cell){ .ops = t->o.strategies[i],
+					    .cold = cold };
+			c->s = calloc(t->count, sizeof(*c->s));
+			if (!c->s)
+				return err__set(ENOMEM, "allocating samples");
+		}
+	return 0;
+}
+
+static void free_cells(struct tune *t)
+{
+	for (int cold = 0; cold < 2; cold++)
+		for (size_t i = 0; i < t->o.nr_strategies; i++)
+			free(t->cells[cold][i].s);
+}
+
+/* One restore of cell `c`, recorded when `counted`. */
+static int sample(struct tune *t, struct cell *c, bool counted)
+{
+	struct restore_sample scratch;
+	double resident = 0;
+	int ret = restore__cache(t->o.dir, c->cold ? RESTORE_COLD
+						   : RESTORE_WARM);
+
+	if (ret == 0 && c->cold)
+		resident = restore__resident_share(t->o.dir);
+	if (ret == 0)
+		ret = t->once(&t->kvm, t->o.dir, c->ops, RESTORE_HELD,
+			      counted ? &c->s[c->n] : &scratch);
+	if (ret < 0)
+		return annotate(ret, c->ops, c->cold);
+	if (!counted)
+		return 0;
+	c->n++;
+	if (resident > c->resident_max)
+		c->resident_max = resident;
+	return 0;
+}
+
+/* Every (cache state, strategy) once, the order rotating each round so
+ * none always follows the same neighbour and drift hits all alike. */
+static int round_once(struct tune *t, bool counted)
+{
+	struct cell *order[2 * TUNE_MAX];
+	size_t k = 0;
+	int ret = 0;
+
+	for (int cold = 0; cold < 2; cold++)
+		for (size_t i = 0; tune_restore__measured(t, cold) && i < t->o.nr_strategies;
+		     i++)
+			if (!t->skip[i])
+				order[k++] = &t->cells[cold][i];
+	for (size_t j = 0; ret == 0 && j < k; j++)
+		ret = sample(t, order[(j + t->rounds) % k], counted);
+	return ret;
+}
+
+/* An uncounted round first (the trials ran warm only: the first cold
+ * restores pay first-run costs), then rounds until `count`, or until the
+ * next round (as long as the last one) would end past the budget. */
+static int sample_rounds(struct tune *t)
+{
+	uint64_t deadline = t->start_ns + t->o.budget_ns, last;
+	int ret = 0;
+
+	last = timeline__now();
+	if (last < deadline)
+		ret = round_once(t, false);
+	last = timeline__now() - last;
+	while (ret == 0 && t->rounds < t->count) {
+		uint64_t now = timeline__now();
+
+		if (now + last > deadline) {
+			t->budget_spent = true;
+			break;
+		}
+		ret = round_once(t, true);
+		last = timeline__now() - now;
+		t->rounds++;
+		output__progress("tune restore", (unsigned long)t->rounds,
+				 (unsigned long)t->count);
+	}
+	output__progress_done();
+	t->elapsed_ns = timeline__now() - t->start_ns;
+	return ret;
+}
+
+/* "-n 3 raised to 7: ..." when -n asked for fewer samples than the test
+ * needs, else "". */
+void tune_restore__raised_text(char *buf, size_t len, const struct tune *t)
+{
+	size_t k = nr_applicable(t);
+
+	buf[0] = '\0';
+	if (t->o.count && t->o.count < t->min_count)
+		snprintf(buf, len, "-n %" PRIu64 " raised to %zu: with %zu "
+			 "comparisons, fewer samples can never reach alpha %g",
+			 t->o.count, t->min_count, k ? k - 1 : 0, t->o.alpha);
+}
+
+/* The samples the test needs for the strategies that apply (known after
+ * the trials); -n below that is raised, with a note. */
+static void plan_count(struct tune *t)
+{
+	char note[256];
+
+	t->min_count = tune_restore__min_samples(nr_applicable(t),
+						 t->o.alpha);
+	t->count = t->o.count ? t->o.count : DEFAULT_COUNT;
+	tune_restore__raised_text(note, sizeof(note), t);
+	if (*note)
+		fprintf(stderr, "coldstart: tune restore: %s\n", note);
+	if (t->count < t->min_count)
+		t->count = t->min_count;
+}
+
+/* ---- the command ---- */
+
+/* The budget's clock starts before the trial restores. */
+static int measure(struct tune *t)
+{
+	int ret = kvm__open(&t->kvm, t->o.kvm_path);
+
+	if (ret < 0)
+		return ret;
+	t->start_ns = timeline__now();
+	ret = trial_restores(t);
+	if (ret == 0) {
+		plan_count(t);
+		ret = alloc_cells(t);
+	}
+	if (ret == 0)
+		ret = sample_rounds(t);
+	kvm__close(&t->kvm);
+	return ret;
+}
+
+/* Exit codes for what can be known before any restore: 2 for the
+ * snapshot, 77 for a Linux guest on PVM; CLI_OK to go on. */
+static int check_run(struct tune *t)
+{
+	if (check_snapshot(t->o.dir, &t->info) < 0)
+		return cli__error(CLI_USAGE, "tune restore: %s", err__last());
+	t->cold_why = t->o.cold ? cold_meaningless(&t->info) : NULL;
+	if (t->cold_why && !t->o.warm)
+		return cli__error(CLI_USAGE, "tune restore: --cache cold means "
+				  "nothing here: %s", t->cold_why);
+	if (t->cold_why) {
+		fprintf(stderr, "coldstart: tune restore: cold cache left out: "
+			"%s\n", t->cold_why);
+		t->o.cold = false;
+	}
+	if (t->info.linux_guest && !t->o.allow_pvm &&
+	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "tune restore of %s (a Linux "
+				  "snapshot): %s", t->o.dir,
+				  snap_linux__pvm_refusal());
+	t->once = t->info.linux_guest ? snap_linux__restore_once
+				      : restore__once;
+	return CLI_OK;
+}
+
+static int emit(struct tune *t)
+{
+	json_t *doc = result__new("tune-restore", tune_restore__config_json(t));
+	int ret = doc ? 0 : -ENOMEM;
+
+	if (ret == 0)
+		ret = tune_restore__fill_doc(doc, t);
+	if (ret == 0)
+		ret = result__emit(doc, t->o.json, t->o.out_dir, tune_restore__report);
+	if (ret == 0 && t->o.out_dir)
+		report__join("tune restore", t->o.out_dir, t->o.json);
+	json_decref(doc);
+	return ret;
+}
+
+static int run(struct tune *t)
+{
+	int ret = check_run(t);
+
+	if (ret != CLI_OK)
+		return ret;
+	ret = measure(t);
+	if (ret == 0)
+		ret = emit(t);
+	free_cells(t);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "tune restore: %s",
+				  err__last());
+	if (t->budget_spent)
+		fprintf(stderr, "coldstart: tune restore: the --budget was "
+			"spent after %zu of %zu rounds; the verdict uses what "
+			"was measured\n", t->rounds, t->count);
+	return CLI_OK;
+}
+
+int cmd_tune_restore(int argc, char **argv)
+{
+	struct tune *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return cli__error(CLI_FAIL, "tune restore: out of memory");
+	ret = parse(argc, argv, &t->o);
+	ret = ret != 0 ? cli__parsed(ret, "tune restore", usage) : run(t);
+	free(t);
+	return ret;
+}
