@@ -28,6 +28,7 @@ sees() {
 
 # the jail's view, for each command
 check_view() { # FILE UID GID
+	[ -s "$1" ] || { fail "the jailed VMM wrote no $1"; return; }
 	sees "$1" uid "$2"
 	sees "$1" gid "$3"
 	sees "$1" pid 1
@@ -75,7 +76,8 @@ left=$(find /sys/fs/cgroup -maxdepth 2 -name 'coldstart-*' 2>/dev/null)
 expect 1 'run failed' run --jail "$tmp/j" --misbehave abort -q
 
 # restores: uffd (its handler thread starts after the jail) and mmap
-expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M
+expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M ||
+	{ finish; exit 1; } # what follows needs it
 for st in uffd mmap; do
 	rm -f "$tmp/see"
 	COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' snapshot restore "$tmp/s" \
