@@ -25,8 +25,7 @@
 #define CG_ROOT "/sys/fs/cgroup"
 #define CFS_PERIOD 100000 /* us */
 
-/* The jail jail__start() prepared: the child enters it at its first
- * thread start. */
+/* The jail jail__start() prepared, entered at the first thread start */
 static struct jail_opts pending;
 static bool is_pending;
 static char cg_paths[2][PATH_MAX]; /* v2: [0]; v1: cpu, memory */
@@ -76,7 +75,6 @@ int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
 	case JAIL_OPT_DIR:
 		o->off = !strcmp(arg, "off");
 		o->dir = o->off ? NULL : arg;
-		o->private_dir = false;
 		return 0;
 	case JAIL_OPT_UID:
 		o->id_given = true;
@@ -212,15 +210,14 @@ static int cgroup_join(void)
 	return 0;
 }
 
-static void end_by(int sig)
-{
-	_exit(128 + sig);
-}
-
-static void forward(int sig)
+/* The parent forwards these signals; the child, until the command sets
+ * its handlers, ends by them as their default action would. */
+static void on_signal(int sig)
 {
 	if (child_pid > 0)
 		kill(child_pid, sig);
+	else
+		_exit(128 + sig);
 }
 
 /* The parent's side: waits, passes the status through, cleans up. */
@@ -231,7 +228,7 @@ static int wait_child(const struct jail_opts *o, pid_t pid)
 
 	child_pid = pid;
 	for (size_t i = 0; i < sizeof(ended_by) / sizeof(*ended_by); i++)
-		signal(ended_by[i], forward);
+		signal(ended_by[i], on_signal);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	cgroup_remove();
@@ -248,7 +245,7 @@ int jail__start(const struct jail_opts *o, int *exit_code)
 {
 	static char private_dir[] = "/tmp/coldstart-jail-XXXXXX";
 	pid_t pid;
-	int ret;
+	int ret, own_ns;
 
 	if (!o->dir && !o->private_dir)
 		return 0;
@@ -261,6 +258,11 @@ int jail__start(const struct jail_opts *o, int *exit_code)
 		pending.dir = private_dir;
 	}
 	ret = o->limit_given ? cgroup_create(o) : 0;
+	/* the parent returns to its own after the fork: one whose init has
+	 * exited refuses new processes (LeakSanitizer's tracer at exit) */
+	own_ns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ret == 0 && own_ns < 0)
+		ret = err__sys(errno, "--jail: /proc/self/ns/pid");
 	if (ret == 0 && unshare(CLONE_NEWPID) < 0)
 		ret = err__sys(errno, "--jail %s: unshare(CLONE_NEWPID)",
 			       pending.dir);
@@ -268,6 +270,10 @@ int jail__start(const struct jail_opts *o, int *exit_code)
 	pid = ret == 0 ? fork() : -1;
 	if (ret == 0 && pid < 0)
 		ret = err__sys(errno, "--jail %s: fork", pending.dir);
+	if (pid != 0 && own_ns >= 0) /* best effort: for the parent's forks */
+		setns(own_ns, CLONE_NEWPID);
+	if (own_ns >= 0)
+		close(own_ns);
 	if (ret < 0 || pid > 0) {
 		if (ret == 0)
 			*exit_code = wait_child(&pending, pid);
@@ -278,11 +284,10 @@ int jail__start(const struct jail_opts *o, int *exit_code)
 		return ret < 0 ? ret : 1;
 	}
 	/* the child: PID 1 of the new namespace, gone if the parent dies;
-	 * as PID 1 it gets only signals it handles: these end it as their
-	 * default action would, until the command sets its own handlers */
+	 * as PID 1 it gets only the signals it handles */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	for (size_t i = 0; i < sizeof(ended_by) / sizeof(*ended_by); i++)
-		signal(ended_by[i], end_by);
+		signal(ended_by[i], on_signal);
 	if (cgroup_join() < 0)
 		return -EIO;
 	is_pending = true;

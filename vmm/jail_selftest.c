@@ -31,11 +31,13 @@ void jail__selftest(int fd)
 	syscall(SYS_capget, &h, c);
 	dprintf(fd, "uid=%u\ngid=%u\npid=%d\ncaps=%08x%08x\nnet=",
 		(unsigned int)getuid(), (unsigned int)getgid(), (int)getpid(),
-		c[1].effective | c[1].permitted, c[0].effective | c[0].permitted);
+		c[1].effective | c[1].permitted,
+		c[0].effective | c[0].permitted);
 	for (i = ifs; i && i->if_index; i++)
 		dprintf(fd, "%s%s", i == ifs ? "" : ",", i->if_name);
 	dprintf(fd, "\nhost_file=%s\nproc_self=%s\ncgroup=%s\n"
-		"no_new_privs=%d\n", host >= 0 ? "opened" : strerrorname_np(host_err),
+		"no_new_privs=%d\n",
+		host >= 0 ? "opened" : strerrorname_np(host_err),
 		self >= 0 ? "ok" : "unreadable", joined ? "joined" : "none",
 		prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	if (ifs)

@@ -119,6 +119,6 @@ check_view "$tmp/see" 65534 65534
 ls -d /tmp/coldstart-jail-* 2>/dev/null && fail "pool serve left its private jail directory" || ok
 # --jail off: as before, no jail
 rm -f "$tmp/see"
-COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run -n 2 --size 1 --jail off
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run -n 2 --size 1 --snapshot "$tmp/s" --jail off
 [ ! -e "$tmp/see" ] && ok || fail "pool run --jail off entered a jail"
 finish
