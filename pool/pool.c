@@ -4,6 +4,7 @@
 #include "pool.h"
 
 #include "err.h"
+#include "jail.h"
 #include "kvm.h"
 #include "policy.h"
 #include "seccomp.h"
@@ -583,6 +584,12 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 						       cfg->nr_vcpus);
 	}
 	p->idle_since = timeline__now();
+	/* the snapshot is open: a jail comes before the refill workers */
+	ret = jail__enter_pending();
+	if (ret < 0) {
+		free_pool(p);
+		return ret;
+	}
 	for (unsigned int i = 0; i < cfg->workers; i++) {
 		p->workers[i].pool = p;
 		ret = -pthread_create(&p->workers[i].thread, NULL, refill,

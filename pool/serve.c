@@ -741,24 +741,44 @@ static int listen_at(struct server *s)
 	return ret;
 }
 
+int pool_serve__listen(struct pool_listener *l, const char *path)
+{
+	struct server s = { .path = path, .lfd = -1 };
+	int ret = listen_at(&s);
+
+	*l = (struct pool_listener){ .path = path, .fd = ret < 0 ? -1 : s.lfd,
+				     .bound = s.bound, .dev = s.dev,
+				     .ino = s.ino };
+	return ret;
+}
+
 int pool_serve__run(struct pool *p, const char *path,
 		    volatile sig_atomic_t *stop, FILE *log)
 {
+	struct pool_listener l;
+	int ret = pool_serve__listen(&l, path);
+
+	return ret < 0 ? ret : pool_serve__run_on(p, &l, stop, log);
+}
+
+int pool_serve__run_on(struct pool *p, struct pool_listener *l,
+		       volatile sig_atomic_t *stop, FILE *log)
+{
 	struct server s = {
-		.pool = p, .path = path, .stop = stop, .log = log,
-		.lfd = -1, .efd = -1,
+		.pool = p, .path = l->path, .stop = stop, .log = log,
+		.lfd = l->fd, .efd = -1, .bound = l->bound, .dev = l->dev,
+		.ino = l->ino,
 	};
 	int ret;
 
 	s.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s.efd < 0)
-		return err__sys(errno, "eventfd for the server on %s", path);
-	ret = listen_at(&s);
-	if (ret < 0) {
-		close(s.efd);
+	if (s.efd < 0) {
+		ret = err__sys(errno, "eventfd for the server on %s", s.path);
+		close(s.lfd);
+		remove_socket(&s);
 		return ret;
 	}
-	say(&s, "listening on %s", path);
+	say(&s, "listening on %s", s.path);
 	/* set up: from here the control thread only serves */
 	ret = seccomp__enter_main();
 	if (ret == 0)
@@ -766,9 +786,10 @@ int pool_serve__run(struct pool *p, const char *path,
 	/* no new connections, then the ones open finish their request */
 	begin_stop(&s);
 	close(s.lfd);
-	remove_socket(&s);
+	remove_socket(&s); /* a jailed server cannot: its parent does */
 	reap(&s, true);
 	close(s.efd);
 	say(&s, "stopped after %u connections", s.next_id);
+	l->fd = -1;
 	return ret;
 }

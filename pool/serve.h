@@ -48,7 +48,9 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* The longest request line, its newline not counted. */
 #define SERVE_MAX_LINE 65536
@@ -70,5 +72,23 @@ json_t *pool_serve__stats_json(const struct pool_stats *st);
 
 int pool_serve__run(struct pool *p, const char *path,
 		    volatile sig_atomic_t *stop, FILE *log);
+
+/* pool_serve__run in two steps, for a server that binds its socket
+ * before the pool starts (a jailed one: the path is on the host's
+ * filesystem, out of the jail's reach once the refill workers run).
+ * pool_serve__listen makes and binds the socket as pool_serve__run does
+ * (0 or -errno); pool_serve__run_on serves on it and closes it, removing
+ * the socket file where it still can. */
+struct pool_listener {
+	const char *path;
+	int fd;
+	bool bound; /* the socket file at path is ours: */
+	dev_t dev;  /* its device and inode */
+	ino_t ino;
+};
+
+int pool_serve__listen(struct pool_listener *l, const char *path);
+int pool_serve__run_on(struct pool *p, struct pool_listener *l,
+		       volatile sig_atomic_t *stop, FILE *log);
 
 #endif

@@ -9,6 +9,7 @@
 #include "mem_uffd.h"
 
 #include "err.h"
+#include "jail.h"
 #include "mem_restore.h"
 #include "regfile.h"
 #include "seccomp.h"
@@ -78,11 +79,15 @@ static int open_uffd(void)
 
 	if (fd >= 0)
 		return fd;
-	dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	/* a jailed VMM has no /dev: it kept the device open */
+	dev = jail__uffd_dev();
+	if (dev < 0)
+		dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		return err__sys(errno, "userfaultfd");
 	fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
-	close(dev);
+	if (dev != jail__uffd_dev())
+		close(dev);
 	return fd < 0 ? err__sys(errno, "USERFAULTFD_IOC_NEW") : fd;
 }
 
@@ -382,6 +387,10 @@ static int setup(struct uffd_state *u)
 	u->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (u->stop_fd < 0)
 		return err__sys(errno, "eventfd");
+	/* the VMM's first thread: a jail comes before it */
+	ret = jail__enter_pending();
+	if (ret < 0)
+		return ret;
 	ret = pthread_create(&u->thread, NULL, handler, u);
 	if (ret)
 		return err__sys(ret, "creating the uffd handler thread");

@@ -9,6 +9,7 @@
 #include <linux/kvm.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #define M (1u << SECCOMP_MAIN)
 #define V (1u << SECCOMP_VCPU)
@@ -145,6 +146,7 @@ const struct seccomp_rule seccomp_rules[] = {
 	{ M, "accept4", -1, 0, "pool serve: a client connects" },
 	{ M, "recvfrom", -1, 0, "pool serve: a request" },
 	{ M, "sendto", -1, 0, "pool serve: a reply" },
+	{ M, "getsockopt", 2, SO_PEERCRED, "pool serve: logs a client's pid and uid" },
 	{ M, "shutdown", -1, 0, "pool serve: end a connection" },
 	{ M, "wait4", -1, 0, "reap a child" },
 	{ M, "uname", -1, 0, "host metadata in results" },

@@ -3,6 +3,7 @@
 
 #include "cpu_x86.h"
 #include "err.h"
+#include "jail.h"
 #include "seccomp.h"
 
 #include <linux/kvm.h>
@@ -697,6 +698,13 @@ int vm__start(struct vm *vm)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
 				"not filled yet; request a pause to start its "
 				"threads parked)");
+	/* setup is done: a jail comes before the first vCPU thread (and
+	 * before the filters, which forbid what it does) */
+	ret = jail__enter_pending();
+	if (ret < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return ret;
+	}
 	pthread_once(&once, install_kick_handler);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, VCPU_STACK_SIZE);

@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "jail.h"
 #include "kvm.h"
 #include "pool.h"
 #include "pool_cli.h"
@@ -17,7 +18,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT };
 
@@ -50,7 +55,23 @@ static void usage(FILE *out)
 	      "  {\"op\": \"stats\"}          the pool's counters\n"
 	      "  {\"op\": \"resize\", \"size\": N}  a new target\n"
 	      "  {\"op\": \"drain\"}          finish and stop\n"
-	      "  --socket PATH        the socket (made with mode 0600)\n\n"
+	      "  --socket PATH        the socket (made with mode 0600)\n"
+	      "  --jail DIR|off       the pool's process, once its socket is "
+	      "bound and its\n"
+	      "                       snapshot open, runs jailed: new "
+	      "namespaces (mount,\n"
+	      "                       PID, network, IPC, UTS), the empty DIR "
+	      "as its root, as\n"
+	      "                       --uid/--gid, no capabilities. Default "
+	      "on, in a private\n"
+	      "                       empty directory made and removed "
+	      "(/tmp/coldstart-jail-*)\n"
+	      "  --uid N, --gid N     the jailed pool's user and group "
+	      "(default 65534, nobody)\n"
+	      "  --cpus N, --memory SIZE\n"
+	      "                       jailed: cgroup limits (CPUs, bytes "
+	      "with K, M or G)\n"
+	      "  (run takes --jail DIR too; without it, run is not jailed)\n\n"
 	      "Both:\n"
 	      "  --fill-timeout DUR   how long the pool may take to fill before "
 	      "serving\n"
@@ -67,6 +88,7 @@ struct pool_cmd {
 	bool serve, json;
 	uint64_t requests, interval_ns, fill_timeout_ns;
 	const char *socket;
+	struct jail_opts jail; /* serve: on by default, a private DIR */
 };
 
 static int parse(int argc, char **argv, struct pool_cmd *o)
@@ -79,11 +101,13 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "fill-timeout", required_argument, NULL, OPT_FILL_TIMEOUT },
 		POOL_CLI_OPTIONS,
+		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
 
 	pool_cli__defaults(&o->pc);
+	jail__init(&o->jail);
 	o->requests = 100;
 	o->fill_timeout_ns = 60000000000ull;
 	optind = 0;
@@ -114,7 +138,9 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		case '?':
 			return args__bad_option(argv);
 		default:
-			ret = pool_cli__option(&o->pc, c, optarg);
+			ret = jail__parse_option(&o->jail, c, optarg);
+			if (ret == 1)
+				ret = pool_cli__option(&o->pc, c, optarg);
 			if (ret == 1)
 				return args__bad_option(argv);
 		}
@@ -127,7 +153,31 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		ret = err__set(EINVAL, "--socket is for 'pool serve'");
 	if (ret == 0)
 		ret = pool_cli__finish(&o->pc);
+	/* a server is jailed unless told otherwise: in a private DIR */
+	o->jail.private_dir = o->serve && !o->jail.off && !o->jail.dir;
+	if (ret == 0)
+		ret = jail__check(&o->jail);
 	return ret;
+}
+
+/* A jailed server's socket, once it exited (the jail kept it from the
+ * file), if nobody listens on it: a server that replaced it would. */
+static void remove_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (!path || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    strlen(path) >= sizeof(a.sun_path))
+		return;
+	memcpy(a.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 &&
+	    errno == ECONNREFUSED)
+		unlink(path);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -240,8 +290,9 @@ int cmd_pool(int argc, char **argv)
 {
 	struct pool_cmd o = { 0 };
 	struct kvm_host kvm;
+	struct pool_listener l = { .fd = -1 };
 	struct pool *p;
-	int ret;
+	int ret, code;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2) {
@@ -261,6 +312,14 @@ int cmd_pool(int argc, char **argv)
 	if (ret)
 		return cli__parsed(ret, "pool", usage);
 
+	/* jailed, the pool is a child that enters the jail once set up */
+	ret = jail__start(&o.jail, &code);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "pool: %s", err__last());
+	if (ret == 1) {
+		remove_socket(o.socket);
+		return code;
+	}
 	ret = cli__seccomp_start("pool", o.pc.seccomp, true);
 	if (ret)
 		return ret;
@@ -268,8 +327,15 @@ int cmd_pool(int argc, char **argv)
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
 	o.pc.cfg.kvm = &kvm;
-	ret = pool__start(&o.pc.cfg, &p);
+	/* the socket is on the host's filesystem: bound before the jail */
+	ret = o.serve ? pool_serve__listen(&l, o.socket) : 0;
+	if (ret == 0)
+		ret = pool__start(&o.pc.cfg, &p);
 	if (ret < 0) {
+		if (o.serve && l.fd >= 0) {
+			close(l.fd);
+			unlink(o.socket);
+		}
 		kvm__close(&kvm);
 		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
 				  : cli__exit_for(ret), "pool: %s", err__last());
@@ -280,7 +346,10 @@ int cmd_pool(int argc, char **argv)
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
 			o.pc.cfg.size, pool__hold_name(o.pc.cfg.hold),
 			o.socket);
-		ret = pool_serve__run(p, o.socket, &pool_cli__stop, stderr);
+		ret = pool_serve__run_on(p, &l, &pool_cli__stop, stderr);
+	} else if (o.serve) { /* not filled: the socket goes unused */
+		close(l.fd);
+		unlink(o.socket); /* jailed, it cannot: its parent does */
 	} else if (ret == 0) {
 		ret = seccomp__enter_main();
 		if (ret == 0)

@@ -6,6 +6,7 @@
 #include "cmd_run.h"
 #include "diff.h"
 #include "err.h"
+#include "jail.h"
 #include "mem_restore.h"
 #include "output.h"
 #include "snap_linux.h"
@@ -36,8 +37,10 @@ static void usage(FILE *out)
 	      "[--console FILE] [--allow-pvm] [--force] [--json]\n"
 	      "       coldstart snapshot restore DIR [--mem-restore NAME] "
 	      "[--timeout DUR] [--json]\n"
-	      "                [--seccomp kill|log|off] [--console FILE] "
-	      "[--allow-pvm] (Linux\n                snapshots)\n"
+	      "                [--seccomp kill|log|off] [--jail DIR [--uid N] "
+	      "[--gid N]\n                [--cpus N] [--memory SIZE]] "
+	      "[--console FILE] [--allow-pvm] (Linux\n                "
+	      "snapshots)\n"
 	      "       coldstart snapshot merge BASE DIFF... OUT [--force] "
 	      "[--json]\n"
 	      "       coldstart snapshot inspect DIR [--json]\n\n"
@@ -64,6 +67,11 @@ static void usage(FILE *out)
 			s == mem_restore__strategies() + 1 ? " (default)" : "");
 	fputs("         --seccomp: per-thread system call filters, kill "
 	      "(default), log or off\n"
+	      "         --jail DIR: once set up, the VMM runs in new "
+	      "namespaces with the empty\n         DIR as its root, as "
+	      "--uid/--gid (default 65534, nobody), without\n         "
+	      "capabilities; --cpus N and --memory SIZE: cgroup limits "
+	      "(as for run)\n"
 	      "merge    writes the full snapshot OUT equal to BASE plus the "
 	      "DIFFs (in order,\n         each taken against the one before "
 	      "it), atomically\n"
@@ -419,6 +427,7 @@ struct restore_opts {
 	uint64_t timeout_ns;
 	bool json;
 	enum seccomp_mode seccomp;
+	struct jail_opts jail;
 };
 
 static int parse_restore(int argc, char **argv, struct restore_opts *o)
@@ -429,6 +438,7 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "kvm", required_argument, NULL, 'k' },
 		{ "seccomp", required_argument, NULL, 's' },
+		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
@@ -437,6 +447,7 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 				    .strategy = mem_restore__strategy("mmap"),
 				    .timeout_ns = 60ull * 1000000000ull,
 				    .seccomp = SECCOMP_KILL };
+	jail__init(&o->jail);
 	optind = 2;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -453,11 +464,15 @@ static int parse_restore(int argc, char **argv, struct restore_opts *o)
 		} else if (c == 's') {
 			ret = seccomp__parse_mode(optarg, &o->seccomp);
 		} else {
-			ret = args__bad_option(argv);
+			ret = jail__parse_option(&o->jail, c, optarg);
+			if (ret == 1)
+				ret = args__bad_option(argv);
 		}
 	}
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = jail__check(&o->jail);
 	return ret;
 }
 
@@ -581,7 +596,7 @@ static int cmd_restore(int argc, char **argv)
 	struct restore_result res = { .tl.t[TL_PROCESS_START] = cli_process_start };
 	struct restore_opts o;
 	struct kvm_host kvm;
-	int ret;
+	int ret, code;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") ||
 			 !strcmp(argv[1], "-h"))) {
@@ -600,6 +615,12 @@ static int cmd_restore(int argc, char **argv)
 	ret = snapshot__check(o.dir);
 	if (ret < 0)
 		return load_error(ret);
+	/* jailed, the VMM is a child that enters the jail once set up */
+	ret = jail__start(&o.jail, &code);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
+	if (ret == 1)
+		return code;
 	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
 	if (ret)
 		return ret;

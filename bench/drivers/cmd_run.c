@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "jail.h"
 #include "output.h"
 #include "run_linux.h"
 #include "run_probes.h"
@@ -90,6 +91,7 @@ static void usage(FILE *out)
 	      "  -q, --quiet         print nothing on stdout (errors still go to "
 	      "stderr)\n"
 	      CLI_SECCOMP_HELP
+	      JAIL_HELP
 	      "  -h, --help          this help\n\n"
 	      "Exit codes: 0 the guest finished with the predicted checksum, "
 	      "1 it did not,\n2 usage error, 77 this host cannot run VMs.\n",
@@ -127,6 +129,7 @@ static const struct option options[] = {
 	{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 	{ "console", required_argument, NULL, OPT_CONSOLE },
 	{ "allow-pvm", no_argument, NULL, OPT_ALLOW_PVM },
+	JAIL_LONG_OPTIONS,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -202,6 +205,9 @@ static int parse_one(int c, const char *arg, struct run_cli *o)
 	uint32_t e = 0;
 	int ret;
 
+	ret = jail__parse_option(&o->jail, c, arg);
+	if (ret <= 0)
+		return ret;
 	if (probe_only(c) && !o->probe_opt)
 		o->probe_opt = option_name(c);
 	if (c >= OPT_KERNEL)
@@ -329,6 +335,7 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 	o->cfg.probe.seed = 1;
 	o->cfg.probe.stride = DEFAULT_STRIDE;
 	o->seccomp = SECCOMP_KILL;
+	jail__init(&o->jail);
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
@@ -342,6 +349,11 @@ int cmd_run__parse(int argc, char **argv, struct run_cli *o)
 		ret = o->kernel ? check_linux(o) : check_probe(o);
 	if (o->json && o->quiet)
 		return err__set(EINVAL, "--json and --quiet exclude each other");
+	if (ret == 0 && !o->help && o->probes && o->jail.dir)
+		return err__set(EINVAL, "--probes and --jail exclude each other "
+				"(the probes' readers need the host's view)");
+	if (ret == 0 && !o->help)
+		ret = jail__check(&o->jail);
 	return ret;
 }
 
@@ -461,7 +473,7 @@ int cmd_run(int argc, char **argv)
 	struct run_result res = { 0 };
 	struct run_probes rp;
 	struct kvm_host kvm;
-	int ret;
+	int ret, code;
 
 	if (cmd_run__parse(argc, argv, &o) < 0)
 		return cli__parse_error("run", "run");
@@ -469,6 +481,12 @@ int cmd_run(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	/* jailed, the VMM is a child that enters the jail once set up */
+	ret = jail__start(&o.jail, &code);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "run: %s", err__last());
+	if (ret == 1)
+		return code;
 	/* the control thread's filter waits for the probes' readers */
 	ret = cli__seccomp_start("run", o.seccomp, !o.probes);
 	if (ret)

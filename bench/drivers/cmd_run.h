@@ -2,6 +2,7 @@
 #ifndef COLDSTART_CMD_RUN_H
 #define COLDSTART_CMD_RUN_H
 
+#include "jail.h"
 #include "runner.h"
 #include "seccomp.h"
 
@@ -25,6 +26,7 @@ struct run_cli {
 	const char *probe_opt; /* first probe-guest-only option given */
 	const char *linux_opt; /* first Linux-only option given */
 	enum seccomp_mode seccomp; /* default kill */
+	struct jail_opts jail;     /* --jail DIR and its options */
 };
 
 /* Fills `out` from argv (argv[0] = "run"). Returns 0, or -EINVAL with the

@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "jail.h"
 #include "linux_x86.h"
 #include "mem_restore.h"
 #include "output.h"
@@ -184,6 +185,7 @@ struct restore_opts {
 	uint64_t timeout_ns;
 	bool json, allow_pvm;
 	enum seccomp_mode seccomp;
+	struct jail_opts jail;
 	unsigned int sample_flags; /* restore__finish flags, measured runs */
 };
 
@@ -197,6 +199,7 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "kvm", required_argument, NULL, 'k' },
 		{ "allow-pvm", no_argument, NULL, 'p' },
 		{ "seccomp", required_argument, NULL, 's' },
+		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret = 0;
@@ -205,6 +208,7 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 				    .strategy = mem_restore__strategy("mmap"),
 				    .timeout_ns = 60 * SECOND,
 				    .seccomp = SECCOMP_KILL };
+	jail__init(&o->jail);
 	optind = 2;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -224,11 +228,13 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 			o->allow_pvm = true;
 		else if (c == 's')
 			ret = seccomp__parse_mode(optarg, &o->seccomp);
-		else
+		else if ((ret = jail__parse_option(&o->jail, c, optarg)) == 1)
 			ret = args__bad_option(argv);
 	}
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = jail__check(&o->jail);
 	return ret;
 }
 
@@ -357,7 +363,7 @@ int snap_linux__restore(int argc, char **argv)
 	struct restore_opts o;
 	struct kvm_host kvm;
 	FILE *console;
-	int ret;
+	int ret, code;
 
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
@@ -368,6 +374,12 @@ int snap_linux__restore(int argc, char **argv)
 	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
 				  pvm_refusal);
+	/* jailed, the VMM is a child that enters the jail once set up */
+	ret = jail__start(&o.jail, &code);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
+	if (ret == 1)
+		return code;
 	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
 	if (ret)
 		return ret;

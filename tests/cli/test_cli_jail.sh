@@ -1,0 +1,124 @@
+#!/bin/bash
+# --jail DIR: a jailed run of the probe guest, restores of a snapshot by
+# uffd and mmap, a Linux boot and a pool server (jailed by default) all
+# succeed, and what the jailed VMM sees (test hook COLDSTART_JAIL_SELFTEST
+# =FILE, written right after entering the jail) is the jail: the given
+# uid and gid, no capabilities, no_new_privs, PID 1, only `lo`, no host
+# file, its own /proc; cgroup limits are joined and removed after.
+# Usage: test_cli_jail.sh COLDSTART TESTKERNEL_ELF
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+TK_ELF=$2
+scratch
+
+# the usage errors come before KVM is touched
+expect 2 "--jail $tmp/none: No such file or directory" run --jail "$tmp/none"
+need_kvm
+ulimit -c 0
+
+# sees FILE KEY VALUE: the selftest's line KEY=VALUE.
+sees() {
+	if grep -qx "$2=$3" "$1"; then
+		ok
+	else
+		fail "the jailed VMM saw $2=$(sed -n "s/^$2=//p" "$1"), not $3"
+		sed 's/^/  | /' "$1"
+	fi
+}
+
+# the jail's view, for each command
+check_view() { # FILE UID GID
+	[ -s "$1" ] || { fail "the jailed VMM wrote no $1"; return; }
+	sees "$1" uid "$2"
+	sees "$1" gid "$3"
+	sees "$1" pid 1
+	sees "$1" net lo
+	sees "$1" host_file ENOENT
+	sees "$1" caps 0000000000000000
+	sees "$1" no_new_privs 1
+	sees "$1" proc_self ok
+}
+
+# empty_after DIR: the jail's directory is left as it was given, empty.
+empty_after() {
+	if [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; then ok; else
+		fail "$1 is not left empty: $(ls -A "$1" 2>&1)"; fi
+}
+
+mkdir "$tmp/j"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' run --jail "$tmp/j" --uid 12345 --gid 23456 --json
+json_check 'd["success"] and d["memory"] is not None and d["memory"]["rss_kib"] > 0' "$out"
+cp "$out" "$tmp/jailed.json"
+check_view "$tmp/see" 12345 23456
+sees "$tmp/see" cgroup none
+empty_after "$tmp/j"
+# the same document as an unjailed run, keys and checksum alike
+expect 0 '' run --json
+python3 - "$tmp/jailed.json" "$out" <<'PY' && ok || fail "jailed and unjailed documents differ in keys or checksum"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+def keys(d, p=""):
+    return {p + k for k in d} | {x for k, v in d.items() if isinstance(v, dict) for x in keys(v, p + k + ".")}
+sys.exit(0 if keys(a) == keys(b) and a["checksum"] == b["checksum"] else 1)
+PY
+# the default ids, nobody
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 'checksum: 0x[0-9a-f]{16} \(matches the prediction' run --jail "$tmp/j"
+check_view "$tmp/see" 65534 65534
+# cgroup limits: joined, the cgroups removed after
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' run --jail "$tmp/j" --cpus 1.5 --memory 512M --json
+json_check 'd["success"]' "$out"
+sees "$tmp/see" cgroup joined
+left=$(find /sys/fs/cgroup -maxdepth 2 -name 'coldstart-*' 2>/dev/null)
+[ -z "$left" ] && ok || fail "cgroups left after the run: $left"
+# a guest that fails still fails through the parent, with its code
+expect 1 'run failed' run --jail "$tmp/j" --misbehave abort -q
+
+# restores: uffd (its handler thread starts after the jail) and mmap
+expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M ||
+	{ finish; exit 1; } # what follows needs it
+for st in uffd mmap; do
+	rm -f "$tmp/see"
+	COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' snapshot restore "$tmp/s" \
+		--mem-restore $st --jail "$tmp/j" --uid 4242 --gid 4242 --json
+	json_check 'd["success"] and d["mem_restore"] == "'$st'"' "$out"
+	check_view "$tmp/see" 4242 4242
+	empty_after "$tmp/j"
+done
+
+# the Linux boot of the test kernel
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' run --kernel "$TK_ELF" --mem 32M --allow-pvm -q --jail "$tmp/j"
+check_view "$tmp/see" 65534 65534
+
+# pool serve: jailed by default in a private directory it removes after
+rm -f "$tmp/see"
+sock=$tmp/pool.sock
+COLDSTART_JAIL_SELFTEST=$tmp/see timeout 120 "$COLDSTART" pool serve --socket "$sock" \
+	--size 2 --snapshot "$tmp/s" --hold shell --mem-restore uffd >"$tmp/serve.out" 2>&1 &
+server=$!
+for i in $(seq 900); do grep -q 'listening on' "$tmp/serve.out" && break; sleep 0.1; done
+python3 - "$sock" <<'PY' && ok || fail "pool serve's acquire failed"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+for _ in range(3):
+    f.write('{"op": "acquire"}\n'); f.flush()
+    r = json.loads(f.readline())
+    print(r)
+    assert r["ok"], r
+PY
+kill -TERM $server
+wait $server
+code=$?
+[ "$code" -eq 0 ] && ok || { fail "pool serve exited $code"; sed 's/^/  | /' "$tmp/serve.out"; }
+check_view "$tmp/see" 65534 65534
+[ ! -e "$sock" ] && ok || fail "pool serve left its socket $sock"
+ls -d /tmp/coldstart-jail-* 2>/dev/null && fail "pool serve left its private jail directory" || ok
+# --jail off: as before, no jail
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run -n 2 --size 1 --snapshot "$tmp/s" --jail off
+[ ! -e "$tmp/see" ] && ok || fail "pool run --jail off entered a jail"
+finish

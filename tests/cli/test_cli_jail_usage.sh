@@ -1,0 +1,36 @@
+#!/bin/bash
+# --jail's usage errors, on any host (they come before KVM is opened): a
+# missing DIR, a file, a non-empty DIR, jail options without --jail, bad
+# ids and limits, for run, snapshot restore and pool serve.
+# Usage: test_cli_jail_usage.sh COLDSTART
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+scratch
+
+mkdir "$tmp/full" "$tmp/empty"
+touch "$tmp/full/x" "$tmp/file"
+expect 2 "--jail $tmp/none: No such file or directory" run --jail "$tmp/none"
+expect 2 "--jail $tmp/file: not a directory" run --jail "$tmp/file"
+expect 2 "--jail $tmp/full: not empty" run --jail "$tmp/full"
+mkdir -m 0700 "$tmp/closed"
+expect 2 "--jail $tmp/closed: mode 700: uid 65534 cannot search it" run --jail "$tmp/closed"
+expect 2 "--jail $tmp/full: not empty" run --kernel /nonexistent --jail "$tmp/full"
+expect 2 'need --jail DIR' run --uid 1000
+expect 2 'need --jail DIR' run --memory 1G --jail off
+expect 2 "--uid: 'bob' is not a numeric id" run --jail "$tmp/empty" --uid bob
+expect 2 "--gid: '-1' is not a numeric id" run --jail "$tmp/empty" --gid -1
+expect 2 "--cpus: '0' is not a number" run --jail "$tmp/empty" --cpus 0
+expect 2 "--memory: '12X' is not a size" run --jail "$tmp/empty" --memory 12X
+expect 2 '--probes and --jail exclude each other' run --jail "$tmp/empty" --probes
+# snapshot restore checks DIR before it looks for KVM (a snapshot is
+# made by a KVM host: a state file is enough to reach the jail's check)
+expect 2 "--jail $tmp/full: not empty" snapshot restore "$tmp/empty" --jail "$tmp/full"
+expect 2 "--jail $tmp/none: No such file" pool serve --socket "$tmp/s" --jail "$tmp/none"
+expect 2 "--jail $tmp/full: not empty" pool serve --socket "$tmp/s" --jail "$tmp/full"
+expect 2 'need --jail DIR' pool serve --socket "$tmp/s" --jail off --uid 5
+# the checks leave DIR alone, and nothing was created
+[ -z "$(ls -A "$tmp/empty")" ] && [ -e "$tmp/full/x" ] && ok || fail "a usage check changed DIR"
+expect 0 '--jail DIR' run --help
+expect 0 '--jail DIR' snapshot --help
+expect 0 '--jail DIR' pool --help
+finish

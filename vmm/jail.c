@@ -1,0 +1,399 @@
+/* The VMM's jail: namespaces, pivot_root into an empty directory, cgroup
+ * limits (v1 or v2), uid/gid drop, no capabilities, no_new_privs. */
+#include "jail.h"
+
+#include "err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define CFS_PERIOD 100000 /* us */
+
+/* The jail jail__start() prepared, entered at the first thread start */
+static struct jail_opts pending;
+static bool is_pending;
+static char cg_paths[2][PATH_MAX]; /* v2: [0]; v1: cpu, memory */
+static int uffd_dev = -1;
+static volatile pid_t child_pid;
+static const int ended_by[] = { SIGINT, SIGTERM, SIGHUP }; /* forwarded */
+
+void jail__init(struct jail_opts *o)
+{
+	*o = (struct jail_opts){ .uid = JAIL_DEFAULT_ID,
+				 .gid = JAIL_DEFAULT_ID };
+}
+
+static int parse_id(const char *what, const char *arg, uid_t *id)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || arg[0] == '-' || v >= 65535 * 65536ul)
+		return err__set(EINVAL, "%s: '%s' is not a numeric id", what,
+				arg);
+	*id = (uid_t)v;
+	return 0;
+}
+
+/* SIZE: bytes, or with a K, M or G suffix. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	const char *units = "KMG", *u = *end ? strchr(units, *end & ~0x20) : 0;
+	int shift = u ? 10 * (int)(u - units + 1) : 0;
+
+	if (end == arg || *(end + !!u) || arg[0] == '-' || v == 0 ||
+	    v > (1ull << (50 - shift)))
+		return err__set(EINVAL, "--memory: '%s' is not a size such as "
+				"512M or 2G", arg);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case JAIL_OPT_DIR:
+		o->off = !strcmp(arg, "off");
+		o->dir = o->off ? NULL : arg;
+		return 0;
+	case JAIL_OPT_UID:
+		o->id_given = true;
+		return parse_id("--uid", arg, &o->uid);
+	case JAIL_OPT_GID:
+		o->id_given = true;
+		return parse_id("--gid", arg, &o->gid);
+	case JAIL_OPT_CPUS:
+		o->cpus = strtod(arg, &end);
+		o->limit_given = true;
+		if (end == arg || *end || !(o->cpus >= 0.01 && o->cpus <= 4096))
+			return err__set(EINVAL, "--cpus: '%s' is not a number "
+					"of CPUs between 0.01 and 4096", arg);
+		return 0;
+	case JAIL_OPT_MEMORY:
+		o->limit_given = true;
+		return parse_size(arg, &o->memory);
+	default:
+		return 1;
+	}
+}
+
+int jail__check(const struct jail_opts *o)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (!o->dir && !o->private_dir && (o->id_given || o->limit_given))
+		return err__set(EINVAL, "--uid, --gid, --cpus and --memory "
+				"need --jail DIR");
+	if (!o->dir || o->private_dir)
+		return 0;
+	if (stat(o->dir, &st) < 0)
+		return err__sys(errno, "--jail %s", o->dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(ENOTDIR, "--jail %s: not a directory", o->dir);
+	/* its root: the jailed user must search it to reach /proc */
+	if (!(st.st_mode & (st.st_uid == o->uid ? S_IXUSR
+			    : st.st_gid == o->gid ? S_IXGRP : S_IXOTH)))
+		return err__set(EACCES, "--jail %s: mode %03o: uid %u cannot "
+				"search it (chmod o+x)", o->dir,
+				(unsigned int)(st.st_mode & 0777),
+				(unsigned int)o->uid);
+	d = opendir(o->dir);
+	if (!d)
+		return err__sys(errno, "--jail %s", o->dir);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			break;
+	closedir(d);
+	if (e)
+		return err__set(ENOTEMPTY, "--jail %s: not empty (the jail's "
+				"root must be an empty directory)", o->dir);
+	return 0;
+}
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = err__sys(errno, "--jail: cgroup: writing '%s' to %s",
+			       text, path);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* One cgroup directory, coldstart-<pid> under `parent`. */
+static int make_cgroup(const char *parent, char *path)
+{
+	snprintf(path, PATH_MAX, "%s/coldstart-%d", parent, (int)getpid());
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return err__sys(errno, "--jail: cgroup: mkdir %s", path);
+	return 0;
+}
+
+static int cgroup_create(const struct jail_opts *o)
+{
+	char text[64];
+	bool v2 = access(CG_ROOT "/cgroup.controllers", F_OK) == 0;
+	char *cpu = cg_paths[0], *mem = v2 ? cg_paths[0] : cg_paths[1];
+	int ret = 0;
+
+	if (v2) { /* best effort: the root may have them enabled already */
+		write_file(CG_ROOT, "cgroup.subtree_control", "+cpu +memory");
+		ret = make_cgroup(CG_ROOT, cpu);
+	}
+	if (ret == 0 && o->cpus > 0) {
+		if (!v2)
+			ret = make_cgroup(CG_ROOT "/cpu", cpu);
+		snprintf(text, sizeof(text), "%lld %d",
+			 (long long)(o->cpus * CFS_PERIOD), CFS_PERIOD);
+		if (ret == 0 && v2)
+			ret = write_file(cpu, "cpu.max", text);
+		else if (ret == 0)
+			ret = write_file(cpu, "cpu.cfs_period_us", "100000");
+		*strchr(text, ' ') = 0;
+		if (ret == 0 && !v2)
+			ret = write_file(cpu, "cpu.cfs_quota_us", text);
+	}
+	if (ret == 0 && o->memory) {
+		if (!v2)
+			ret = make_cgroup(CG_ROOT "/memory", mem);
+		snprintf(text, sizeof(text), "%llu",
+			 (unsigned long long)o->memory);
+		if (ret == 0)
+			ret = write_file(mem, v2 ? "memory.max"
+					 : "memory.limit_in_bytes", text);
+	}
+	return ret;
+}
+
+static void cgroup_remove(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (cg_paths[i][0] && rmdir(cg_paths[i]) < 0 &&
+		    errno != ENOENT)
+			fprintf(stderr, "coldstart: --jail: cgroup %s stays: "
+				"%s\n", cg_paths[i], strerror(errno));
+}
+
+static int cgroup_join(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (cg_paths[i][0] &&
+		    write_file(cg_paths[i], "cgroup.procs", "0") < 0)
+			return -EIO;
+	return 0;
+}
+
+/* The parent forwards these signals; the child, until the command sets
+ * its handlers, ends by them as their default action would. */
+static void on_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+	else
+		_exit(128 + sig);
+}
+
+/* The parent's side: waits, passes the status through, cleans up. */
+static int wait_child(const struct jail_opts *o, pid_t pid)
+{
+	char proc[PATH_MAX + 8];
+	int status = 0;
+
+	child_pid = pid;
+	for (size_t i = 0; i < sizeof(ended_by) / sizeof(*ended_by); i++)
+		signal(ended_by[i], on_signal);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	cgroup_remove();
+	snprintf(proc, sizeof(proc), "%s/proc", o->dir);
+	rmdir(proc); /* the child's mount point, its mount gone with it */
+	if (o->private_dir)
+		rmdir(o->dir);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int jail__start(const struct jail_opts *o, int *exit_code)
+{
+	static char private_dir[] = "/tmp/coldstart-jail-XXXXXX";
+	pid_t pid;
+	int ret, own_ns;
+
+	if (!o->dir && !o->private_dir)
+		return 0;
+	pending = *o;
+	if (o->private_dir) {
+		if (!mkdtemp(private_dir))
+			return err__sys(errno, "--jail: mkdtemp %s",
+					private_dir);
+		chmod(private_dir, 0711);
+		pending.dir = private_dir;
+	}
+	ret = o->limit_given ? cgroup_create(o) : 0;
+	/* the parent returns to its own after the fork: one whose init has
+	 * exited refuses new processes (LeakSanitizer's tracer at exit) */
+	own_ns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ret == 0 && own_ns < 0)
+		ret = err__sys(errno, "--jail: /proc/self/ns/pid");
+	if (ret == 0 && unshare(CLONE_NEWPID) < 0)
+		ret = err__sys(errno, "--jail %s: unshare(CLONE_NEWPID)",
+			       pending.dir);
+	fflush(NULL);
+	pid = ret == 0 ? fork() : -1;
+	if (ret == 0 && pid < 0)
+		ret = err__sys(errno, "--jail %s: fork", pending.dir);
+	if (pid != 0 && own_ns >= 0) /* best effort: for the parent's forks */
+		setns(own_ns, CLONE_NEWPID);
+	if (own_ns >= 0)
+		close(own_ns);
+	if (ret < 0 || pid > 0) {
+		if (ret == 0)
+			*exit_code = wait_child(&pending, pid);
+		else
+			cgroup_remove();
+		if (ret < 0 && o->private_dir)
+			rmdir(private_dir);
+		return ret < 0 ? ret : 1;
+	}
+	/* the child: PID 1 of the new namespace, gone if the parent dies;
+	 * as PID 1 it gets only the signals it handles */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	for (size_t i = 0; i < sizeof(ended_by) / sizeof(*ended_by); i++)
+		signal(ended_by[i], on_signal);
+	if (cgroup_join() < 0)
+		return -EIO;
+	is_pending = true;
+	return 0;
+}
+
+static int fail(const struct jail_opts *o, const char *step)
+{
+	return err__sys(errno, "--jail %s: %s", o->dir, step);
+}
+
+/* The mount namespace and the new root: DIR bound on itself, pivoted
+ * into with the old root stacked under it and detached, a fresh /proc
+ * of the new PID namespace (the memory figures read /proc/self). */
+static int enter_root(const struct jail_opts *o)
+{
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
+		    CLONE_NEWUTS) < 0)
+		return fail(o, "unshare(mount, network, IPC, UTS)");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return fail(o, "making mounts private");
+	if (mount(o->dir, o->dir, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return fail(o, "bind mount on itself");
+	if (chdir(o->dir) < 0)
+		return fail(o, "chdir");
+	if (mkdir("proc", 0555) < 0 && errno != EEXIST)
+		return fail(o, "mkdir proc");
+	/* pivot_root(".", "."): the old root ends up under the new one,
+	 * at the same place; it is detached at once (no directory left) */
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return fail(o, "pivot_root");
+	if (umount2(".", MNT_DETACH) < 0)
+		return fail(o, "unmounting the old root");
+	if (chdir("/") < 0)
+		return fail(o, "chdir /");
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		return fail(o, "mounting /proc");
+	if (sethostname("coldstart", 9) < 0)
+		return fail(o, "sethostname");
+	return 0;
+}
+
+/* The bounding set first (needs CAP_SETPCAP), then the ids (which
+ * clear the permitted and effective sets), then whatever is left. */
+static int drop_privileges(const struct jail_opts *o)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2] = { { 0 } };
+
+	for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return fail(o, "PR_CAPBSET_DROP");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL)
+		return fail(o, "clearing ambient capabilities");
+	if (setgroups(0, NULL) < 0)
+		return fail(o, "setgroups(0)");
+	if (setresgid(o->gid, o->gid, o->gid) < 0)
+		return fail(o, "setresgid");
+	if (setresuid(o->uid, o->uid, o->uid) < 0)
+		return fail(o, "setresuid");
+	if (syscall(SYS_capset, &h, none) < 0)
+		return fail(o, "capset (clearing capabilities)");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail(o, "PR_SET_NO_NEW_PRIVS");
+#if defined(__SANITIZE_ADDRESS__)
+	/* the uid change made the process non-dumpable, and LeakSanitizer's
+	 * check at exit could then not ptrace its threads: test builds only */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+#endif
+	return 0;
+}
+
+int jail__enter(const struct jail_opts *o)
+{
+	const char *test = getenv("COLDSTART_JAIL_SELFTEST");
+	int ret, fd = -1;
+
+	if (test) {
+		fd = open(test, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return err__sys(errno, "COLDSTART_JAIL_SELFTEST %s",
+					test);
+	}
+	if (uffd_dev < 0) /* absent on kernels before 6.1: fine */
+		uffd_dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+	ret = enter_root(o);
+	if (ret == 0)
+		ret = drop_privileges(o);
+	if (fd >= 0 && ret == 0)
+		jail__selftest(fd);
+	else if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int jail__enter_pending(void)
+{
+	if (!is_pending)
+		return 0;
+	is_pending = false;
+	return jail__enter(&pending);
+}
+
+int jail__uffd_dev(void)
+{
+	return uffd_dev;
+}
