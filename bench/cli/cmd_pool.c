@@ -320,6 +320,9 @@ int cmd_pool(int argc, char **argv)
 		remove_socket(o.socket);
 		return code;
 	}
+	/* before the socket appears: a SIGINT once it is there drains (the
+	 * jailed child, PID 1 of its namespace, would otherwise end by it) */
+	pool_cli__catch_signals();
 	ret = cli__seccomp_start("pool", o.pc.seccomp, true);
 	if (ret)
 		return ret;
@@ -340,7 +343,6 @@ int cmd_pool(int argc, char **argv)
 		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
 				  : cli__exit_for(ret), "pool: %s", err__last());
 	}
-	pool_cli__catch_signals();
 	ret = pool__wait_filled(p, o.fill_timeout_ns);
 	if (ret == 0 && o.serve) {
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
