@@ -576,7 +576,8 @@ static void watch_console(struct run *r)
 /* Lines of a kernel in trouble; the first one says why the host died. */
 static const char *const kernel_faults[] = {
 	"Kernel panic", "BUG:", "Oops:", "Out of memory", "soft lockup",
-	"hung_task", "self-detected stall", "general protection fault",
+	"hung_task", "self-detected stall", "detected stalls on CPUs",
+	"general protection fault",
 };
 
 static bool is_fault(const char *line)
@@ -846,20 +847,52 @@ int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 	return ret;
 }
 
+/* Creates a VM (with the in-kernel irqchip or not) holding one vCPU;
+ * -errno. */
+static int hold_vm(int kvm, bool irqchip, int *vcpu)
+{
+	int vm = ioctl(kvm, KVM_CREATE_VM, 0);
+
+	if (vm < 0)
+		return err__sys(errno, "KVM_CREATE_VM");
+	if (irqchip && ioctl(vm, KVM_CREATE_IRQCHIP, 0) < 0)
+		return err__sys(errno, "KVM_CREATE_IRQCHIP");
+	*vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	if (*vcpu < 0)
+		return err__sys(errno, "KVM_CREATE_VCPU");
+	return 0;
+}
+
+/* The emulated host's kernel live-patches its code (int3, then a
+ * cross-CPU call) whenever one of KVM's static keys goes between 0 and
+ * 1, and under QEMU's TCG such a patch now and then wedged both CPUs (one
+ * looping in the int3 handler with interrupts off, the other waiting
+ * for it in smp_call_function_single). The keys count vCPUs: without
+ * a LAPIC (kvm_has_noapic_vcpu: the probe guest's VMs have none), with
+ * a LAPIC software-disabled (apic_sw_disabled: every LAPIC at reset) or
+ * hardware-disabled (apic_hw_disabled). Two idle vCPUs held for the
+ * host's lifetime keep each count above 0, so the command's VMs never
+ * flip them. */
 int emulate__hold_kvm(void)
 {
-	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC), vm = -1, vcpu = -1;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} base = { .hdr.nmsrs = 1,
+		   .entry = { .index = 0x1b, /* IA32_APIC_BASE */
+			      .data = 0xfee00000 /* the enable bit clear */ } };
+	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC), apic, noapic, ret;
 
 	if (kvm < 0)
 		return err__sys(errno, "opening /dev/kvm");
-	vm = ioctl(kvm, KVM_CREATE_VM, 0);
-	if (vm < 0)
-		return err__sys(errno, "KVM_CREATE_VM");
-	if (ioctl(vm, KVM_CREATE_IRQCHIP, 0) < 0)
-		return err__sys(errno, "KVM_CREATE_IRQCHIP");
-	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
-	if (vcpu < 0)
-		return err__sys(errno, "KVM_CREATE_VCPU");
+	ret = hold_vm(kvm, true, &apic);
+	if (ret == 0)
+		ret = hold_vm(kvm, false, &noapic);
+	if (ret < 0)
+		return ret;
+	if (ioctl(apic, KVM_SET_MSRS, &base) != 1)
+		return err__sys(errno ? errno : EIO, "KVM_SET_MSRS (disabling "
+				"the held vCPU's LAPIC)");
 	printf("holding\n");
 	fflush(stdout);
 	for (;;)

@@ -75,20 +75,23 @@ done
 grep -qs holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
 
 # A heartbeat: a console that stays silent means a stalled host. A CPU
-# stuck in the kernel (an RCU stall) leaves the other one beating: then
-# the stacks of every CPU and blocked task go to the console, and
-# STALLED tells coldstart emulate to stop this host.
+# stuck in the kernel or in a nested guest (an RCU stall: reported by the
+# CPU itself, or by another when the stuck one takes no interrupts at
+# all) leaves the other one beating: then the stacks of every CPU and
+# blocked task go to the console, and STALLED tells coldstart emulate to
+# stop this host.
 echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
+stall_re='self-detected stall|detected stalls on CPUs|detected expedited stalls'
 (while :; do
 	sleep 10
 	echo "COLDSTART-EMULATE-ALIVE $(cut -d' ' -f1 /proc/uptime)"
-	if [ -z "$stalled" ] && dmesg | grep -q 'self-detected stall'; then
+	if [ -z "$stalled" ] && dmesg | grep -Eq "$stall_re"; then
 		stalled=1
 		dmesg -n 8
 		echo l >/proc/sysrq-trigger
 		echo w >/proc/sysrq-trigger
 		sleep 2
-		echo "COLDSTART-EMULATE-STALLED $(dmesg | grep -m1 'self-detected stall')"
+		echo "COLDSTART-EMULATE-STALLED $(dmesg | grep -Em1 "$stall_re")"
 	fi
 done) &
 echo $! >$R/run/coldstart-emulate/heartbeat.pid
