@@ -461,8 +461,8 @@ static unsigned int marginal_target(const struct sim *s, double t)
 
 /* ---- targets ---- */
 
-/* FOLLOW, as pool.c's retarget(): the target is kept until the first
- * arrival and the first making time are known. */
+/* FOLLOW, as pool_target.c's pool__retarget(): the target is kept until
+ * the first arrival and the first making time are known. */
 static unsigned int follow_target(const struct sim *s, double t)
 {
 	const struct poolsim_follow *p = &s->cfg->params.follow;
