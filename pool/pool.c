@@ -1,7 +1,9 @@
 /* The warm pool (pool.h): a FIFO of VMs held, refill threads that keep it
  * at its target, and requests that take from it. One mutex guards the
- * pool's counters; VMs are made, run and destroyed outside it. */
+ * pool's counters; VMs are made, run and destroyed outside it. Making
+ * and running one VM: pool_vm.c; the rate and the target: pool_target.c. */
 #include "pool.h"
+#include "pool_int.h"
 
 #include "err.h"
 #include "jail.h"
@@ -13,65 +15,18 @@
 #include "vm.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define NS 1000000000.0
 /* Weight of the newest making time in its moving average. */
 #define MAKE_AVG_WEIGHT 0.2
 /* How often refill threads look at a following target between events. */
 #define RETARGET_NS (100 * 1000000ull)
-/* The refills' making times kept for pool__make_times (the newest). */
-#define MAKE_TIMES_KEPT 4096
 /* Failures in a row after which making backs off and filling gives up. */
 #define FAILURES_TO_GIVE_UP 3
-
-struct held {
-	struct vm *vm;
-	struct probe probe;   /* the guest's device; the VM points here */
-	struct timeline tl;   /* the VM's timeline */
-	bool filled;          /* memory and state restored (or booted) */
-};
-
-struct worker {
-	struct pool *pool;
-	pthread_t thread;
-	bool started;
-	double cpu_s; /* its CPU time so far */
-};
-
-struct pool {
-	struct pool_config cfg;
-	struct snapshot snap;
-	bool snap_open;
-	uint64_t expected; /* the checksum a correct run reports */
-
-	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* refill threads: the target moved, or drain */
-	pthread_cond_t ready; /* requests waiting for a VM, wait_filled */
-	pthread_cond_t idle;  /* drain: the last request being served ended */
-	struct held **held;   /* oldest first; capacity cfg.max */
-	unsigned int nheld, making, serving, target;
-	bool draining;
-	uint64_t seq; /* VMs the refill threads started making */
-	unsigned int failures_in_row;
-	struct worker *workers;
-
-	/* the arrival-rate estimates (policy.h; fast: marginal's bursts) */
-	struct policy_decay slow, fast;
-	bool arrived;
-
-	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */
-	uint64_t make_times_n;               /* ever recorded */
-
-	uint64_t idle_since; /* the VMs-held integral is current up to here */
-	double idle_ns;
-	struct pool_stats st;
-};
 
 const char *pool__hold_name(enum pool_hold h)
 {
@@ -145,148 +100,6 @@ static int check_config(const struct pool_config *c)
 	return probe__validate(&c->probe, c->mem_size, c->nr_vcpus);
 }
 
-/* ---- making and running one VM ---- */
-
-/* Restores the snapshot into the held shell; its timeline starts here. */
-static int fill(struct pool *p, struct held *h)
-{
-	int ret;
-
-	memset(&h->tl, 0, sizeof(h->tl));
-	timeline__mark(&h->tl, TL_RESTORE_START);
-	ret = snapshot__restore_into(h->vm, &p->snap, p->cfg.strategy, &h->tl,
-				     &h->probe);
-	h->filled = ret == 0;
-	return ret;
-}
-
-/* Starts the VM's vCPU threads parked before their first
- * KVM_RUN, so a request only wakes them: thread creation is off the
- * request's path. */
-static int start_parked(struct pool *p, struct held *h)
-{
-	int ret;
-
-	vm__request_pause(h->vm);
-	ret = vm__start(h->vm);
-	if (ret == 0)
-		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
-	return ret;
-}
-
-/* The probe guest booted to READY and paused there. */
-static int boot(struct pool *p, struct held *h, int64_t seq)
-{
-	struct vm_config vc = {
-		.mem_size = p->cfg.mem_size,
-		.nr_vcpus = p->cfg.nr_vcpus,
-		.strict_io = true,
-	};
-	struct probe_params pp = p->cfg.probe;
-	int ret;
-
-	pp.pause_at_ready = true;
-	pp.stop_at_ready = false;
-	if (p->cfg.abort_every && seq >= 0 &&
-	    (uint64_t)seq % p->cfg.abort_every == p->cfg.abort_every - 1)
-		pp.misbehave = PROBE_MISBEHAVE_ABORT;
-	ret = vm__create(p->cfg.kvm, &vc, &h->tl, &h->vm);
-	if (ret < 0)
-		return ret;
-	ret = probe__setup(&h->probe, h->vm, &pp);
-	if (ret == 0)
-		ret = vm__start(h->vm);
-	if (ret == 0)
-		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
-	if (ret == -ECANCELED || ret == -ETIMEDOUT)
-		ret = err__set(EIO, "the probe guest did not reach READY: %s",
-			       ret == -ETIMEDOUT ? "timed out" : h->vm->reason);
-	h->filled = ret == 0;
-	return ret;
-}
-
-static void destroy(struct held *h)
-{
-	if (!h)
-		return;
-	vm__destroy(h->vm);
-	free(h);
-}
-
-/* A VM as the pool holds it; NULL with an error set on failure. seq
- * numbers the refill threads' VMs (for abort_every); -1 for a VM a
- * request makes for itself, which is never made to fail. */
-static struct held *make(struct pool *p, int64_t seq)
-{
-	struct held *h = calloc(1, sizeof(*h));
-	struct vm_config vc;
-	int ret;
-
-	if (!h) {
-		err__set(ENOMEM, "allocating a pool entry");
-		return NULL;
-	}
-	if (p->cfg.source == POOL_FROM_PROBE) {
-		ret = boot(p, h, seq);
-	} else {
-		snapshot__shell_config(&p->snap, &vc);
-		/* shells too hold their vCPU threads, parked before they
-		 * ever enter KVM_RUN: a request restores and wakes them */
-		ret = vm__create_shell(p->cfg.kvm, &vc, NULL, &h->vm);
-		if (ret == 0)
-			ret = start_parked(p, h);
-		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
-			ret = fill(p, h);
-	}
-	if (ret < 0) {
-		destroy(h);
-		return NULL;
-	}
-	return h;
-}
-
-static void refill_due(struct pool *p)
-{
-	pthread_mutex_lock(&p->lock);
-	pthread_cond_broadcast(&p->wake);
-	pthread_mutex_unlock(&p->lock);
-}
-
-/* Runs the held VM's request phase to DONE; fills in req's times. */
-static int run(struct pool *p, struct held *h, struct pool_request *req)
-{
-	struct probe_state ps;
-	int ret = 0;
-
-	if (p->cfg.source == POOL_FROM_PROBE) {
-		/* parked at READY: the request's times start afresh */
-		memset(&h->tl, 0, sizeof(h->tl));
-		vm__resume(h->vm);
-	} else {
-		if (!h->filled)
-			ret = fill(p, h);
-		if (ret < 0) {
-			refill_due(p);
-			return ret;
-		}
-		vm__resume(h->vm);
-	}
-	refill_due(p);
-	vm__wait(h->vm, p->cfg.timeout_ns);
-	probe__save_state(&h->probe, &ps);
-	req->first_run_ns = h->tl.t[TL_FIRST_RUN];
-	req->done_ns = h->tl.t[TL_GUEST_DONE];
-	req->checksum = ps.checksum;
-	if (h->vm->outcome != VM_COMPLETED)
-		return err__set(EIO, "the guest did not complete: %s",
-				h->vm->reason);
-	if (ps.checksum != p->expected)
-		return err__set(EIO, "the guest reported a wrong checksum");
-	if (!req->done_ns)
-		return err__set(EIO, "the guest completed without DONE");
-	return 0;
-}
-
 /* ---- the pool's state, under p->lock ---- */
 
 static void account(struct pool *p, uint64_t now)
@@ -321,90 +134,6 @@ static struct held *take_newest(struct pool *p)
 		return NULL;
 	account(p, timeline__now());
 	return p->held[--p->nheld];
-}
-
-static double seconds(uint64_t ns)
-{
-	return (double)ns / NS;
-}
-
-static double rate_at(const struct pool *p, uint64_t now)
-{
-	return p->arrived ? policy__decay_rate(&p->slow, seconds(now)) : 0;
-}
-
-/* Arrivals from several threads may come a little out of order: a late
- * one counts at the newest time seen. */
-static void note_arrival(struct pool *p, uint64_t t)
-{
-	double s = seconds(t);
-
-	if (p->arrived && s < p->slow.at)
-		s = p->slow.at;
-	policy__decay_add(&p->slow, s);
-	if (p->fast.halflife_s)
-		policy__decay_add(&p->fast, s);
-	p->arrived = true;
-}
-
-/* follow's target (pool.h), or -1 while it is not known yet. */
-static double follow_need(const struct pool *p, uint64_t now)
-{
-	if (!p->st.make_s)
-		return -1;
-	/* the decayed count below one half: no arrival for about a
-	 * half-life or more, so nothing is expected; else cover what
-	 * arrives while one VM is made (ceil: a low rate still holds one) */
-	if (policy__decay_count(&p->slow, seconds(now)) < 0.5)
-		return 0;
-	return ceil(rate_at(p, now) * p->st.make_s * (1 + p->cfg.headroom));
-}
-
-/* marginal's target (pool.h), or -1 while no making time is known. The
- * making times are the refills' kept (their variability matters), else
- * the moving average of requests' own makings with exponential spread. */
-static double marginal_need(const struct pool *p, uint64_t now)
-{
-	size_t n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
-						      : MAKE_TIMES_KEPT;
-	struct policy_marginal m = {
-		.miss_cost_s = p->cfg.miss_cost_s,
-		.halflife_s = p->cfg.halflife_s,
-		.burst_halflife_s = p->cfg.burst_halflife_s,
-		.burst_z = p->cfg.burst_z,
-	};
-	double mean = p->st.make_s, cs2 = 1;
-
-	if (n)
-		policy__moments(p->make_times, n, &mean, &cs2);
-	if (!mean)
-		return -1;
-	return policy__marginal_target(
-		policy__marginal_rate(&m, &p->slow, &p->fast, seconds(now)),
-		mean, cs2, p->cfg.workers, p->cfg.max,
-		p->cfg.on_empty == POOL_WAIT, m.miss_cost_s);
-}
-
-/* A rate-driven target from the rate and the making times; a fixed
- * target stays where it was set. */
-static void retarget(struct pool *p, uint64_t now)
-{
-	double need;
-	unsigned int t;
-
-	if (p->cfg.policy == POOL_FIXED || !p->arrived)
-		return;
-	need = p->cfg.policy == POOL_FOLLOW ? follow_need(p, now)
-					    : marginal_need(p, now);
-	if (need < 0)
-		return;
-	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
-	if (t < p->cfg.min)
-		t = p->cfg.min;
-	if (t != p->target) {
-		p->target = t;
-		pthread_cond_broadcast(&p->wake);
-	}
 }
 
 /* The moving average of one VM's making, refills' and requests' alike. */
@@ -467,7 +196,7 @@ static void *refill(void *arg)
 		int64_t seq;
 		double took;
 
-		retarget(p, timeline__now());
+		pool__retarget(p, timeline__now());
 		if (p->nheld > p->target) {
 			h = take_newest(p);
 			p->st.reaped++;
@@ -488,7 +217,7 @@ static void *refill(void *arg)
 		pthread_mutex_unlock(&p->lock);
 
 		t0 = timeline__now();
-		h = make(p, seq);
+		h = pool__make(p, seq);
 		took = (double)(timeline__now() - t0) / NS;
 
 		pthread_mutex_lock(&p->lock);
@@ -646,8 +375,8 @@ static int acquire(struct pool *p, struct pool_request *req, struct held **out)
 	/* counted from here, waiting included: drain waits for it */
 	p->serving++;
 	p->st.requests++;
-	note_arrival(p, req->arrival_ns);
-	retarget(p, timeline__now());
+	pool__note_arrival(p, req->arrival_ns);
+	pool__retarget(p, timeline__now());
 	h = take_oldest(p);
 	if (!h && p->cfg.on_empty == POOL_WAIT) {
 		uint64_t end = timeline__now() + p->cfg.timeout_ns;
@@ -728,7 +457,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 		if (!h) {
 			uint64_t t0 = timeline__now();
 
-			h = make(p, -1);
+			h = pool__make(p, -1);
 			made_s += (double)(timeline__now() - t0) / NS;
 			if (!h) {
 				snprintf(why, sizeof(why), "%s", err__last());
@@ -742,7 +471,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 		}
 		if (!req->acquired_ns)
 			req->acquired_ns = timeline__now();
-		ret = run(p, h, req);
+		ret = pool__run(p, h, req);
 		destroy(h);
 		h = NULL;
 		if (ret == 0)
@@ -797,7 +526,7 @@ static void stats_locked(struct pool *p, struct pool_stats *out)
 	out->making = p->making;
 	out->target = p->target;
 	out->idle_vm_s = p->idle_ns / NS;
-	out->rate = rate_at(p, now);
+	out->rate = pool__rate_at(p, now);
 	out->refill_cpu_s = 0;
 	for (unsigned int i = 0; i < p->cfg.workers; i++)
 		out->refill_cpu_s += p->workers[i].cpu_s;

@@ -5,13 +5,13 @@
  * on a restore without one, installed in bulk before the guest runs on
  * later restores. uffd-huge does the same on 2 MiB hugetlb pages, one
  * whole huge page per fault; prefetch-thp installs the working set as
- * transparent huge pages. */
+ * transparent huge pages. The working-set file: uffd_wset.c; installing
+ * pages around those present: uffd_install.c. */
 #include "mem_uffd.h"
 
 #include "err.h"
 #include "jail.h"
 #include "mem_restore.h"
-#include "regfile.h"
 #include "seccomp.h"
 #include "zmem.h"
 
@@ -54,14 +54,7 @@ struct uffd_state {
 	size_t log_len, log_cap;
 };
 
-#define WSET_MAGIC "CSWSET01"
 #define WSET_MERGE_GAP 32 /* pages: FaaSnap merges regions closer than this */
-
-struct wset_header {
-	char magic[8];
-	uint32_t count;
-	uint32_t reserved;
-};
 
 static uint64_t now_ns(void)
 {
@@ -122,44 +115,6 @@ static int has_data(const struct uffd_state *u, uint64_t page)
 
 /* Installs the whole chunk holding `addr`: decompressing is per chunk, so
  * installing less would decompress the same chunk again. */
-/* UFFDIO_COPY of [dst, dst + len) from src (UFFDIO_ZEROPAGE when src is
- * 0), in pages of `page` bytes, around pages already present: the
- * prefetcher and the fault handler install concurrently, and an install
- * that meets a present page stops there (EEXIST on its first page, else
- * EAGAIN with the bytes it did). Those pages are skipped and the rest
- * installed; 0, or -1 with errno set. */
-int mem_uffd__install(int uffd, uint64_t dst, uint64_t src, uint64_t len,
-		      uint64_t page)
-{
-	unsigned int retries = 0;
-
-	while (len) {
-		struct uffdio_copy c = { .dst = dst, .src = src, .len = len };
-		struct uffdio_zeropage z = { .range = { dst, len } };
-		int64_t did;
-		uint64_t done;
-
-		if (src ? ioctl(uffd, UFFDIO_COPY, &c)
-			: ioctl(uffd, UFFDIO_ZEROPAGE, &z))
-			did = src ? c.copy : z.zeropage;
-		else
-			return 0;
-		if (errno == EAGAIN && did > 0)
-			done = (uint64_t)did;
-		else if (errno == EEXIST)
-			done = page;
-		else if (errno == EAGAIN && ++retries < 1000)
-			continue; /* the mappings were changing: again */
-		else
-			return -1;
-		done = done > len ? len : done;
-		dst += done;
-		src = src ? src + done : 0;
-		len -= done;
-	}
-	return 0;
-}
-
 static int serve_chunk(struct uffd_state *u, uint64_t addr)
 {
 	struct guest_mem *m = u->m;
@@ -541,46 +496,6 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Reads a working-set file: its pages, or -errno with a message. A
- * missing file is -ENOENT with no message (record one instead). */
-static int wset_read(const char *path, uint64_t pages, uint32_t **out,
-		     uint32_t *count)
-{
-	struct wset_header h;
-	uint64_t size;
-	uint32_t *v = NULL;
-	ssize_t n;
-	int ret = 0, fd = regfile__open(path, &size);
-
-	if (fd < 0)
-		return fd;
-	/* A log names each page once: more entries than pages is not one
-	 * of ours (and would size the allocation by the file alone). */
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    memcmp(h.magic, WSET_MAGIC, 8) || h.count > pages ||
-	    size != sizeof(h) + (uint64_t)h.count * 4)
-		ret = err__set(EINVAL, "%s is not a valid working-set file "
-			       "(delete it to record a new one)", path);
-	if (ret == 0 && !(v = malloc((h.count ? h.count : 1) * 4ull)))
-		ret = err__set(ENOMEM, "reading %s", path);
-	if (ret == 0 && (n = pread(fd, v, h.count * 4ull, sizeof(h))) !=
-				(ssize_t)(h.count * 4ull))
-		ret = err__sys(n < 0 ? errno : EIO, "reading %s", path);
-	for (uint32_t i = 0; ret == 0 && i < h.count; i++)
-		if (v[i] >= pages)
-			ret = err__set(EINVAL, "%s names page %u beyond guest "
-				       "memory (delete it to record again)",
-				       path, v[i]);
-	close(fd);
-	if (ret < 0) {
-		free(v);
-		return ret;
-	}
-	*out = v;
-	*count = h.count;
-	return 0;
-}
-
 /* Writes the recorded first-touch log next to the snapshot (temporary
  * file and rename, like every snapshot file). VMs restored from one
  * snapshot at once may all record: each writes its own temporary file
@@ -596,35 +511,6 @@ static void wset_write(struct uffd_state *u)
 		     (long)syscall(SYS_gettid)) < (int)sizeof(tmp))
 		mem_uffd__wset_write(u->m->wset_path, tmp, u->log,
 				     (uint32_t)u->log_len);
-}
-
-int mem_uffd__wset_write(const char *path, const char *tmp,
-			 const uint32_t *pages, uint32_t n)
-{
-	struct wset_header h = { .count = n };
-	int fd;
-
-	memcpy(h.magic, WSET_MAGIC, 8);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, &h, sizeof(h)) == sizeof(h) &&
-	    write(fd, pages, n * 4ull) == (ssize_t)(n * 4ull) &&
-	    fsync(fd) == 0 && close(fd) == 0) {
-		if (rename(tmp, path) == 0)
-			return 0;
-		unlink(tmp);
-		return -EIO;
-	}
-	close(fd);
-	unlink(tmp);
-	return -EIO;
-}
-
-int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,
-			uint32_t *count)
-{
-	return wset_read(path, pages, out, count);
 }
 
 /* Installs [first, last] pages with one read and one UFFDIO_COPY. */
@@ -686,7 +572,8 @@ static int prefetch_wset(struct guest_mem *m, uint32_t **pages, uint32_t *n)
 		return err__set(EINVAL, "--mem-restore %s reads the memory file "
 				"in regions and needs it raw; this snapshot is "
 				"compressed (use eager or uffd)", m->ops->name);
-	ret = m->wset_path ? wset_read(m->wset_path, m->size / PAGE, pages, n)
+	ret = m->wset_path ? mem_uffd__wset_read(m->wset_path, m->size / PAGE,
+						 pages, n)
 			   : -ENOENT;
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -804,3 +691,4 @@ const struct guest_mem_ops mem_prefetch_thp_ops = {
 	.unmap = prefetch_unmap,
 	.settle = uffd_settle,
 };
+

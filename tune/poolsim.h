@@ -76,7 +76,7 @@
  *   over all range_s / bin_s bins.
  *
  * FOLLOW size [4], min [0], halflife_s [10], headroom [0.5]: exactly
- *   pool.c's following target. Arrivals add 1 to a count decaying by
+ *   pool_target.c's following target. Arrivals add 1 to a count decaying by
  *   2^(-dt / halflife_s), the rate is count ln 2 / halflife_s; the
  *   target is ceil(rate * making time * (1 + headroom)) clamped to [min,
  *   max], min while the count is below 0.5; the making time is a moving

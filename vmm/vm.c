@@ -87,6 +87,18 @@ static void kick_vcpus(struct vm *vm)
 	}
 }
 
+/* The waits' re-kick: the vCPUs are kicked again once the last kick
+ * (*kicked, ns) is REKICK_NS old. */
+static void rekick(struct vm *vm, uint64_t *kicked)
+{
+	uint64_t now = timeline__now();
+
+	if (now - *kicked >= REKICK_NS) {
+		kick_vcpus(vm);
+		*kicked = now;
+	}
+}
+
 static void vm_vend(struct vm *vm, enum vm_outcome outcome, const char *fmt,
 		    va_list ap)
 {
@@ -254,10 +266,8 @@ int vm__wait_paused(struct vm *vm, uint64_t timeout_ns)
 		}
 		/* before the request (a guest that pauses itself at READY)
 		 * a kick would only spin the vCPUs on immediate_exit */
-		if (vm->pause_req && now - kicked >= REKICK_NS) {
-			kick_vcpus(vm);
-			kicked = now;
-		}
+		if (vm->pause_req)
+			rekick(vm, &kicked);
 		deadline_after(&poll, WAIT_POLL_NS);
 		pthread_cond_timedwait(&vm->cond, &vm->lock, &poll);
 	}
@@ -745,10 +755,8 @@ enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns)
 
 	pthread_mutex_lock(&vm->lock);
 	while (vm->running > 0) {
-		if (vm->ending && timeline__now() - kicked >= REKICK_NS) {
-			kick_vcpus(vm);
-			kicked = timeline__now();
-		}
+		if (vm->ending)
+			rekick(vm, &kicked);
 		if (vm->interrupted && !vm->ending) {
 			pthread_mutex_unlock(&vm->lock);
 			vm__end(vm, VM_STOPPED, "interrupted by a signal");

@@ -1,14 +1,15 @@
 /* `coldstart snapshot`: create a snapshot of the probe guest at READY (or
  * a diff against an earlier one), restore it with a chosen memory
- * strategy, merge diffs, inspect a snapshot. */
+ * strategy, merge diffs, inspect a snapshot. This file: the help, create,
+ * merge and the actions' table (restore and inspect: cmd_snapshot_*.c). */
+#include "cmd_snapshot_int.h"
+
 #include "args.h"
 #include "cli.h"
 #include "cmd_run.h"
 #include "diff.h"
 #include "err.h"
-#include "jail.h"
 #include "mem_restore.h"
-#include "output.h"
 #include "snap_linux.h"
 #include "snapshot.h"
 #include "tmpdir.h"
@@ -19,12 +20,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#define MiB (1024.0 * 1024.0)
-
-static void usage(FILE *out)
+void cmd_snapshot__usage(FILE *out)
 {
 	fputs("Usage: coldstart snapshot create DIR [--force] [--compress] "
 	      "[RUN OPTIONS]\n"
@@ -106,31 +103,6 @@ static void report_stale(void *arg, const struct tmpdir_stale *s)
 static void clean_stale(const char *dir)
 {
 	tmpdir__clean_stale(dir, report_stale, NULL);
-}
-
-/* A usage error: one line saying what is wrong, then where help is. */
-static int usage_error(const char *what)
-{
-	cli__error(CLI_USAGE, "snapshot %s", what);
-	return cli__usage_error("snapshot");
-}
-
-/* Before KVM is opened: a mistyped DIR says so, not "no KVM". */
-static int check_dir(const char *dir)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, SNAPSHOT_STATE_FILE);
-	if (access(path, R_OK) == 0)
-		return CLI_OK;
-	return cli__error(CLI_USAGE, "snapshot restore: no such snapshot "
-			  "'%s' (%s: %s)", dir, path, strerror(errno));
-}
-
-static int load_error(int ret)
-{
-	return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
-			  "snapshot: %s", err__last());
 }
 
 /* Runs the guest to READY and saves it. */
@@ -371,7 +343,7 @@ static int cmd_create(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") ||
 			 !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+		cmd_snapshot__usage(stdout);
 		return CLI_OK;
 	}
 	if (argc < 2 || argv[1][0] == '-')
@@ -394,7 +366,7 @@ static int cmd_create(int argc, char **argv)
 		return cli__usage_error("snapshot");
 	}
 	if (o.help) {
-		usage(stdout);
+		cmd_snapshot__usage(stdout);
 		return CLI_OK;
 	}
 	clean_stale(argv[1]);
@@ -421,230 +393,6 @@ static int cmd_create(int argc, char **argv)
 	return CLI_OK;
 }
 
-struct restore_opts {
-	const char *dir, *kvm_path;
-	const struct guest_mem_ops *strategy;
-	uint64_t timeout_ns;
-	bool json;
-	enum seccomp_mode seccomp;
-	struct jail_opts jail;
-};
-
-static int parse_restore(int argc, char **argv, struct restore_opts *o)
-{
-	static const struct option opts[] = {
-		{ "mem-restore", required_argument, NULL, 'm' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "kvm", required_argument, NULL, 'k' },
-		{ "seccomp", required_argument, NULL, 's' },
-		JAIL_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret = 0;
-
-	*o = (struct restore_opts){ .dir = argv[1],
-				    .strategy = mem_restore__strategy("mmap"),
-				    .timeout_ns = 60ull * 1000000000ull,
-				    .seccomp = SECCOMP_KILL };
-	jail__init(&o->jail);
-	optind = 2;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'm') {
-			ret = mem__choose(mem_restore__strategies(),
-					  "--mem-restore", optarg,
-					  &o->strategy);
-		} else if (c == 't') {
-			ret = args__duration("--timeout", optarg, &o->timeout_ns);
-		} else if (c == 'j') {
-			o->json = true;
-		} else if (c == 'k') {
-			o->kvm_path = optarg;
-		} else if (c == 's') {
-			ret = seccomp__parse_mode(optarg, &o->seccomp);
-		} else {
-			ret = jail__parse_option(&o->jail, c, optarg);
-			if (ret == 1)
-				ret = args__bad_option(argv);
-		}
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	if (ret == 0)
-		ret = jail__check(&o->jail);
-	return ret;
-}
-
-struct restore_result {
-	struct timeline tl;
-	enum vm_outcome outcome;
-	char reason[512];
-	struct probe_state probe;
-	struct mem_stats mem;
-	uint64_t expected;
-	unsigned int nr_vcpus;
-};
-
-static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
-		       struct restore_result *res)
-{
-	struct snapshot snap;
-	struct probe probe;
-	struct vm *vm = NULL;
-	int ret;
-
-	timeline__mark(&res->tl, TL_RESTORE_START);
-	ret = snapshot__open(&snap, o->dir);
-	if (ret < 0)
-		return ret;
-	timeline__mark(&res->tl, TL_STATE_LOADED);
-	ret = snapshot__restore(kvm, &snap, o->strategy, &res->tl, &vm, &probe);
-	if (ret == 0)
-		ret = vm__start(vm);
-	if (ret == 0) {
-		vm__wait(vm, o->timeout_ns);
-		res->outcome = vm->outcome;
-		snprintf(res->reason, sizeof(res->reason), "%s", vm->reason);
-		probe__save_state(&probe, &res->probe);
-		mem__settle(&vm->mem);
-		res->mem = vm->mem.stats;
-		res->nr_vcpus = vm->nr_vcpus;
-	}
-	vm__destroy(vm);
-	timeline__mark(&res->tl, TL_TEARDOWN_DONE);
-	if (ret == 0)
-		res->expected = probe__expected_checksum(&snap.params,
-							 snap.cfg.nr_vcpus);
-	snapshot__close(&snap);
-	return ret;
-}
-
-static bool restore_ok(const struct restore_result *r)
-{
-	return r->outcome == VM_COMPLETED && r->probe.done == r->nr_vcpus &&
-	       r->probe.checksum == r->expected;
-}
-
-static double since(const struct timeline *tl, enum tl_event from,
-		    enum tl_event to)
-{
-	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from]) / 1e6
-					: -1;
-}
-
-/* "X.XXX ms" from restore start to `to`, or "never" when it did not
- * happen; formatted into buf. */
-static const char *span(const struct timeline *tl, enum tl_event to,
-			char buf[32])
-{
-	double ms = since(tl, TL_RESTORE_START, to);
-
-	if (ms < 0)
-		return "never";
-	snprintf(buf, 32, "%.3f ms", ms);
-	return buf;
-}
-
-static void print_restore(const struct restore_opts *o,
-			  const struct restore_result *r)
-{
-	char run[32], done[32];
-
-	timeline__print(stdout, &r->tl);
-	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read, %" PRIu64
-	       " faults served in %.3f ms\n", o->strategy->name,
-	       (double)r->mem.setup_ns / 1e6, (double)r->mem.bytes_read / MiB,
-	       r->mem.faults, (double)r->mem.handler_ns / 1e6);
-	printf("restore start -> first KVM_RUN %s, -> DONE %s\n",
-	       span(&r->tl, TL_FIRST_RUN, run), span(&r->tl, TL_GUEST_DONE, done));
-	printf("outcome: %s%s%s\n", vm__outcome_name(r->outcome),
-	       r->reason[0] ? ": " : "", r->reason);
-	if (r->probe.done == r->nr_vcpus)
-		printf("checksum: 0x%016" PRIx64 " (%s 0x%016" PRIx64 ")\n",
-		       r->probe.checksum,
-		       r->probe.checksum == r->expected
-			       ? "matches the prediction"
-			       : "WRONG, the host predicted",
-		       r->expected);
-}
-
-static void print_restore_json(const struct restore_opts *o,
-			       const struct restore_result *r)
-{
-	json_t *doc = json_pack(
-		"{s:s, s:s, s:s, s:o, s:s, s:s, s:{s:I, s:I, s:I, s:I}, s:b, "
-		"s:I}",
-			"command", "snapshot restore", "dir", o->dir,
-			"mem_restore", o->strategy->name, "timeline_ns",
-			output__timeline_json(&r->tl),
-			"outcome", vm__outcome_name(r->outcome), "reason",
-			r->reason, "memory", "setup_ns",
-			(json_int_t)r->mem.setup_ns, "bytes_read",
-			(json_int_t)r->mem.bytes_read, "faults",
-			(json_int_t)r->mem.faults, "handler_ns",
-			(json_int_t)r->mem.handler_ns, "success",
-			restore_ok(r), "pages_touched",
-			(json_int_t)r->probe.pages);
-	json_dumpf(doc, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-	json_decref(doc);
-}
-
-static int cmd_restore(int argc, char **argv)
-{
-	struct restore_result res = { .tl.t[TL_PROCESS_START] = cli_process_start };
-	struct restore_opts o;
-	struct kvm_host kvm;
-	int ret, code;
-
-	if (argc > 1 && (!strcmp(argv[1], "--help") ||
-			 !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (argc < 2 || argv[1][0] == '-')
-		return usage_error("restore: needs the snapshot's directory "
-				   "DIR first");
-	if (snap_linux__is_linux(argv[1]))
-		return snap_linux__restore(argc, argv);
-	if (parse_restore(argc, argv, &o) < 0)
-		return cli__parse_error("snapshot restore", "snapshot");
-	if (check_dir(o.dir) != CLI_OK)
-		return CLI_USAGE;
-	ret = snapshot__check(o.dir);
-	if (ret < 0)
-		return load_error(ret);
-	/* jailed, the VMM is a child that enters the jail once set up */
-	ret = jail__start(&o.jail, &code);
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
-	if (ret == 1)
-		return code;
-	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
-	if (ret)
-		return ret;
-	ret = kvm__open(&kvm, o.kvm_path);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "%s", err__last());
-	timeline__mark(&res.tl, TL_KVM_OPENED);
-	ret = restore_run(&kvm, &o, &res);
-	kvm__close(&kvm);
-	if (ret < 0)
-		return load_error(ret);
-	if (o.json)
-		print_restore_json(&o, &res);
-	else
-		print_restore(&o, &res);
-	cli__seccomp_report();
-	if (restore_ok(&res))
-		return CLI_OK;
-	fprintf(stderr, "coldstart: restored guest failed: %s\n",
-		res.outcome == VM_COMPLETED ? "the checksum is wrong"
-					    : res.reason);
-	return CLI_FAIL;
-}
-
 static int cmd_merge(int argc, char **argv)
 {
 	char *pos[SNAPDIFF_MAX_CHAIN + 2];
@@ -655,7 +403,7 @@ static int cmd_merge(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
+			cmd_snapshot__usage(stdout);
 			return CLI_OK;
 		} else if (!strcmp(argv[i], "--force")) {
 			flags |= SNAPSHOT_REPLACE;
@@ -698,212 +446,6 @@ static int cmd_merge(int argc, char **argv)
 	return CLI_OK;
 }
 
-/* Strings from the snapshot (device names, paths) need not be UTF-8:
- * output__json_string makes them so. NULL when out of memory. */
-static json_t *sections_json(const struct snapshot *s)
-{
-	json_t *arr = json_array();
-	struct snap_section sec;
-	const void *payload;
-	size_t cursor = 0;
-
-	while (arr && snap__next(&s->r, &cursor, &sec, &payload)) {
-		char name[64];
-
-		snap__section_name(&sec, payload, name, sizeof(name));
-		if (json_array_append_new(arr, json_pack("{s:o, s:i, s:i, s:I}",
-			"name", output__json_string(name), "type",
-			(int)sec.type, "index", (int)sec.index, "bytes",
-			(json_int_t)sec.len)) < 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	}
-	return arr;
-}
-
-/* Guest kind, irqchip, registered devices and, for an OS guest, what it
- * was booted from; -1 when out of memory. */
-static int add_machine_json(json_t *doc, const struct snapshot *s)
-{
-	const struct snap_guest_rec *g = &s->guest;
-	json_t *devs = json_array();
-	struct snap_section sec;
-	const void *payload;
-	size_t cursor = 0;
-	char name[64];
-	int ret = 0;
-
-	while (snap__next(&s->r, &cursor, &sec, &payload))
-		if (sec.type == SNAP_DEVICE) {
-			snap__section_name(&sec, payload, name, sizeof(name));
-			ret |= json_array_append_new(
-				devs, output__json_string(name + 4));
-		}
-	ret |= json_object_set_new(doc, "guest", json_string(
-		s->cfg.guest == SNAP_GUEST_LINUX ? "linux" : "probe"));
-	ret |= json_object_set_new(doc, "irqchip",
-				   json_boolean(s->cfg.irqchip));
-	ret |= json_object_set_new(doc, "devices", devs);
-	if (s->cfg.guest != SNAP_GUEST_LINUX)
-		return ret;
-	json_object_del(doc, "probe");
-	return ret | json_object_set_new(doc, "linux", json_pack(
-		"{s:o, s:I, s:I, s:o, s:I, s:I, s:o}", "kernel",
-		output__json_string(g->kernel), "kernel_bytes",
-		(json_int_t)g->kernel_bytes, "kernel_crc32",
-		(json_int_t)g->kernel_crc32, "initrd",
-		output__json_string(g->initrd), "initrd_bytes",
-		(json_int_t)g->initrd_bytes, "initrd_crc32",
-		(json_int_t)g->initrd_crc32, "cmdline",
-		output__json_string(g->cmdline)));
-}
-
-static void print_machine(const struct snapshot *s, json_t *doc)
-{
-	const struct snap_guest_rec *g = &s->guest;
-	json_t *devs = json_object_get(doc, "devices");
-
-	if (s->cfg.guest == SNAP_GUEST_LINUX) {
-		printf("linux guest, paused at boot complete: kernel %s (%" PRIu64
-		       " bytes, CRC-32 0x%08x)", g->kernel, g->kernel_bytes,
-		       g->kernel_crc32);
-		if (g->initrd[0])
-			printf(", initrd %s (%" PRIu64 " bytes, CRC-32 0x%08x)",
-			       g->initrd, g->initrd_bytes, g->initrd_crc32);
-		printf("\ncmdline: %s\n", g->cmdline);
-	}
-	printf("machine: %s; devices:", s->cfg.irqchip
-	       ? "in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT)"
-	       : "no in-kernel irqchip");
-	for (size_t i = 0; i < json_array_size(devs); i++)
-		printf(" %s", json_string_value(json_array_get(devs, i)));
-	printf("%s\n", json_array_size(devs) ? "" : " none registered");
-}
-
-static int cmd_inspect(int argc, char **argv)
-{
-	struct snapshot s;
-	struct snapdiff d;
-	struct stat st = { 0 };
-	json_t *doc, *secs;
-	int ret, is_diff;
-
-	if (argc > 1 && (!strcmp(argv[1], "--help") ||
-			 !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return CLI_OK;
-	}
-	if (argc < 2 || argv[1][0] == '-')
-		return usage_error("inspect: needs the snapshot's directory "
-				   "DIR first");
-	if (argc > 3 || (argc == 3 && strcmp(argv[2], "--json")))
-		return usage_error("inspect: takes DIR and at most --json");
-	/* A diff is shown as it is, without resolving its base. */
-	ret = snapshot__open_layer(&s, argv[1]);
-	if (ret < 0)
-		return load_error(ret);
-	is_diff = snapdiff__parse(&s, &d);
-	if (is_diff < 0) {
-		snapshot__close(&s);
-		return load_error(is_diff);
-	}
-	if (fstat(s.mem_fd, &st) < 0) {
-		snapshot__close(&s);
-		return cli__error(CLI_FAIL, "snapshot inspect: stat of %s/%s: "
-				  "%s", argv[1], SNAPSHOT_MEMORY_FILE,
-				  strerror(errno));
-	}
-	/* The format requires a NUL-terminated vendor (format.c). */
-	secs = sections_json(&s);
-	doc = json_pack("{s:o, s:i, s:s, s:I, s:i, s:o, s:I, s:I, s:I, s:I, "
-			"s:o, s:{s:I, s:I, s:I}}",
-			"dir", output__json_string(s.dir), "format_version",
-			(int)s.r.hdr.version, "checksum", "ok", "created_ns",
-			(json_int_t)s.r.hdr.created_ns, "vcpus",
-			(int)s.r.hdr.nr_vcpus, "cpu_vendor",
-			output__json_string(s.r.hdr.cpu_vendor),
-			"state_bytes", (json_int_t)s.state_len,
-			"mem_bytes", (json_int_t)s.mem.size, "mem_data_bytes",
-			(json_int_t)s.mem.data_bytes, "mem_allocated_bytes",
-			(json_int_t)st.st_blocks * 512, "sections", secs,
-			"probe", "init_bytes", (json_int_t)s.params.init_bytes,
-			"ws_bytes", (json_int_t)s.params.ws_bytes, "ready",
-			(json_int_t)s.probe_state.ready);
-	/* json_pack took secs even when it failed: only doc is ours. */
-	if (!doc || json_object_set_new(json_object_get(doc, "probe"), "phase",
-					json_integer(s.probe_state.phase[0])) ||
-	    add_machine_json(doc, &s) ||
-	    (is_diff && json_object_set_new(doc, "diff", json_pack(
-			"{s:o, s:I, s:I, s:I}", "base",
-			output__json_string(d.base_path), "base_state_crc32",
-			(json_int_t)d.hdr.base_crc32, "base_created_ns",
-			(json_int_t)d.hdr.base_created_ns, "dirty_pages",
-			(json_int_t)d.hdr.dirty_pages)))) {
-		json_decref(doc);
-		snapshot__close(&s);
-		return cli__error(CLI_FAIL, "snapshot inspect: out of memory "
-				  "describing %s", argv[1]);
-	}
-	if (argc == 3) {
-		if (json_dumpf(doc, stdout, JSON_INDENT(2)) < 0) {
-			json_decref(doc);
-			snapshot__close(&s);
-			return cli__error(CLI_FAIL, "snapshot inspect: writing "
-					  "the JSON document failed");
-		}
-		fputc('\n', stdout);
-	} else {
-		printf("snapshot %s: format version %u, checksum ok, %u vCPU(s), "
-		       "CPU vendor %.16s\nstate file %zu bytes; memory %.1f MiB "
-		       "(%.1f MiB data, %.1f MiB allocated on disk)\n", s.dir,
-		       s.r.hdr.version, s.r.hdr.nr_vcpus, s.r.hdr.cpu_vendor,
-		       s.state_len, (double)s.mem.size / MiB,
-		       (double)s.mem.data_bytes / MiB,
-		       (double)st.st_blocks * 512 / MiB);
-		if (s.cfg.guest == SNAP_GUEST_PROBE)
-			printf("probe guest: init %" PRIu64 " KiB, working set "
-			       "%" PRIu64 " KiB, paused %s\n",
-			       s.params.init_bytes >> 10,
-			       s.params.ws_bytes >> 10,
-			       s.probe_state.phase[0] == PROBE_PHASE_COMPUTE
-				       ? "after the request phase (PHASE "
-					 "compute)"
-				       : s.probe_state.phase[0] ==
-						       PROBE_PHASE_REQUEST
-					       ? "at PHASE request"
-					       : "at READY");
-		print_machine(&s, doc);
-		if (is_diff)
-			printf("diff of %s (state CRC 0x%08x): %" PRIu64
-			       " pages written since it\n", d.base_path,
-			       d.hdr.base_crc32, (uint64_t)d.hdr.dirty_pages);
-		puts("sections:");
-		for (size_t i = 0; i < json_array_size(secs); i++) {
-			json_t *e = json_array_get(secs, i);
-
-			json_int_t type = json_integer_value(
-				json_object_get(e, "type"));
-			char who[16] = "vm";
-
-			if (type == SNAP_DEVICE || type == SNAP_DEV_PROBE)
-				snprintf(who, sizeof(who), "device");
-			/* Per-vCPU sections are numbered 16..63. */
-			if (type >= SNAP_VCPU_REGS && type < SNAP_DEV_PROBE)
-				snprintf(who, sizeof(who), "vcpu %d",
-					 (int)json_integer_value(
-						 json_object_get(e, "index")));
-			printf("  %-18s %-8s %8" JSON_INTEGER_FORMAT " bytes\n",
-			       json_string_value(json_object_get(e, "name")),
-			       who,
-			       json_integer_value(json_object_get(e, "bytes")));
-		}
-	}
-	json_decref(doc);
-	snapshot__close(&s);
-	return CLI_OK;
-}
-
 static bool is_action(const char *word)
 {
 	return !strcmp(word, "create") || !strcmp(word, "restore") ||
@@ -915,19 +457,19 @@ int cmd_snapshot(int argc, char **argv)
 	/* One help text covers every action. */
 	if (argc >= 3 && is_action(argv[1]) &&
 	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-		usage(stdout);
+		cmd_snapshot__usage(stdout);
 		return CLI_OK;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "create"))
 		return cmd_create(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "restore"))
-		return cmd_restore(argc - 1, argv + 1);
+		return cmd_snapshot__restore(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "merge"))
 		return cmd_merge(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "inspect"))
-		return cmd_inspect(argc - 1, argv + 1);
+		return cmd_snapshot__inspect(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+		cmd_snapshot__usage(stdout);
 		return CLI_OK;
 	}
 	if (argc >= 2) {

@@ -1,15 +1,16 @@
 /* `coldstart image build`: Debian's cloud kernel plus a busybox-static and
- * coldstart-init initramfs, cached with a manifest naming every input. */
+ * coldstart-init initramfs, cached with a manifest naming every input.
+ * This file: building the image and installing it (its inputs:
+ * image_inputs.c; its manifest: image_manifest.c). */
 #include "image.h"
+#include "image_int.h"
 #include "output.h"
 
 #include "cpio.h"
 #include "err.h"
-#include "hash.h"
 #include "init_image.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
@@ -19,13 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#define BUSYBOX_PACKAGE "busybox-static"
-#define BUSYBOX_PATH "/bin/busybox"
-#define MANIFEST_SCHEMA "coldstart-image/2"
 
 /* The modules that make the same kernel the emulated KVM host of
  * `coldstart emulate`: KVM, and virtio for its scratch disk and shared
@@ -45,14 +40,6 @@ static const char *const kvm_modules[] = {
 	"kernel/fs/overlayfs/overlay.ko",
 };
 
-/* Everything that decides an image's bytes; equal inputs, equal image. */
-struct inputs {
-	char package[256];     /* linux-image-6.1.0-NN-cloud-amd64 */
-	char version[128];     /* its archive version */
-	char busybox_version[128];
-	char init_sha256[HASH_SHA256_HEX];
-};
-
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void progress(const char *fmt, ...)
@@ -64,266 +51,6 @@ static void progress(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* Is `name` an executable in $PATH? */
-static bool have_tool(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (!path)
-		path = "/usr/bin:/bin:/usr/sbin:/sbin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += len + (path[len] == ':');
-	}
-	return false;
-}
-
-static int need_tool(const char *name, const char *package)
-{
-	if (have_tool(name))
-		return 0;
-	return err__set(ENOENT, "'%s' not found: install the Debian package "
-			"%s (apt-get install %s)", name, package, package);
-}
-
-/* Runs argv[0] from $PATH in `cwd` (NULL: ours). Its stdout goes to `out`
- * (NUL-terminated, truncated to `size`) or, with out == NULL, to our
- * stderr so our stdout stays clean. Returns its exit status or -errno. */
-static int spawn(char *const argv[], const char *cwd, char *out, size_t size)
-{
-	int pipefd[2] = { -1, -1 }, status;
-	size_t used = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (out && pipe2(pipefd, O_CLOEXEC) < 0)
-		return err__sys(errno, "pipe");
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		if ((cwd && chdir(cwd) < 0) ||
-		    dup2(out ? pipefd[1] : STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (out)
-		close(pipefd[1]);
-	if (pid < 0) {
-		if (out)
-			close(pipefd[0]);
-		return err__sys(errno, "fork");
-	}
-	while (out && (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
-		used += (size_t)n;
-	if (out) {
-		out[used] = '\0';
-		close(pipefd[0]);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err__sys(errno, "waitpid(%s)", argv[0]);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Runs a command that must succeed; the message names it. */
-static int spawn_ok(char *const argv[], const char *cwd, char *out,
-		    size_t size)
-{
-	int ret = spawn(argv, cwd, out, size);
-
-	if (ret > 0)
-		return err__set(EIO, "'%s %s' failed with exit status %d",
-				argv[0], argv[1], ret);
-	return ret;
-}
-
-/* The value of the first "Key: value" line of `text` (in place). */
-static char *field(char *text, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (char *line = text; line && *line;) {
-		char *next = strchr(line, '\n');
-
-		if (next)
-			*next++ = '\0';
-		while (*line == ' ')
-			line++;
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			line += klen + 1;
-			while (*line == ' ')
-				line++;
-			return line;
-		}
-		line = next;
-	}
-	return NULL;
-}
-
-static int copy_string(char *dst, size_t size, const char *src,
-		       const char *what)
-{
-	if (!src || !*src || strlen(src) >= size)
-		return err__set(EINVAL, "could not determine %s", what);
-	memcpy(dst, src, strlen(src) + 1);
-	return 0;
-}
-
-static int resolve_kernel(struct inputs *in, const char *wanted)
-{
-	char out[8192], *dep;
-	char *depends[] = { "apt-cache", "depends", IMAGE_META_PACKAGE, NULL };
-	int ret;
-
-	if (wanted)
-		return copy_string(in->package, sizeof(in->package), wanted,
-				   "the kernel package");
-	ret = spawn_ok(depends, NULL, out, sizeof(out));
-	if (ret < 0)
-		return err__set(ENOENT, "'apt-cache depends %s' failed; is "
-				"Debian's archive in the apt sources and "
-				"'apt-get update' done?", IMAGE_META_PACKAGE);
-	dep = field(out, "Depends");
-	if (!dep || strncmp(dep, "linux-image-", 12))
-		return err__set(ENOENT, "%s does not depend on a "
-				"linux-image-* package", IMAGE_META_PACKAGE);
-	return copy_string(in->package, sizeof(in->package), dep,
-			   "the kernel package");
-}
-
-static int kernel_version(struct inputs *in)
-{
-	char out[65536];
-	char *show[] = { "apt-cache", "show", "--no-all-versions", in->package,
-			 NULL };
-
-	if (spawn(show, NULL, out, sizeof(out)) != 0 ||
-	    strncmp(out, "Package:", 8))
-		return err__set(ENOENT, "kernel package '%s' is not in the "
-				"apt archive (try 'apt-get update')",
-				in->package);
-	return copy_string(in->version, sizeof(in->version),
-			   field(out, "Version"), "the kernel's version");
-}
-
-/* busybox-static's /bin/busybox: installed and really static. */
-static int busybox_version(struct inputs *in)
-{
-	char out[256];
-	char *query[] = { "dpkg-query", "-W", "-f=${db:Status-Status} "
-			  "${Version}", BUSYBOX_PACKAGE, NULL };
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd, ret = 0;
-
-	if (spawn(query, NULL, out, sizeof(out)) != 0 ||
-	    strncmp(out, "installed ", 10) || access(BUSYBOX_PATH, X_OK))
-		return err__set(ENOENT, "%s is missing: install the Debian "
-				"package %s (apt-get install %s)",
-				BUSYBOX_PATH, BUSYBOX_PACKAGE, BUSYBOX_PACKAGE);
-	fd = open(BUSYBOX_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err__sys(errno, "opening %s", BUSYBOX_PATH);
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		ret = err__set(ENOEXEC, "%s is not an ELF file", BUSYBOX_PATH);
-	for (unsigned i = 0; ret == 0 && i < eh.e_phnum; i++)
-		if (pread(fd, &ph, sizeof(ph),
-			  (off_t)(eh.e_phoff + i * (uint64_t)eh.e_phentsize)) ==
-			    sizeof(ph) &&
-		    ph.p_type == PT_INTERP)
-			ret = err__set(ENOEXEC, "%s is dynamically linked: "
-				       "install %s, not busybox",
-				       BUSYBOX_PATH, BUSYBOX_PACKAGE);
-	close(fd);
-	if (ret < 0)
-		return ret;
-	return copy_string(in->busybox_version, sizeof(in->busybox_version),
-			   out + 10, "busybox-static's version");
-}
-
-static const char *jstr(json_t *root, const char *obj, const char *key)
-{
-	return json_string_value(json_object_get(json_object_get(root, obj),
-						 key));
-}
-
-/* Does the file that manifest entry `e` names under dir have the sha256
- * it records? `sub` is the only subdirectory the name may contain. */
-static bool entry_matches(const char *dir, const json_t *e, const char *sub)
-{
-	char path[PATH_MAX], sum[HASH_SHA256_HEX];
-	const char *file = json_string_value(json_object_get(e, "file"));
-	const char *want = json_string_value(json_object_get(e, "sha256"));
-	const char *base = file;
-	uint64_t size;
-
-	if (file && sub && !strncmp(file, sub, strlen(sub)) &&
-	    file[strlen(sub)] == '/')
-		base = file + strlen(sub) + 1;
-	if (!file || !want || !*base || strchr(base, '/') || base[0] == '.')
-		return false;
-	output__pathf(path, sizeof(path), "%s/%s", dir, file);
-	return hash__sha256_file(path, sum, &size) == 0 && !strcmp(sum, want);
-}
-
-static bool file_matches(const char *dir, json_t *root, const char *obj)
-{
-	return entry_matches(dir, json_object_get(root, obj), NULL);
-}
-
-/* Every module the manifest lists is there with its recorded hash (the
- * e2e host loads them from the cached image). */
-static bool modules_match(const char *dir, json_t *root)
-{
-	const json_t *mods = json_object_get(root, "modules");
-	size_t i;
-	json_t *e;
-
-	if (!json_is_array(mods))
-		return false;
-	json_array_foreach(mods, i, e)
-		if (!entry_matches(dir, e, "modules"))
-			return false;
-	return true;
-}
-
-/* A cached image is fresh if it was built from the same inputs and its
- * files still hash to what its manifest records. */
-static bool is_fresh(const char *dir, const struct inputs *in)
-{
-	char path[PATH_MAX];
-	json_t *root;
-	bool fresh;
-
-	output__pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
-	root = output__json_load(path, &(json_error_t){ 0 });
-	if (!root)
-		return false;
-	fresh = json_is_string(json_object_get(root, "schema")) &&
-		!strcmp(json_string_value(json_object_get(root, "schema")),
-			MANIFEST_SCHEMA) &&
-		jstr(root, "kernel", "package") &&
-		!strcmp(jstr(root, "kernel", "package"), in->package) &&
-		jstr(root, "kernel", "version") &&
-		!strcmp(jstr(root, "kernel", "version"), in->version) &&
-		jstr(root, "busybox", "version") &&
-		!strcmp(jstr(root, "busybox", "version"),
-			in->busybox_version) &&
-		jstr(root, "init", "sha256") &&
-		!strcmp(jstr(root, "init", "sha256"), in->init_sha256) &&
-		file_matches(dir, root, "kernel") &&
-		file_matches(dir, root, "initramfs") && modules_match(dir, root);
-	json_decref(root);
-	return fresh;
 }
 
 static int mkdir_p(const char *path)
@@ -357,23 +84,6 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 static void remove_tree(const char *path)
 {
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int write_all(int fd, const void *data, size_t size, const char *path)
-{
-	const uint8_t *p = data;
-
-	while (size) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err__sys(errno, "writing %s", path);
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Copies src to dst and syncs it; a missing src is -ENOENT. */
@@ -448,7 +158,7 @@ static int fetch_kernel(const struct inputs *in, const char *tmp)
 	/* Name and version: a glob or bare name could fetch another one. */
 	snprintf(spec, sizeof(spec), "%s=%s", in->package, in->version);
 	progress("downloading %s", spec);
-	ret = spawn_ok(download, tmp, NULL, 0);
+	ret = image__spawn_ok(download, tmp, NULL, 0);
 	if (ret < 0)
 		return ret;
 	d = opendir(tmp);
@@ -465,7 +175,7 @@ static int fetch_kernel(const struct inputs *in, const char *tmp)
 	output__pathf(root, sizeof(root), "%s/deb", tmp);
 	progress("unpacking %s", strrchr(deb, '/') + 1);
 	char *extract[] = { "dpkg-deb", "-x", deb, root, NULL };
-	return spawn_ok(extract, NULL, NULL, 0);
+	return image__spawn_ok(extract, NULL, NULL, 0);
 }
 
 /* The kernel release, from the package's boot/vmlinuz-RELEASE. */
@@ -498,7 +208,7 @@ static int add_applets(struct cpio *c, int *count)
 {
 	char list[65536];
 	char *argv[] = { BUSYBOX_PATH, "--list-full", NULL };
-	int ret = spawn_ok(argv, NULL, list, sizeof(list));
+	int ret = image__spawn_ok(argv, NULL, list, sizeof(list));
 
 	*count = 0;
 	for (char *line = strtok(ret < 0 ? NULL : list, "\n"); line;
@@ -571,19 +281,6 @@ static int write_initramfs(const char *path, int *applets)
 	return ret;
 }
 
-/* {"file", "size", "sha256"} of dir/file. */
-static json_t *file_entry(const char *dir, const char *file)
-{
-	char path[PATH_MAX], sum[HASH_SHA256_HEX];
-	uint64_t size;
-
-	output__pathf(path, sizeof(path), "%s/%s", dir, file);
-	if (hash__sha256_file(path, sum, &size) < 0)
-		return NULL;
-	return json_pack("{s:s, s:I, s:s}", "file", file, "size",
-			 (json_int_t)size, "sha256", sum);
-}
-
 /* Copies the KVM modules the package has into dir/modules and returns
  * their manifest entries in *out. */
 static int module_entries(const char *dir, const char *root,
@@ -617,74 +314,6 @@ static int module_entries(const char *dir, const char *root,
 	return 0;
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	int ret;
-
-	if (fd < 0)
-		return err__sys(errno, "creating %s", path);
-	ret = write_all(fd, text, strlen(text), path);
-	if (ret == 0 && fsync(fd) < 0)
-		ret = err__sys(errno, "syncing %s", path);
-	close(fd);
-	return ret;
-}
-
-static json_t *kernel_entry(const char *dir, const struct inputs *in,
-			    const char *release)
-{
-	json_t *k = file_entry(dir, IMAGE_KERNEL);
-
-	if (k && json_object_update_new(k, json_pack("{s:s, s:s, s:s}", "package",
-						   in->package, "version",
-						   in->version, "release",
-						   release)) < 0) {
-		json_decref(k);
-		return NULL;
-	}
-	return k;
-}
-
-static int write_manifest(const char *dir, const struct inputs *in,
-			  const char *release, int applets, json_t *mods)
-{
-	char path[PATH_MAX], busybox_sum[HASH_SHA256_HEX], stamp[32], *text;
-	uint64_t busybox_size;
-	time_t now = time(NULL);
-	json_t *root;
-	int ret;
-
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	ret = hash__sha256_file(BUSYBOX_PATH, busybox_sum, &busybox_size);
-	if (ret < 0) {
-		json_decref(mods);
-		return ret;
-	}
-	root = json_pack(
-		"{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:I, s:s}, "
-		"s:{s:s, s:s, s:I, s:s, s:i}, s:o}",
-		"schema", MANIFEST_SCHEMA, "created", stamp, "cmdline",
-		IMAGE_CMDLINE, "kernel", kernel_entry(dir, in, release),
-		"initramfs", file_entry(dir, IMAGE_INITRAMFS), "init", "path",
-		"/init", "size",
-		(json_int_t)(init_image_end - init_image_start), "sha256",
-		in->init_sha256, "busybox", "package", BUSYBOX_PACKAGE,
-		"version", in->busybox_version, "size",
-		(json_int_t)busybox_size, "sha256", busybox_sum, "applets",
-		applets, "modules", mods);
-	if (!root)
-		return err__set(EIO, "building the manifest of %s", dir);
-	text = json_dumps(root, JSON_INDENT(2));
-	json_decref(root);
-	if (!text)
-		return err__set(ENOMEM, "formatting the manifest");
-	output__pathf(path, sizeof(path), "%s/%s", dir, IMAGE_MANIFEST);
-	ret = write_text(path, text);
-	free(text);
-	return ret;
-}
-
 int image__default_root(char *buf, size_t size)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -702,28 +331,6 @@ int image__default_root(char *buf, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		return err__set(ENAMETOOLONG, "cache directory path too long");
 	return 0;
-}
-
-static int gather_inputs(struct inputs *in, const char *wanted)
-{
-	int ret = need_tool("apt-get", "apt");
-
-	if (ret == 0)
-		ret = need_tool("apt-cache", "apt");
-	if (ret == 0)
-		ret = need_tool("dpkg-deb", "dpkg");
-	if (ret == 0)
-		ret = need_tool("dpkg-query", "dpkg");
-	if (ret == 0)
-		ret = resolve_kernel(in, wanted);
-	if (ret == 0)
-		ret = kernel_version(in);
-	if (ret == 0)
-		ret = busybox_version(in);
-	hash__sha256_mem(init_image_start,
-		   (size_t)(init_image_end - init_image_start),
-		   in->init_sha256);
-	return ret;
 }
 
 /* Builds the complete image in tmp/image from the inputs. */
@@ -790,7 +397,7 @@ static int build_into(const char *tmp, const struct inputs *in,
 	if (ret == 0)
 		ret = module_entries(staged, root, release, &mods);
 	if (ret == 0)
-		ret = write_manifest(staged, in, release, applets, mods);
+		ret = image__write_manifest(staged, in, release, applets, mods);
 	return ret;
 }
 
@@ -876,12 +483,12 @@ int image__build(const struct image_options *o, struct image_result *r)
 	int ret;
 
 	r->cached = false;
-	ret = gather_inputs(&in, o->kernel_package);
+	ret = image__gather_inputs(&in, o->kernel_package);
 	if (ret == 0)
 		ret = out_dir(o, &in, r);
 	if (ret < 0)
 		return ret;
-	if (!o->force && is_fresh(r->dir, &in)) {
+	if (!o->force && image__is_fresh(r->dir, &in)) {
 		progress("%s is up to date (%s %s)", r->dir, in.package,
 			 in.version);
 		r->cached = true;

@@ -1,8 +1,9 @@
 /* Unit test for installing guest memory through userfaultfd around pages
- * already present (snapshot/mem_uffd.c): the prefetcher's bulk copy met a
- * page the fault handler had just installed, UFFDIO_COPY stopped there
- * with EAGAIN, and the restore failed (kvm.shell, four VMs restoring in
- * one process). Needs no KVM; skips where userfaultfd is not allowed. */
+ * already present (snapshot/uffd_install.c): the prefetcher's bulk copy
+ * met a page the fault handler had just installed, UFFDIO_COPY stopped
+ * there with EAGAIN, and the restore failed (kvm.shell, four VMs
+ * restoring in one process). Needs no KVM; skips where userfaultfd is not
+ * allowed. */
 #include "mem_uffd.h"
 
 #include <errno.h>

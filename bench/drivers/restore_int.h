@@ -1,0 +1,76 @@
+/* What the files of `coldstart bench restore` share: its options, the
+ * measured cells and groups, and the functions one file calls in another
+ * (restore.c: options, snapshots, the measurement and the command;
+ * restore_once.c: one timed restore and the page-cache state, restore.h's
+ * shared pieces; restore_result.c: the result document, text and
+ * Markdown). Not for use outside the restore driver. */
+#ifndef COLDSTART_RESTORE_INT_H
+#define COLDSTART_RESTORE_INT_H
+
+#include "restore.h"
+
+#include "mem.h"
+#include "timeline.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MiB ((uint64_t)1 << 20)
+#define MAX_SIZES 8
+#define MAX_STRATEGIES 16
+#define TIMEOUT_NS (120ull * 1000000000ull)
+
+struct restore_opts {
+	uint64_t count, warmup;
+	uint64_t mems[MAX_SIZES], wss[MAX_SIZES];
+	size_t nr_mems, nr_wss;
+	const struct guest_mem_ops *strategies[MAX_STRATEGIES];
+	size_t nr_strategies;
+	bool warm, cold;     /* page-cache states to measure */
+	bool drop_caches;    /* cold: drop every clean page, not just ours */
+	bool baseline;       /* the never-stopped series */
+	unsigned int pattern, op;
+	bool json;
+	const char *out_dir, *snapshot_dir, *kvm_path;
+};
+
+/* One strategy under one cache state in one (mem, ws) group. */
+struct cell {
+	const struct guest_mem_ops *ops;
+	double *ns[RESTORE_NR_PHASES];
+	size_t n;
+	uint64_t faults, bytes_read; /* sums over counted samples */
+	struct restore_work host;       /* sums over counted samples */
+	double resident_max;         /* cold: worst residency before a sample */
+};
+
+struct group {
+	uint64_t mem, ws;
+	char dir[PATH_MAX];
+	struct cell *cells; /* nr_strategies per cache state */
+	double *never;      /* never-stopped request phase, count */
+	size_t nr_never;
+	/* strategies this host cannot do (e.g. no huge pages), and why */
+	bool skip[MAX_STRATEGIES];
+	char why[MAX_STRATEGIES][200];
+};
+
+static inline void join(char *out, const char *dir, const char *name)
+{
+	snprintf(out, PATH_MAX, "%s/%s", dir, name);
+}
+
+static inline double span(const struct timeline *tl, enum tl_event a,
+			  enum tl_event b)
+{
+	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
+}
+
+/* restore_result.c: prints the result (text or --json) and, with --out,
+ * writes restore.json and restore.md. */
+int restore__emit(const struct restore_opts *o, const struct group *g,
+		  size_t ng, const char *fs, const char *cold_why);
+
+#endif

@@ -1,0 +1,50 @@
+/* What the emulated host's files share (emulate.c: the tools, processes,
+ * watching the run and the interface; emulate_initrd.c: the host's
+ * initramfs): one run's state, its files, and the functions one file calls
+ * in another. Not for use outside the emulated host. */
+#ifndef COLDSTART_EMULATE_INT_H
+#define COLDSTART_EMULATE_INT_H
+
+#include "emulate.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct cpio;
+
+extern char **environ;
+
+#define BUSYBOX "/bin/busybox"
+
+/* One run's moving parts. */
+struct run {
+	const struct emulate_options *o;
+	char work[PATH_MAX];
+	char path[6][PATH_MAX]; /* see enum file */
+	char console[PATH_MAX];
+	char image[PATH_MAX];
+	char virtiofsd[PATH_MAX];
+	pid_t virtiofsd_pid, qemu_pid;
+	int out_fd, err_fd, con_fd;
+	char line[1024]; /* the console's unfinished line */
+	size_t line_len;
+	bool ready, exited, failed, stalled;
+	int exit_status;
+	char fail_text[256];
+	struct timespec start, ready_at, last_console, last_beat, stalled_at;
+};
+
+enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };
+
+/* emulate.c: adds the host file `src` to the initramfs as `name` */
+int emulate__add_file(struct cpio *c, const char *name, uint32_t perm,
+		      const char *src);
+
+/* emulate_initrd.c: writes r->path[F_INITRD], the host's initramfs:
+ * busybox, its /init, the modules, the command's script and --out list */
+int emulate__build_initrd(struct run *r);
+
+#endif

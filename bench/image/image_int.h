@@ -1,0 +1,81 @@
+/* What the image builder's files share (image.c: building and installing
+ * an image; image_inputs.c: the inputs, from apt and dpkg;
+ * image_manifest.c: the manifest, written and checked): the inputs, the
+ * busybox paths, small file helpers and the functions one file calls in
+ * another. Not for use outside the image builder. */
+#ifndef COLDSTART_IMAGE_INT_H
+#define COLDSTART_IMAGE_INT_H
+
+#include "image.h"
+
+#include "err.h"
+#include "hash.h"
+#include "output.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define BUSYBOX_PACKAGE "busybox-static"
+#define BUSYBOX_PATH "/bin/busybox"
+
+/* Everything that decides an image's bytes; equal inputs, equal image. */
+struct inputs {
+	char package[256];     /* linux-image-6.1.0-NN-cloud-amd64 */
+	char version[128];     /* its archive version */
+	char busybox_version[128];
+	char init_sha256[HASH_SHA256_HEX];
+};
+
+static inline int write_all(int fd, const void *data, size_t size,
+			    const char *path)
+{
+	const uint8_t *p = data;
+
+	while (size) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err__sys(errno, "writing %s", path);
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/* {"file", "size", "sha256"} of dir/file. */
+static inline json_t *file_entry(const char *dir, const char *file)
+{
+	char path[PATH_MAX], sum[HASH_SHA256_HEX];
+	uint64_t size;
+
+	output__pathf(path, sizeof(path), "%s/%s", dir, file);
+	if (hash__sha256_file(path, sum, &size) < 0)
+		return NULL;
+	return json_pack("{s:s, s:I, s:s}", "file", file, "size",
+			 (json_int_t)size, "sha256", sum);
+}
+
+/* image_inputs.c */
+/* Runs a command that must succeed (stdout to `out`, or to our stderr
+ * with out == NULL); the message names it. 0 or -errno. */
+int image__spawn_ok(char *const argv[], const char *cwd, char *out,
+		    size_t size);
+/* The kernel package (`wanted`, or the one IMAGE_META_PACKAGE depends on)
+ * and its version, busybox-static's version and coldstart-init's hash. */
+int image__gather_inputs(struct inputs *in, const char *wanted);
+
+/* image_manifest.c */
+/* Was the image at `dir` built from `in`, and do its files still hash to
+ * what its manifest records? */
+bool image__is_fresh(const char *dir, const struct inputs *in);
+/* Writes dir's manifest; takes `mods` (the modules' entries). */
+int image__write_manifest(const char *dir, const struct inputs *in,
+			  const char *release, int applets, json_t *mods);
+
+#endif

@@ -1,0 +1,86 @@
+/* What the warm pool's files share (pool.c: the pool, its refill threads
+ * and the interface; pool_vm.c: making and running one VM; pool_target.c:
+ * the arrival rate and the target it sets): the pool's structs and the
+ * functions one file calls in another. Not for use outside the pool. */
+#ifndef COLDSTART_POOL_INT_H
+#define COLDSTART_POOL_INT_H
+
+#include "pool.h"
+
+#include "policy.h"
+#include "probe.h"
+#include "snapshot.h"
+#include "timeline.h"
+#include "vm.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define NS 1000000000.0
+/* The refills' making times kept for pool__make_times (the newest). */
+#define MAKE_TIMES_KEPT 4096
+
+struct held {
+	struct vm *vm;
+	struct probe probe;   /* the guest's device; the VM points here */
+	struct timeline tl;   /* the VM's timeline */
+	bool filled;          /* memory and state restored (or booted) */
+};
+
+struct worker {
+	struct pool *pool;
+	pthread_t thread;
+	bool started;
+	double cpu_s; /* its CPU time so far */
+};
+
+struct pool {
+	struct pool_config cfg;
+	struct snapshot snap;
+	bool snap_open;
+	uint64_t expected; /* the checksum a correct run reports */
+
+	pthread_mutex_t lock;
+	pthread_cond_t wake;  /* refill threads: the target moved, or drain */
+	pthread_cond_t ready; /* requests waiting for a VM, wait_filled */
+	pthread_cond_t idle;  /* drain: the last request being served ended */
+	struct held **held;   /* oldest first; capacity cfg.max */
+	unsigned int nheld, making, serving, target;
+	bool draining;
+	uint64_t seq; /* VMs the refill threads started making */
+	unsigned int failures_in_row;
+	struct worker *workers;
+
+	/* the arrival-rate estimates (policy.h; fast: marginal's bursts) */
+	struct policy_decay slow, fast;
+	bool arrived;
+
+	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */
+	uint64_t make_times_n;               /* ever recorded */
+
+	uint64_t idle_since; /* the VMs-held integral is current up to here */
+	double idle_ns;
+	struct pool_stats st;
+};
+
+static inline void destroy(struct held *h)
+{
+	if (!h)
+		return;
+	vm__destroy(h->vm);
+	free(h);
+}
+
+/* pool_vm.c: making a VM as the pool holds it, and running a request's */
+struct held *pool__make(struct pool *p, int64_t seq);
+int pool__run(struct pool *p, struct held *h, struct pool_request *req);
+
+/* pool_target.c, under p->lock: the arrival rate (per second) at `now`,
+ * counting an arrival at t (ns), and the target they set */
+double pool__rate_at(const struct pool *p, uint64_t now);
+void pool__note_arrival(struct pool *p, uint64_t t);
+void pool__retarget(struct pool *p, uint64_t now);
+
+#endif
