@@ -497,7 +497,7 @@ int cmd_bench_pool(int argc, char **argv)
 	pool_cli__catch_signals();
 	ret = bench(&o);
 	if (ret == -EINTR)
-		return cli__error(130, "bench pool: pool_cli__stop");
+		return cli__error(130, "bench pool: %s", err__last());
 	if (ret < 0)
 		return cli__error(ret == -EINVAL || ret == -ENOENT ||
 					  ret == -E2BIG

@@ -56,6 +56,17 @@ code=$?
 [ "$code" = 0 ] && [ ! -e "$tmp/p.sock" ] && ok ||
 	fail "SIGINT to pool serve: exit $code, socket $(ls "$tmp/p.sock" 2>&1)"
 
+# bench pool: SIGINT ends the run with 130 and says so (it once printed
+# the name of its stop flag), and writes no document.
+timeout 120 "$COLDSTART" bench pool --arrivals poisson:20 --duration 60s --size 1 --out "$tmp/pbint" >"$out" 2>"$err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+code=$?
+[ "$code" = 130 ] && grep -q "bench pool: interrupted" "$err" && [ ! -e "$tmp/pbint/pool.json" ] && ok ||
+	fail "SIGINT to bench pool: exit $code, $(tail -n 2 "$err"), $(ls "$tmp/pbint" 2>&1)"
+
 # Snapshots restored into held VMs, warm or as shells, for two strategies.
 expect 0 "" snapshot create "$tmp/snap" --mem 16M
 for s in mmap eager; do
