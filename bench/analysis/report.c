@@ -1,5 +1,6 @@
 /* The report generator: reads result documents, writes report.md, the
  * CSV files the gnuplot scripts of plots/ read, and the plots. */
+#include "report_driver.h"
 #include "report_int.h"
 
 #include "args.h"
@@ -191,7 +192,24 @@ int report__find_input(const struct report *r, const char *bench)
 	return -1;
 }
 
-typedef void csv_fn(FILE *f, const struct report *r);
+/* ---- the drivers ---- */
+
+const struct report_driver *const report__drivers[] = {
+	&report_driver_lifecycle, &report_driver_boot, &report_driver_restore,
+	&report_driver_rate,      &report_driver_density, &report_driver_peers,
+	&report_driver_pool,      &report_driver_suite,
+};
+
+const size_t report__nr_drivers =
+	sizeof(report__drivers) / sizeof(report__drivers[0]);
+
+const struct report_driver *report__driver(const char *name)
+{
+	for (size_t i = 0; i < report__nr_drivers; i++)
+		if (!strcmp(report__drivers[i]->name, name))
+			return report__drivers[i];
+	return NULL;
+}
 
 static int write_csv(const struct report *r, const char *name, csv_fn *fn)
 {
@@ -323,25 +341,20 @@ static void md_left_out(struct report *r)
 
 /* ---- the whole report ---- */
 
+/* The generic CSV files, then each driver's when its documents are
+ * among the inputs. */
 static int write_all_csv(const struct report *r)
 {
-	static const struct {
-		const char *name;
-		csv_fn *fn;
-		const char *bench; /* only when this bench is present */
-	} files[] = {
-		{ "series.csv", report__series_csv, NULL },
-		{ "cdf.csv", report__cdf_csv, NULL },
-		{ "restore.csv", report__restore_csv, "restore" },
-		{ "rate.csv", report__rate_csv, "rate" },
-		{ "density.csv", report__density_csv, "density" },
-		{ "pool.csv", report__pool_csv, "pool" },
-	};
-	int ret = 0;
+	int ret = write_csv(r, "series.csv", report__series_csv);
 
-	for (size_t i = 0; ret == 0 && i < sizeof(files) / sizeof(files[0]); i++)
-		if (!files[i].bench || report__find_input(r, files[i].bench) >= 0)
-			ret = write_csv(r, files[i].name, files[i].fn);
+	if (ret == 0)
+		ret = write_csv(r, "cdf.csv", report__cdf_csv);
+	for (size_t i = 0; ret == 0 && i < report__nr_drivers; i++) {
+		const struct report_driver *d = report__drivers[i];
+
+		if (d->csv && report__find_input(r, d->name) >= 0)
+			ret = write_csv(r, d->csv_name, d->csv);
+	}
 	return ret;
 }
 

@@ -115,40 +115,53 @@ typedef void csv_fn(FILE *f, const struct report *r);
 /* report.c */
 int report__find_input(const struct report *r, const char *bench);
 
-/* report_csv.c: the CSV files the plots read */
+/* report_csv.c: the generic CSV files */
 void report__series_csv(FILE *f, const struct report *r);
 void report__cdf_csv(FILE *f, const struct report *r);
-void report__rate_csv(FILE *f, const struct report *r);
-void report__density_csv(FILE *f, const struct report *r);
-void report__pool_csv(FILE *f, const struct report *r);
 /* The CDF group of a series: its phase (cache state, memory size), or
  * "all". */
 void report__group_of(const struct input *in, const char *series, char *out,
 		      size_t len);
 
-/* report_restore.c: the restore driver's rows, table and summary */
-void report__restore_csv(FILE *f, const struct report *r);
-void report__md_restore(struct report *r, const struct input *in);
-void report__sum_restore(FILE *md, const struct input *in);
-/* The restore document's sizes as "MEM:WS" words in MiB, by memory then
- * working set ("64:16 256:16 256:64"); NULL when none. Free it. */
-char *report__restore_cells(const struct report *r);
-
 /* report_plot.c: running the plots/ scripts, images in report.md */
 void report__plot_cdfs(struct report *r, const struct input *in);
+/* Space-separated distinct values of CSV column `col` (0-based) of the
+ * CSV text that fn writes, header skipped, with a space either side
+ * (" a b "); NULL without memory. Free it. */
+char *report__csv_column(const struct report *r, csv_fn *fn, int col);
+/* Draws plots/`script`.gp with `vars` into `base`.png/.svg (the formats
+ * asked for) and shows the first in report.md under `title`. */
+void report__plot_show(struct report *r, const char *script,
+		       const char *base, const char *vars, const char *title);
+/* report__plot_show of `script` (reading `script`.csv) when fn's CSV has
+ * data in column `col`, its distinct values passed as `var`. */
 void report__plot_table(struct report *r, const char *script, csv_fn *fn,
 			int col, const char *var, const char *extra,
 			const char *title);
-void report__plot_restore(struct report *r);
 
 /* report_md.c: one document's section of report.md */
 void report__md_doc(struct report *r, const struct input *in);
+/* One unit for a table column: chosen once from a reference value (the
+ * median of the rows' medians), so a column never mixes us and ms. */
+struct col {
+	const char *unit;
+	double div;
+	int prec;
+};
+void report__col_for(const char *unit, double ref, struct col *c);
+const char *report__col_text(char *buf, size_t len, const struct col *c,
+			     double v);
+/* The median of the medians of in's series in `unit` (all series when
+ * unit is NULL) that `pick` accepts (all when NULL). */
+double report__median_of_medians(const struct input *in, const char *unit,
+				 bool (*pick)(const struct input *, size_t));
 
-/* report_summary.c: the Summary section, one line per driver */
+/* report_summary.c: the Summary section, each driver's lines */
 void report__time_text(char *buf, size_t len, double ns);
 void report__md_summary(struct report *r);
-/* Among rate's series of `mode` and `kind` ("sustained", "burst") the
- * level with the highest "vms_per_s", or NULL. */
+
+/* report_rate.c: among rate's series of `mode` and `kind` ("sustained",
+ * "burst") the level with the highest "vms_per_s", or NULL. */
 const json_t *report__peak_rate(const json_t *series, const char *mode,
 				const char *kind);
 

@@ -1,5 +1,6 @@
 /* The report's plots: gnuplot runs on the plots/ scripts, the latency
- * CDFs and the tables' plots, each shown in report.md. */
+ * CDFs and the drivers' table plots (called from report_NAME.c), each
+ * shown in report.md. */
 #include "report_int.h"
 
 #include "err.h"
@@ -236,9 +237,7 @@ void report__plot_cdfs(struct report *r, const struct input *in)
 	}
 }
 
-/* Space-separated distinct values of CSV column `col` (0-based) of the
- * CSV text produced by `fn`, skipping the header. */
-static char *distinct_column(const struct report *r, csv_fn *fn, int col)
+char *report__csv_column(const struct report *r, csv_fn *fn, int col)
 {
 	char *text = NULL, *out = NULL, *save = NULL;
 	size_t len = 0, olen = 0;
@@ -276,54 +275,27 @@ static char *distinct_column(const struct report *r, csv_fn *fn, int col)
 	return out;
 }
 
+void report__plot_show(struct report *r, const char *script,
+		       const char *base, const char *vars, const char *title)
+{
+	char file[200];
+
+	draw(r, script, base, vars, file, sizeof(file));
+	md_image(r, title, file);
+}
+
 /* Runs `script` when its CSV has data in column `col`, passing the
  * distinct values as `var`. */
 void report__plot_table(struct report *r, const char *script, csv_fn *fn,
 		       int col, const char *var, const char *extra,
 		       const char *title)
 {
-	char *values = distinct_column(r, fn, col), *vars = NULL, file[200];
+	char *values = report__csv_column(r, fn, col), *vars = NULL;
 
 	if (values && strspn(values, " ") < strlen(values) &&
 	    asprintf(&vars, "in='%s.csv'; %s='%s'%s", script, var, values,
-		     extra ? extra : "") >= 0) {
-		draw(r, script, script, vars, file, sizeof(file));
-		md_image(r, title, file);
-	}
+		     extra ? extra : "") >= 0)
+		report__plot_show(r, script, script, vars, title);
 	free(vars);
 	free(values);
-}
-
-/* Removes the word `word` from a " a b c " list. */
-static void drop_word(char *list, const char *word)
-{
-	char key[64];
-	char *p;
-
-	snprintf(key, sizeof(key), " %s ", word);
-	p = list ? strstr(list, key) : NULL;
-	if (p)
-		memmove(p, p + strlen(key) - 1, strlen(p + strlen(key) - 1) + 1);
-}
-
-void report__plot_restore(struct report *r)
-{
-	char *strategies = distinct_column(r, report__restore_csv, 0);
-	char *caches = distinct_column(r, report__restore_csv, 1);
-	char *cells = report__restore_cells(r), *vars = NULL;
-	char file[200];
-
-	drop_word(strategies, "never-stopped"); /* drawn as the baseline */
-	drop_word(caches, "-");
-	if (strategies && caches && cells && cells[0] &&
-	    asprintf(&vars, "in='restore.csv'; strategies='%s'; cells='%s'; "
-		     "caches='%s'", strategies, cells, caches) >= 0) {
-		draw(r, "restore", "restore", vars, file, sizeof(file));
-		md_image(r, "restore strategies per memory and working-set "
-			 "size", file);
-	}
-	free(vars);
-	free(strategies);
-	free(caches);
-	free(cells);
 }

@@ -1,5 +1,7 @@
 /* The restore driver in the report: one row per strategy, cache state
- * and size, its CSV file, its report.md table and its summary lines. */
+ * and size, its CSV file, its report.md tables, its summary lines and its
+ * plot. */
+#include "report_driver.h"
 #include "report_int.h"
 
 #include "err.h"
@@ -148,7 +150,7 @@ static void restore_rows(const struct input *in, struct rrows *rows)
 		qsort(rows->v, rows->n, sizeof(*rows->v), rrow_cmp);
 }
 
-void report__restore_csv(FILE *f, const struct report *r)
+static void restore_csv(FILE *f, const struct report *r)
 {
 	int i = report__find_input(r, "restore");
 	struct rrows rows = { 0 };
@@ -296,7 +298,7 @@ static void md_overview(FILE *md, const struct rrows *rows,
 	fputc('\n', md);
 }
 
-void report__md_restore(struct report *r, const struct input *in)
+static void md_restore(struct report *r, const struct input *in)
 {
 	struct rrows rows = { 0 };
 	struct cell cells[MAX_CELLS], m;
@@ -350,6 +352,11 @@ void report__md_restore(struct report *r, const struct input *in)
 				json_number_value(sp), name);
 		fputc('\n', r->md);
 	}
+	/* one row per strategy, size, cache and phase: too many */
+	fprintf(r->md, "\nAll %zu restore series (strategy/mem/ws/cache/"
+		"phase) with n, percentiles and the 95 %% interval of the "
+		"median are in series.csv; the tables above hold their "
+		"medians.\n", in->doc.nr_series);
 }
 
 static bool same_cell(const struct rrow *a, const struct rrow *b)
@@ -387,7 +394,7 @@ static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
 	fputc('\n', md);
 }
 
-void report__sum_restore(FILE *md, const struct input *in)
+static void sum_restore(FILE *md, const struct input *in)
 {
 	struct rrows rows = { 0 };
 
@@ -408,7 +415,9 @@ static int cell_cmp(const void *a, const void *b)
 	return (x->ws > y->ws) - (x->ws < y->ws);
 }
 
-char *report__restore_cells(const struct report *r)
+/* The restore document's sizes as "MEM:WS" words in MiB, by memory then
+ * working set ("64:16 256:16 256:64"); NULL when none. Free it. */
+static char *restore_cells(const struct report *r)
 {
 	int i = report__find_input(r, "restore");
 	struct rrows rows = { 0 };
@@ -432,3 +441,44 @@ char *report__restore_cells(const struct report *r)
 	fclose(f);
 	return text;
 }
+
+/* Removes the word `word` from a " a b c " list. */
+static void drop_word(char *list, const char *word)
+{
+	char key[64];
+	char *p;
+
+	snprintf(key, sizeof(key), " %s ", word);
+	p = list ? strstr(list, key) : NULL;
+	if (p)
+		memmove(p, p + strlen(key) - 1, strlen(p + strlen(key) - 1) + 1);
+}
+
+static void plot_restore(struct report *r)
+{
+	char *strategies = report__csv_column(r, restore_csv, 0);
+	char *cache_words = report__csv_column(r, restore_csv, 1);
+	char *cells = restore_cells(r), *vars = NULL;
+
+	drop_word(strategies, "never-stopped"); /* drawn as the baseline */
+	drop_word(cache_words, "-");
+	if (strategies && cache_words && cells && cells[0] &&
+	    asprintf(&vars, "in='restore.csv'; strategies='%s'; cells='%s'; "
+		     "caches='%s'", strategies, cells, cache_words) >= 0)
+		report__plot_show(r, "restore", "restore", vars, "restore "
+				  "strategies per memory and working-set size");
+	free(vars);
+	free(strategies);
+	free(cache_words);
+	free(cells);
+}
+
+const struct report_driver report_driver_restore = {
+	.name = "restore",
+	.summary = sum_restore,
+	.md = md_restore,
+	.own_series = true,
+	.csv_name = "restore.csv",
+	.csv = restore_csv,
+	.plot = plot_restore,
+};

@@ -1,0 +1,23 @@
+/* The boot driver in the report: its Summary line, the total from
+ * process start to teardown done. */
+#include "report_driver.h"
+#include "report_int.h"
+
+#include <stdio.h>
+
+static void sum_boot(FILE *md, const struct input *in)
+{
+	const struct result_series *t = compare__find(&in->doc, "total");
+	char text[48];
+
+	if (!t)
+		return;
+	report__time_text(text, sizeof(text), median_ns(t));
+	fprintf(md, "- %s: total (process start -> teardown done) %s median\n",
+		in->label, text);
+}
+
+const struct report_driver report_driver_boot = {
+	.name = "boot",
+	.summary = sum_boot,
+};

@@ -1,0 +1,139 @@
+/* The density driver in the report: VMs per GiB per mode in the Summary,
+ * each mode's marginal cost and KSM, density.csv and the density curve. */
+#include "report_driver.h"
+#include "report_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void sum_density(FILE *md, const struct input *in)
+{
+	const json_t *m;
+	const char *mode, *sep = "";
+
+	fprintf(md, "- %s:", in->label);
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
+		fprintf(md, "%s %.1f VMs per GiB %s", sep,
+			json_number_value(get(m, "vms_per_gib")), mode);
+		sep = ",";
+	}
+	fputc('\n', md);
+}
+
+/* Per VM at the mode's last point: what the VMM process holds beyond its
+ * guest memory (documents before these fields have none). */
+static void md_beyond_guest(FILE *md, const json_t *m)
+{
+	const json_t *curve = get(m, "curve");
+	const json_t *last = json_array_get(curve, json_array_size(curve) - 1);
+	double n = json_number_value(get(last, "vms"));
+
+	if (n <= 0 || !json_is_number(get(last, "uss_beyond_guest_kib")))
+		return;
+	fprintf(md, "; beyond guest memory per VM: RSS %.0f, PSS %.0f, USS "
+		"%.0f KiB", json_number_value(get(last, "rss_beyond_guest_kib")) / n,
+		json_number_value(get(last, "pss_beyond_guest_kib")) / n,
+		json_number_value(get(last, "uss_beyond_guest_kib")) / n);
+}
+
+static void md_density(struct report *r, const struct input *in)
+{
+	const json_t *m;
+	const char *mode;
+
+	fputc('\n', r->md);
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
+		fprintf(r->md, "- %s: %.0f VMs (stopped by %s), marginal cost "
+			"%.0f KiB per VM (PSS + kernel memory), %.1f VMs per GiB",
+			mode, json_number_value(get(m, "vms")),
+			str_or(m, "stopped_by", "?"),
+			json_number_value(get(m, "marginal_kib_per_vm")),
+			json_number_value(get(m, "vms_per_gib")));
+		md_beyond_guest(r->md, m);
+		fputc('\n', r->md);
+	}
+	json_object_foreach((json_t *)get(in->root, "density"), mode, m)
+		report__md_ksm(r->md, mode, m);
+}
+
+/* A counter of the KSM object, or "?" when it was unreadable. */
+static const char *ksm_count(const json_t *k, const char *key, char *buf,
+			     size_t size)
+{
+	const json_t *v = json_object_get(k, key);
+
+	if (!json_is_integer(v))
+		return "?";
+	snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
+}
+
+/* KSM with the mode's last VMs alive, and whether it could touch their
+ * guest memory at all: without MADV_MERGEABLE it never scans it. */
+void report__md_ksm(FILE *out, const char *mode, const json_t *m)
+{
+	const json_t *k = json_object_get(m, "ksm");
+	json_int_t mergeable =
+		json_integer_value(json_object_get(k, "mergeable_vms"));
+	char run[24], shared[24], sharing[24], merged[24];
+	json_int_t n = json_integer_value(json_object_get(m, "vms"));
+
+	if (!json_is_object(k))
+		return;
+	fprintf(out, "- KSM with %" JSON_INTEGER_FORMAT " %s VM%s alive: run=%s "
+		"(%s), pages_shared=%s, pages_sharing=%s; ", n, mode,
+		n == 1 ? "" : "s",
+		ksm_count(k, "run", run, sizeof(run)),
+		json_string_value(json_object_get(k, "run_text")),
+		ksm_count(k, "pages_shared", shared, sizeof(shared)),
+		ksm_count(k, "pages_sharing", sharing, sizeof(sharing)));
+	if (mergeable == 0)
+		fputs("guest memory not marked mergeable, so KSM cannot "
+		      "share it\n", out);
+	else
+		fprintf(out, "guest memory marked mergeable in %"
+			JSON_INTEGER_FORMAT " of them, %s of their pages "
+			"merged\n", mergeable,
+			ksm_count(k, "merging_pages", merged, sizeof(merged)));
+}
+
+/* The density curve: "density": {MODE: {"curve": [{vms, rss_kib,
+ * pss_kib, uss_kib, kernel_kib}]}}, one line per mode. */
+static void density_csv(FILE *f, const struct report *r)
+{
+	int i = report__find_input(r, "density");
+	const json_t *m, *p;
+	const char *mode;
+	size_t k;
+
+	fputs("variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib\n", f);
+	if (i < 0)
+		return;
+	json_object_foreach((json_t *)get(r->in[i].root, "density"), mode, m)
+		json_array_foreach(get(m, "curve"), k, p) {
+			char variant[64];
+
+			safe_name(variant, sizeof(variant), mode);
+			fprintf(f, "%s,%.0f,%.2f,%.2f,%.2f,%.2f\n", variant,
+				json_number_value(get(p, "vms")),
+				json_number_value(get(p, "rss_kib")) / 1024,
+				json_number_value(get(p, "pss_kib")) / 1024,
+				json_number_value(get(p, "uss_kib")) / 1024,
+				json_number_value(get(p, "kernel_kib")) / 1024);
+		}
+}
+
+static void plot_density(struct report *r)
+{
+	report__plot_table(r, "density", density_csv, 0, "variants", NULL,
+			   "density curve");
+}
+
+const struct report_driver report_driver_density = {
+	.name = "density",
+	.summary = sum_density,
+	.md = md_density,
+	.csv_name = "density.csv",
+	.csv = density_csv,
+	.plot = plot_density,
+};

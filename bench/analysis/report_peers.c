@@ -1,0 +1,46 @@
+/* The peers driver in the report: each peer's wall-time and peak-RSS
+ * medians as ratios to coldstart's, in the Summary and its section. */
+#include "report_driver.h"
+#include "report_int.h"
+
+#include <stdio.h>
+
+static void sum_peers(FILE *md, const struct input *in)
+{
+	const struct result_series *ours = compare__find(&in->doc, "coldstart");
+	const json_t *x;
+	const char *peer;
+	char t[48];
+
+	/* every peer left out: coldstart's own time is all there is */
+	if (!json_object_size(get(in->root, "ratios")) && ours) {
+		report__time_text(t, sizeof(t), median_ns(ours));
+		fprintf(md, "- %s: coldstart %s median, no peer measured (see "
+			"Left out)\n", in->label, t);
+		return;
+	}
+	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
+		fprintf(md, "- %s: %s / coldstart %.2fx the wall-time median, "
+			"%.2fx the peak-RSS median\n", in->label, peer,
+			json_number_value(get(x, "wall_median")),
+			json_number_value(get(x, "peak_rss_median")));
+}
+
+/* QEMU/coldstart ratios of the medians (peers.json "ratios"). */
+static void md_peers(struct report *r, const struct input *in)
+{
+	const json_t *x;
+	const char *peer;
+
+	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
+		fprintf(r->md, "\n- %s / coldstart: %.2fx the wall-time "
+			"median, %.2fx the peak-RSS median\n", peer,
+			json_number_value(get(x, "wall_median")),
+			json_number_value(get(x, "peak_rss_median")));
+}
+
+const struct report_driver report_driver_peers = {
+	.name = "peers",
+	.summary = sum_peers,
+	.md = md_peers,
+};
