@@ -16,6 +16,7 @@
 #include "result.h"
 #include "result_new.h"
 #include "soak.h"
+#include "suite.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -359,6 +360,25 @@ static void soak_kvm_slab_sums_kvm_caches(void **state)
 	fclose(f);
 }
 
+/* One list of drivers: each report descriptor belongs to the bench
+ * driver of its name, and every descriptor the report iterates is one
+ * that `coldstart bench` runs. */
+static void report_descriptors_match_drivers(void **state)
+{
+	size_t n, seen = 0;
+	const struct bench_driver *d = bench__drivers(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		if (!d[i].report)
+			continue;
+		assert_string_equal(d[i].report->name, d[i].cmd.name);
+		assert_ptr_equal(report__driver(d[i].cmd.name), d[i].report);
+		seen++;
+	}
+	assert_int_equal(seen, report__nr_drivers);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +398,7 @@ int main(void)
 		cmocka_unit_test(result_skip_lists_each_once),
 		cmocka_unit_test(result_md_says_emulated),
 		cmocka_unit_test(soak_kvm_slab_sums_kvm_caches),
+		cmocka_unit_test(report_descriptors_match_drivers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
