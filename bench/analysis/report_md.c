@@ -28,14 +28,14 @@ void report__col_for(const char *unit, double ref, struct col *c)
 }
 
 const char *report__col_text(char *buf, size_t len, const struct col *c,
-			    double v)
+			     double v)
 {
 	snprintf(buf, len, "%.*f", c->prec, v / c->div);
 	return buf;
 }
 
 double report__median_of_medians(const struct input *in, const char *unit,
-				bool (*pick)(const struct input *, size_t))
+				 bool (*pick)(const struct input *, size_t))
 {
 	double *m = calloc(in->doc.nr_series + 1, sizeof(double)), ref = 0;
 	size_t n = 0;
