@@ -34,7 +34,7 @@ in_host() {
 		--timeout "${COLDSTART_EMULATED_TIMEOUT:-2400}" \
 		--console "$results/console.$boot.log" -- \
 		env COLDSTART_EMULATED_RECORD="$results" COLDSTART_TEST_EMULATED=0 \
-		ctest --test-dir "$build" -j"$jobs" --timeout 900 --output-on-failure "$@"
+		ctest --test-dir "$build" -j2 --timeout 900 --output-on-failure "$@"
 }
 
 # The suites labelled kvm that have no recorded result yet.
@@ -45,17 +45,14 @@ missing_suites() {
 	done
 }
 
-boot=1 jobs=2
+boot=1
 in_host -L '^kvm$'
 code=$?
 echo "run_kvm_suites: the emulated host's ctest exited $code after $(($(date +%s) - t0)) s"
-# A host that died (a kernel fault, a CPU stuck in a nested guest under
-# TCG) left some suites without a result: they get another boot, so one
-# fault is named in this output (console.N.log) without failing every
-# suite after it. Later boots run one suite at a time: the stalls seen
-# came with two suites' VMs running side by side, and one at a time also
-# names the suite that was running. A boot that records nothing new ends
-# the retries.
+# A host that died (a kernel fault, a stall) left some suites without a
+# result: they get another boot, so one fault is named in this output
+# (console.N.log) without failing every suite after it. A boot that
+# records nothing new ends the retries.
 while [ "$code" != 0 ] && [ "$code" != 8 ] && [ "$boot" -lt "${COLDSTART_EMULATED_BOOTS:-3}" ]; do
 	missing=($(missing_suites))
 	[ ${#missing[@]} -gt 0 ] || break
@@ -64,9 +61,9 @@ while [ "$code" != 0 ] && [ "$code" != 8 ] && [ "$boot" -lt "${COLDSTART_EMULATE
 		break
 	fi
 	before=${#missing[@]}
-	echo "run_kvm_suites: the emulated host ended before ${missing[*]} finished; boot $((boot + 1)) runs them one at a time"
+	echo "run_kvm_suites: the emulated host ended before ${missing[*]} finished; once more for those (boot $((boot + 1)))"
 	for name in "${missing[@]}"; do rm -f "$results/$name.log"; done
-	boot=$((boot + 1)) jobs=1
+	boot=$((boot + 1))
 	re=$(IFS='|'; echo "${missing[*]}")
 	in_host -R "^(${re//./\\.})\$"
 	code=$?
