@@ -197,8 +197,9 @@ static int parse_double(const char *opt, const char *text, double *out)
 	return 0;
 }
 
-static int parse_one(int c, const char *arg, struct tp_opts *o)
+static int parse_one(int c, char *arg, void *ctx)
 {
+	struct tp_opts *o = ctx;
 	uint64_t v;
 	int ret;
 
@@ -260,21 +261,16 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret = 0;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->time_scale = 1;
 	o->seed = 1;
 	for (int i = 0; i < POOLSIM_POLICIES; i++)
 		o->policy_on[i] = true;
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		ret = c == '?' || c == ':' ? args__bad_option(argv)
-					   : parse_one(c, optarg, o);
-	}
+	ret = args__getopt(argc, argv, "h", opts, parse_one, o);
+	if (ret == 1)
+		return 1;
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
 	if (ret == 0 && !o->host)

@@ -133,22 +133,23 @@ static void default_opts(struct tune_opts *o)
 enum { OPT_BUDGET = 256, OPT_CACHE, OPT_ALPHA, OPT_STRATEGY, OPT_PVM,
        OPT_JSON, OPT_OUT, OPT_KVM };
 
-static int parse_one(int c, struct tune_opts *o)
+static int parse_one(int c, char *arg, void *ctx)
 {
+	struct tune_opts *o = ctx;
 	switch (c) {
-	case 'n': return args__u64("--count", optarg, 1, 100000, &o->count);
+	case 'n': return args__u64("--count", arg, 1, 100000, &o->count);
 	case OPT_BUDGET:
-		if (args__duration("--budget", optarg, &o->budget_ns) < 0)
+		if (args__duration("--budget", arg, &o->budget_ns) < 0)
 			return -EINVAL;
 		return o->budget_ns ? 0 : err__set(EINVAL, "--budget: must be "
 						   "more than 0");
-	case OPT_CACHE: return parse_cache(optarg, o);
-	case OPT_ALPHA: return args__probability("--alpha", optarg, &o->alpha);
-	case OPT_STRATEGY: return parse_strategies(optarg, o);
+	case OPT_CACHE: return parse_cache(arg, o);
+	case OPT_ALPHA: return args__probability("--alpha", arg, &o->alpha);
+	case OPT_STRATEGY: return parse_strategies(arg, o);
 	case OPT_PVM: o->allow_pvm = true; return 0;
 	case OPT_JSON: o->json = true; return 0;
-	case OPT_OUT: o->out_dir = optarg; return 0;
-	case OPT_KVM: o->kvm_path = optarg; return 0;
+	case OPT_OUT: o->out_dir = arg; return 0;
+	case OPT_KVM: o->kvm_path = arg; return 0;
 	default: return err__set(EINVAL, "unhandled option");
 	}
 }
@@ -170,19 +171,12 @@ static int parse(int argc, char **argv, struct tune_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret = 0;
+	int ret;
 
 	default_opts(o);
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		if (c == '?' || c == ':')
-			ret = args__bad_option(argv);
-		else
-			ret = parse_one(c, o);
-	}
+	ret = args__getopt(argc, argv, "n:h", opts, parse_one, o);
+	if (ret == 1)
+		return 1;
 	if (ret == 0 && optind >= argc)
 		ret = err__set(EINVAL, "SNAPSHOT_DIR missing");
 	if (ret == 0)

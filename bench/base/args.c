@@ -195,3 +195,21 @@ int args__no_operands(int argc, char *const argv[])
 				argv[optind]);
 	return 0;
 }
+
+int args__getopt(int argc, char **argv, const char *shortopts,
+		 const struct option *longopts,
+		 int (*one)(int c, char *arg, void *ctx), void *ctx)
+{
+	int c, ret = 0;
+
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 &&
+	       (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		ret = c == '?' || c == ':' ? args__bad_option(argv)
+					   : one(c, optarg, ctx);
+	}
+	return ret;
+}

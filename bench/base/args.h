@@ -41,4 +41,17 @@ int args__bad_option(char *const argv[]);
  * remain (optind < argc), else 0. */
 int args__no_operands(int argc, char *const argv[]);
 
+struct option;
+
+/* The option loop every command shares: getopt_long() over argv from its
+ * start, quiet (opterr off), stopping at the first error. Calls
+ * one(c, optarg, ctx) for each option other than -h/--help (its short
+ * option must be 'h'). Returns 1 when help was asked for, 0 when every
+ * option was taken (optind then indexes the first operand), or the
+ * first error: -EINVAL from args__bad_option for an unknown or
+ * incomplete option, else what one() returned. */
+int args__getopt(int argc, char **argv, const char *shortopts,
+		 const struct option *longopts,
+		 int (*one)(int c, char *arg, void *ctx), void *ctx);
+
 #endif

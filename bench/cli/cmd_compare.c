@@ -117,8 +117,9 @@ static int parse_metric(char *text, struct metric_threshold *m)
 	return parse_pct("--metric-threshold", eq + 1, &m->threshold);
 }
 
-static int parse_option(int c, struct compare_cli *cli)
+static int parse_option(int c, char *arg, void *ctx)
 {
+	struct compare_cli *cli = ctx;
 	static const char *const tests[] = { "utest", "permutation", NULL };
 	unsigned int test;
 	uint64_t n;
@@ -126,28 +127,28 @@ static int parse_option(int c, struct compare_cli *cli)
 
 	switch (c) {
 	case OPT_THRESHOLD:
-		return parse_pct("--threshold", optarg, &cli->o.threshold);
+		return parse_pct("--threshold", arg, &cli->o.threshold);
 	case OPT_METRIC:
-		return parse_metric(optarg,
+		return parse_metric(arg,
 				    &cli->overrides[cli->o.nr_overrides++]);
 	case OPT_ALPHA:
-		return args__probability("--alpha", optarg, &cli->o.alpha);
+		return args__probability("--alpha", arg, &cli->o.alpha);
 	case OPT_MIN_SAMPLES:
-		ret = args__u64("--min-samples", optarg, 0, 1000000000, &n);
+		ret = args__u64("--min-samples", arg, 0, 1000000000, &n);
 		cli->o.min_samples = (size_t)n;
 		return ret;
 	case OPT_TEST:
-		ret = args__choice("--test", optarg, tests, &test);
+		ret = args__choice("--test", arg, tests, &test);
 		cli->o.test = test ? COMPARE_PERMUTATION : COMPARE_UTEST;
 		return ret;
 	case OPT_FORCE:
 		cli->force = true;
 		return 0;
 	case OPT_GITHUB:
-		cli->github_path = optarg;
+		cli->github_path = arg;
 		return 0;
 	case OPT_GOBENCH:
-		cli->gobench_path = optarg;
+		cli->gobench_path = arg;
 		return 0;
 	case OPT_JSON:
 		cli->json = true;
@@ -198,19 +199,9 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret = 0;
+	int ret = args__getopt(argc, argv, "h", opts, parse_option, cli);
 
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 &&
-	       (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		if (c == '?')
-			return args__bad_option(argv);
-		ret = parse_option(c, cli);
-	}
-	return ret < 0 ? ret : operands(argc, argv, cli);
+	return ret ? ret : operands(argc, argv, cli);
 }
 
 /* ---- exports ---- */

@@ -77,28 +77,29 @@ static void usage_prometheus(FILE *out)
 	      out);
 }
 
-static int parse_option(int c, struct export_cli *cli)
+static int parse_option(int c, char *arg, void *ctx)
 {
+	struct export_cli *cli = ctx;
 	switch (c) {
 	case OPT_TEXTFILE:
-		cli->textfile_dir = optarg;
+		cli->textfile_dir = arg;
 		return 0;
 	case OPT_NAME:
 		/* node_exporter reads *.prom only, and no hidden file */
-		if (strchr(optarg, '/') || optarg[0] == '.' ||
-		    strlen(optarg) < 6 ||
-		    strcmp(optarg + strlen(optarg) - 5, ".prom"))
+		if (strchr(arg, '/') || arg[0] == '.' ||
+		    strlen(arg) < 6 ||
+		    strcmp(arg + strlen(arg) - 5, ".prom"))
 			return err__set(EINVAL, "--name: '%s' is not a file "
-					"name NAME.prom", optarg);
-		cli->name = optarg;
+					"name NAME.prom", arg);
+		cli->name = arg;
 		return 0;
 	case OPT_PUSH:
-		cli->push_url = optarg;
+		cli->push_url = arg;
 		return 0;
 	case OPT_JOB:
-		if (!*optarg)
+		if (!*arg)
 			return err__set(EINVAL, "--job: the job name is empty");
-		cli->job = optarg;
+		cli->job = arg;
 		return 0;
 	default:
 		return err__set(EINVAL, "unknown option");
@@ -116,21 +117,12 @@ static int parse_args(int argc, char **argv, struct export_cli *cli)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret = 0;
+	int ret;
 
 	*cli = (struct export_cli){ .name = "coldstart.prom",
 				    .job = "coldstart" };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 &&
-	       (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		if (c == '?')
-			return args__bad_option(argv);
-		ret = parse_option(c, cli);
-	}
-	if (ret < 0)
+	ret = args__getopt(argc, argv, "h", opts, parse_option, cli);
+	if (ret)
 		return ret;
 	if (optind >= argc)
 		return err__set(EINVAL, "needs result directories or files");

@@ -151,27 +151,28 @@ enum { OPT_MEM = 256, OPT_WS, OPT_STRATEGY, OPT_CACHE, OPT_DROP,
        OPT_NO_BASELINE, OPT_PATTERN, OPT_OP, OPT_SNAPDIR, OPT_JSON,
        OPT_OUT, OPT_KVM };
 
-static int parse_one(int c, struct restore_opts *o)
+static int parse_one(int c, char *arg, void *ctx)
 {
+	struct restore_opts *o = ctx;
 	static const char *const patterns[] = { "seq", "random", NULL };
 	static const char *const ops[] = { "read", "write", NULL };
 
 	switch (c) {
-	case 'n': return args__u64("--count", optarg, 1, 1000000, &o->count);
-	case 'w': return args__u64("--warmup", optarg, 0, 1000000, &o->warmup);
-	case OPT_MEM: return parse_sizes("--mem", optarg, o->mems, &o->nr_mems);
-	case OPT_WS: return parse_sizes("--ws", optarg, o->wss, &o->nr_wss);
-	case OPT_STRATEGY: return parse_strategies(optarg, o);
-	case OPT_CACHE: return parse_cache(optarg, o);
+	case 'n': return args__u64("--count", arg, 1, 1000000, &o->count);
+	case 'w': return args__u64("--warmup", arg, 0, 1000000, &o->warmup);
+	case OPT_MEM: return parse_sizes("--mem", arg, o->mems, &o->nr_mems);
+	case OPT_WS: return parse_sizes("--ws", arg, o->wss, &o->nr_wss);
+	case OPT_STRATEGY: return parse_strategies(arg, o);
+	case OPT_CACHE: return parse_cache(arg, o);
 	case OPT_DROP: o->drop_caches = true; return 0;
 	case OPT_NO_BASELINE: o->baseline = false; return 0;
-	case OPT_PATTERN: return args__choice("--pattern", optarg, patterns,
+	case OPT_PATTERN: return args__choice("--pattern", arg, patterns,
 					      &o->pattern);
-	case OPT_OP: return args__choice("--op", optarg, ops, &o->op);
-	case OPT_SNAPDIR: o->snapshot_dir = optarg; return 0;
+	case OPT_OP: return args__choice("--op", arg, ops, &o->op);
+	case OPT_SNAPDIR: o->snapshot_dir = arg; return 0;
 	case OPT_JSON: o->json = true; return 0;
-	case OPT_OUT: o->out_dir = optarg; return 0;
-	case OPT_KVM: o->kvm_path = optarg; return 0;
+	case OPT_OUT: o->out_dir = arg; return 0;
+	case OPT_KVM: o->kvm_path = arg; return 0;
 	default: return err__set(EINVAL, "unhandled option");
 	}
 }
@@ -221,19 +222,12 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret = 0;
+	int ret;
 
 	default_opts(o);
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		if (c == '?' || c == ':')
-			ret = args__bad_option(argv);
-		else
-			ret = parse_one(c, o);
-	}
+	ret = args__getopt(argc, argv, "n:w:h", opts, parse_one, o);
+	if (ret == 1)
+		return 1;
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
 	if (ret == 0)
