@@ -349,9 +349,8 @@ static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
 		     double *fresh, double *shell)
 {
 	struct snapshot snap;
-	int ret = snapshot__open(&snap, o->pc.cfg.snapshot_dir);
-
 	double warm;
+	int ret = snapshot__open(&snap, o->pc.cfg.snapshot_dir);
 
 	if (ret < 0)
 		return ret;

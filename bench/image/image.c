@@ -333,7 +333,6 @@ int image__default_root(char *buf, size_t size)
 	return 0;
 }
 
-/* Builds the complete image in tmp/image from the inputs. */
 /* Copies boot/vmlinuz-RELEASE, and its config if packaged, into `dir`. */
 static int copy_kernel(const char *root, const char *release, const char *dir)
 {
