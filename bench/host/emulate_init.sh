@@ -73,6 +73,18 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	sleep 0.25
 done
 grep -qs holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)"
+# Likewise the scheduler's CFS-bandwidth key, which counts cgroups with a
+# CPU quota (the jail's --cpus), and the memory controller's, switched on
+# by the first memory cgroup: a cgroup holding a quota for the host's
+# lifetime keeps them on. (A host froze with cli.jail running, in the
+# same way as above.)
+G=$R/sys/fs/cgroup
+if [ -f $G/cgroup.subtree_control ]; then
+	echo "+cpu +memory" >$G/cgroup.subtree_control 2>/dev/null
+	mkdir -p $G/emulated-host-hold &&
+		echo "1000000 100000" >$G/emulated-host-hold/cpu.max 2>/dev/null ||
+		echo "coldstart emulate: no cgroup with a CPU quota held" >&2
+fi
 
 # A heartbeat: a console that stays silent means a stalled host. A CPU
 # stuck in the kernel or in a nested guest (an RCU stall: reported by the
