@@ -1,9 +1,8 @@
 /* What one benchmark driver contributes to `coldstart report`: its
  * Summary line, its section's tables, its CSV file and its plot, each
  * written in the driver's own report_NAME.c. The report iterates
- * report__drivers[] and knows no driver by name; `coldstart bench`'s
- * table points at these, so help, the suite and the report share one
- * list of drivers. */
+ * report__drivers[] and knows no driver by name; each descriptor is
+ * named for a driver of `coldstart bench`'s table (unit.drivers). */
 #ifndef COLDSTART_REPORT_DRIVER_H
 #define COLDSTART_REPORT_DRIVER_H
 

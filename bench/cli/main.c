@@ -39,11 +39,11 @@ static const struct command commands[] = {
 static void print_drivers(FILE *out)
 {
 	size_t n;
-	const struct bench_driver *d = bench__drivers(&n);
+	const struct command *d = bench__drivers(&n);
 
 	fputs("benchmark drivers:", out);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, " %s%s", d[i].cmd.name, i + 1 < n ? "," : "\n");
+		fprintf(out, " %s%s", d[i].name, i + 1 < n ? "," : "\n");
 }
 
 /* The actions of the commands that dispatch on a word of their own (bench
@@ -105,15 +105,11 @@ static int list_commands(int argc, char **argv)
 				  "argument '%s'", argv[3]);
 	if (!find(argv[2]))
 		return cli__error(CLI_USAGE, "no command '%s'", argv[2]);
-	if (!strcmp(argv[2], "bench")) {
-		const struct bench_driver *d = bench__drivers(&n);
-
-		for (size_t i = 0; i < n; i++)
-			puts(d[i].cmd.name);
-	} else if (!strcmp(argv[2], "tune")) {
+	if (!strcmp(argv[2], "bench"))
+		table = bench__drivers(&n);
+	else if (!strcmp(argv[2], "tune"))
 		table = tune__tuners(&n);
-		list(table, n);
-	}
+	list(table, n);
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
 		if (!strcmp(actions[i][0], argv[2]))
 			fputs(actions[i][1], stdout);

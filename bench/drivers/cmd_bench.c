@@ -22,36 +22,34 @@
 static int cmd_bench_floor(int argc, char **argv);
 static int cmd_bench_suite_where(int argc, char **argv);
 
-static const struct bench_driver drivers[] = {
-	{ { "suite", "every driver in turn (--quick, --smoke), then the report",
-	    cmd_bench_suite_where }, &report_driver_suite },
-	{ { "lifecycle", "create -> READY -> destroy, in-process and "
-			 "process-per-VM, against the floor", cmd_bench_lifecycle },
-	  &report_driver_lifecycle },
-	{ { "boot", "N fresh VMs: the distribution of every timeline phase",
-	    cmd_bench_boot }, &report_driver_boot },
-	{ { "density", "VMs per GiB: held VMs, fresh and snapshot clones, "
-		       "RSS/PSS/USS", cmd_bench_density }, &report_driver_density },
-	{ { "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
-	    cmd_bench_floor }, NULL },
-	{ { "restore", "snapshot restore strategies x memory x working set, "
-		       "cold and warm cache", cmd_bench_restore },
-	  &report_driver_restore },
-	{ { "peers", "the trivial-guest lifecycle under QEMU microvm beside "
-		     "ours, as ratios", cmd_bench_peers }, &report_driver_peers },
-	{ { "rate", "VM creation rate: sequential, concurrent workers and "
-		    "bursts", cmd_bench_rate }, &report_driver_rate },
-	{ { "pool", "arrivals replayed open loop against a warm pool: hits, "
-		    "latency, idle VMs", cmd_bench_pool }, &report_driver_pool },
-	{ { "probes", "the eBPF probes' overhead: runs without and with "
-		      "--probes", cmd_bench_probes }, NULL },
-	{ { "soak", "10,000 cycles in one process: descriptor, RSS and slab "
-		    "growth (not in suite)", cmd_bench_soak }, NULL },
+static const struct command drivers[] = {
+	{ "suite", "every driver in turn (--quick, --smoke), then the report",
+	  cmd_bench_suite_where },
+	{ "lifecycle", "create -> READY -> destroy, in-process and "
+		       "process-per-VM, against the floor", cmd_bench_lifecycle },
+	{ "boot", "N fresh VMs: the distribution of every timeline phase",
+	  cmd_bench_boot },
+	{ "density", "VMs per GiB: held VMs, fresh and snapshot clones, "
+		     "RSS/PSS/USS", cmd_bench_density },
+	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
+	  cmd_bench_floor },
+	{ "restore", "snapshot restore strategies x memory x working set, "
+		     "cold and warm cache", cmd_bench_restore },
+	{ "peers", "the trivial-guest lifecycle under QEMU microvm beside "
+		   "ours, as ratios", cmd_bench_peers },
+	{ "rate", "VM creation rate: sequential, concurrent workers and "
+		  "bursts", cmd_bench_rate },
+	{ "pool", "arrivals replayed open loop against a warm pool: hits, "
+		  "latency, idle VMs", cmd_bench_pool },
+	{ "probes", "the eBPF probes' overhead: runs without and with "
+		    "--probes", cmd_bench_probes },
+	{ "soak", "10,000 cycles in one process: descriptor, RSS and slab "
+		  "growth (not in suite)", cmd_bench_soak },
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
 
-const struct bench_driver *bench__drivers(size_t *n)
+const struct command *bench__drivers(size_t *n)
 {
 	*n = NR_DRIVERS;
 	return drivers;
@@ -61,8 +59,8 @@ static void usage(FILE *out)
 {
 	fputs("Usage: coldstart bench DRIVER [OPTIONS]\n\nDrivers:\n", out);
 	for (size_t i = 0; i < NR_DRIVERS; i++)
-		fprintf(out, "  %-10s %s\n", drivers[i].cmd.name,
-			drivers[i].cmd.summary);
+		fprintf(out, "  %-10s %s\n", drivers[i].name,
+			drivers[i].summary);
 	fputs("\n'coldstart bench DRIVER --help' describes each driver.\n", out);
 }
 
@@ -189,8 +187,8 @@ int cmd_bench(int argc, char **argv)
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < NR_DRIVERS; i++)
-		if (!strcmp(argv[1], drivers[i].cmd.name))
-			return drivers[i].cmd.run(argc - 1, argv + 1);
+		if (!strcmp(argv[1], drivers[i].name))
+			return drivers[i].run(argc - 1, argv + 1);
 	cli__error(CLI_USAGE, "bench: unknown driver '%s'", argv[1]);
 	return cli__usage_error("bench");
 }

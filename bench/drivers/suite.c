@@ -297,8 +297,7 @@ void suite__default_dir(char *buf, size_t len)
 }
 
 /* Every name in --only must be a suite driver of this build. */
-static int check_only(const char *only, const struct bench_driver *d,
-		      size_t nd)
+static int check_only(const char *only, const struct command *d, size_t nd)
 {
 	char buf[256], *save = NULL;
 
@@ -306,7 +305,7 @@ static int check_only(const char *only, const struct bench_driver *d,
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < nd && (strcmp(d[i].cmd.name, t) || is_excluded(t)); i++)
+		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
 			;
 		if (i == nd)
 			return err__set(EINVAL, "--only: '%s' is not a driver of "
@@ -319,7 +318,7 @@ static int run_suite(const struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
 	size_t nd, n = 0;
-	const struct bench_driver *d = bench__drivers(&nd);
+	const struct command *d = bench__drivers(&nd);
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
@@ -331,14 +330,12 @@ static int run_suite(const struct suite_opts *o, int *failed)
 		return ret;
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
-		const char *name = d[i].cmd.name;
-
-		if (is_excluded(name) || (o->only && !in_list(o->only, name)))
+		if (is_excluded(d[i].name) || (o->only && !in_list(o->only, d[i].name)))
 			continue;
-		runs[n] = (struct run){ .name = name };
+		runs[n] = (struct run){ .name = d[i].name };
 		snprintf(runs[n].args, sizeof(runs[n].args), "%s",
-			 args_for(name, o->level));
-		if (run_driver(&d[i].cmd, o->out_dir, &runs[n]) != CLI_OK &&
+			 args_for(d[i].name, o->level));
+		if (run_driver(&d[i], o->out_dir, &runs[n]) != CLI_OK &&
 		    runs[n].exit != CLI_SKIP)
 			(*failed)++;
 		n++;

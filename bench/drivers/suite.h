@@ -5,7 +5,6 @@
 #define COLDSTART_SUITE_H
 
 #include "cli.h"
-#include "report_driver.h"
 
 #include <stddef.h>
 
@@ -19,16 +18,7 @@ int suite__check_args(int argc, char **argv);
 /* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
 void suite__default_dir(char *buf, size_t len);
 
-/* A `coldstart bench` driver: its command (name, help line, run) and
- * what its documents add to `coldstart report` beyond the generic series
- * tables and CDFs (report_NAME.c in analysis/), NULL for none. The suite,
- * `help` and the report walk this one list. */
-struct bench_driver {
-	struct command cmd;
-	const struct report_driver *report;
-};
-
 /* The table of `coldstart bench` drivers (cmd_bench.c). */
-const struct bench_driver *bench__drivers(size_t *n);
+const struct command *bench__drivers(size_t *n);
 
 #endif
