@@ -42,6 +42,13 @@ json_check() {
 }
 
 # ok / fail MESSAGE: count a check of the test's own.
+# Names, sizes, types, mtimes and contents of a directory's entries; never
+# opens anything but regular files (a FIFO would block).
+sums() {
+	stat -c '%n %s %F %Y' "$1" "$1"/* 2>&1
+	find "$1" -maxdepth 1 -type f -exec sha256sum {} + 2>&1 | sort
+}
+
 ok() { pass=$((pass + 1)); }
 fail() {
 	echo "FAIL: $*"

@@ -93,13 +93,6 @@ done
 # (These ran in cli.snapshot on a snapshot made by a VM; restore refuses
 # them before it opens /dev/kvm, so a forged one serves on any host.)
 
-# Names, sizes, types, mtimes and contents of a directory's entries; never
-# opens anything but regular files (a FIFO would block).
-sums() {
-	stat -c '%n %s %F %Y' "$1" "$1"/* 2>&1
-	find "$1" -maxdepth 1 -type f -exec sha256sum {} + 2>&1 | sort
-}
-
 # copy NAME: a fresh copy of the reference snapshot, to damage.
 copy() {
 	rm -rf "${tmp:?}/$1"

@@ -7,14 +7,6 @@ COLDSTART=$1
 need_kvm
 scratch
 
-
-# Names, sizes, types, mtimes and contents of a directory's entries; never
-# opens anything but regular files (a FIFO would block).
-sums() {
-	stat -c '%n %s %F %Y' "$1" "$1"/* 2>&1
-	find "$1" -maxdepth 1 -type f -exec sha256sum {} + 2>&1 | sort
-}
-
 # leftovers: temporary directories of a save, left next to its target.
 leftovers() {
 	find "$tmp" -maxdepth 1 -name '*.tmp.*' | sed "s|^$tmp/||"
