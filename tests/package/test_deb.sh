@@ -63,7 +63,8 @@ for f in ./usr/bin/coldstart ./usr/share/man/man1/coldstart.1.gz \
 	./usr/share/doc/coldstart/README.md.gz \
 	./usr/share/doc/coldstart/docs/commands.md.gz \
 	./usr/share/doc/coldstart/docs/internals.md.gz \
-	./usr/share/doc/coldstart/docs/fleet.md.gz; do
+	./usr/share/doc/coldstart/docs/fleet.md.gz \
+	./usr/share/doc/coldstart/docs/security.md.gz; do
 	grep -qxF -- "$f" <<<"$contents" && ok || fail "the package lacks $f"
 done
 for gp in "$src"/plots/*.gp; do
