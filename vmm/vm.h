@@ -146,6 +146,10 @@ void vm__request_pause_locked(struct vm *vm);
  * or `timeout_ns` passed (-ETIMEDOUT; 0 = no limit). */
 int vm__wait_paused(struct vm *vm, uint64_t timeout_ns);
 
+/* Exits the vCPUs have handled so far, summed (read while they run: a
+ * sign of life for error messages, not a measurement). */
+uint64_t vm__exits(const struct vm *vm);
+
 /* vm__request_pause() then vm__wait_paused(). */
 int vm__pause(struct vm *vm, uint64_t timeout_ns);
 

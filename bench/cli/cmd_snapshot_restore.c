@@ -214,12 +214,14 @@ int cmd_snapshot__restore(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return usage_error("restore: needs the snapshot's directory "
 				   "DIR first");
+	/* before the options: which options apply depends on the guest
+	 * the snapshot holds (a Linux one takes --console) */
+	if (check_dir(argv[1]) != CLI_OK)
+		return CLI_USAGE;
 	if (snap_linux__is_linux(argv[1]))
 		return snap_linux__restore(argc, argv);
 	if (parse_restore(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
-	if (check_dir(o.dir) != CLI_OK)
-		return CLI_USAGE;
 	ret = snapshot__check(o.dir);
 	if (ret < 0)
 		return load_error(ret);

@@ -13,6 +13,7 @@
 #include "run_linux.h"
 #include "snapshot.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -53,6 +54,15 @@ static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 		ret = vm__start(vm);
 	if (ret == 0)
 		ret = vm__wait_paused(vm, o->cfg.timeout_ns);
+	/* the guest pauses itself at its boot-complete write; nothing was
+	 * asked of the vCPUs, so say what did not happen */
+	if (ret == -ETIMEDOUT)
+		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
+			       "complete within %.3f s (the snapshot is taken "
+			       "there); its vCPUs made %" PRIu64 " exits and it "
+			       "wrote %" PRIu64 " bytes to its console",
+			       (double)o->cfg.timeout_ns / 1e9, vm__exits(vm),
+			       m.com1.bytes_out);
 	if (ret == 0)
 		ret = snapshot__save_guest(vm, rec, dir, flags, st);
 	if (ret == 0)

@@ -47,6 +47,9 @@ done
 rm -f "$err.snap"
 expect 2 "^coldstart: snapshot restore: no such snapshot '/nonexistent/snap' \(/nonexistent/snap/state: No such file or directory\)\$" snapshot restore /nonexistent/snap
 expect 2 "no such snapshot" snapshot restore /nonexistent/snap --kvm /nonexistent/kvm --json
+# options only a Linux snapshot takes do not hide a missing DIR (CI once
+# saw "unknown or incomplete option '--console'" after a failed create)
+expect 2 "^coldstart: snapshot restore: no such snapshot '/nonexistent/snap'" snapshot restore /nonexistent/snap --mem-restore uffd --console /dev/null
 expect 0 'Usage: coldstart snapshot' snapshot restore --help
 expect 0 'Usage: coldstart snapshot' snapshot create --help
 # create takes run's -q/--quiet (both with --json are refused, as by run).
