@@ -498,18 +498,56 @@ void report__join(const char *who, const char *dir, bool quiet)
 
 /* ---- the command ---- */
 
+/* Prints text's words, wrapped before column 80, and a newline. */
+static void wrap(FILE *out, const char *text)
+{
+	int col = 0;
+
+	while (*text) {
+		int len = (int)strcspn(text, " ");
+
+		if (col && col + 1 + len >= 80) {
+			fputc('\n', out);
+			col = 0;
+		} else if (col) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", len, text);
+		text += len + (text[len] == ' ');
+	}
+	fputc('\n', out);
+}
+
+/* The CSV files and plots come from the drivers' descriptors, so the
+ * help names each one the report can write. */
 static void usage(FILE *out)
 {
+	char csvs[256] = "", plots[512] = "", text[1024];
+
 	fputs("Usage: coldstart report RESULTS.json... | RESULTS_DIR [--out DIR] "
 	      "[--format LIST]\n"
-	      "       coldstart report RESULTS_DIR RESULTS_DIR... --out DIR\n"
-	      "Reads result documents of any `coldstart bench` driver "
-	      "(schema 1) and writes\nDIR/report.md (host, version, a summary, "
-	      "tables per driver, warnings), CSV\nfiles for plotting "
-	      "(series.csv, cdf.csv, restore.csv, rate.csv, density.csv)\n"
-	      "and gnuplot plots: latency CDFs, restore strategies against "
-	      "memory size,\ncreation rate against concurrency, the density "
-	      "curve, each when its data is\npresent.\n\n"
+	      "       coldstart report RESULTS_DIR RESULTS_DIR... --out DIR\n", out);
+	for (size_t i = 0; i < report__nr_drivers; i++) {
+		const struct report_driver *d = report__drivers[i];
+		size_t len = strlen(csvs);
+
+		if (d->csv_name)
+			snprintf(csvs + len, sizeof(csvs) - len, ", %s",
+				 d->csv_name);
+		len = strlen(plots);
+		if (d->plot && d->plot_what)
+			snprintf(plots + len, sizeof(plots) - len, ", %s",
+				 d->plot_what);
+	}
+	snprintf(text, sizeof(text), "Reads result documents of any "
+		 "`coldstart bench` driver (schema 1) and writes DIR/report.md "
+		 "(host, version, a summary, tables per driver, warnings), CSV "
+		 "files for plotting (series.csv, cdf.csv%s) and gnuplot plots "
+		 "(latency CDFs%s), each when its data is present.", csvs,
+		 plots);
+	wrap(out, text);
+	fputs("\n"
 	      "  --out DIR       output directory (default: the first "
 	      "input's directory,\n                  unless it already "
 	      "holds a report.md: then --out is needed)\n"

@@ -136,4 +136,5 @@ const struct report_driver report_driver_density = {
 	.csv_name = "density.csv",
 	.csv = density_csv,
 	.plot = plot_density,
+	.plot_what = "the density curve",
 };

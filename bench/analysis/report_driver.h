@@ -30,6 +30,8 @@ struct report_driver {
 	/* Its plots after the latency CDFs (report.md's images); NULL:
 	 * none. */
 	void (*plot)(struct report *r);
+	/* What the plot shows, for `coldstart help report`. */
+	const char *plot_what;
 };
 
 /* Every driver with something of its own in the report, in the order of

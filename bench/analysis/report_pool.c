@@ -108,4 +108,5 @@ const struct report_driver report_driver_pool = {
 	.csv_name = "pool.csv",
 	.csv = pool_csv,
 	.plot = plot_pool,
+	.plot_what = "the pool's occupancy over time",
 };

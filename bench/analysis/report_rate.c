@@ -162,4 +162,5 @@ const struct report_driver report_driver_rate = {
 	.csv_name = "rate.csv",
 	.csv = rate_csv,
 	.plot = plot_rate,
+	.plot_what = "creation rate against concurrency",
 };

@@ -481,4 +481,5 @@ const struct report_driver report_driver_restore = {
 	.csv_name = "restore.csv",
 	.csv = restore_csv,
 	.plot = plot_restore,
+	.plot_what = "restore strategies against memory size",
 };

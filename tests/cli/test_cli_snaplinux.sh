@@ -32,6 +32,13 @@ grep -q 'boot complete' "$out" || fail "no boot complete in the timeline"
 grep -q 'rtc: year' "$tmp/create.console" && ! grep -q 'workload done' "$tmp/create.console" ||
 	{ echo "FAIL: create console"; cat "$tmp/create.console"; failed=$((failed + 1)); }
 expect 2 'exists' snapshot create "$tmp/s" --kernel "$TK_ELF" --allow-pvm --mem 32M
+# A guest that never signals boot complete: the error says what did not
+# happen and how far the guest got (it once read "vCPUs did not pause"),
+# and no snapshot is left behind.
+expect 1 'the guest did not signal boot complete within 0.500 s .*its vCPUs made [0-9]+ exits and it wrote [1-9][0-9]* bytes to its console' \
+	snapshot create "$tmp/never" --kernel "$TK_ELF" --allow-pvm --mem 32M \
+	--timeout 500ms --cmdline "tk.signal=none tk.exit=hang"
+[ -e "$tmp/never/state" ] && fail "a snapshot of a guest that never completed its boot"
 
 # --- inspect -------------------------------------------------------------------
 expect 0 'linux guest, paused at boot complete: kernel /.*testkernel.elf' \

@@ -378,6 +378,10 @@ static void report_descriptors_match_drivers(void **state)
 			named += !strcmp(d[i].name, rd->name);
 		assert_int_equal(named, 1);
 		assert_ptr_equal(report__driver(rd->name), rd);
+		/* `help report` lists the plots from plot_what, the CSV
+		 * files from csv_name: a plot must say what it shows */
+		assert_true(!rd->plot || (rd->plot_what && *rd->plot_what));
+		assert_true(!rd->csv == !rd->csv_name);
 	}
 }
 

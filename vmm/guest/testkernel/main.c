@@ -4,7 +4,8 @@
  * CMOS RTC, boot timer), printing one line per check on COM1. Small
  * enough to run where ring 0 is interpreted (PVM), so KVM tests of the
  * loader and devices run on every host. Command line options:
- * tk.signal=port|mmio|both (boot-complete variant, default port),
+ * tk.signal=port|mmio|both|none (boot-complete variant, default port;
+ * none: a guest that never completes its boot),
  * tk.exit=reset|hang|shutdown|panic|poweroff (default reset through the
  * i8042; panic prints Linux's panic line first, then resets as panic=-1
  * does; poweroff writes ACPI S5 to PM1a control). */
@@ -261,6 +262,8 @@ static void signal_boot(const char *cmdline)
 	int mmio = has(cmdline, "tk.signal=mmio") ||
 		   has(cmdline, "tk.signal=both");
 
+	if (has(cmdline, "tk.signal=none"))
+		return;
 	if (!has(cmdline, "tk.signal=mmio"))
 		outb(BOOT_PORT, 123);
 	if (mmio)
