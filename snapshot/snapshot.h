@@ -105,7 +105,8 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
  * `dir`, named DIR.tmp.PID.XXXXXX (tmpdir.h; -EEXIST unless `dir` is
  * absent, or a snapshot and `replace`), new_file and write_file create
  * files in it, commit_dir renames it to `dir`, abort_dir removes it
- * (after a failure). */
+ * (after a failure; also any snapshot directory a driver made for
+ * itself: the files a snapshot has, then the directory if empty). */
 int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX]);
 int snapshot__new_file(const char *tmp, const char *name);
 int snapshot__write_file(const char *tmp, const char *name, const void *data,

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "result.h"
 #include "result_new.h"
+#include "snapshot.h"
 #include "timeline.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,19 +30,28 @@ extern char **environ;
 enum level { LEVEL_FULL, LEVEL_QUICK, LEVEL_SMOKE };
 
 /* Parameters per driver: quick keeps the suite to a few minutes on a
- * 2-core PVM host; smoke only proves every driver runs end to end. */
-static const struct {
+ * 2-core PVM host; smoke only proves every driver runs end to end. The
+ * linux_* columns are for the user's own guest (--kernel): NULL where the
+ * driver measures only the built-in probe guest. A Linux guest boots in
+ * tenths of a second natively but seconds in the emulated host, so its
+ * quick runs are shorter. */
+static const struct suite_params {
 	const char *driver, *quick, *smoke;
+	const char *linux_full, *linux_quick, *linux_smoke;
 } params[] = {
-	{ "lifecycle", "-n 100 -w 10", "-n 3 -w 1 --mode in-process" },
-	{ "boot", "-n 50 -w 5", "-n 3 -w 1" },
+	{ "lifecycle", "-n 100 -w 10", "-n 3 -w 1 --mode in-process", NULL,
+	  NULL, NULL },
+	{ "boot", "-n 50 -w 5", "-n 3 -w 1", "", "-n 20 -w 2", "-n 2 -w 0" },
 	{ "restore", "-n 5 -w 1",
-	  "-n 2 -w 0 --mem 8M --ws 4M --strategy mmap,prefetch --no-baseline" },
-	{ "rate", "-n 20 -w 2 --rounds 3", "-n 2 -w 1 --rounds 1 --workers 1" },
-	{ "density", "-n 8 -w 1", "-n 2 -w 0" },
-	{ "peers", "-n 10 -w 2", "-n 2 -w 1" },
+	  "-n 2 -w 0 --mem 8M --ws 4M --strategy mmap,prefetch --no-baseline",
+	  "", "-n 5 -w 1", "-n 2 -w 0 --strategy mmap,uffd --cache warm" },
+	{ "rate", "-n 20 -w 2 --rounds 3", "-n 2 -w 1 --rounds 1 --workers 1",
+	  "", "-n 4 -w 1 --rounds 2",
+	  "-n 1 -w 0 --rounds 1 --workers 1 --burst 2" },
+	{ "density", "-n 8 -w 1", "-n 2 -w 0", "", "-n 4 -w 0", "-n 2 -w 0" },
+	{ "peers", "-n 10 -w 2", "-n 2 -w 1", NULL, NULL, NULL },
 	{ "pool", "--arrivals poisson:50 --duration 10s --size 4",
-	  "--arrivals poisson:20 --duration 1s --size 2" },
+	  "--arrivals poisson:20 --duration 1s --size 2", NULL, NULL, NULL },
 };
 
 /* Drivers that are not part of the suite: the floor runs inside
@@ -52,16 +63,28 @@ static const char *const excluded[] = { "suite", "floor", "probes", "soak",
 #define HARNESS_BLOCKS 200
 #define HARNESS_PER_BLOCK 1000
 
+/* The user's own guest (--kernel): what boot, restore, rate and density
+ * measure instead of the probe guest. */
+struct suite_guest {
+	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
+	bool allow_pvm;
+	char snap_base[PATH_MAX - 16]; /* mkdtemp'd; holds snap */
+	char snap[PATH_MAX];
+};
+
 struct suite_opts {
 	enum level level;
 	const char *out_dir;
 	const char *only; /* comma-separated drivers, or NULL */
 	bool report;
+	struct suite_guest guest; /* kernel NULL: the probe guest */
 };
+
+#define RUN_MAX_ARGS 48
 
 struct run {
 	const char *name;
-	char args[256];
+	char args[1024]; /* as recorded in suite.json and printed */
 	int exit;
 	double wall_s;
 };
@@ -70,6 +93,8 @@ static void usage(FILE *out)
 {
 	fputs("Usage: coldstart bench suite [--quick | --smoke] [--out DIR] "
 	      "[--only LIST] [--no-report]\n"
+	      "                           [--kernel FILE [--initrd FILE] "
+	      "[--cmdline TEXT] ...]\n"
 	      "Runs every benchmark driver in turn (lifecycle, boot, restore, "
 	      "rate, density,\npeers, pool: whichever this build has) into DIR, "
 	      "measures the harness's own overhead\nper sample, writes "
@@ -87,41 +112,162 @@ static void usage(FILE *out)
 	      "usable /dev/kvm\n"
 	      "  --no-emulate  never: without a usable /dev/kvm the drivers "
 	      "are skipped\n"
+	      "Your own guest instead of the built-in probe guest:\n"
+	      "  --kernel FILE     a Linux bzImage or vmlinux: boot, rate and "
+	      "density boot it,\n"
+	      "                    restore restores a snapshot of it taken at "
+	      "boot complete;\n"
+	      "                    lifecycle, peers and pool measure only the "
+	      "probe guest and\n"
+	      "                    are not run\n"
+	      "  --initrd FILE     its initramfs\n"
+	      "  --cmdline TEXT    its command line (default: coldstart run's)\n"
+	      "  --mem SIZE        its memory (default 256M)\n"
+	      "  --vcpus N         its vCPUs (default 1)\n"
+	      "  --allow-pvm       run it on a PVM host (only kernels that "
+	      "need no ring 0\n"
+	      "                    hardware support boot there, e.g. our test "
+	      "kernel)\n"
 	      "Without a usable /dev/kvm the suite runs inside an emulated SVM "
 	      "host\n(coldstart emulate): every driver works there, timings "
 	      "are functional\n(an emulated CPU) and the results say so.\n",
 	      out);
 }
 
+static bool takes_guest(const struct suite_params *p)
+{
+	return p->linux_full != NULL;
+}
+
+static const struct suite_params *params_of(const char *driver)
+{
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		if (!strcmp(params[i].driver, driver))
+			return &params[i];
+	return NULL;
+}
+
+/* A file the guest needs: readable, named before any driver runs. */
+static int check_file(const char *what, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return err__set(EINVAL, "%s %s: %s", what, path,
+				strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err__set(EINVAL, "%s %s: not a regular file", what,
+				path);
+	return 0;
+}
+
+static int check_guest(const struct suite_guest *g)
+{
+	int ret = 0;
+
+	if (!g->kernel && (g->initrd || g->cmdline || g->mem || g->vcpus ||
+			   g->allow_pvm))
+		return err__set(EINVAL, "--initrd, --cmdline, --mem, --vcpus "
+				"and --allow-pvm describe the guest of "
+				"--kernel, which is missing");
+	if (g->kernel)
+		ret = check_file("kernel", g->kernel);
+	if (ret == 0 && g->initrd)
+		ret = check_file("initrd", g->initrd);
+	return ret;
+}
+
+static bool is_excluded(const char *name)
+{
+	for (int i = 0; excluded[i]; i++)
+		if (!strcmp(excluded[i], name))
+			return true;
+	return false;
+}
+
+/* Every name in --only must be a suite driver of this build, one that
+ * takes the user's guest when there is one. */
+static int check_only(const struct suite_opts *o)
+{
+	size_t nd;
+	const struct command *d = bench__drivers(&nd);
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", o->only);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct suite_params *p = params_of(t);
+		size_t i;
+
+		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
+			;
+		if (i == nd)
+			return err__set(EINVAL, "--only: '%s' is not a driver of "
+					"the suite", t);
+		if (o->guest.kernel && (!p || !takes_guest(p)))
+			return err__set(EINVAL, "--only: %s measures only the "
+					"built-in probe guest, not the guest of "
+					"--kernel", t);
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct suite_opts *o)
 {
+	enum { OPT_KERNEL = 256, OPT_INITRD, OPT_CMDLINE, OPT_MEM, OPT_VCPUS,
+	       OPT_ALLOW_PVM };
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, 'q' },
 		{ "smoke", no_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "no-report", no_argument, NULL, 'R' },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "initrd", required_argument, NULL, OPT_INITRD },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "mem", required_argument, NULL, OPT_MEM },
+		{ "vcpus", required_argument, NULL, OPT_VCPUS },
+		{ "allow-pvm", no_argument, NULL, OPT_ALLOW_PVM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct suite_guest *g = &o->guest;
+	uint64_t v;
+	int c, ret = 0;
 
 	*o = (struct suite_opts){ .level = LEVEL_FULL, .report = true };
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while (ret == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q': o->level = LEVEL_QUICK; break;
 		case 's': o->level = LEVEL_SMOKE; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'O': o->only = optarg; break;
 		case 'R': o->report = false; break;
+		case OPT_KERNEL: g->kernel = optarg; break;
+		case OPT_INITRD: g->initrd = optarg; break;
+		case OPT_CMDLINE: g->cmdline = optarg; break;
+		case OPT_MEM:
+			g->mem = optarg;
+			ret = args__size("--mem", optarg, &v);
+			break;
+		case OPT_VCPUS:
+			g->vcpus = optarg;
+			ret = args__u64("--vcpus", optarg, 1, 64, &v);
+			break;
+		case OPT_ALLOW_PVM: g->allow_pvm = true; break;
 		case 'h': return 1;
 		default:
 			return args__bad_option(argv);
 		}
 	}
-	return args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = check_guest(g);
+	if (ret == 0 && o->only)
+		ret = check_only(o);
+	return ret;
 }
 
 /* ---- the harness's own cost ---- */
@@ -162,58 +308,116 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static bool is_excluded(const char *name)
+
+static const char *level_args(const char *driver, enum level level,
+			      bool linux_guest)
 {
-	for (int i = 0; excluded[i]; i++)
-		if (!strcmp(excluded[i], name))
-			return true;
-	return false;
+	const struct suite_params *p = params_of(driver);
+
+	if (!p)
+		return "";
+	if (linux_guest)
+		return level == LEVEL_QUICK ? p->linux_quick
+		       : level == LEVEL_SMOKE ? p->linux_smoke : p->linux_full;
+	return level == LEVEL_QUICK ? p->quick
+	       : level == LEVEL_SMOKE ? p->smoke : "";
 }
 
-static const char *args_for(const char *driver, enum level level)
+/* Appends one argument to argv (and, quoted when it has a space, to the
+ * recorded text). */
+static void add_arg(char **argv, int *argc, char *text, size_t len,
+		    const char *arg)
 {
-	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
-		if (!strcmp(params[i].driver, driver))
-			return level == LEVEL_QUICK ? params[i].quick
-			       : level == LEVEL_SMOKE ? params[i].smoke : "";
-	return "";
+	size_t used = strlen(text);
+	bool quote = strchr(arg, ' ') != NULL;
+
+	if (*argc < RUN_MAX_ARGS - 1)
+		argv[(*argc)++] = (char *)arg;
+	/* a recorded text cut short stays a readable record */
+	if (snprintf(text + used, len - used, "%s%s%s%s", used ? " " : "",
+		     quote ? "'" : "", arg, quote ? "'" : "") >=
+	    (int)(len - used))
+		text[len - 1] = 0;
+}
+
+/* The options that name the user's guest to `driver`: a Linux guest's
+ * files for boot, rate and density, the snapshot of it for restore. */
+static void add_guest_args(const struct suite_guest *g, const char *driver,
+			   char **argv, int *argc, char *text, size_t len)
+{
+	if (!strcmp(driver, "restore")) {
+		add_arg(argv, argc, text, len, "--snapshot");
+		add_arg(argv, argc, text, len, g->snap);
+	} else {
+		add_arg(argv, argc, text, len, "--kernel");
+		add_arg(argv, argc, text, len, g->kernel);
+		if (g->initrd) {
+			add_arg(argv, argc, text, len, "--initrd");
+			add_arg(argv, argc, text, len, g->initrd);
+		}
+		if (g->cmdline) {
+			add_arg(argv, argc, text, len, "--cmdline");
+			add_arg(argv, argc, text, len, g->cmdline);
+		}
+		if (g->mem) {
+			add_arg(argv, argc, text, len, "--mem");
+			add_arg(argv, argc, text, len, g->mem);
+		}
+		if (g->vcpus) {
+			add_arg(argv, argc, text, len, "--vcpus");
+			add_arg(argv, argc, text, len, g->vcpus);
+		}
+	}
+	if (g->allow_pvm)
+		add_arg(argv, argc, text, len, "--allow-pvm");
+}
+
+/* Runs argv (argv[0] the coldstart binary) and waits; its exit code. */
+static int spawn_wait(char **argv)
+{
+	int status;
+	pid_t pid;
+
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return CLI_FAIL;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
 }
 
 /* Runs one driver as a child process (`coldstart bench NAME ARGS...
  * --out DIR`), so no driver inherits another's memory high-water mark,
  * descriptors or state. Returns its exit code. */
-static int run_driver(const struct command *d, const char *out_dir,
+static int run_driver(const struct command *d, const struct suite_opts *o,
 		      struct run *r)
 {
-	char buf[256], *argv[40], *save = NULL;
 	const char *exe = cli__self_exe();
-	int argc = 0, status;
+	const char *level = level_args(d->name, o->level, o->guest.kernel);
+	char buf[256], *argv[RUN_MAX_ARGS], *save = NULL;
+	int argc = 0;
 	uint64_t t0;
-	pid_t pid;
 
 	if (!exe)
 		return r->exit = cli__error(CLI_FAIL, "bench suite: cannot "
 					    "find the coldstart binary");
-	snprintf(buf, sizeof(buf), "%s", r->args);
+	snprintf(buf, sizeof(buf), "%s", level);
 	argv[argc++] = (char *)exe;
 	argv[argc++] = "bench";
 	argv[argc++] = (char *)d->name;
-	for (char *t = strtok_r(buf, " ", &save); t && argc < 36;
+	r->args[0] = 0;
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 32;
 	     t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
+		add_arg(argv, &argc, r->args, sizeof(r->args), t);
+	if (o->guest.kernel)
+		add_guest_args(&o->guest, d->name, argv, &argc, r->args,
+			       sizeof(r->args));
 	argv[argc++] = "--out";
-	argv[argc++] = (char *)out_dir;
+	argv[argc++] = (char *)o->out_dir;
 	argv[argc] = NULL;
 	fprintf(stderr, "==> bench %s %s\n", d->name, r->args);
 	fflush(stdout);
 	t0 = timeline__now();
-	if (posix_spawn(&pid, exe, NULL, NULL, argv, environ) != 0) {
-		r->exit = CLI_FAIL;
-	} else {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		r->exit = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
-	}
+	r->exit = spawn_wait(argv);
 	r->wall_s = (double)(timeline__now() - t0) / 1e9;
 	fprintf(stderr, "==> bench %s: %s in %.1f s\n", d->name,
 		r->exit == CLI_OK ? "done" : r->exit == CLI_SKIP
@@ -222,9 +426,70 @@ static int run_driver(const struct command *d, const char *out_dir,
 	return r->exit;
 }
 
+/* The snapshot `bench restore --snapshot` restores: the user's guest
+ * paused at boot complete (`coldstart snapshot create --kernel`), in a
+ * new directory under $TMPDIR or /var/tmp. Its exit code. */
+static int make_guest_snapshot(struct suite_guest *g)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *argv[RUN_MAX_ARGS], text[1024] = "";
+	int argc = 0, code;
+
+	snprintf(g->snap_base, sizeof(g->snap_base),
+		 "%s/coldstart-suite-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	if (!mkdtemp(g->snap_base)) {
+		g->snap_base[0] = 0;
+		return cli__error(CLI_FAIL, "bench suite: cannot make a "
+				  "directory for the guest's snapshot: %s",
+				  strerror(errno));
+	}
+	snprintf(g->snap, sizeof(g->snap), "%s/snap", g->snap_base);
+	argv[argc++] = (char *)cli__self_exe();
+	add_arg(argv, &argc, text, sizeof(text), "snapshot");
+	add_arg(argv, &argc, text, sizeof(text), "create");
+	add_arg(argv, &argc, text, sizeof(text), g->snap);
+	add_guest_args(g, "snapshot", argv, &argc, text, sizeof(text));
+	add_arg(argv, &argc, text, sizeof(text), "--quiet");
+	argv[argc] = NULL;
+	fprintf(stderr, "==> coldstart %s\n", text);
+	code = spawn_wait(argv);
+	if (code != CLI_OK)
+		fprintf(stderr, "==> snapshot create: %s (exit %d)\n",
+			code == CLI_SKIP ? "this host cannot run the guest"
+					 : "FAILED", code);
+	return code;
+}
+
+static void remove_guest_snapshot(struct suite_guest *g)
+{
+	if (!g->snap_base[0])
+		return;
+	snapshot__abort_dir(g->snap);
+	rmdir(g->snap_base);
+	g->snap_base[0] = 0;
+}
+
 static const char *status_name(int exit)
 {
 	return exit == CLI_OK ? "ok" : exit == CLI_SKIP ? "skipped" : "failed";
+}
+
+/* The suite's config: its level and, with --kernel, the guest, which
+ * result__new names by sha256 as the drivers' documents do. */
+static json_t *suite_config(const struct suite_opts *o, const char *level)
+{
+	const struct suite_guest *g = &o->guest;
+	json_t *cfg = json_pack("{s:s}", "level", level);
+
+	if (cfg && g->kernel) {
+		json_object_set_new(cfg, "kernel", json_string(g->kernel));
+		json_object_set_new(cfg, "initrd", g->initrd
+				    ? json_string(g->initrd) : json_null());
+		if (g->cmdline)
+			json_object_set_new(cfg, "cmdline",
+					    json_string(g->cmdline));
+	}
+	return cfg;
 }
 
 static json_t *suite_doc(const struct suite_opts *o, const struct run *runs,
@@ -240,7 +505,7 @@ static json_t *suite_doc(const struct suite_opts *o, const struct run *runs,
 			"{s:s, s:s, s:s, s:i, s:f}", "name", runs[i].name,
 			"args", runs[i].args, "status", status_name(runs[i].exit),
 			"exit", runs[i].exit, "wall_s", runs[i].wall_s));
-	doc = result__new("suite", json_pack("{s:s}", "level", levels[o->level]));
+	doc = result__new("suite", suite_config(o, levels[o->level]));
 	if (!doc)
 		return NULL;
 	result__add_series(doc, "harness.per_sample", "ns", RESULT_LOWER,
@@ -296,25 +561,18 @@ void suite__default_dir(char *buf, size_t len)
 		 tm.tm_min, tm.tm_sec);
 }
 
-/* Every name in --only must be a suite driver of this build. */
-static int check_only(const char *only, const struct command *d, size_t nd)
+/* Whether the suite runs driver d: not excluded, in --only, and with a
+ * guest of the user's, one that takes it. */
+static bool will_run(const struct suite_opts *o, const struct command *d)
 {
-	char buf[256], *save = NULL;
+	const struct suite_params *p = params_of(d->name);
 
-	snprintf(buf, sizeof(buf), "%s", only);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
-			;
-		if (i == nd)
-			return err__set(EINVAL, "--only: '%s' is not a driver of "
-					"the suite", t);
-	}
-	return 0;
+	if (is_excluded(d->name) || (o->only && !in_list(o->only, d->name)))
+		return false;
+	return !o->guest.kernel || (p && takes_guest(p));
 }
 
-static int run_suite(const struct suite_opts *o, int *failed)
+static int run_suite(struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
 	size_t nd, n = 0;
@@ -322,21 +580,30 @@ static int run_suite(const struct suite_opts *o, int *failed)
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
-	int ret = o->only ? check_only(o->only, d, nd) : 0;
+	int ret = output__mkdirs(o->out_dir);
 
-	if (ret == 0)
-		ret = output__mkdirs(o->out_dir);
 	if (ret < 0)
 		return ret;
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
-		if (is_excluded(d[i].name) || (o->only && !in_list(o->only, d[i].name)))
+		if (!will_run(o, &d[i])) {
+			if (o->guest.kernel && !is_excluded(d[i].name) &&
+			    !o->only)
+				fprintf(stderr, "==> bench %s: not run (it "
+					"measures only the built-in probe "
+					"guest)\n", d[i].name);
 			continue;
+		}
 		runs[n] = (struct run){ .name = d[i].name };
-		snprintf(runs[n].args, sizeof(runs[n].args), "%s",
-			 args_for(d[i].name, o->level));
-		if (run_driver(&d[i], o->out_dir, &runs[n]) != CLI_OK &&
-		    runs[n].exit != CLI_SKIP)
+		if (o->guest.kernel && !strcmp(d[i].name, "restore") &&
+		    (runs[n].exit = make_guest_snapshot(&o->guest)) != CLI_OK)
+			snprintf(runs[n].args, sizeof(runs[n].args),
+				 "not run: snapshot create of the guest "
+				 "failed");
+		else
+			run_driver(&d[i], o, &runs[n]);
+		remove_guest_snapshot(&o->guest);
+		if (runs[n].exit != CLI_OK && runs[n].exit != CLI_SKIP)
 			(*failed)++;
 		n++;
 	}

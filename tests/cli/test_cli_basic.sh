@@ -29,6 +29,14 @@ expect 2 "bench suite: unknown or incomplete option '--bogus'" bench suite --bog
 		echo "FAIL: bench suite --bogus went to the emulated host before refusing the option"
 		failed=$((failed + 1))
 	fi
+# The suite with the user's own guest: its options are checked here too,
+# before any emulated host boots.
+expect 2 "bench suite: --initrd, --cmdline, --mem, --vcpus and --allow-pvm describe the guest of --kernel, which is missing" bench suite --initrd /nonexistent/initrd
+expect 2 "bench suite: kernel /nonexistent/vmlinuz: No such file or directory" bench suite --kernel /nonexistent/vmlinuz
+expect 2 "bench suite: initrd /nonexistent/initrd: No such file" bench suite --kernel "$COLDSTART" --initrd /nonexistent/initrd
+expect 2 "bench suite: --only: lifecycle measures only the built-in probe guest" bench suite --kernel "$COLDSTART" --only boot,lifecycle
+expect 2 "bench suite: --mem: '3X' is not a size" bench suite --kernel "$COLDSTART" --mem 3X
+expect 0 "^  --kernel FILE .*boot, rate and density boot it" bench suite --help
 expect 0 'Usage: coldstart snapshot create' help snapshot
 # snapshot's usage errors: one line saying what is wrong, then where help
 # is, not the whole help; a mistyped DIR is "no such snapshot" (checked
