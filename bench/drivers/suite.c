@@ -345,27 +345,21 @@ static void add_arg(char **argv, int *argc, char *text, size_t len,
 static void add_guest_args(const struct suite_guest *g, const char *driver,
 			   char **argv, int *argc, char *text, size_t len)
 {
+	const char *const pairs[][2] = {
+		{ "--kernel", g->kernel }, { "--initrd", g->initrd },
+		{ "--cmdline", g->cmdline }, { "--mem", g->mem },
+		{ "--vcpus", g->vcpus },
+	};
+
 	if (!strcmp(driver, "restore")) {
 		add_arg(argv, argc, text, len, "--snapshot");
 		add_arg(argv, argc, text, len, g->snap);
 	} else {
-		add_arg(argv, argc, text, len, "--kernel");
-		add_arg(argv, argc, text, len, g->kernel);
-		if (g->initrd) {
-			add_arg(argv, argc, text, len, "--initrd");
-			add_arg(argv, argc, text, len, g->initrd);
-		}
-		if (g->cmdline) {
-			add_arg(argv, argc, text, len, "--cmdline");
-			add_arg(argv, argc, text, len, g->cmdline);
-		}
-		if (g->mem) {
-			add_arg(argv, argc, text, len, "--mem");
-			add_arg(argv, argc, text, len, g->mem);
-		}
-		if (g->vcpus) {
-			add_arg(argv, argc, text, len, "--vcpus");
-			add_arg(argv, argc, text, len, g->vcpus);
+		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+			if (!pairs[i][1])
+				continue;
+			add_arg(argv, argc, text, len, pairs[i][0]);
+			add_arg(argv, argc, text, len, pairs[i][1]);
 		}
 	}
 	if (g->allow_pvm)
