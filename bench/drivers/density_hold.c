@@ -186,7 +186,8 @@ static int hold_clone(struct kvm_host *kvm, int argc, char **argv)
 	if (argc == 3 && !strncmp(argv[2], "--settle=", 9))
 		ret = args__duration("--settle", argv[2] + 9, &settle_ns);
 	else if (argc != 2)
-		ret = err__set(EINVAL, "usage: --hold-clone DIR [--settle=DUR]");
+		ret = err__set(EINVAL, "usage: --hold-clone DIR "
+			       "[--settle=DUR]");
 	if (ret < 0)
 		return ret;
 	if (snap_linux__is_linux(argv[1]) && !settle_ns)

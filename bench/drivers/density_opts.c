@@ -130,7 +130,10 @@ int density__parse(int argc, char **argv, struct density_opts *o)
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", options, NULL)) != -1) {
 		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, DENSITY_MAX_VMS, &o->count); break;
+		case 'n':
+			ret = args__u64("--count", optarg, 1, DENSITY_MAX_VMS,
+					&o->count);
+			break;
 		case 'w': ret = args__u64("--warmup", optarg, 0, 1000, &o->warmup); break;
 		case 'b': ret = args__size("--budget", optarg, &o->budget); break;
 		case 'i': ret = args__size("--init", optarg, &o->init); break;
