@@ -48,6 +48,10 @@ static int guest_done(struct boottimer *t)
 	pthread_mutex_lock(&t->vm->lock);
 	t->regs.done++;
 	timeline__mark(t->vm->tl, TL_GUEST_DONE);
+	/* Before the writing vCPU reaches its next instruction, which may
+	 * well be the guest's exit. */
+	if (t->at_done == BOOTTIMER_PAUSE)
+		vm__request_pause_locked(t->vm);
 	pthread_mutex_unlock(&t->vm->lock);
 	return IOTRAP_CONTINUE;
 }

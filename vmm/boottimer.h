@@ -42,10 +42,14 @@ enum boottimer_action {
 struct boottimer {
 	struct vm *vm;
 	enum boottimer_action at_boot; /* what the first signal does */
+	/* What a guest-done signal does: CONTINUE (the default) or PAUSE,
+	 * so a guest that exits right after it can be held alive there. */
+	enum boottimer_action at_done;
 	struct boottimer_regs regs;    /* under vm->lock */
 };
 
-/* Claims port 0x3f0 and the MMIO page and registers device "boottimer". */
+/* Claims port 0x3f0 and the MMIO page and registers device "boottimer";
+ * at_done starts as BOOTTIMER_CONTINUE (set it before vCPUs start). */
 int boottimer__init(struct boottimer *t, struct vm *vm,
 		    enum boottimer_action at_boot);
 

@@ -58,6 +58,15 @@ void report__join(const char *who, const char *dir, bool quiet);
  * the density driver's own Markdown prints it too. */
 void report__md_ksm(FILE *out, const char *mode, const json_t *m);
 
+/* The guest a density document measured, for a planner: "probe
+ * `d1cac105`" (the sha256's start) or "linux `3f2a9c01`, 256 MiB, 1
+ * vCPU" (its kernel's, and the config's guest memory and vCPUs). */
+void report__density_guest(char *buf, size_t len, const json_t *doc);
+
+/* Where a density document's VMs were held while measured, as a
+ * sentence for the Markdown (ends with a period). */
+const char *report__density_held(const json_t *doc);
+
 int cmd_report(int argc, char **argv);
 
 #endif

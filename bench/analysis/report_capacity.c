@@ -5,6 +5,7 @@
 #include "report_int.h"
 
 #include "capacity.h"
+#include "report.h"
 #include "result.h"
 
 #include <math.h>
@@ -127,9 +128,9 @@ static void kib_col(const struct cap_row *rows, size_t n, bool fixed,
 static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 		       const int *prec)
 {
-	char guest[96], rate[96] = "-", fill[48] = "-";
+	char guest[128], rate[96] = "-", fill[48] = "-";
 
-	guest_text(guest, sizeof(guest), get(w->in->root, "guest"));
+	report__density_guest(guest, sizeof(guest), w->in->root);
 	if (w->rate && w->vms >= 0) {
 		double v = json_number_value(get(w->rate, "vms_per_s"));
 
@@ -150,6 +151,37 @@ static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 	fprintf(md, "| %s | %s | %.*f | %.*f | %.0f | memory | %s | %s |\n",
 		guest, w->variant, prec[0], w->marginal / div[0], prec[1],
 		fmax(w->fixed, 0) / div[1], w->vms, rate, fill);
+}
+
+/* "`3f2a9c01`" for a guest file of the document's guest, or "none". */
+static void file_text(char *buf, size_t len, const json_t *file)
+{
+	const char *sum = str_or(file, "sha256", NULL);
+
+	if (sum)
+		snprintf(buf, len, "`%.8s`", sum);
+	else
+		snprintf(buf, len, "%s", json_is_object(file) ? "unreadable"
+							    : "none");
+}
+
+/* A Linux guest's line of the assumptions: what exactly was measured,
+ * and at which point its VMs were held. */
+static void linux_assumption(FILE *md, const struct input *in)
+{
+	const json_t *g = get(in->root, "guest"), *cfg = in->doc.config;
+	char kernel[32], initrd[32];
+
+	file_text(kernel, sizeof(kernel), get(g, "kernel"));
+	file_text(initrd, sizeof(initrd), get(g, "initrd"));
+	fprintf(md, "- The guest as measured: Linux kernel %s, initrd %s, "
+		"cmdline `%s`, %.0f MiB of guest memory, %.0f vCPU(s). %s "
+		"Memory per VM is what these guests touched by then; a "
+		"workload that touches more costs more per VM.\n", kernel,
+		initrd, str_or(cfg, "cmdline", "?"),
+		json_number_value(get(cfg, "mem_bytes")) / 1048576,
+		json_number_value(get(cfg, "vcpus")),
+		report__density_held(in->root));
 }
 
 /* The assumptions of one density document's rows. */
@@ -181,11 +213,14 @@ static void cap_assumptions(FILE *md, const struct input *in)
 		sep = ", ";
 	}
 	fputs(").\n", md);
-	fprintf(md, "- The guests as measured: %.0f MiB of guest memory "
-		"touched before READY and %.0f MiB read after it; a guest "
-		"that touches more costs more per VM.\n",
-		json_number_value(get(cfg, "init_bytes")) / 1048576,
-		json_number_value(get(cfg, "ws_bytes")) / 1048576);
+	if (json_is_string(get(cfg, "kernel")))
+		linux_assumption(md, in);
+	else
+		fprintf(md, "- The guests as measured: %.0f MiB of guest "
+			"memory touched before READY and %.0f MiB read after "
+			"it; a guest that touches more costs more per VM.\n",
+			json_number_value(get(cfg, "init_bytes")) / 1048576,
+			json_number_value(get(cfg, "ws_bytes")) / 1048576);
 	fprintf(md, "- Memory only: no per-VM CPU figure was measured (the "
 		"held VMs idle with halted vCPUs), so the %.0f CPUs do not "
 		"bound these counts; guests that compute are bound by CPU "

@@ -1,10 +1,39 @@
 /* The density driver in the report: VMs per GiB per mode in the Summary,
  * each mode's marginal cost and KSM, density.csv and the density curve. */
+#include "report.h"
 #include "report_driver.h"
 #include "report_int.h"
 
 #include <stdio.h>
 #include <string.h>
+
+void report__density_guest(char *buf, size_t len, const json_t *doc)
+{
+	const json_t *g = get(doc, "guest"), *cfg = get(doc, "config");
+	const char *sum = str_or(g, "sha256", NULL);
+	double vcpus = json_number_value(get(cfg, "vcpus"));
+
+	if (!sum && json_is_object(get(g, "kernel")))
+		sum = str_or(get(g, "kernel"), "sha256", NULL);
+	snprintf(buf, len, "%s%s%.8s%s", str_or(g, "name", "?"),
+		 sum ? " `" : "", sum ? sum : "", sum ? "`" : "");
+	if (json_is_integer(get(cfg, "mem_bytes")))
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ", %.0f MiB, %.0f vCPU%s",
+			 json_number_value(get(cfg, "mem_bytes")) / 1048576,
+			 vcpus, vcpus == 1 ? "" : "s");
+}
+
+const char *report__density_held(const json_t *doc)
+{
+	if (strcmp(str_or(get(doc, "guest"), "name", "?"), "linux"))
+		return "Probe-guest VMMs held alive after their workload ran "
+		       "to DONE.";
+	return "Linux-guest VMMs held paused: fresh ones at their "
+	       "boot-complete signal; clones, restored from a snapshot taken "
+	       "there, after they ran on to their done signal or for the "
+	       "settle time (held_at counts which).";
+}
 
 static void sum_density(FILE *md, const struct input *in)
 {
@@ -40,8 +69,11 @@ static void md_density(struct report *r, const struct input *in)
 {
 	const json_t *m;
 	const char *mode;
+	char guest[128];
 
-	fputc('\n', r->md);
+	report__density_guest(guest, sizeof(guest), in->root);
+	fprintf(r->md, "\nGuest: %s. %s\n\n", guest,
+		report__density_held(in->root));
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
 		fprintf(r->md, "- %s: %.0f VMs (stopped by %s), marginal cost "
 			"%.0f KiB per VM (PSS + kernel memory), %.1f VMs per GiB",

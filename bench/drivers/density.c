@@ -1,29 +1,27 @@
-/* The density benchmark: starts VMMs one at a time, each holding its probe
- * guest alive once it stopped (fresh: run to DONE; clone: restored from
- * one snapshot with --mem-restore mmap and run to DONE), until a count is
- * reached or another VM is predicted to exceed a memory budget. After
+/* The density benchmark: starts VMMs one at a time, each holding its guest
+ * alive (density_hold.c says where: the probe guest after DONE, a Linux
+ * guest paused at boot complete or, as a clone restored from one snapshot
+ * with --mem-restore mmap, at its done signal or after a settle time),
+ * until a count is reached or another VM is predicted to exceed a memory
+ * budget; density_opts.c parses and checks the options. After
  * each start, with the VMs alive, it reads every VMM's smaps_rollup and
  * guest mapping, the KSM counters and /proc/meminfo: the density curve,
  * per-VM RSS/PSS/USS in total and beyond guest memory, KSM's state and
  * VMs per GiB (a series of one sample per VM after the first). */
 #include "density.h"
+#include "density_int.h"
 
-#include "args.h"
 #include "capacity.h"
 #include "child.h"
 #include "cli.h"
-#include "cmd_run.h"
 #include "err.h"
-#include "mem_restore.h"
 #include "memstat.h"
 #include "output.h"
 #include "report.h"
 #include "result.h"
 #include "result_new.h"
-#include "runner.h"
 #include "snapshot.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,8 +29,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_VMS 4096
+#define MAX_VMS DENSITY_MAX_VMS
 #define HOLD_TIMEOUT_MS 30000
+/* A Linux child boots within `coldstart run`'s default timeout (60 s),
+ * or restores and settles; beyond this it hangs. */
+#define LINUX_HOLD_TIMEOUT_MS 90000
+#define MAX_ARGS 24
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
 #define KiB_PER_GiB (1024.0 * 1024.0)
@@ -40,16 +42,11 @@
 static const char *const kernel_keys[] = { "KernelStack", "PageTables",
 					   "SecPageTables", "Slab", NULL };
 
-struct density_opts {
-	uint64_t count, warmup, budget, init, ws;
-	bool fresh, clone, json;
-	const char *out_dir;
-};
-
 /* One VMM process held alive, and where its guest memory is mapped. */
 struct vmm {
 	struct child_held h;
 	uintptr_t guest; /* host address of the guest memory mapping */
+	char at[16];     /* where it is held (density_hold.c) */
 };
 
 struct density {
@@ -89,171 +86,40 @@ double density__vms_per_gib(double kib_per_vm)
 	return kib_per_vm > 0 ? KiB_PER_GiB / kib_per_vm : 0;
 }
 
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench density [OPTIONS]\n"
-	      "Starts VMM processes one at a time, each keeping its probe "
-	      "guest alive after\nthe workload (fresh: `run` to DONE; clone: "
-	      "restored from one snapshot with\n--mem-restore mmap, sharing "
-	      "clean pages through the page cache), until the\ncount or the "
-	      "budget is reached. After each start: RSS, PSS and USS of every\n"
-	      "VMM (smaps_rollup) and kernel memory (/proc/meminfo deltas). "
-	      "Reports the\ndensity curve, per-VM overhead beyond guest memory "
-	      "and VMs per GiB.\n\n"
-	      "  -n, --count N      VMs to start (default 16)\n"
-	      "  --budget SIZE      start a VM only while the predicted PSS plus "
-	      "kernel memory\n                     with it stays within SIZE "
-	      "(the first VM always starts)\n"
-	      "  -w, --warmup N     VMs started and released first (default 2)\n"
-	      "  --init SIZE        guest memory touched before READY (default "
-	      "4M)\n"
-	      "  --ws SIZE          working set read after READY (default 4M)\n"
-	      "  --mode MODE        fresh, clone or both (default both)\n"
-	      "  --json             the result document on stdout\n"
-	      "  --out DIR          also write DIR/density.json and "
-	      "DIR/density.md\n"
-	      "  -h, --help         this help\n", out);
-}
-
-/* 0, 1 for --help, or -EINVAL. */
-static int parse(int argc, char **argv, struct density_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "init", required_argument, NULL, 'i' },
-		{ "ws", required_argument, NULL, 's' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret = 0;
-
-	*o = (struct density_opts){ .count = 16, .warmup = 2,
-				    .init = 4ull << 20, .ws = 4ull << 20,
-				    .fresh = true, .clone = true };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, MAX_VMS, &o->count); break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 1000, &o->warmup); break;
-		case 'b': ret = args__size("--budget", optarg, &o->budget); break;
-		case 'i': ret = args__size("--init", optarg, &o->init); break;
-		case 's': ret = args__size("--ws", optarg, &o->ws); break;
-		case 'm':
-			ret = args__both("--mode", optarg, "fresh", "clone",
-					 &o->fresh, &o->clone);
-			break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	if (ret == 0 && (o->init % 4096 || o->ws % 4096))
-		return err__set(EINVAL, "--init and --ws must be multiples of "
-				"4 KiB");
-	return ret;
-}
-
-/* ---- the held child (`bench density --hold-fresh|--hold-clone`) ---- */
-
-/* Announces the held VM with the address of its guest memory, then
- * waits for stdin to close. */
-static void hold(struct vm *vm)
-{
-	printf("held %" PRIxPTR "\n", (uintptr_t)vm->mem.host);
-	fflush(stdout);
-	child__await_release(STDIN_FILENO);
-}
-
-static int hold_fresh(struct kvm_host *kvm, int argc, char **argv)
-{
-	struct run_cli o;
-	struct run_result res = { 0 };
-	int ret = cmd_run__parse(argc, argv, &o);
-
-	if (ret < 0)
-		return ret;
-	o.cfg.before_teardown = hold;
-	ret = runner__probe(kvm, &o.cfg, &res);
-	if (ret == 0 && !runner__succeeded(&o.cfg, &res))
-		ret = err__set(EIO, "the guest failed: %s", res.reason);
-	return ret;
-}
-
-static int hold_clone(struct kvm_host *kvm, const char *dir)
-{
-	struct timeline tl = { 0 };
-	struct snapshot snap;
-	struct probe probe;
-	struct vm *vm = NULL;
-	int ret = snapshot__open(&snap, dir);
-
-	if (ret < 0)
-		return ret;
-	ret = snapshot__restore(kvm, &snap, mem_restore__strategy("mmap"), &tl,
-				&vm, &probe);
-	if (ret == 0)
-		ret = vm__start(vm);
-	if (ret == 0 && vm__wait(vm, 30ull * 1000000000ull) != VM_COMPLETED)
-		ret = err__set(EIO, "the clone failed: %s", vm->reason);
-	if (ret == 0)
-		hold(vm);
-	vm__destroy(vm);
-	snapshot__close(&snap);
-	return ret;
-}
-
-/* argv: "density", "--hold-fresh" RUN OPTIONS or "--hold-clone" DIR. */
-static int hold_child(int argc, char **argv)
-{
-	struct kvm_host kvm;
-	int ret = kvm__open(&kvm, NULL);
-
-	if (ret == 0) {
-		ret = !strcmp(argv[1], "--hold-clone") && argc == 3
-			? hold_clone(&kvm, argv[2])
-			: hold_fresh(&kvm, argc - 1, argv + 1);
-		kvm__close(&kvm);
-	}
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench density: %s",
-				  err__last());
-	return CLI_OK;
-}
-
 /* ---- the driver ---- */
 
 static int start_vm(struct density *d, bool clone, struct vmm *v)
 {
-	char init[32], ws[32], *argv[12];
-	char line[128] = "";
+	char init[32], ws[32], settle[48], mem[48], vcpus[48];
+	char *argv[MAX_ARGS], line[128] = "";
 	int n = 0, ret;
 
 	snprintf(init, sizeof(init), "--init=%" PRIu64, d->o.init);
 	snprintf(ws, sizeof(ws), "--ws=%" PRIu64, d->o.ws);
+	snprintf(settle, sizeof(settle), "--settle=%" PRIu64 "ns",
+		 d->o.settle_ns);
 	argv[n++] = d->exe;
 	argv[n++] = "bench";
 	argv[n++] = "density";
 	if (clone) {
 		argv[n++] = "--hold-clone";
 		argv[n++] = d->snap_dir;
+		if (d->o.kernel)
+			argv[n++] = settle;
+	} else if (d->o.kernel) {
+		argv[n++] = "--hold-fresh";
+		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
 	} else {
 		argv[n++] = "--hold-fresh";
 		argv[n++] = init;
 		argv[n++] = ws;
 	}
 	argv[n] = NULL;
-	ret = child__hold(argv, HOLD_TIMEOUT_MS, &v->h, line, sizeof(line));
-	if (ret == 0 && sscanf(line, "held %" SCNxPTR, &v->guest) != 1)
+	ret = child__hold(argv, d->o.kernel ? LINUX_HOLD_TIMEOUT_MS
+					    : HOLD_TIMEOUT_MS,
+			  &v->h, line, sizeof(line));
+	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s", &v->guest,
+			       v->at) != 2)
 		ret = err__set(EIO, "unexpected announcement '%s'", line);
 	return ret;
 }
@@ -519,6 +385,21 @@ static int grow(struct density *d, json_t *doc, const char *mode,
 	return ret;
 }
 
+/* How many of the VMs alive were held at which point (density_hold.c):
+ * {"done": 3}, or for Linux clones e.g. {"done": 2, "settle": 1}. */
+static json_t *held_at_json(const struct density *d)
+{
+	json_t *obj = json_object();
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const json_t *n = json_object_get(obj, d->vms[i].at);
+
+		json_object_set_new(obj, d->vms[i].at,
+				    json_integer(json_integer_value(n) + 1));
+	}
+	return obj;
+}
+
 /* Starts VMs of one mode until the count or the budget; adds its curve,
  * per-VM series, KSM state and VMs per GiB to doc. */
 static int run_mode(struct density *d, json_t *doc, bool clone)
@@ -540,8 +421,9 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	else if (ret == 0 && c->n == 1)
 		slope = c->cost[0];
 	last = json_array_get(arr, json_array_size(arr) - 1);
-	res = json_pack("{s:I, s:s, s:f, s:f, s:f, s:O?, s:o}", "vms",
-			(json_int_t)d->nr, "stopped_by", stop,
+	res = json_pack("{s:I, s:s, s:o, s:f, s:f, s:f, s:O?, s:o}", "vms",
+			(json_int_t)d->nr, "stopped_by", stop, "held_at",
+			held_at_json(d),
 			"marginal_kib_per_vm", slope, "fixed_kib", icpt,
 			"vms_per_gib", density__vms_per_gib(slope), "ksm",
 			json_object_get(last, "ksm"), "curve", arr);
@@ -558,9 +440,9 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 
 static int make_snapshot(struct density *d)
 {
-	char init[32], ws[32], *argv[10];
+	char init[32], ws[32], mem[48], vcpus[48], *argv[MAX_ARGS];
 	char buf[32];
-	int status, ret;
+	int status, n = 0, ret;
 
 	snprintf(d->tmp_dir, sizeof(d->tmp_dir),
 		 "/tmp/coldstart-density-XXXXXX");
@@ -569,14 +451,18 @@ static int make_snapshot(struct density *d)
 	snprintf(d->snap_dir, sizeof(d->snap_dir), "%s/snap", d->tmp_dir);
 	snprintf(init, sizeof(init), "--init=%" PRIu64, d->o.init);
 	snprintf(ws, sizeof(ws), "--ws=%" PRIu64, d->o.ws);
-	argv[0] = d->exe;
-	argv[1] = "snapshot";
-	argv[2] = "create";
-	argv[3] = d->snap_dir;
-	argv[4] = "--force";
-	argv[5] = init;
-	argv[6] = ws;
-	argv[7] = NULL;
+	argv[n++] = d->exe;
+	argv[n++] = "snapshot";
+	argv[n++] = "create";
+	argv[n++] = d->snap_dir;
+	argv[n++] = "--force";
+	if (d->o.kernel) {
+		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
+	} else {
+		argv[n++] = init;
+		argv[n++] = ws;
+	}
+	argv[n] = NULL;
 	ret = child__run(argv, false, &status, NULL);
 	if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = err__set(EIO, "'coldstart snapshot create' %s",
@@ -598,17 +484,6 @@ static void remove_snapshot(struct density *d)
 	rmdir(d->tmp_dir);
 }
 
-static json_t *config_json(const struct density_opts *o)
-{
-	return json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I, s:I}", "guest",
-			 "probe", "init_bytes", (json_int_t)o->init,
-			 "ws_bytes", (json_int_t)o->ws, "clone_mem_restore",
-			 "mmap", "mode", o->fresh && o->clone ? "both" :
-			 o->fresh ? "fresh" : "clone", "budget_bytes",
-			 (json_int_t)o->budget, "count", (json_int_t)o->count,
-			 "warmup", (json_int_t)o->warmup);
-}
-
 static double per_vm(const json_t *point, const char *key, double n)
 {
 	return json_number_value(json_object_get(point, key)) / n;
@@ -618,9 +493,12 @@ static void report(FILE *out, const json_t *doc)
 {
 	const json_t *modes = json_object_get(doc, "density"), *m;
 	const char *key;
+	char guest[128];
 
-	fputs("# coldstart density benchmark\n\nProbe-guest VMMs held alive "
-	      "after their workload; marginal cost = slope of (sum of PSS + "
+	report__density_guest(guest, sizeof(guest), doc);
+	fprintf(out, "# coldstart density benchmark\n\nGuest: %s. %s\n\n",
+		guest, report__density_held(doc));
+	fputs("Marginal cost = slope of (sum of PSS + "
 	      "kernel memory delta) over the number of VMs. Kernel memory "
 	      "(KernelStack, PageTables, SecPageTables, Slab) is a system-wide "
 	      "/proc/meminfo delta, not in any RSS. Beyond guest = the VMM "
@@ -681,16 +559,21 @@ int cmd_bench_density(int argc, char **argv)
 	int ret;
 
 	if (argc >= 2 && !strncmp(argv[1], "--hold-", 7))
-		return hold_child(argc, argv);
+		return density__hold_child(argc, argv);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return cli__error(CLI_FAIL, "bench density: out of memory");
-	ret = parse(argc, argv, &d->o);
+	ret = density__parse(argc, argv, &d->o);
 	if (ret != 0) {
 		free(d);
-		return cli__parsed(ret, "bench density", usage);
+		return cli__parsed(ret, "bench density", density__usage);
 	}
-	doc = result__new("density", config_json(&d->o));
+	ret = density__check_guest(&d->o);
+	if (ret != CLI_OK) {
+		free(d);
+		return ret;
+	}
+	doc = result__new("density", density__config_json(&d->o));
 	if (doc)
 		json_object_set_new(doc, "density", json_object());
 	ret = doc ? run(d, doc) : -ENOMEM;

@@ -9,6 +9,11 @@
 
 int cmd_bench_density(int argc, char **argv);
 
+/* The held child (density_hold.c): argv "density", then "--hold-fresh"
+ * and `coldstart run` options, or "--hold-clone" DIR [--settle=DUR].
+ * Returns an enum cli_exit once released. */
+int density__hold_child(int argc, char **argv);
+
 /* Least-squares line y = slope * x + intercept through n >= 2 points
  * with distinct x. 0, or -EINVAL. */
 int density__fit(const double *x, const double *y, size_t n, double *slope,

@@ -17,6 +17,7 @@ expect 2 "'--quiet' is not a boot option" bench boot --quiet
 expect 2 "'sideways' is not one of" bench rate --mode sideways
 expect 2 "--workers" bench rate --workers 1,,x
 expect 2 "multiples of 4 KiB" bench density --init 5000
+expect 2 "--mem needs --kernel" bench density --mem 32M
 expect 2 "unexpected argument" bench peers extra
 expect 77 "is not an executable file" bench peers --qemu /nonexistent/qemu
 

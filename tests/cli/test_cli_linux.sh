@@ -76,10 +76,22 @@ expect 2 '--stop-at ready applies to the probe guest' \
 expect 2 '--stop-at boot needs --kernel' run --stop-at boot
 expect 0 '--kernel FILE' run --help
 
+# bench density with a Linux guest: usage errors exit 2, input errors 1,
+# both before any VM.
+expect 2 '--initrd needs --kernel' bench density --initrd "$tmp/initrd-1"
+expect 2 '--cmdline needs --kernel' bench density --cmdline x
+expect 2 '--ws is the probe guest.s workload' bench density --kernel "$TK_ELF" --ws 4M
+expect 2 '--init is the probe guest.s workload' bench density --kernel "$TK_ELF" --init 4M
+expect 2 '--settle must be above 0' bench density --kernel "$TK_ELF" --settle 0
+expect 1 "kernel $tmp/none: No such file" bench density --kernel "$tmp/none"
+expect 1 "initrd $tmp/none: No such file" bench density --kernel "$TK_ELF" --initrd "$tmp/none"
+expect 1 'raise --mem' bench density --kernel "$TK_ELF" --mem 16M
+
 if [ -d /sys/module/kvm_pvm ]; then
 	# PVM: an ordinary kernel is refused before any VM exists.
 	expect 77 'PVM .* cannot boot here' run --kernel "$tmp/bz"
 	expect 77 'allow-pvm' run --kernel "$TK_ELF" --json
+	expect 77 'bench density --kernel: .*PVM' bench density --kernel "$TK_ELF" -n 1
 fi
 
 if [ ! -c /dev/kvm ]; then
@@ -156,4 +168,17 @@ expect 0 '"phase.boot_complete"' bench boot --kernel "$TK_ELF" --allow-pvm \
 	--mem 32M -n 2 -w 0 --json
 sum=$(sha256sum "$TK_ELF" | cut -d' ' -f1)
 json_check 'd["guest"]["name"] == "linux" and d["guest"]["kernel"]["sha256"] == "'"$sum"'" and d["guest"]["kernel"]["bytes"] == '"$(stat -c %s "$TK_ELF")"' and d["guest"]["initrd"] is None and "phase.guest_exit" in [s["name"] for s in d["series"]]' "$out"
+
+# The density driver over the same guest: fresh VMs held paused at boot
+# complete, clones resumed to the test kernel's done signal (it resets
+# right after) and held there; every VM's memory read while held.
+expect 0 '"curve"' bench density --kernel "$TK_ELF" --allow-pvm --mem 32M \
+	-n 3 -w 0 --json --out "$tmp/density"
+json_check 'd["guest"]["name"] == "linux" and d["guest"]["kernel"]["sha256"] == "'"$sum"'" and d["config"]["mem_bytes"] == 32 << 20 and d["config"]["vcpus"] == 1 and d["config"]["cmdline"] and d["density"]["fresh"]["held_at"] == {"boot": 3} and d["density"]["clone"]["held_at"] == {"done": 3} and all(d["density"][m]["vms"] == 3 and all(p["pss_kib"] > 0 and p["rss_kib"] > 0 and p["cost_kib"] > 0 for p in d["density"][m]["curve"]) for m in ("fresh", "clone")) and all(min(s["samples"]) > 0 for s in d["series"] if s["name"].endswith(".pss_per_vm"))' "$out"
+grep -q "^Guest: linux \`${sum:0:8}\`, 32 MiB, 1 vCPU. Linux-guest VMMs held paused" \
+	"$tmp/density/density.md" && ok || fail "density.md does not name the Linux guest"
+expect 0 'report written' report "$tmp/density/density.json" --out "$tmp/density"
+grep -q "^| linux \`${sum:0:8}\`, 32 MiB, 1 vCPU | fresh |" "$tmp/density/report.md" &&
+	grep -q "The guest as measured: Linux kernel \`${sum:0:8}\`, initrd none" "$tmp/density/report.md" &&
+	ok || fail "the report's capacity section does not name the Linux guest"
 finish
