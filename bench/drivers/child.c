@@ -1,6 +1,7 @@
 /* posix_spawn with pipes and rusage, for the process-per-VM drivers. */
 #include "child.h"
 
+#include "cli.h"
 #include "err.h"
 
 #include <errno.h>
@@ -169,7 +170,11 @@ int child__hold(char *const argv[], int timeout_ms, struct child_held *h,
 		kill(h->pid, SIGKILL);
 	close(h->in_fd);
 	wait_child(h->pid, &status, NULL);
-	return err__set(ret == -ETIMEDOUT ? ETIMEDOUT : EIO,
+	/* a child that says this host cannot run it (77) makes the
+	 * caller's exit 77 too, not a failure */
+	return err__set(ret == -ETIMEDOUT ? ETIMEDOUT
+			: WIFEXITED(status) && WEXITSTATUS(status) == CLI_SKIP
+			? ENOTSUP : EIO,
 			"'%s' %s before it was held", h->name,
 			ret == -ETIMEDOUT ? "timed out"
 					  : child__status_text(status, buf,
