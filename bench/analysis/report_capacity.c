@@ -222,7 +222,7 @@ static void cap_assumptions(FILE *md, const struct input *in)
 			json_number_value(get(cfg, "init_bytes")) / 1048576,
 			json_number_value(get(cfg, "ws_bytes")) / 1048576);
 	fprintf(md, "- Memory only: no per-VM CPU figure was measured (the "
-		"held VMs idle with halted vCPUs), so the %.0f CPUs do not "
+		"held VMs idle: halted or paused vCPUs), so the %.0f CPUs do not "
 		"bound these counts; guests that compute are bound by CPU "
 		"too.\n", cpus);
 	fputs("- Sustained creation: the best sustained level of bench rate "

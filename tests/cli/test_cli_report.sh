@@ -161,7 +161,7 @@ expect.append("- The guests as measured: 4 MiB of guest memory touched before "
               "READY and 2 MiB read after it; a guest that touches more costs "
               "more per VM.")
 expect.append("- Memory only: no per-VM CPU figure was measured (the held VMs "
-              "idle with halted vCPUs), so the 2 CPUs do not bound these "
+              "idle: halted or paused vCPUs), so the 2 CPUs do not bound these "
               "counts; guests that compute are bound by CPU too.")
 # VMs per GiB per VM after the first: 1 GiB over what it added (5100 and
 # 4900 KiB for fresh), in a table of its own unit
