@@ -22,8 +22,7 @@ struct cap_row {
 	const char *no_rate; /* why there is none */
 };
 
-/* "probe `d1cac105`": the guest's name and the start of its sha256. */
-static void guest_text(char *buf, size_t len, const json_t *g)
+void report__guest_text(char *buf, size_t len, const json_t *g)
 {
 	const char *sum = str_or(g, "sha256", NULL);
 
@@ -39,8 +38,8 @@ static bool same_guest(const json_t *a, const json_t *b)
 {
 	char x[96], y[96];
 
-	guest_text(x, sizeof(x), a);
-	guest_text(y, sizeof(y), b);
+	report__guest_text(x, sizeof(x), a);
+	report__guest_text(y, sizeof(y), b);
 	return !strcmp(x, y);
 }
 
@@ -129,7 +128,7 @@ static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 {
 	char guest[96], rate[96] = "-", fill[48] = "-";
 
-	guest_text(guest, sizeof(guest), get(w->in->root, "guest"));
+	report__guest_text(guest, sizeof(guest), get(w->in->root, "guest"));
 	if (w->rate && w->vms >= 0) {
 		double v = json_number_value(get(w->rate, "vms_per_s"));
 
@@ -195,7 +194,8 @@ static void cap_assumptions(FILE *md, const struct input *in)
 	      "(density holds each VM in a VMM process of its own); bursts "
 	      "are left out, as the host does not keep them up. Time to fill "
 	      "= VMs per host / that rate, as if the rate held while the "
-	      "host fills (bench rate destroys each VM after READY).\n", md);
+	      "host fills (bench rate destroys each VM after READY, a Linux "
+	      "guest's after boot complete).\n", md);
 }
 
 void report__md_capacity(struct report *r)
