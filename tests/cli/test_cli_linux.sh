@@ -174,8 +174,9 @@ grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9]* VMs/s process" \
 # exit and what it said; a kernel that cannot boot stops the run first
 expect 2 'a Linux guest \(--kernel\) runs as one' bench rate --kernel "$TK_ELF" \
 	--mode in-process
-expect 1 "'coldstart run' exit 1: .*timed out after" bench rate --kernel "$TK_ELF" \
-	--allow-pvm --mem 32M --workers 1 -n 1 -w 0 --burst 0 --timeout 1ns
+expect 1 "'coldstart run' exited 1: coldstart: run failed: timed out" \
+	bench rate --kernel "$TK_ELF" --allow-pvm --mem 32M --workers 1 -n 1 \
+	-w 0 --burst 0 --timeout 1ns
 expect 1 'bench rate: .*entry point 0xffffffffff000000 is in no loadable' \
 	bench rate --kernel "$tmp/badentry.elf" --allow-pvm --mem 32M
 expect 1 "initrd $tmp/none: No such file" bench rate --kernel "$TK_ELF" \
