@@ -23,8 +23,7 @@ struct cap_row {
 	const char *no_rate; /* why there is none */
 };
 
-/* "probe `d1cac105`": the guest's name and the start of its sha256. */
-static void guest_text(char *buf, size_t len, const json_t *g)
+void report__guest_text(char *buf, size_t len, const json_t *g)
 {
 	const char *sum = str_or(g, "sha256", NULL);
 
@@ -40,8 +39,8 @@ static bool same_guest(const json_t *a, const json_t *b)
 {
 	char x[96], y[96];
 
-	guest_text(x, sizeof(x), a);
-	guest_text(y, sizeof(y), b);
+	report__guest_text(x, sizeof(x), a);
+	report__guest_text(y, sizeof(y), b);
 	return !strcmp(x, y);
 }
 
@@ -230,7 +229,8 @@ static void cap_assumptions(FILE *md, const struct input *in)
 	      "(density holds each VM in a VMM process of its own); bursts "
 	      "are left out, as the host does not keep them up. Time to fill "
 	      "= VMs per host / that rate, as if the rate held while the "
-	      "host fills (bench rate destroys each VM after READY).\n", md);
+	      "host fills (bench rate destroys each VM after READY, a Linux "
+	      "guest's after boot complete).\n", md);
 }
 
 void report__md_capacity(struct report *r)

@@ -9,14 +9,10 @@
 
 void report__density_guest(char *buf, size_t len, const json_t *doc)
 {
-	const json_t *g = get(doc, "guest"), *cfg = get(doc, "config");
-	const char *sum = str_or(g, "sha256", NULL);
+	const json_t *cfg = get(doc, "config");
 	double vcpus = json_number_value(get(cfg, "vcpus"));
 
-	if (!sum && json_is_object(get(g, "kernel")))
-		sum = str_or(get(g, "kernel"), "sha256", NULL);
-	snprintf(buf, len, "%s%s%.8s%s", str_or(g, "name", "?"),
-		 sum ? " `" : "", sum ? sum : "", sum ? "`" : "");
+	report__guest_text(buf, len, get(doc, "guest"));
 	if (json_is_integer(get(cfg, "mem_bytes")))
 		snprintf(buf + strlen(buf), len - strlen(buf),
 			 ", %.0f MiB, %.0f vCPU%s",

@@ -160,6 +160,10 @@ double report__median_of_medians(const struct input *in, const char *unit,
 void report__time_text(char *buf, size_t len, double ns);
 void report__md_summary(struct report *r);
 
+/* report_capacity.c: "probe `d1cac105`", a document's guest object as
+ * its name and the start of its sha256 (a Linux guest's: its kernel's). */
+void report__guest_text(char *buf, size_t len, const json_t *g);
+
 /* report_rate.c: among rate's series of `mode` and `kind` ("sustained",
  * "burst") the level with the highest "vms_per_s", or NULL. */
 const json_t *report__peak_rate(const json_t *series, const char *mode,

@@ -41,8 +41,16 @@ static bool first_of_mode(const json_t *series, size_t i)
 static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 {
 	const json_t *series = get(in->root, "series"), *s;
+	const json_t *guest = get(in->root, "guest");
 	const char *sep = "";
+	char text[96], name[100] = "";
 	size_t i;
+
+	/* which guest the rate is of: a Linux guest's differs by far */
+	if (json_is_object(guest)) {
+		report__guest_text(text, sizeof(text), guest);
+		snprintf(name, sizeof(name), " (%s)", text);
+	}
 
 	json_array_foreach(series, i, s) {
 		const char *mode = str_or(get(s, "params"), "mode", "");
@@ -51,7 +59,7 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 		if (!first_of_mode(series, i) || !p)
 			continue; /* mode shown already, or no rate */
 		if (!*sep)
-			fprintf(md, "- %s, %s:%s", in->label, kind,
+			fprintf(md, "- %s%s, %s:%s", in->label, name, kind,
 				!strcmp(kind, "burst") ? "" : " peak");
 		fprintf(md, "%s %.0f VMs/s %s (%.0f %s)", sep,
 			json_number_value(get(p, "vms_per_s")), mode,

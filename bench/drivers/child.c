@@ -48,6 +48,55 @@ int child__run(char *const argv[], bool quiet, int *status,
 	return wait_child(pid, status, ru);
 }
 
+/* Reads fd to its end, keeping what fits in err[size]. */
+static void read_all(int fd, char *err, size_t size)
+{
+	size_t len = 0;
+	char buf[512];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		size_t keep;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		keep = size - 1 - len < (size_t)n ? size - 1 - len : (size_t)n;
+		memcpy(err + len, buf, keep);
+		len += keep;
+	}
+	err[len] = '\0';
+}
+
+int child__run_stderr(char *const argv[], int *status, char *err,
+		      size_t size)
+{
+	posix_spawn_file_actions_t fa;
+	int fd[2], ret;
+	pid_t pid;
+
+	if (size == 0)
+		return err__set(EINVAL, "no room for the child's stderr");
+	err[0] = '\0';
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return err__sys(errno, "pipe");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+					 O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], STDERR_FILENO);
+	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (ret) {
+		close(fd[0]);
+		return err__sys(ret, "spawning %s", argv[0]);
+	}
+	read_all(fd[0], err, size);
+	close(fd[0]);
+	return wait_child(pid, status, NULL);
+}
+
 /* Spawns argv with stdout (and stdin when in_fd) connected to pipes. */
 static int spawn_piped(char *const argv[], int *out_fd, int *in_fd,
 		       pid_t *pid)

@@ -16,6 +16,13 @@
 int child__run(char *const argv[], bool quiet, int *status,
 	       struct rusage *ru);
 
+/* As child__run() with stdout to /dev/null, but the child's stderr is
+ * kept for the caller's error message: its first size - 1 bytes go to
+ * `err` (NUL-terminated), the rest is read and dropped so that the child
+ * never blocks on a full pipe. */
+int child__run_stderr(char *const argv[], int *status, char *err,
+		      size_t size);
+
 /* Runs argv with stdout to a pipe and parses it as one JSON document.
  * *doc is NULL when the output is not JSON; *status as above. */
 int child__capture(char *const argv[], json_t **doc, int *status);

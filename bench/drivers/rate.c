@@ -1,20 +1,26 @@
 /* The creation-rate benchmark: W workers each creating VMs back to back
- * (create -> READY -> destroy of the probe guest) for W = 1 up to twice the
- * CPUs, and bursts of K simultaneous starts; in-process (threads) and one
- * `coldstart run` process per VM. Latency per VM and VMs/s per level,
- * the latter also as a series of samples (blocks of successive
- * completions; burst rounds). */
+ * (create -> READY -> destroy of the probe guest, or create -> boot
+ * complete -> destroy of the user's Linux guest) for W = 1 up to twice
+ * the CPUs, and bursts of K simultaneous starts; in-process (threads, the
+ * probe guest only) and one `coldstart run` process per VM. Latency per
+ * VM and VMs/s per level, the latter also as a series of samples (blocks
+ * of successive completions; burst rounds). */
 #include "rate.h"
 
 #include "args.h"
 #include "capacity.h"
 #include "child.h"
 #include "cli.h"
+#include "cmd_run.h"
 #include "err.h"
+#include "kvm.h"
+#include "linux_x86.h"
 #include "output.h"
 #include "result.h"
 #include "result_new.h"
+#include "run_linux.h"
 #include "runner.h"
+#include "snap_linux.h"
 
 #include <getopt.h>
 #include <pthread.h>
@@ -26,14 +32,21 @@
 
 #define MAX_LEVELS 16
 #define MAX_WORKERS 256
+#define MAX_RUN_ARGS 24 /* the child's `run` and its options, NULL-ended */
 
 struct rate_opts {
 	uint64_t count, warmup; /* per worker */
 	unsigned int levels[MAX_LEVELS];
 	size_t nr_levels;
 	uint64_t burst, rounds; /* burst size (0: none), counted rounds */
-	bool in_process, process, json;
+	bool in_process, process, json, mode_given;
 	const char *out_dir, *kvm_path;
+	/* The guest: the probe guest, or a Linux guest when kernel is set.
+	 * These are `coldstart run` options, passed on as given. */
+	const char *kernel, *initrd, *cmdline, *mem, *vcpus, *timeout;
+	bool allow_pvm;
+	char *run_argv[MAX_RUN_ARGS]; /* "run" and its options */
+	struct run_cli run;           /* run_argv parsed: each VM's config */
 };
 
 /* What one worker thread needs; samples go to lat[first..]. */
@@ -63,11 +76,14 @@ struct level {
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart bench rate [OPTIONS]\n"
-	      "VM creation rate: W workers each create VMs back to back "
-	      "(create -> READY ->\ndestroy of the probe guest, 2 MiB, 1 vCPU) "
-	      "at each concurrency level, then\nbursts of K simultaneous "
-	      "starts; in-process (threads) and one `coldstart run`\nprocess "
-	      "per VM. Reports latency percentiles and VMs/s per level.\n\n"
+	      "VM creation rate: W workers each create VMs back to back at "
+	      "each concurrency\nlevel, then bursts of K simultaneous starts; "
+	      "in-process (threads) and one\n`coldstart run` process per VM. "
+	      "A VM is create -> READY -> destroy of the probe\nguest (2 MiB, "
+	      "1 vCPU by default) or, with --kernel, create -> boot complete "
+	      "->\ndestroy of your Linux guest (`coldstart run --kernel ... "
+	      "--stop-at boot`,\nprocess mode only). Reports latency "
+	      "percentiles and VMs/s per level.\n\n"
 	      "  -n, --count N      counted VMs per worker (default 40)\n"
 	      "  -w, --warmup N     uncounted VMs per worker first (default 4)\n"
 	      "  --workers LIST     concurrency levels, e.g. 1,2,4 (default 1, "
@@ -77,11 +93,30 @@ static void usage(FILE *out)
 	      "4 x CPUs; 0: none)\n"
 	      "  --rounds N         counted bursts (default 5, after one "
 	      "uncounted)\n"
-	      "  --mode MODE        in-process, process or both (default both)\n"
+	      "  --mode MODE        in-process, process or both (default both; "
+	      "process with\n"
+	      "                     --kernel)\n"
 	      "  --json             the result document on stdout\n"
 	      "  --out DIR          also write DIR/rate.json and DIR/rate.md\n"
 	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
-	      "  -h, --help         this help\n", out);
+	      "  -h, --help         this help\n"
+	      "Guest (`coldstart run` options, passed on to each VM):\n"
+	      "  --kernel FILE      boot a Linux guest (bzImage or ELF "
+	      "vmlinux) instead of the\n"
+	      "                     probe guest; process mode only; refused "
+	      "on PVM hosts, exit\n"
+	      "                     77, unless --allow-pvm\n"
+	      "  --initrd FILE      its initial ramdisk\n"
+	      "  --cmdline TEXT     its command line (default: `coldstart "
+	      "run`'s)\n"
+	      "  --allow-pvm        boot it even on a PVM host\n"
+	      "  --mem SIZE         guest memory (default 2M for the probe "
+	      "guest, 256M with\n"
+	      "                     --kernel)\n"
+	      "  --vcpus N          vCPUs per VM (default 1)\n"
+	      "  --timeout DUR      fail a VM that has not reached READY (boot "
+	      "complete with\n"
+	      "                     --kernel) after DUR (default 60s)\n", out);
 }
 
 size_t rate__default_levels(unsigned int cpus, unsigned int *levels,
@@ -119,6 +154,50 @@ static int parse_levels(const char *text, struct rate_opts *o)
 	return 0;
 }
 
+/* The child's command line, "run" first; `coldstart run`'s own parser
+ * checks it once here, so a bad --mem or an --initrd without --kernel is
+ * a usage error before any VM starts, and the in-process VMs get the
+ * same config as the processes. */
+static int run_args(struct rate_opts *o)
+{
+	const char *const pairs[][2] = {
+		{ "--kernel", o->kernel }, { "--initrd", o->initrd },
+		{ "--cmdline", o->cmdline }, { "--mem", o->mem },
+		{ "--vcpus", o->vcpus }, { "--timeout", o->timeout },
+		{ "--kvm", o->kvm_path },
+	};
+	int n = 0;
+
+	o->run_argv[n++] = "run";
+	o->run_argv[n++] = o->kernel ? "--stop-at=boot" : "--stop-at=ready";
+	o->run_argv[n++] = "-q";
+	if (o->allow_pvm)
+		o->run_argv[n++] = "--allow-pvm";
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		if (!pairs[i][1])
+			continue;
+		o->run_argv[n++] = (char *)pairs[i][0];
+		o->run_argv[n++] = (char *)pairs[i][1];
+	}
+	o->run_argv[n] = NULL;
+	return cmd_run__parse(n, o->run_argv, &o->run);
+}
+
+/* A Linux guest runs only as `coldstart run --kernel` processes: the
+ * in-process runner runs the probe guest alone. */
+static int check_guest(struct rate_opts *o)
+{
+	if (o->kernel && o->mode_given && o->in_process)
+		return err__set(EINVAL, "--mode %s: a Linux guest (--kernel) "
+				"runs as one `coldstart run --kernel` process "
+				"per VM; the in-process runner runs only the "
+				"probe guest; use --mode process",
+				o->process ? "both" : "in-process");
+	if (o->kernel)
+		o->in_process = false;
+	return run_args(o);
+}
+
 /* 0, 1 for --help, or -EINVAL. */
 static int parse(int argc, char **argv, struct rate_opts *o)
 {
@@ -132,6 +211,13 @@ static int parse(int argc, char **argv, struct rate_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "kvm", required_argument, NULL, 'k' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "initrd", required_argument, NULL, 'I' },
+		{ "cmdline", required_argument, NULL, 'C' },
+		{ "allow-pvm", no_argument, NULL, 'P' },
+		{ "mem", required_argument, NULL, 'M' },
+		{ "vcpus", required_argument, NULL, 'V' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,37 +241,67 @@ static int parse(int argc, char **argv, struct rate_opts *o)
 		case 'm':
 			ret = args__both("--mode", optarg, "in-process",
 					 "process", &o->in_process, &o->process);
+			o->mode_given = true;
 			break;
 		case 'j': o->json = true; break;
 		case 'o': o->out_dir = optarg; break;
 		case 'k': o->kvm_path = optarg; break;
+		case 'K': o->kernel = optarg; break;
+		case 'I': o->initrd = optarg; break;
+		case 'C': o->cmdline = optarg; break;
+		case 'P': o->allow_pvm = true; break;
+		case 'M': o->mem = optarg; break;
+		case 'V': o->vcpus = optarg; break;
+		case 'T': o->timeout = optarg; break;
 		case 'h': return 1;
 		default:
 			return args__bad_option(argv);
 		}
 	}
-	return ret ? ret : args__no_operands(argc, argv);
+	if (ret == 0)
+		ret = args__no_operands(argc, argv);
+	return ret ? ret : check_guest(o);
+}
+
+/* A failed child's stderr on one line, without its trailing newline. */
+static const char *one_line(char *text)
+{
+	size_t len = strlen(text);
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	for (char *c = text; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	return len ? text : "(nothing on stderr)";
+}
+
+/* One `coldstart run` process: it succeeds, or the error names its exit
+ * and what it said. */
+static int one_process(struct level *lv)
+{
+	char buf[32], said[256];
+	int status, ret = child__run_stderr(lv->argv, &status, said,
+					    sizeof(said));
+
+	if (ret < 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
+		return ret;
+	return err__set(WIFEXITED(status) && WEXITSTATUS(status) == CLI_SKIP
+				? ENOTSUP : EIO,
+			"'coldstart run' %s: %s",
+			child__status_text(status, buf, sizeof(buf)),
+			one_line(said));
 }
 
 static int one_vm(struct level *lv)
 {
-	struct run_config cfg = {
-		.mem_size = 2ull << 20, .nr_vcpus = 1,
-		.probe = { .stop_at_ready = true, .seed = 1 },
-		.timeout_ns = 10ull * 1000000000ull,
-	};
+	struct run_config cfg = lv->o->run.cfg;
 	struct run_result res = { 0 };
-	char buf[32];
-	int status, ret;
+	int ret;
 
-	if (lv->process) {
-		ret = child__run(lv->argv, false, &status, NULL);
-		if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
-			ret = err__set(EIO, "'coldstart run' %s",
-				       child__status_text(status, buf,
-							  sizeof(buf)));
-		return ret;
-	}
+	if (lv->process)
+		return one_process(lv);
+	cfg.verify = false; /* READY has no checksum to verify */
 	ret = runner__probe(lv->kvm, &cfg, &res);
 	if (ret == 0 && !runner__succeeded(&cfg, &res))
 		ret = err__set(EIO, "probe guest did not reach READY: %s",
@@ -283,7 +399,7 @@ static int run_workers(struct level *lv, unsigned int nr, uint64_t *wall)
 
 struct rig {
 	struct kvm_host kvm;
-	char *argv[8];
+	char *argv[MAX_RUN_ARGS + 1]; /* the binary, then o->run_argv */
 };
 
 static struct level level_for(const struct rate_opts *o, struct rig *rig,
@@ -416,15 +532,10 @@ static int open_rig(struct rig *rig, const struct rate_opts *o)
 
 	if (!exe)
 		return err__set(ENOENT, "cannot find the coldstart binary");
-	rig->argv[n++] = (char *)exe;
-	rig->argv[n++] = "run";
-	rig->argv[n++] = "--stop-at=ready";
-	rig->argv[n++] = "-q";
-	if (o->kvm_path) {
-		rig->argv[n++] = "--kvm";
-		rig->argv[n++] = (char *)o->kvm_path;
-	}
-	rig->argv[n] = NULL;
+	rig->argv[0] = (char *)exe;
+	do
+		rig->argv[n + 1] = o->run_argv[n];
+	while (o->run_argv[n++]);
 	return kvm__open(&rig->kvm, o->kvm_path);
 }
 
@@ -452,25 +563,88 @@ static json_t *config_json(const struct rate_opts *o)
 
 	for (size_t i = 0; i < o->nr_levels; i++)
 		json_array_append_new(levels, json_integer(o->levels[i]));
-	return json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:I, s:I, s:I}",
-			 "guest", "probe", "mem_bytes", (json_int_t)(2 << 20),
-			 "vcpus", 1, "stop_at", "ready", "workers", levels,
+	return json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:i, s:s, s:I, s:o, "
+			 "s:I, s:I, s:I, s:I}",
+			 "guest", o->kernel ? "linux" : "probe", "kernel",
+			 o->kernel, "initrd", o->initrd, "cmdline",
+			 o->kernel ? run_linux__cmdline(&o->run) : NULL,
+			 "mem_bytes", (json_int_t)o->run.cfg.mem_size,
+			 "vcpus", (int)o->run.cfg.nr_vcpus, "stop_at",
+			 o->kernel ? "boot" : "ready", "timeout_ns",
+			 (json_int_t)o->run.cfg.timeout_ns, "workers", levels,
 			 "burst", (json_int_t)o->burst, "rounds",
 			 (json_int_t)o->rounds, "count", (json_int_t)o->count,
 			 "warmup", (json_int_t)o->warmup);
 }
 
+/* A Linux guest's kernel, initrd and plan (what every child would check
+ * first and fail on alike), before any VM starts. */
+static int check_kernel(const struct rate_opts *o)
+{
+	struct linux_boot b = { .initrd_fd = -1 };
+	struct linux_kernel k;
+	int ret = linux__open_kernel(&k, o->kernel);
+
+	if (ret < 0)
+		return ret;
+	ret = linux__plan(&b, &k, run_linux__cmdline(&o->run), o->initrd,
+			  o->run.cfg.mem_size, o->run.cfg.nr_vcpus);
+	linux__plan_free(&b);
+	linux__close_kernel(&k);
+	return ret;
+}
+
+/* The guest's inputs (exit 1) and whether this host can boot it (77). */
+static int check_host(const struct rate_opts *o)
+{
+	if (!o->kernel)
+		return CLI_OK;
+	if (check_kernel(o) < 0)
+		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
+	/* our ring-0 test kernel runs even there: --allow-pvm */
+	if (!o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "bench rate --kernel: %s",
+				  snap_linux__pvm_refusal());
+	return CLI_OK;
+}
+
+/* "the probe guest (2 MiB, 1 vCPU)", or the Linux guest's kernel by
+ * path and sha256 (the document's guest object) and its initrd. */
+static void report_guest(FILE *out, const json_t *doc)
+{
+	const json_t *cfg = json_object_get(doc, "config");
+	const json_t *g = json_object_get(doc, "guest");
+	const char *kernel = json_string_value(json_object_get(cfg, "kernel"));
+	const char *initrd = json_string_value(json_object_get(cfg, "initrd"));
+	const char *sum = json_string_value(json_object_get(
+		json_object_get(g, "kernel"), "sha256"));
+	json_int_t mem = json_integer_value(json_object_get(cfg, "mem_bytes"));
+	json_int_t vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
+
+	fprintf(out, "the %s guest (",
+		json_string_value(json_object_get(cfg, "guest")));
+	if (kernel)
+		fprintf(out, "kernel `%s`, sha256 `%.16s`, initrd %s, ",
+			kernel, sum ? sum : "?", initrd ? initrd : "none");
+	fprintf(out, "%" JSON_INTEGER_FORMAT " MiB, %" JSON_INTEGER_FORMAT
+		" vCPU%s)", mem >> 20, vcpus, vcpus == 1 ? "" : "s");
+}
+
 static void report(FILE *out, const json_t *doc)
 {
+	const char *stop = json_string_value(json_object_get(
+		json_object_get(doc, "config"), "stop_at"));
 	const json_t *s;
 	size_t i;
 
-	fputs("# coldstart creation-rate benchmark\n\nCreate -> READY -> "
-	      "destroy of the probe guest (2 MiB, 1 vCPU). Sustained: W "
-	      "workers back to back; burst: K simultaneous starts per round. "
-	      "Latency per VM in ms.\n\n| mode | kind | workers | VMs/s | "
-	      "median ms | p90 ms | p99 ms | max ms |\n|---|---|--:|--:|--:|"
-	      "--:|--:|--:|\n", out);
+	fprintf(out, "# coldstart creation-rate benchmark\n\nCreate -> %s -> "
+		"destroy of ", stop && !strcmp(stop, "boot") ? "boot complete"
+							     : "READY");
+	report_guest(out, doc);
+	fputs(". Sustained: W workers back to back; burst: K simultaneous "
+	      "starts per round. Latency per VM in ms.\n\n| mode | kind | "
+	      "workers | VMs/s | median ms | p90 ms | p99 ms | max ms |\n"
+	      "|---|---|--:|--:|--:|--:|--:|--:|\n", out);
 	json_array_foreach(json_object_get(doc, "series"), i, s) {
 		const json_t *p = json_object_get(s, "params");
 
@@ -496,6 +670,9 @@ int cmd_bench_rate(int argc, char **argv)
 
 	if (ret != 0)
 		return cli__parsed(ret, "bench rate", usage);
+	ret = check_host(&o);
+	if (ret != CLI_OK)
+		return ret;
 	doc = result__new("rate", config_json(&o));
 	if (!doc)
 		return cli__error(CLI_FAIL, "bench rate: %s", err__last());

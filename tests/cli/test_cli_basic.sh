@@ -98,6 +98,24 @@ if [ ! -e /dev/kvm ]; then
 fi
 expect 2 "outside 1..100000000" bench floor -n0
 
+# bench rate of the user's own Linux guest: option errors, and a kernel
+# that cannot boot is refused before /dev/kvm is opened (--kvm would be
+# missing here) or any VM starts.
+expect 0 '--kernel FILE' bench rate --help
+expect 2 "--initrd needs --kernel" bench rate --initrd /x
+expect 2 "--cmdline needs --kernel" bench rate --cmdline quiet
+expect 2 "--allow-pvm needs --kernel" bench rate --allow-pvm
+expect 2 "--mode in-process: a Linux guest .*use --mode process" \
+	bench rate --kernel /x --mode in-process
+expect 2 "--mode both: a Linux guest" bench rate --kernel /x --mode both
+expect 2 "not a multiple of 2 MiB" bench rate --mem 3M
+expect 2 "outside 1..64" bench rate --vcpus 65
+expect 2 "not a duration" bench rate --timeout soon
+expect 1 "bench rate: kernel /nonexistent/vmlinuz: No such file" \
+	bench rate --kernel /nonexistent/vmlinuz --kvm /nonexistent/kvm
+expect 1 "no boot flag 0xaa55" bench rate --kernel /etc/passwd \
+	--kvm /nonexistent/kvm
+
 # sysinfo needs no KVM and is valid JSON with the fields reports rely on.
 expect 0 '"flavour"' sysinfo
 cp "$out" "$out.json"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `coldstart run --kernel` as a black box: input errors (any host, before
 # KVM), the PVM refusal, and boots of the ring-0 test kernel as ELF and as
-# a synthetic bzImage (hosts with /dev/kvm).
+# a synthetic bzImage (hosts with /dev/kvm); then `bench boot` and `bench
+# rate` over the test kernel.
 # Usage: test_cli_linux.sh COLDSTART TESTKERNEL.elf TESTKERNEL.bin
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
@@ -181,4 +182,31 @@ expect 0 'report written' report "$tmp/density/density.json" --out "$tmp/density
 grep -q "^| linux \`${sum:0:8}\`, 32 MiB, 1 vCPU | fresh |" "$tmp/density/report.md" &&
 	grep -q "The guest as measured: Linux kernel \`${sum:0:8}\`, initrd none" "$tmp/density/report.md" &&
 	ok || fail "the report's capacity section does not name the Linux guest"
+
+# The rate driver over a Linux-style guest: one `coldstart run --kernel
+# --stop-at boot` process per VM; the result names the kernel by sha256,
+# the report and rate.md say which guest.
+expect 0 '"process.burst2"' bench rate --kernel "$TK_ELF" --allow-pvm \
+	--mem 32M --workers 1,2 -n 2 -w 0 --burst 2 --rounds 1 --json \
+	--out "$tmp/rate"
+json_check 'd["bench"] == "rate" and d["guest"]["name"] == "linux" and d["guest"]["kernel"]["sha256"] == "'"$sum"'" and d["config"]["guest"] == "linux" and d["config"]["kernel"] == "'"$TK_ELF"'" and d["config"]["stop_at"] == "boot" and d["config"]["mem_bytes"] == 32 << 20 and [s["name"] for s in d["series"]] == [n + x for n in ("process.w1", "process.w2", "process.burst2") for x in ("", ".vms_per_s")] and all(s["vms_per_s"] > 0 and s["params"]["mode"] == "process" for s in d["series"] if "vms_per_s" in s) and len(d["series"][2]["samples_ns"]) == 4 and len(d["series"][4]["makespan_ns"]) == 1' "$out"
+grep -q "boot complete -> destroy of the linux guest (kernel \`$TK_ELF\`, sha256 \`${sum:0:16}\`" \
+	"$tmp/rate/rate.md" && ok || fail "rate.md does not name the linux guest"
+expect 0 "" report "$tmp/rate/rate.json" --format md -q
+grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9]* VMs/s process" \
+	"$tmp/rate/report.md" && ok || fail "the report's summary does not name the linux guest"
+# in-process runs the probe guest only; a VM that fails names the child's
+# exit and what it said; a kernel that cannot boot stops the run first
+expect 2 'a Linux guest \(--kernel\) runs as one' bench rate --kernel "$TK_ELF" \
+	--mode in-process
+expect 1 "'coldstart run' exited 1: coldstart: run failed: timed out" \
+	bench rate --kernel "$TK_ELF" --allow-pvm --mem 32M --workers 1 -n 1 \
+	-w 0 --burst 0 --timeout 1ns
+expect 1 'bench rate: .*entry point 0xffffffffff000000 is in no loadable' \
+	bench rate --kernel "$tmp/badentry.elf" --allow-pvm --mem 32M
+expect 1 "initrd $tmp/none: No such file" bench rate --kernel "$TK_ELF" \
+	--initrd "$tmp/none" --mem 32M
+if [ -d /sys/module/kvm_pvm ]; then
+	expect 77 'PVM' bench rate --kernel "$TK_ELF" --mem 32M --workers 1
+fi
 finish

@@ -117,9 +117,11 @@ for r in rate:
                   p["workers"], r["vms_per_s"],
                   statistics.median(r["samples_ns"]) / 1e6))
 # sustained and burst rates on lines of their own
-expect.append("- rate, sustained: peak 2000 VMs/s in-process (4 workers), "
-              "2100 VMs/s process (4 workers)")
-expect.append("- rate, burst: 667 VMs/s process (8 started at once)")
+# (each line names the guest: its name and the start of its sha256)
+expect.append("- rate (probe `abababab`), sustained: peak 2000 VMs/s "
+              "in-process (4 workers), 2100 VMs/s process (4 workers)")
+expect.append("- rate (probe `abababab`), burst: 667 VMs/s process "
+              "(8 started at once)")
 # documents from before the VMs/s series get them: a burst's per round
 # (1000 and 500 VMs/s), a sustained level's one overall rate
 expect.append("| process.burst8.vms_per_s | 2 | 750 | 950 | 995 | "
