@@ -91,6 +91,16 @@ static const char *size_text(char *buf, size_t len, json_int_t mem,
 	return buf;
 }
 
+/* A working set in MiB, "-" when unknown (0). */
+static const char *ws_text(char *buf, size_t len, json_int_t ws)
+{
+	if (ws)
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, ws >> 20);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 /* "%.*f" of v, or `none` when v is NAN. */
 static const char *num_text(char *buf, size_t len, double v, int prec,
 			    const char *none)
@@ -196,7 +206,7 @@ static void restore_csv(FILE *f, const struct report *r)
 
 static void md_restore_row(FILE *md, const struct rrow *w)
 {
-	char hf[32], mf[32], dm[32];
+	char hf[32], mf[32], dm[32], ws[32];
 
 	/* the never-stopped VM has only its request phase */
 	if (!strcmp(w->strategy, "never-stopped")) {
@@ -206,10 +216,10 @@ static void md_restore_row(FILE *md, const struct rrow *w)
 			w->med[RP_REQUEST]);
 		return;
 	}
-	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
-		JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | %.0f | "
-		"%.1f | %s | %s | %s |\n", w->strategy, w->cache, w->mem >> 20,
-		w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
+	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %s | %.3f | %.3f "
+		"| %.3f | %.3f | %.0f | %.1f | %s | %s | %s |\n", w->strategy,
+		w->cache, w->mem >> 20, ws_text(ws, sizeof(ws), w->ws),
+		w->med[RP_FIRST_RUN], w->med[RP_DONE],
 		w->done_p90, w->med[RP_REQUEST], w->faults, w->mib,
 		num_text(hf, sizeof(hf), w->host_faults, 0, "-"),
 		num_text(mf, sizeof(mf), w->major_faults, 0, "-"),
@@ -272,6 +282,8 @@ static const char *const caches[] = { "warm", "cold", "-" };
 static void md_overview(FILE *md, const struct rrows *rows,
 			const struct cell *c, size_t nc)
 {
+	char ws[32];
+
 	fputs("\nrestore -> DONE, median ms (never stopped: its request "
 	      "phase), per page-cache state and size (mem/ws MiB):\n\n"
 	      "| strategy |", md);
@@ -279,9 +291,9 @@ static void md_overview(FILE *md, const struct rrows *rows,
 		for (size_t i = 0; i < nc; i++)
 			if (find_row(rows, "mmap", caches[h], &c[i]) ||
 			    find_row(rows, "prefetch", caches[h], &c[i]))
-				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%"
-					JSON_INTEGER_FORMAT " |", caches[h],
-					c[i].mem >> 20, c[i].ws >> 20);
+				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%s |",
+					caches[h], c[i].mem >> 20,
+					ws_text(ws, sizeof(ws), c[i].ws));
 	fputs("\n|---|", md);
 	for (size_t h = 0; h < 2; h++)
 		for (size_t i = 0; i < nc; i++)

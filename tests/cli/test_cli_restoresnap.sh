@@ -39,7 +39,7 @@ grep -q "^- restore (medians from restore start):" "$tmp/p2r/report.md" &&
 	ok || fail "report.md of bench restore --snapshot"
 
 # --- a diff of it: cold caches mean nothing there (merged into memory) ------
-expect 0 "" snapshot create "$tmp/d" --diff-from "$tmp/p" -q
+expect 0 "" snapshot create "$tmp/d" --diff-from "$tmp/p"
 expect 0 "cold cache left out: a diff snapshot" bench restore --snapshot "$tmp/d" \
 	-n 1 -w 0 --strategy mmap --out "$tmp/d1"
 json_check "d['config']['diff'] is True and d['config']['cache'] == ['warm'] and [x['what'] for x in d['skipped']] == ['cold cache'] and {s['params']['cache'] for s in d['series']} == {'warm'}" "$tmp/d1/restore.json"
