@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- options ---- */
@@ -184,66 +183,6 @@ static int parse(int argc, char **argv, struct tune_opts *o)
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
 	return ret;
-}
-
-/* ---- the snapshot ---- */
-
-bool tune_restore__has_file(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-
-	return snprintf(path, sizeof(path), "%s/%s", dir, name) <
-		       (int)sizeof(path) &&
-	       access(path, F_OK) == 0;
-}
-
-/* -EINVAL naming `dir` unless it holds a snapshot this coldstart can
- * restore. */
-static int check_snapshot(const char *dir, struct snap_info *info)
-{
-	struct snapshot s;
-	struct stat st;
-	char why[512];
-	int ret;
-
-	if (stat(dir, &st) < 0)
-		return err__sys(errno, "snapshot directory %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		return err__set(EINVAL, "%s is not a directory (a snapshot is "
-				"a directory made by `coldstart snapshot "
-				"create`)", dir);
-	ret = snapshot__open(&s, dir);
-	if (ret < 0) {
-		snprintf(why, sizeof(why), "%s", err__last());
-		return err__set(EINVAL, "%s is not a snapshot coldstart can "
-				"restore: %s", dir, why);
-	}
-	*info = (struct snap_info){
-		.linux_guest = s.cfg.guest == SNAP_GUEST_LINUX,
-		.compressed = s.compressed, .diff = s.diff_base,
-		.mem_size = s.cfg.mem_size, .data_bytes = s.mem.data_bytes,
-		.vcpus = s.cfg.nr_vcpus, .in_memory = restore__in_memory(dir),
-		.had_wset = tune_restore__has_file(dir, SNAPSHOT_WSET_FILE),
-	};
-	if (info->linux_guest)
-		snprintf(info->kernel, sizeof(info->kernel), "%s",
-			 s.guest.kernel);
-	snapshot__close(&s);
-	return 0;
-}
-
-/* Why cold caches mean nothing for this snapshot, or NULL. */
-static const char *cold_meaningless(const struct snap_info *info)
-{
-	if (info->diff)
-		return "a diff snapshot is merged with its base into memory "
-		       "(a memfd) at every open, so no restore reads its "
-		       "files through the page cache";
-	if (info->in_memory)
-		return "the snapshot is in memory (tmpfs): its page cache "
-		       "cannot be evicted; copy it to a disk to measure cold "
-		       "restores";
-	return NULL;
 }
 
 /* ---- the measurement ---- */
@@ -448,29 +387,16 @@ static int measure(struct tune *t)
 	return ret;
 }
 
-/* Exit codes for what can be known before any restore: 2 for the
+/* What can be known before any restore (restore__check_user): 2 for the
  * snapshot, 77 for a Linux guest on PVM; CLI_OK to go on. */
 static int check_run(struct tune *t)
 {
-	if (check_snapshot(t->o.dir, &t->info) < 0)
-		return cli__error(CLI_USAGE, "tune restore: %s", err__last());
-	t->cold_why = t->o.cold ? cold_meaningless(&t->info) : NULL;
-	if (t->cold_why && !t->o.warm)
-		return cli__error(CLI_USAGE, "tune restore: --cache cold means "
-				  "nothing here: %s", t->cold_why);
-	if (t->cold_why) {
-		fprintf(stderr, "coldstart: tune restore: cold cache left out: "
-			"%s\n", t->cold_why);
-		t->o.cold = false;
-	}
-	if (t->info.linux_guest && !t->o.allow_pvm &&
-	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
-		return cli__error(CLI_SKIP, "tune restore of %s (a Linux "
-				  "snapshot): %s", t->o.dir,
-				  snap_linux__pvm_refusal());
-	t->once = t->info.linux_guest ? snap_linux__restore_once
-				      : restore__once;
-	return CLI_OK;
+	int code = restore__check_user("tune restore", t->o.dir,
+				       t->o.allow_pvm, &t->o.warm, &t->o.cold,
+				       &t->info, &t->cold_why);
+
+	t->once = restore__once_for(&t->info);
+	return code;
 }
 
 static int emit(struct tune *t)

@@ -61,11 +61,16 @@ json_t *tune_restore__config_json(const struct tune *t)
 		      "freed: Rss, Pss, Anonymous",
 		      "snapshot_fs", t->info.in_memory ? "tmpfs" : "disk",
 		      "wset", t->info.had_wset ? "existing"
-			      : tune_restore__has_file(t->o.dir, SNAPSHOT_WSET_FILE)
+			      : restore__has_file(t->o.dir, SNAPSHOT_WSET_FILE)
 				      ? "recorded by this run"
 				      : "none");
 	if (c && t->info.linux_guest)
-		json_object_set_new(c, "kernel", json_string(t->info.kernel));
+		json_object_set_new(c, "kernel",
+				    json_string(t->info.guest.kernel));
+	/* result__new names the initrd by its sha256 too */
+	if (c && t->info.linux_guest && *t->info.guest.initrd)
+		json_object_set_new(c, "initrd",
+				    json_string(t->info.guest.initrd));
 	return c;
 }
 

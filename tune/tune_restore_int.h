@@ -49,19 +49,6 @@ struct tune_opts {
 	bool warm, cold, json, allow_pvm;
 };
 
-struct snap_info {
-	bool linux_guest, compressed, diff;
-	uint64_t mem_size, data_bytes;
-	uint32_t vcpus;
-	char kernel[SNAP_GUEST_PATH_MAX];
-	bool in_memory; /* on tmpfs */
-	bool had_wset;  /* DIR/wset existed before this run */
-};
-
-typedef int restore_fn(struct kvm_host *kvm, const char *dir,
-		       const struct guest_mem_ops *ops, unsigned int flags,
-		       struct restore_sample *out);
-
 /* One strategy under one cache state. */
 struct cell {
 	const struct guest_mem_ops *ops;
@@ -74,7 +61,7 @@ struct cell {
 
 struct tune {
 	struct tune_opts o;
-	struct snap_info info;
+	struct restore_snap info;
 	restore_fn *once;
 	struct kvm_host kvm;
 	bool skip[TUNE_MAX];
@@ -89,7 +76,6 @@ struct tune {
 bool tune_restore__measured(const struct tune *t, bool cold);
 const char *tune_restore__cache_name(bool cold);
 void tune_restore__raised_text(char *buf, size_t len, const struct tune *t);
-bool tune_restore__has_file(const char *dir, const char *name);
 json_t *tune_restore__config_json(const struct tune *t);
 int tune_restore__fill_doc(json_t *doc, const struct tune *t);
 void tune_restore__report(FILE *out, const json_t *doc);

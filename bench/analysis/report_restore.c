@@ -77,6 +77,30 @@ static double number_or_nan(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* "mem 64 MiB, ws 16 MiB"; without a working set (a Linux guest's
+ * snapshot, `bench restore --snapshot`: unknown, 0) "mem 256 MiB". */
+static const char *size_text(char *buf, size_t len, json_int_t mem,
+			     json_int_t ws)
+{
+	if (ws)
+		snprintf(buf, len, "mem %" JSON_INTEGER_FORMAT " MiB, ws %"
+			 JSON_INTEGER_FORMAT " MiB", mem >> 20, ws >> 20);
+	else
+		snprintf(buf, len, "mem %" JSON_INTEGER_FORMAT " MiB",
+			 mem >> 20);
+	return buf;
+}
+
+/* A working set in MiB, "-" when unknown (0). */
+static const char *ws_text(char *buf, size_t len, json_int_t ws)
+{
+	if (ws)
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, ws >> 20);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 /* "%.*f" of v, or `none` when v is NAN. */
 static const char *num_text(char *buf, size_t len, double v, int prec,
 			    const char *none)
@@ -182,7 +206,7 @@ static void restore_csv(FILE *f, const struct report *r)
 
 static void md_restore_row(FILE *md, const struct rrow *w)
 {
-	char hf[32], mf[32], dm[32];
+	char hf[32], mf[32], dm[32], ws[32];
 
 	/* the never-stopped VM has only its request phase */
 	if (!strcmp(w->strategy, "never-stopped")) {
@@ -192,10 +216,10 @@ static void md_restore_row(FILE *md, const struct rrow *w)
 			w->med[RP_REQUEST]);
 		return;
 	}
-	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %"
-		JSON_INTEGER_FORMAT " | %.3f | %.3f | %.3f | %.3f | %.0f | "
-		"%.1f | %s | %s | %s |\n", w->strategy, w->cache, w->mem >> 20,
-		w->ws >> 20, w->med[RP_FIRST_RUN], w->med[RP_DONE],
+	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %s | %.3f | %.3f "
+		"| %.3f | %.3f | %.0f | %.1f | %s | %s | %s |\n", w->strategy,
+		w->cache, w->mem >> 20, ws_text(ws, sizeof(ws), w->ws),
+		w->med[RP_FIRST_RUN], w->med[RP_DONE],
 		w->done_p90, w->med[RP_REQUEST], w->faults, w->mib,
 		num_text(hf, sizeof(hf), w->host_faults, 0, "-"),
 		num_text(mf, sizeof(mf), w->major_faults, 0, "-"),
@@ -258,6 +282,8 @@ static const char *const caches[] = { "warm", "cold", "-" };
 static void md_overview(FILE *md, const struct rrows *rows,
 			const struct cell *c, size_t nc)
 {
+	char ws[32];
+
 	fputs("\nrestore -> DONE, median ms (never stopped: its request "
 	      "phase), per page-cache state and size (mem/ws MiB):\n\n"
 	      "| strategy |", md);
@@ -265,9 +291,9 @@ static void md_overview(FILE *md, const struct rrows *rows,
 		for (size_t i = 0; i < nc; i++)
 			if (find_row(rows, "mmap", caches[h], &c[i]) ||
 			    find_row(rows, "prefetch", caches[h], &c[i]))
-				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%"
-					JSON_INTEGER_FORMAT " |", caches[h],
-					c[i].mem >> 20, c[i].ws >> 20);
+				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%s |",
+					caches[h], c[i].mem >> 20,
+					ws_text(ws, sizeof(ws), c[i].ws));
 	fputs("\n|---|", md);
 	for (size_t h = 0; h < 2; h++)
 		for (size_t i = 0; i < nc; i++)
@@ -303,6 +329,7 @@ static void md_restore(struct report *r, const struct input *in)
 	struct rrows rows = { 0 };
 	struct cell cells[MAX_CELLS], m;
 	const json_t *x;
+	char sz[64];
 	size_t i, nc;
 
 	restore_rows(in, &rows);
@@ -310,8 +337,7 @@ static void md_restore(struct report *r, const struct input *in)
 	if (nc)
 		md_overview(r->md, &rows, cells, nc);
 	m = nc ? main_cell(cells, nc) : (struct cell){ 0 };
-	fprintf(r->md, "\nWork per restore at mem %" JSON_INTEGER_FORMAT " MiB, "
-		"ws %" JSON_INTEGER_FORMAT " MiB (the largest cell; every cell "
+	fprintf(r->md, "\nWork per restore at %s (the largest cell; every cell "
 		"is in restore.csv), means: uffd faults and MiB read are what "
 		"the strategy did itself (userfaults served, bytes it read); "
 		"host faults (minor + major), major faults and disk MiB are "
@@ -321,7 +347,7 @@ static void md_restore(struct report *r, const struct input *in)
 		"first KVM_RUN ms | DONE ms | DONE p90 ms | request ms | uffd "
 		"faults | MiB read | host faults | major faults | disk MiB |\n"
 		"|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
-		m.mem >> 20, m.ws >> 20);
+		size_text(sz, sizeof(sz), m.mem, m.ws));
 	for (size_t k = 0; k < rows.n; k++)
 		if (rows.v[k].mem == m.mem && rows.v[k].ws == m.ws)
 			md_restore_row(r->md, &rows.v[k]);
@@ -336,10 +362,10 @@ static void md_restore(struct report *r, const struct input *in)
 
 		const char *name = str_or(x, "strategy", "prefetch");
 
-		fprintf(r->md, "- mem %" JSON_INTEGER_FORMAT " MiB, ws %"
-			JSON_INTEGER_FORMAT " MiB, %s cache: %s %.3f ms",
-			json_integer_value(get(x, "mem_bytes")) >> 20,
-			json_integer_value(get(x, "ws_bytes")) >> 20,
+		fprintf(r->md, "- %s, %s cache: %s %.3f ms",
+			size_text(sz, sizeof(sz),
+				  json_integer_value(get(x, "mem_bytes")),
+				  json_integer_value(get(x, "ws_bytes"))),
 			str_or(x, "cache", "?"), name,
 			json_number_value(get(x, "prefetch_done_ns")) / 1e6);
 		if (json_is_number(vs))
@@ -369,7 +395,7 @@ static bool same_cell(const struct rrow *a, const struct rrow *b)
 static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
 {
 	const struct rrow *w = &rows->v[k], *best = NULL, *mmap = NULL;
-	char t[48];
+	char t[48], sz[64];
 
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct rrow *x = &rows->v[i];
@@ -384,9 +410,9 @@ static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
 			mmap = x;
 	}
 	report__time_text(t, sizeof(t), best->med[RP_DONE] * 1e6);
-	fprintf(md, "  - mem %" JSON_INTEGER_FORMAT " MiB, ws %"
-		JSON_INTEGER_FORMAT " MiB, %s: fastest %s, %s to DONE", w->mem >> 20,
-		w->ws >> 20, w->cache, best->strategy, t);
+	fprintf(md, "  - %s, %s: fastest %s, %s to DONE",
+		size_text(sz, sizeof(sz), w->mem, w->ws), w->cache,
+		best->strategy, t);
 	if (mmap) {
 		report__time_text(t, sizeof(t), mmap->med[RP_FIRST_RUN] * 1e6);
 		fprintf(md, "; mmap first KVM_RUN %s", t);

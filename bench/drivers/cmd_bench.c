@@ -33,8 +33,9 @@ static const struct command drivers[] = {
 		     "RSS/PSS/USS", cmd_bench_density },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
 	  cmd_bench_floor },
-	{ "restore", "snapshot restore strategies x memory x working set, "
-		     "cold and warm cache", cmd_bench_restore },
+	{ "restore", "snapshot restore strategies x memory x working set "
+		     "(or --snapshot DIR), cold and warm cache",
+	  cmd_bench_restore },
 	{ "peers", "the trivial-guest lifecycle under QEMU microvm beside "
 		   "ours, as ratios", cmd_bench_peers },
 	{ "rate", "VM creation rate: sequential, concurrent workers and "

@@ -1,7 +1,8 @@
 /* The restore benchmark: snapshots of the probe guest with every page of
- * its memory dirtied, restored with each memory strategy while the page
- * cache is cold or warm, timed to the first instruction and to DONE, and
- * the same request phase in a VM that never stopped as the baseline.
+ * its memory dirtied (or the user's own snapshot, --snapshot), restored
+ * with each memory strategy while the page cache is cold or warm, timed
+ * to the first instruction and to DONE, and the same request phase in a
+ * VM that never stopped as the baseline.
  * This file: options, snapshots, the measurement and the command. */
 #include "restore.h"
 #include "restore_int.h"
@@ -23,13 +24,20 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart bench restore [OPTIONS]\n"
+	      "       coldstart bench restore --snapshot DIR [OPTIONS]\n"
 	      "Creates snapshots of the probe guest with all of its memory "
 	      "dirtied, restores\neach with every memory strategy and times "
 	      "restore -> first KVM_RUN, -> first\nguest progress and -> DONE "
 	      "of the request phase (which touches the working set),\nwith "
 	      "the snapshot files evicted from the page cache (cold) and "
 	      "cached (warm),\nbeside the same request phase in a VM that never "
-	      "stopped. Strategies are\ninterleaved.\n\n"
+	      "stopped. Strategies are\ninterleaved. With --snapshot, "
+	      "restores the snapshot DIR instead (probe or Linux\nguest, "
+	      "plain or diff, made by `coldstart snapshot create`), as it "
+	      "is: to DONE,\nfor Linux the guest's done signal; no baseline. "
+	      "DIR is only read, except that\nthe prefetch strategies record "
+	      "DIR/wset on their first restore when it is\nmissing, as "
+	      "`snapshot restore` does.\n\n"
 	      "  -n, --count N        counted restores per series (default "
 	      "10)\n"
 	      "  -w, --warmup N       uncounted restores first (default 1)\n"
@@ -51,11 +59,20 @@ static void usage(FILE *out)
 	      "  --snapshot-dir DIR   where the snapshots are made (default: "
 	      "a new directory in\n                       $TMPDIR or /var/tmp); "
 	      "removed afterwards\n"
+	      "  --snapshot DIR       restore this snapshot (not with --mem, "
+	      "--ws, --pattern,\n                       --op, --no-baseline, "
+	      "--snapshot-dir); cold is left\n                       out "
+	      "(and recorded) on tmpfs and for diff snapshots\n"
+	      "  --allow-pvm          with --snapshot: time a Linux snapshot "
+	      "on a PVM host (only\n                       the ring-0 test "
+	      "kernel runs there)\n"
 	      "  --json               the result document on stdout\n"
 	      "  --out DIR            also write DIR/restore.json and "
 	      "DIR/restore.md\n"
 	      "  --kvm PATH           KVM device (default /dev/kvm)\n"
-	      "Strategies:", out);
+	      "Exit codes: 0 done, 1 a restore failed, 2 usage or DIR not a "
+	      "snapshot, 77 this\nhost cannot (no KVM; a Linux snapshot on "
+	      "PVM).\nStrategies:", out);
 	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
 	     *s; s++)
 		fprintf(out, " %s", (*s)->name);
@@ -145,11 +162,46 @@ static void default_opts(struct restore_opts *o)
 	o->nr_mems = o->nr_wss = 2;
 	for (; *s && o->nr_strategies < MAX_STRATEGIES; s++)
 		o->strategies[o->nr_strategies++] = *s;
+	o->once = restore__once;
 }
 
 enum { OPT_MEM = 256, OPT_WS, OPT_STRATEGY, OPT_CACHE, OPT_DROP,
        OPT_NO_BASELINE, OPT_PATTERN, OPT_OP, OPT_SNAPDIR, OPT_JSON,
-       OPT_OUT, OPT_KVM };
+       OPT_OUT, OPT_KVM, OPT_SNAPSHOT, OPT_PVM };
+
+/* The options that shape the probe snapshots this driver makes itself,
+ * and why none applies to the user's own snapshot. */
+static const struct {
+	int opt;
+	const char *name, *why;
+} probe_only[] = {
+	{ OPT_MEM, "--mem", "its guest memory size was fixed when it was "
+	  "made" },
+	{ OPT_WS, "--ws", "its working set was fixed when it was made" },
+	{ OPT_PATTERN, "--pattern", "its request phase was fixed when it was "
+	  "made" },
+	{ OPT_OP, "--op", "its request phase was fixed when it was made" },
+	{ OPT_NO_BASELINE, "--no-baseline", "there is no never-stopped "
+	  "baseline for it (the baseline boots the probe guest this driver "
+	  "snapshots itself)" },
+	{ OPT_SNAPDIR, "--snapshot-dir", "no snapshot is made: DIR is "
+	  "restored where it is" },
+};
+
+static void note_probe_only(int c, struct restore_opts *o)
+{
+	for (size_t i = 0; i < sizeof(probe_only) / sizeof(probe_only[0]); i++)
+		if (probe_only[i].opt == c && !o->probe_only)
+			o->probe_only = probe_only[i].name;
+}
+
+static const char *probe_only_why(const char *name)
+{
+	for (size_t i = 0; i < sizeof(probe_only) / sizeof(probe_only[0]); i++)
+		if (!strcmp(probe_only[i].name, name))
+			return probe_only[i].why;
+	return "";
+}
 
 static int parse_one(int c, char *arg, void *ctx)
 {
@@ -157,6 +209,7 @@ static int parse_one(int c, char *arg, void *ctx)
 	static const char *const patterns[] = { "seq", "random", NULL };
 	static const char *const ops[] = { "read", "write", NULL };
 
+	note_probe_only(c, o);
 	switch (c) {
 	case 'n': return args__u64("--count", arg, 1, 1000000, &o->count);
 	case 'w': return args__u64("--warmup", arg, 0, 1000000, &o->warmup);
@@ -173,6 +226,8 @@ static int parse_one(int c, char *arg, void *ctx)
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_OUT: o->out_dir = arg; return 0;
 	case OPT_KVM: o->kvm_path = arg; return 0;
+	case OPT_SNAPSHOT: o->snapshot = arg; return 0;
+	case OPT_PVM: o->allow_pvm = true; return 0;
 	default: return err__set(EINVAL, "unhandled option");
 	}
 }
@@ -189,6 +244,17 @@ static int check_opts(const struct restore_opts *o)
 	struct group g[MAX_SIZES * MAX_SIZES];
 	const char *dir = snapshot_parent(o);
 
+	if (o->snapshot && o->probe_only)
+		return err__set(EINVAL, "%s does not apply with --snapshot: %s",
+				o->probe_only, probe_only_why(o->probe_only));
+	if (o->snapshot && !*o->snapshot)
+		return err__set(EINVAL, "--snapshot: empty directory name");
+	if (!o->snapshot && o->allow_pvm)
+		return err__set(EINVAL, "--allow-pvm applies only with "
+				"--snapshot (the probe guest runs on PVM)");
+	/* the snapshot itself is checked by restore__check_user */
+	if (o->snapshot)
+		return 0;
 	if (plan_groups(o, g) == 0)
 		return err__set(EINVAL, "no memory size fits any working set "
 				"(each needs mem >= ws + 2M, mem a multiple of "
@@ -219,6 +285,8 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "kvm", required_argument, NULL, OPT_KVM },
+		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+		{ "allow-pvm", no_argument, NULL, OPT_PVM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -303,7 +371,7 @@ static int prepare_cache(const struct restore_opts *o, const char *dir,
 
 /* ---- the measurement ---- */
 
-static int alloc_group(struct group *g, const struct restore_opts *o)
+int restore__alloc_group(struct group *g, const struct restore_opts *o)
 {
 	size_t nc = 2 * o->nr_strategies;
 
@@ -322,7 +390,7 @@ static int alloc_group(struct group *g, const struct restore_opts *o)
 	return 0;
 }
 
-static void free_group(struct group *g, const struct restore_opts *o)
+void restore__free_group(struct group *g, const struct restore_opts *o)
 {
 	for (size_t i = 0; g->cells && i < 2 * o->nr_strategies; i++)
 		for (int p = 0; p < RESTORE_NR_PHASES; p++)
@@ -352,16 +420,21 @@ static void record(struct cell *c, const struct restore_sample *s,
 
 /* Every strategy once per round, the order rotating each round so none
  * always follows the same neighbour. */
-static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
-			 struct group *g, bool cold)
+int restore__measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
+			   struct group *g, bool cold)
 {
 	struct cell *cells = g->cells + (cold ? o->nr_strategies : 0);
 	uint64_t total = o->warmup + o->count;
 	char what[96];
 	int ret = 0;
 
-	snprintf(what, sizeof(what), "restore mem %" PRIu64 "M ws %" PRIu64
-		 "M %s", g->mem / MiB, g->ws / MiB, cold ? "cold" : "warm");
+	if (o->snapshot)
+		snprintf(what, sizeof(what), "restore snapshot %s",
+			 cold ? "cold" : "warm");
+	else
+		snprintf(what, sizeof(what), "restore mem %" PRIu64 "M ws %"
+			 PRIu64 "M %s", g->mem / MiB, g->ws / MiB,
+			 cold ? "cold" : "warm");
 	for (uint64_t i = 0; ret == 0 && i < total; i++) {
 		for (size_t k = 0; ret == 0 && k < o->nr_strategies; k++) {
 			size_t idx = (k + i) % o->nr_strategies;
@@ -375,7 +448,7 @@ static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
 			if (ret == 0 && cold)
 				resident = restore__resident_share(g->dir);
 			if (ret == 0)
-				ret = restore__once(kvm, g->dir, c->ops, 0, &s);
+				ret = o->once(kvm, g->dir, c->ops, 0, &s);
 			if (ret == 0 && i >= o->warmup)
 				record(c, &s, resident);
 		}
@@ -415,18 +488,22 @@ static int measure_never_stopped(struct kvm_host *kvm,
 
 /* One uncounted restore per strategy: prefetch records its working set
  * here, before anything counts; a strategy this host cannot do (-ENOTSUP,
- * e.g. huge pages not reserved) is skipped with the reason. */
-static int trial_restores(struct kvm_host *kvm, const struct restore_opts *o,
-			  struct group *g)
+ * e.g. huge pages not reserved) or a user's compressed snapshot cannot
+ * (-EINVAL: the strategies that map the memory file or read regions of it
+ * refuse one) is skipped with the reason. */
+int restore__trials(struct kvm_host *kvm, const struct restore_opts *o,
+		    struct group *g)
 {
 	for (size_t i = 0; i < o->nr_strategies; i++) {
 		struct restore_sample s;
-		int ret = restore__once(kvm, g->dir, o->strategies[i], 0,
-				       &s);
+		int ret = o->once(kvm, g->dir, o->strategies[i], 0, &s);
 
-		if (ret == -ENOTSUP) {
+		if (ret == -ENOTSUP || (ret == -EINVAL && o->snap.compressed)) {
 			g->skip[i] = true;
-			snprintf(g->why[i], sizeof(g->why[i]), "%s", err__last());
+			snprintf(g->why[i], sizeof(g->why[i]), "%s: %s",
+				 ret == -ENOTSUP ? "this host cannot do it"
+						 : "this snapshot cannot",
+				 err__last());
 			continue;
 		}
 		if (ret < 0)
@@ -447,11 +524,11 @@ static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 				"too long", base);
 	ret = make_snapshot(kvm, &rc, g->dir);
 	if (ret == 0)
-		ret = trial_restores(kvm, o, g);
+		ret = restore__trials(kvm, o, g);
 	if (ret == 0 && o->warm)
-		ret = measure_cache(kvm, o, g, false);
+		ret = restore__measure_cache(kvm, o, g, false);
 	if (ret == 0 && o->cold)
-		ret = measure_cache(kvm, o, g, true);
+		ret = restore__measure_cache(kvm, o, g, true);
 	if (ret == 0 && o->baseline)
 		ret = measure_never_stopped(kvm, o, g);
 	remove_snapshot(g->dir);
@@ -535,7 +612,7 @@ static int run(const struct restore_opts *asked)
 	if (*cold_why)
 		fprintf(stderr, "coldstart: bench restore: %s\n", cold_why);
 	for (size_t i = 0; ret == 0 && i < ng; i++) {
-		ret = alloc_group(&groups[i], o);
+		ret = restore__alloc_group(&groups[i], o);
 		if (ret == 0)
 			ret = measure_group(&kvm, o, base, &groups[i]);
 	}
@@ -544,7 +621,7 @@ static int run(const struct restore_opts *asked)
 	if (ret == 0)
 		ret = restore__emit(o, groups, ng, fs, cold_why);
 	for (size_t i = 0; i < ng; i++)
-		free_group(&groups[i], o);
+		restore__free_group(&groups[i], o);
 	return ret;
 }
 
@@ -555,6 +632,8 @@ int cmd_bench_restore(int argc, char **argv)
 
 	if (ret != 0)
 		return cli__parsed(ret, "bench restore", usage);
+	if (o.snapshot)
+		return restore__run_user(&o);
 	ret = run(&o);
 	/* options were checked by parse(): whatever fails now is the run's */
 	if (ret < 0)

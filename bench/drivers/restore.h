@@ -9,6 +9,7 @@
 
 #include "mem.h"
 #include "memstat.h"
+#include "snapshot.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +52,12 @@ struct restore_sample {
 /* restore__once flags. */
 #define RESTORE_HELD 1u /* read struct restore_sample.held */
 
+/* One timed restore of the snapshot at `dir` (restore__once,
+ * snap_linux__restore_once). */
+typedef int restore_fn(struct kvm_host *kvm, const char *dir,
+		       const struct guest_mem_ops *ops, unsigned int flags,
+		       struct restore_sample *out);
+
 /* Restores the probe-guest snapshot at `dir` with `ops`, runs the request
  * phase to DONE and checks the checksum: 0, -ENOTSUP when this host
  * cannot do `ops` (e.g. no huge pages), -errno with a message. */
@@ -84,5 +91,34 @@ double restore__resident_share(const char *dir);
 /* Whether `dir` is on a file system kept in memory (tmpfs, ramfs), whose
  * page cache cannot be evicted: cold caches mean nothing there. */
 bool restore__in_memory(const char *dir);
+
+/* ---- a user's snapshot (bench restore --snapshot, tune restore) ---- */
+
+/* What the restore measurements need to know of a snapshot directory. */
+struct restore_snap {
+	bool linux_guest, compressed, diff;
+	bool in_memory; /* on tmpfs */
+	bool had_wset;  /* DIR/wset existed before this run */
+	uint64_t mem_size, data_bytes;
+	uint32_t vcpus;
+	struct snap_guest_rec guest; /* linux_guest: what it was booted from */
+	struct probe_params params;  /* the probe guest's */
+};
+
+/* The checks before /dev/kvm is opened, as enum cli_exit: `dir` must hold
+ * a snapshot this coldstart can restore (else 2, the message naming
+ * `dir`); cold caches that mean nothing for it (a diff, tmpfs) are left
+ * out with the reason in *cold_why (NULL when none; 2 when cold was all
+ * that was asked); a Linux guest on a PVM host is 77 unless allow_pvm.
+ * `cmd` prefixes the messages. */
+int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
+			bool *warm, bool *cold, struct restore_snap *info,
+			const char **cold_why);
+
+/* The timed restore for this snapshot's guest. */
+restore_fn *restore__once_for(const struct restore_snap *info);
+
+/* Whether dir/name exists. */
+bool restore__has_file(const char *dir, const char *name);
 
 #endif

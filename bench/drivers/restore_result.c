@@ -30,25 +30,81 @@ static json_t *sizes_json(const uint64_t *v, size_t n)
 	return a;
 }
 
-static json_t *config_json(const struct restore_opts *o, const char *fs)
+static json_t *strategies_json(const struct restore_opts *o)
 {
-	json_t *strategies = json_array(), *cache = json_array();
+	json_t *strategies = json_array();
 
 	for (size_t i = 0; i < o->nr_strategies; i++)
 		json_array_append_new(strategies,
 				      json_string(o->strategies[i]->name));
+	return strategies;
+}
+
+static json_t *cache_json(const struct restore_opts *o)
+{
+	json_t *cache = json_array();
+
 	if (o->warm)
 		json_array_append_new(cache, json_string("warm"));
 	if (o->cold)
 		json_array_append_new(cache, json_string("cold"));
+	return cache;
+}
+
+static const char *cold_method(const struct restore_opts *o)
+{
+	return o->drop_caches ? "drop_caches" : "fsync+posix_fadvise(DONTNEED)";
+}
+
+/* --snapshot: the user's snapshot and the guest it holds. A Linux
+ * guest's kernel and initrd are named by the paths it was booted from,
+ * which result__new hashes into the document's guest; the probe guest's
+ * shape is its parameters. */
+static json_t *user_config_json(const struct restore_opts *o, const char *fs)
+{
+	const struct restore_snap *sn = &o->snap;
+	json_t *c = json_pack(
+		"{s:s, s:s, s:i, s:I, s:I, s:b, s:b, s:o, s:o, s:s, s:s, s:I, "
+		"s:I, s:s, s:s}",
+		"snapshot", o->snapshot, "guest",
+		sn->linux_guest ? "linux" : "probe", "vcpus", (int)sn->vcpus,
+		"mem_bytes", (json_int_t)sn->mem_size, "mem_data_bytes",
+		(json_int_t)sn->data_bytes, "compressed", sn->compressed,
+		"diff", sn->diff, "strategies", strategies_json(o), "cache",
+		cache_json(o), "cold_method", cold_method(o), "warm_method",
+		"read every snapshot file", "count", (json_int_t)o->count,
+		"warmup", (json_int_t)o->warmup, "snapshot_fs", fs, "wset",
+		sn->had_wset ? "existing"
+		: restore__has_file(o->snapshot, SNAPSHOT_WSET_FILE)
+			? "recorded by this run" : "none");
+
+	if (c && sn->linux_guest)
+		json_object_update_new(c, json_pack(
+			"{s:s, s:o, s:s}", "kernel", sn->guest.kernel,
+			"initrd", *sn->guest.initrd
+				? json_string(sn->guest.initrd) : json_null(),
+			"cmdline", sn->guest.cmdline));
+	else if (c)
+		json_object_update_new(c, json_pack(
+			"{s:I, s:I, s:s, s:s}", "init_bytes",
+			(json_int_t)sn->params.init_bytes, "ws_bytes",
+			(json_int_t)sn->params.ws_bytes, "pattern",
+			sn->params.pattern ? "random" : "seq", "op",
+			sn->params.op ? "write" : "read"));
+	return c;
+}
+
+static json_t *config_json(const struct restore_opts *o, const char *fs)
+{
+	if (o->snapshot)
+		return user_config_json(o, fs);
 	return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, "
 			 "s:I, s:I, s:s}",
 			 "guest", "probe", "vcpus", 1, "mem_bytes",
 			 sizes_json(o->mems, o->nr_mems), "ws_bytes",
 			 sizes_json(o->wss, o->nr_wss), "strategies",
-			 strategies, "cache", cache, "cold_method",
-			 o->drop_caches ? "drop_caches"
-					: "fsync+posix_fadvise(DONTNEED)",
+			 strategies_json(o), "cache", cache_json(o),
+			 "cold_method", cold_method(o),
 			 "warm_method", "read every snapshot file",
 			 "pattern", o->pattern ? "random" : "seq", "op",
 			 o->op ? "write" : "read", "count",
@@ -80,20 +136,52 @@ static void add_work(json_t *s, const struct cell *c)
 							c->n)));
 }
 
-static int add_cell(json_t *doc, const struct group *g, const struct cell *c,
+/* "mem 64 MiB ws 16 MiB"; a Linux guest's working set is unknown. */
+static void group_text(char *buf, size_t len, const struct group *g)
+{
+	if (g->ws)
+		snprintf(buf, len, "mem %" PRIu64 " MiB ws %" PRIu64 " MiB",
+			 g->mem / MiB, g->ws / MiB);
+	else
+		snprintf(buf, len, "mem %" PRIu64 " MiB", g->mem / MiB);
+}
+
+/* STRATEGY/memM/wsW/CACHE/PHASE for the probe snapshots this driver
+ * makes; STRATEGY/snapshot-GUEST/memM/CACHE/PHASE for a user's snapshot:
+ * nothing of its path or the host, so compare matches runs of the same
+ * kind of snapshot (what it holds exactly is in config and guest). */
+static void series_name(char *buf, size_t len, const struct restore_opts *o,
+			const struct group *g, const char *strategy,
+			const char *cache, const char *phase)
+{
+	if (o->snapshot)
+		snprintf(buf, len, "%s/snapshot-%s/mem%" PRIu64 "M/%s/%s",
+			 strategy, o->snap.linux_guest ? "linux" : "probe",
+			 g->mem / MiB, cache, phase);
+	else
+		snprintf(buf, len, "%s/mem%" PRIu64 "M/ws%" PRIu64 "M/%s/%s",
+			 strategy, g->mem / MiB, g->ws / MiB, cache, phase);
+}
+
+static int add_cell(json_t *doc, const struct restore_opts *o,
+		    const struct group *g, const struct cell *c,
 		    const char *cache)
 {
+	char text[64];
+
 	for (int p = 0; p < RESTORE_NR_PHASES; p++) {
 		char name[160];
 		json_t *s, *params = json_pack(
-			"{s:s, s:I, s:I, s:s, s:s}", "strategy", c->ops->name,
-			"mem_bytes", (json_int_t)g->mem, "ws_bytes",
-			(json_int_t)g->ws, "cache", cache, "phase",
-			phase_names[p]);
+			"{s:s, s:I, s:s, s:s}", "strategy", c->ops->name,
+			"mem_bytes", (json_int_t)g->mem, "cache", cache,
+			"phase", phase_names[p]);
 
-		snprintf(name, sizeof(name), "%s/mem%" PRIu64 "M/ws%" PRIu64
-			 "M/%s/%s", c->ops->name, g->mem / MiB, g->ws / MiB,
-			 cache, phase_names[p]);
+		/* a Linux guest's working set is unknown: no ws_bytes */
+		if (g->ws)
+			json_object_set_new(params, "ws_bytes",
+					    json_integer((json_int_t)g->ws));
+		series_name(name, sizeof(name), o, g, c->ops->name, cache,
+			    phase_names[p]);
 		s = result__add_series(doc, name, "ns", RESULT_LOWER, params,
 				       c->ns[p], c->n);
 		if (!s)
@@ -103,11 +191,11 @@ static int add_cell(json_t *doc, const struct group *g, const struct cell *c,
 			json_object_set_new(s, "resident_before_max",
 					    json_real(c->resident_max));
 	}
+	group_text(text, sizeof(text), g);
 	if (!strcmp(cache, "cold") && c->resident_max > 0.01)
-		result__warn(doc, "%s mem %" PRIu64 "M ws %" PRIu64 "M cold: up "
-			     "to %.0f %% of the memory file was still cached "
-			     "before a restore", c->ops->name, g->mem / MiB,
-			     g->ws / MiB, 100 * c->resident_max);
+		result__warn(doc, "%s %s cold: up to %.0f %% of the memory file "
+			     "was still cached before a restore", c->ops->name,
+			     text, 100 * c->resident_max);
 	return 0;
 }
 
@@ -166,6 +254,10 @@ static void add_ratios(json_t *arr, const struct restore_opts *o,
 			"never_stopped_request_ns", never,
 			"prefetch_vs_never_stopped", never > 0 ? p / never : 0,
 			"prefetch_speedup_over_mmap", p > 0 ? m / p : 0));
+		if (!g->ws) /* a Linux snapshot's: unknown */
+			json_object_del(json_array_get(arr,
+						       json_array_size(arr) - 1),
+					"ws_bytes");
 		if (never <= 0)
 			null_last(arr, "prefetch_vs_never_stopped");
 		if (!mm)
@@ -202,8 +294,7 @@ static void add_skipped(json_t *doc, const struct restore_opts *o,
 				continue;
 			snprintf(what, sizeof(what), "strategy %s",
 				 o->strategies[k]->name);
-			result__skip(doc, what, "this host cannot do it: %s",
-				     groups[i].why[k]);
+			result__skip(doc, what, "%s", groups[i].why[k]);
 		}
 }
 
@@ -222,7 +313,7 @@ static json_t *result_json(const struct restore_opts *o,
 
 		for (size_t k = 0; k < 2 * o->nr_strategies; k++)
 			if (g->cells[k].n)
-				add_cell(doc, g, &g->cells[k],
+				add_cell(doc, o, g, &g->cells[k],
 					 k < o->nr_strategies ? "warm" : "cold");
 		if (!g->nr_never)
 			continue;
@@ -279,19 +370,27 @@ static void print_group(FILE *out, const struct restore_opts *o,
 			const struct group *g, bool md)
 {
 	double never = median_of(g->never, g->nr_never);
+	char text[64];
 
-	fprintf(out, md ? "\n### mem %" PRIu64 " MiB, working set %" PRIu64
-			  " MiB\n\n| strategy | cache | first KVM_RUN ms | "
+	group_text(text, sizeof(text), g);
+	if (o->snapshot)
+		fprintf(out, md ? "\n### snapshot %s (%s guest, %s)\n"
+				: "\nsnapshot %s: %s guest, %s\n", o->snapshot,
+			o->snap.linux_guest ? "Linux" : "probe", text);
+	else if (md)
+		fprintf(out, "\n### mem %" PRIu64 " MiB, working set %" PRIu64
+			" MiB\n", g->mem / MiB, g->ws / MiB);
+	else
+		fprintf(out, "\n%s\n", text);
+	fprintf(out, md ? "\n| strategy | cache | first KVM_RUN ms | "
 			  "DONE ms (median) | DONE p90 ms | request ms | "
 			  "uffd faults | MiB read | host faults | major faults "
 			  "| disk MiB |\n|---|---|--:|--:|--:|--:|--:|--:|--:|"
 			  "--:|--:|\n"
-			: "\nmem %" PRIu64 " MiB, ws %" PRIu64 " MiB\n"
-			  "%-10s %-5s %10s %10s %10s %10s %8s %8s %8s %6s "
+			: "%-10s %-5s %10s %10s %10s %10s %8s %8s %8s %6s "
 			  "%8s\n",
-		g->mem / MiB, g->ws / MiB, "strategy", "cache", "first_run",
-		"DONE", "DONE p90", "request", "uffd_flt", "MiB read",
-		"host_flt", "major", "disk MiB");
+		"strategy", "cache", "first_run", "DONE", "DONE p90", "request",
+		"uffd_flt", "MiB read", "host_flt", "major", "disk MiB");
 	for (size_t k = 0; k < 2 * o->nr_strategies; k++)
 		if (g->cells[k].n)
 			print_cell(out, &g->cells[k],
@@ -311,13 +410,18 @@ static void print_ratios(FILE *out, const json_t *ratios, bool md)
 	json_array_foreach(ratios, i, r) {
 		const json_t *vs = json_object_get(r, "prefetch_vs_never_stopped");
 		const json_t *sp = json_object_get(r, "prefetch_speedup_over_mmap");
+		struct group g = {
+			.mem = (uint64_t)json_integer_value(
+				json_object_get(r, "mem_bytes")),
+			.ws = (uint64_t)json_integer_value(
+				json_object_get(r, "ws_bytes")),
+		};
+		char text[64];
 
-		fprintf(out, "%s%s, mem %" JSON_INTEGER_FORMAT " MiB ws %"
-			JSON_INTEGER_FORMAT " MiB %s: restore -> DONE %.3f ms",
+		group_text(text, sizeof(text), &g);
+		fprintf(out, "%s%s, %s %s: restore -> DONE %.3f ms",
 			md ? "- " : "",
-			json_string_value(json_object_get(r, "strategy")),
-			json_integer_value(json_object_get(r, "mem_bytes")) >> 20,
-			json_integer_value(json_object_get(r, "ws_bytes")) >> 20,
+			json_string_value(json_object_get(r, "strategy")), text,
 			json_string_value(json_object_get(r, "cache")),
 			json_number_value(json_object_get(r, "prefetch_done_ns")) / 1e6);
 		if (json_is_number(vs))
@@ -339,10 +443,19 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 
 	if (!f)
 		return NULL;
-	fprintf(f, "# coldstart restore benchmark\n\nSnapshots of the probe "
-		"guest (1 vCPU) with every page of guest memory written, "
-		"restored with each strategy; the request phase touches the "
-		"working set (%s %s). Restore -> first KVM_RUN and -> DONE; "
+	fputs("# coldstart restore benchmark\n\n", f);
+	if (o->snapshot)
+		fprintf(f, "The snapshot %s (a %s guest, %u vCPU), restored "
+			"as it was saved with each strategy, to DONE (for "
+			"Linux the guest's done signal). ", o->snapshot,
+			o->snap.linux_guest ? "Linux" : "probe", o->snap.vcpus);
+	else
+		fprintf(f, "Snapshots of the probe guest (1 vCPU) with every "
+			"page of guest memory written, restored with each "
+			"strategy; the request phase touches the working set "
+			"(%s %s). ", o->pattern ? "random" : "seq",
+			o->op ? "write" : "read");
+	fprintf(f, "Restore -> first KVM_RUN and -> DONE; "
 		"cold = snapshot files evicted from the page cache (%s), warm = "
 		"read once before. %" PRIu64 " counted restores per series "
 		"after %" PRIu64 " warmup, strategies interleaved. Work per "
@@ -353,12 +466,13 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 		"(getrusage), disk MiB what the process fetched from storage "
 		"(/proc/self/io read_bytes: 0 when the page cache served "
 		"it).\n",
-		o->pattern ? "random" : "seq", o->op ? "write" : "read",
 		o->drop_caches ? "drop_caches" : "fsync + posix_fadvise DONTNEED",
 		o->count, o->warmup);
 	for (size_t i = 0; i < ng; i++)
 		print_group(f, o, &g[i], true);
-	fputs("\n## prefetch and prefetch-thp against the baselines\n\n", f);
+	fprintf(f, "\n## prefetch and prefetch-thp against the baselines%s\n\n",
+		o->snapshot ? " (mmap; no never-stopped VM for a user's "
+			      "snapshot)" : "");
 	print_ratios(f, json_object_get(doc, "ratios"), true);
 	result__print_skipped(f, doc, true);
 	result__md_warnings(f, doc);

@@ -144,4 +144,24 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	expect 77 "/nonexistent/kvm not found" bench restore --snapshot-dir /dev/shm \
 		--kvm /nonexistent/kvm
 fi
+
+# bench restore --snapshot DIR: the options that shape the driver's own
+# probe snapshots are refused with the reason, and a missing or malformed
+# DIR is a usage error found before /dev/kvm is opened.
+snapd=$(mktemp -d)
+for o in "--mem 64M" "--ws 16M" "--pattern seq" "--op write" --no-baseline \
+	"--snapshot-dir /var/tmp"; do
+	# shellcheck disable=SC2086 # the option and its value
+	expect 2 "${o%% *} does not apply with --snapshot: " bench restore \
+		--snapshot "$snapd" $o
+done
+expect 2 "--allow-pvm applies only with --snapshot" bench restore --allow-pvm
+expect 2 "snapshot directory $snapd/none: No such file" bench restore \
+	--snapshot "$snapd/none" --kvm /nonexistent/kvm
+expect 2 "$snapd is not a snapshot coldstart can restore" bench restore \
+	--snapshot "$snapd" --kvm /nonexistent/kvm
+: >"$snapd/file"
+expect 2 "$snapd/file is not a directory" bench restore --snapshot "$snapd/file"
+expect 2 "--snapshot: empty directory name" bench restore --snapshot ""
+rm -rf "$snapd"
 finish

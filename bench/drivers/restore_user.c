@@ -1,0 +1,157 @@
+/* A user's snapshot: the checks that `bench restore --snapshot` and `tune
+ * restore` make before they open /dev/kvm (restore.h), and `bench restore
+ * --snapshot DIR`'s measurement of one (restore_int.h). */
+#include "restore.h"
+#include "restore_int.h"
+
+#include "cli.h"
+#include "err.h"
+#include "kvm.h"
+#include "snap_linux.h"
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the checks (restore.h) ---- */
+
+bool restore__has_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) <
+		       (int)sizeof(path) &&
+	       access(path, F_OK) == 0;
+}
+
+/* -EINVAL naming `dir` unless it holds a snapshot this coldstart can
+ * restore; opening it reads and validates it (a diff against its base
+ * chain) and modifies nothing. */
+static int inspect(const char *dir, struct restore_snap *info)
+{
+	struct snapshot s;
+	struct stat st;
+	char why[512];
+	int ret;
+
+	if (stat(dir, &st) < 0)
+		return err__sys(errno, "snapshot directory %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(EINVAL, "%s is not a directory (a snapshot is "
+				"a directory made by `coldstart snapshot "
+				"create`)", dir);
+	ret = snapshot__open(&s, dir);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(EINVAL, "%s is not a snapshot coldstart can "
+				"restore: %s", dir, why);
+	}
+	*info = (struct restore_snap){
+		.linux_guest = s.cfg.guest == SNAP_GUEST_LINUX,
+		.compressed = s.compressed, .diff = s.diff_base,
+		.mem_size = s.cfg.mem_size, .data_bytes = s.mem.data_bytes,
+		.vcpus = s.cfg.nr_vcpus, .in_memory = restore__in_memory(dir),
+		.had_wset = restore__has_file(dir, SNAPSHOT_WSET_FILE),
+	};
+	if (info->linux_guest)
+		info->guest = s.guest;
+	else
+		info->params = s.params;
+	snapshot__close(&s);
+	return 0;
+}
+
+/* Why cold caches mean nothing for this snapshot, or NULL. */
+static const char *cold_meaningless(const struct restore_snap *info)
+{
+	if (info->diff)
+		return "a diff snapshot is merged with its base into memory "
+		       "(a memfd) at every open, so no restore reads its "
+		       "files through the page cache";
+	if (info->in_memory)
+		return "the snapshot is in memory (tmpfs): its page cache "
+		       "cannot be evicted; copy it to a disk to measure cold "
+		       "restores";
+	return NULL;
+}
+
+int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
+			bool *warm, bool *cold, struct restore_snap *info,
+			const char **cold_why)
+{
+	if (inspect(dir, info) < 0)
+		return cli__error(CLI_USAGE, "%s: %s", cmd, err__last());
+	*cold_why = *cold ? cold_meaningless(info) : NULL;
+	if (*cold_why && !*warm)
+		return cli__error(CLI_USAGE, "%s: --cache cold means nothing "
+				  "here: %s", cmd, *cold_why);
+	if (*cold_why) {
+		fprintf(stderr, "coldstart: %s: cold cache left out: %s\n",
+			cmd, *cold_why);
+		*cold = false;
+	}
+	if (info->linux_guest && !allow_pvm &&
+	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
+				  cmd, dir, snap_linux__pvm_refusal());
+	return CLI_OK;
+}
+
+restore_fn *restore__once_for(const struct restore_snap *info)
+{
+	return info->linux_guest ? snap_linux__restore_once : restore__once;
+}
+
+/* ---- bench restore --snapshot DIR ---- */
+
+/* The user's snapshot as the one group of the run: its memory size and,
+ * for the probe guest, the working set it was made with (a Linux guest's
+ * is unknown: 0). The directory is only read, never removed. */
+static int user_group(const struct restore_opts *o, struct group *g)
+{
+	g->mem = o->snap.mem_size;
+	g->ws = o->snap.linux_guest ? 0 : o->snap.params.ws_bytes;
+	if (snprintf(g->dir, sizeof(g->dir), "%s", o->snapshot) >=
+	    (int)sizeof(g->dir))
+		return err__set(ENAMETOOLONG, "snapshot directory %s: path "
+				"too long", o->snapshot);
+	return restore__alloc_group(g, o);
+}
+
+int restore__run_user(struct restore_opts *o)
+{
+	struct group g = { 0 };
+	const char *cold_why = NULL;
+	struct kvm_host kvm;
+	int ret, code;
+
+	code = restore__check_user("bench restore", o->snapshot, o->allow_pvm,
+				   &o->warm, &o->cold, &o->snap, &cold_why);
+	if (code != CLI_OK)
+		return code;
+	o->once = restore__once_for(&o->snap);
+	ret = kvm__open(&kvm, o->kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench restore: %s",
+				  err__last());
+	ret = user_group(o, &g);
+	if (ret == 0)
+		ret = restore__trials(&kvm, o, &g);
+	if (ret == 0 && o->warm)
+		ret = restore__measure_cache(&kvm, o, &g, false);
+	if (ret == 0 && o->cold)
+		ret = restore__measure_cache(&kvm, o, &g, true);
+	kvm__close(&kvm);
+	if (ret == 0)
+		ret = restore__emit(o, &g, 1, o->snap.in_memory ? "tmpfs"
+								: "disk",
+				    cold_why ? cold_why : "");
+	restore__free_group(&g, o);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench restore: %s",
+				  err__last());
+	return CLI_OK;
+}
