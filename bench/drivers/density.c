@@ -472,15 +472,9 @@ static int make_snapshot(struct density *d)
 
 static void remove_snapshot(struct density *d)
 {
-	char path[160];
-
 	if (!d->tmp_dir[0])
 		return;
-	snprintf(path, sizeof(path), "%s/state", d->snap_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/memory", d->snap_dir);
-	unlink(path);
-	rmdir(d->snap_dir);
+	snapshot__abort_dir(d->snap_dir);
 	rmdir(d->tmp_dir);
 }
 

@@ -345,21 +345,6 @@ static int make_snapshot(struct kvm_host *kvm, const struct run_config *rc,
 	return ret;
 }
 
-/* Removes a snapshot directory this driver created (its known files). */
-static void remove_snapshot(const char *dir)
-{
-	static const char *const files[] = { SNAPSHOT_STATE_FILE,
-					     SNAPSHOT_MEMORY_FILE,
-					     SNAPSHOT_WSET_FILE };
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		join(path, dir, files[i]);
-		unlink(path);
-	}
-	rmdir(dir);
-}
-
 static int prepare_cache(const struct restore_opts *o, const char *dir,
 			 bool cold)
 {
@@ -531,7 +516,7 @@ static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 		ret = restore__measure_cache(kvm, o, g, true);
 	if (ret == 0 && o->baseline)
 		ret = measure_never_stopped(kvm, o, g);
-	remove_snapshot(g->dir);
+	snapshot__abort_dir(g->dir);
 	return ret;
 }
 

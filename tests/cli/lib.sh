@@ -8,11 +8,12 @@ out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 
-# expect CODE REGEX ARGS...: exit code CODE and REGEX in stdout+stderr.
+# expect CODE REGEX ARGS...: exit code CODE and REGEX in stdout+stderr,
+# within EXPECT_TIMEOUT seconds (default 120).
 expect() {
 	local want=$1 pattern=$2 code
 	shift 2
-	timeout 120 "$COLDSTART" "$@" >"$out" 2>"$err"
+	timeout "${EXPECT_TIMEOUT:-120}" "$COLDSTART" "$@" >"$out" 2>"$err"
 	code=$?
 	if [ "$code" -ne "$want" ]; then
 		echo "FAIL: coldstart $* exited $code, expected $want"

@@ -24,7 +24,9 @@ expect 2 "--memory: '12X' is not a size" run --jail "$tmp/empty" --memory 12X
 expect 2 '--probes and --jail exclude each other' run --jail "$tmp/empty" --probes
 # snapshot restore checks DIR before it looks for KVM (a snapshot is
 # made by a KVM host: a state file is enough to reach the jail's check)
-expect 2 "--jail $tmp/full: not empty" snapshot restore "$tmp/empty" --jail "$tmp/full"
+mkdir "$tmp/snap" && : >"$tmp/snap/state"
+expect 2 "--jail $tmp/full: not empty" snapshot restore "$tmp/snap" --jail "$tmp/full"
+expect 2 "no such snapshot '$tmp/empty'" snapshot restore "$tmp/empty" --jail "$tmp/full"
 expect 2 "--jail $tmp/none: No such file" pool serve --socket "$tmp/s" --jail "$tmp/none"
 expect 2 "--jail $tmp/full: not empty" pool serve --socket "$tmp/s" --jail "$tmp/full"
 expect 2 'need --jail DIR' pool serve --socket "$tmp/s" --jail off --uid 5
