@@ -246,6 +246,43 @@ static int config_difference(const char *key, const json_t *a,
 	return ret;
 }
 
+/* Config keys that do not make two runs different setups: the sample
+ * count, and paths that differ between hosts and runs (a snapshot the
+ * suite made in a new temporary directory, a kernel's place). */
+static const char *const not_setup[] = { "count", "kernel", "initrd",
+					 "snapshot" };
+
+/* A user's guest as result__new names it, without where its files were:
+ * "linux KERNEL_SHA256[+INITRD_SHA256]"; the built-in probe guest by its
+ * name alone, as it is part of the coldstart being compared. */
+static void guest_id(const json_t *g, char *buf, size_t len)
+{
+	const json_t *k = json_object_get(g, "kernel");
+	const json_t *i = json_object_get(g, "initrd");
+	const char *name = json_string_value(json_object_get(g, "name"));
+	const char *ks = json_string_value(json_object_get(k, "sha256"));
+	const char *is = json_string_value(json_object_get(i, "sha256"));
+
+	snprintf(buf, len, "%s%s%s%s%s", name ? name : "?", k ? " " : "",
+		 k ? (ks ? ks : "?") : "", i && !json_is_null(i) ? "+" : "",
+		 i && !json_is_null(i) ? (is ? is : "?") : "");
+}
+
+/* Results of two different guests are not one setup; documents from
+ * before guests were named compare as before. */
+static int same_guest(const json_t *a, const json_t *b)
+{
+	char x[160], y[160];
+
+	if (!json_is_object(a) || !json_is_object(b))
+		return 0;
+	guest_id(a, x, sizeof(x));
+	guest_id(b, y, sizeof(y));
+	if (strcmp(x, y))
+		return err__set(EINVAL, "different guests: %s vs %s", x, y);
+	return 0;
+}
+
 static int same_config(const json_t *a, const json_t *b)
 {
 	json_t *ca, *cb;
@@ -261,8 +298,12 @@ static int same_config(const json_t *a, const json_t *b)
 		ret = err__set(ENOMEM, "copying the configurations");
 		goto out;
 	}
-	json_object_del(ca, "count");
-	json_object_del(cb, "count");
+	/* where the guest's files were, not which guest: that is the
+	 * documents' "guest", by sha256 (same_guest) */
+	for (size_t i = 0; i < sizeof(not_setup) / sizeof(*not_setup); i++) {
+		json_object_del(ca, not_setup[i]);
+		json_object_del(cb, not_setup[i]);
+	}
 	key = first_difference(ca, cb);
 	if (key)
 		ret = config_difference(key, ca, cb);
@@ -279,6 +320,9 @@ int compare__same_setup(const struct result_doc *base,
 
 	if (ret == 0)
 		ret = same_host(base->sysinfo, new_->sysinfo);
+	if (ret == 0)
+		ret = same_guest(json_object_get(base->root, "guest"),
+				 json_object_get(new_->root, "guest"));
 	return ret < 0 ? ret : same_config(base->config, new_->config);
 }
 

@@ -38,6 +38,13 @@ doc = {
 if "emulated" in args:
     doc["sysinfo"]["schema"] = 2
     doc["sysinfo"]["kvm"]["emulated"] = args["emulated"] or None
+if "kernel" in args:
+    doc["config"]["guest"] = "linux"
+    doc["config"]["kernel"] = args["kernel"]
+    doc["config"]["initrd"] = None
+    doc["guest"] = {"name": "linux", "initrd": None,
+                    "kernel": {"path": args["kernel"], "bytes": 1000,
+                               "sha256": args.get("ksum", "ab" * 32)}}
 json.dump(doc, open(path, "w"), indent=1)
 EOF
 }
@@ -113,6 +120,14 @@ expect 0 "no regression" compare "$B" "$dir/native2.json"
 expect 0 "no regression" compare "$B" "$dir/other-mem.json" --force
 # Another sample count is the same configuration.
 expect 0 " 20\+40$" compare "$B" "$dir/more.json"
+# A user's guest is the same guest by its sha256 wherever its files were
+# (the suite restores a snapshot made in a new temporary directory each
+# run); another kernel is another setup.
+gen "$dir/linux1.json" seed=1 kernel=/boot/vmlinuz-a
+gen "$dir/linux2.json" seed=2 kernel=/srv/images/vmlinuz
+gen "$dir/linux3.json" seed=2 kernel=/boot/vmlinuz-a ksum=$(printf 'cd%.0s' $(seq 32))
+expect 0 "no regression" compare "$dir/linux1.json" "$dir/linux2.json"
+expect 2 "different guests: linux abab.* vs linux cdcd.*; use --force" compare "$dir/linux1.json" "$dir/linux3.json"
 
 # Verdicts and the '~' marker.
 expect 0 'no regression in 2 series' compare "$B" "$B"
