@@ -98,14 +98,14 @@ export TMPDIR=$dir/tmp
 mkdir "$TMPDIR"
 sum=$(sha256sum "$TK_ELF" | cut -d' ' -f1)
 EXPECT_TIMEOUT=300 expect 0 "suite: results and report" bench suite --smoke \
-	--kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline "tk.signal=port" \
+	--kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline "tk.signal=port tk.exit=reset" \
 	--out "$dir/k"
 grep -q "bench lifecycle: not run (it measures only the built-in probe guest)" "$err" &&
 	ok || fail "the suite does not say lifecycle was not run"
 K=$dir/k/suite.json
 json_check "[x['name'] for x in d['drivers']] == ['boot', 'density', 'restore', 'rate'] and all(x['status'] == 'ok' for x in d['drivers'])" "$K"
-json_check "d['guest']['name'] == 'linux' and d['guest']['kernel']['sha256'] == '$sum' and d['config']['cmdline'] == 'tk.signal=port'" "$K"
-json_check "\"--kernel $TK_ELF\" in [x for x in d['drivers'] if x['name'] == 'rate'][0]['args'] and \"'tk.signal=port'\" in [x for x in d['drivers'] if x['name'] == 'boot'][0]['args']" "$K"
+json_check "d['guest']['name'] == 'linux' and d['guest']['kernel']['sha256'] == '$sum' and d['config']['cmdline'] == 'tk.signal=port tk.exit=reset'" "$K"
+json_check "\"--kernel $TK_ELF\" in [x for x in d['drivers'] if x['name'] == 'rate'][0]['args'] and \"--cmdline 'tk.signal=port tk.exit=reset'\" in [x for x in d['drivers'] if x['name'] == 'boot'][0]['args']" "$K"
 for b in boot density restore rate; do
 	json_check "d['guest']['name'] == 'linux' and d['guest']['kernel']['sha256'] == '$sum'" "$dir/k/$b.json"
 done
