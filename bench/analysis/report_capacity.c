@@ -133,7 +133,10 @@ static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 	if (w->rate && w->vms >= 0) {
 		double v = json_number_value(get(w->rate, "vms_per_s"));
 
-		snprintf(rate, sizeof(rate), "%.0f VMs/s (%s, %.0f workers)", v,
+		char num[32];
+
+		snprintf(rate, sizeof(rate), "%s VMs/s (%s, %.0f workers)",
+			 result__rate_text(num, sizeof(num), v),
 			 str_or(get(w->rate, "params"), "mode", "?"),
 			 json_number_value(get(get(w->rate, "params"),
 					       "workers")));

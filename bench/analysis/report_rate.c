@@ -2,6 +2,7 @@
  * VMs/s beside per-VM latency per level, rate.csv and its plot. */
 #include "report_driver.h"
 #include "report_int.h"
+#include "result.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,14 +56,16 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 	json_array_foreach(series, i, s) {
 		const char *mode = str_or(get(s, "params"), "mode", "");
 		const json_t *p = report__peak_rate(series, mode, kind);
+		char num[32];
 
 		if (!first_of_mode(series, i) || !p)
 			continue; /* mode shown already, or no rate */
 		if (!*sep)
 			fprintf(md, "- %s%s, %s:%s", in->label, name, kind,
 				!strcmp(kind, "burst") ? "" : " peak");
-		fprintf(md, "%s %.0f VMs/s %s (%.0f %s)", sep,
-			json_number_value(get(p, "vms_per_s")), mode,
+		fprintf(md, "%s %s VMs/s %s (%.0f %s)", sep,
+			result__rate_text(num, sizeof(num),
+				json_number_value(get(p, "vms_per_s"))), mode,
 			json_number_value(get(get(p, "params"), "workers")),
 			!strcmp(kind, "burst") ? "started at once" : "workers");
 		sep = ",";
@@ -106,16 +109,17 @@ static void md_rate(struct report *r, const struct input *in)
 		const json_t *p = get(s, "params");
 		const struct result_series *rs = compare__find(
 			&in->doc, str_or(s, "name", ""));
-		char t[3][48];
+		char t[3][48], num[32];
 		struct summary sm;
 
 		if (!rs || !json_is_number(get(s, "vms_per_s")) ||
 		    stats__summarize(rs->samples, rs->n, &sm) < 0)
 			continue;
-		fprintf(r->md, "| %s | %s | %.0f | %.0f | %s | %s | %s |\n",
+		fprintf(r->md, "| %s | %s | %.0f | %s | %s | %s | %s |\n",
 			str_or(p, "mode", "?"), str_or(p, "kind", "-"),
 			json_number_value(get(p, "workers")),
-			json_number_value(get(s, "vms_per_s")),
+			result__rate_text(num, sizeof(num),
+				json_number_value(get(s, "vms_per_s"))),
 			report__col_text(t[0], sizeof(t[0]), &c, sm.p50),
 			report__col_text(t[1], sizeof(t[1]), &c, sm.p90),
 			report__col_text(t[2], sizeof(t[2]), &c, sm.p99));

@@ -296,6 +296,13 @@ double result__stat(const json_t *series, const char *key)
 		json_object_get(series, "summary"), key));
 }
 
+const char *result__rate_text(char *buf, size_t size, double per_s)
+{
+	snprintf(buf, size, per_s >= 100 || per_s == 0 ? "%.0f" : "%.3g",
+		 per_s);
+	return buf;
+}
+
 /* "k=v, k=v" of a params object. */
 static void print_params(FILE *out, const json_t *params)
 {

@@ -139,4 +139,9 @@ void result__value_text(char *buf, size_t size, const char *unit, double v,
 /* A series' summary value (e.g. "p50"), 0 when absent. */
 double result__stat(const json_t *series, const char *key);
 
+/* A rate (VMs/s) as text: whole numbers from 100 up, three significant
+ * digits below (a Linux guest in the emulated host makes 0.149 VMs/s,
+ * which "%.0f" printed as 0). Returns buf. */
+const char *result__rate_text(char *buf, size_t size, double per_s);
+
 #endif

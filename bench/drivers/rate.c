@@ -647,15 +647,17 @@ static void report(FILE *out, const json_t *doc)
 	      "|---|---|--:|--:|--:|--:|--:|--:|\n", out);
 	json_array_foreach(json_object_get(doc, "series"), i, s) {
 		const json_t *p = json_object_get(s, "params");
+		char num[32];
 
 		if (!json_is_number(json_object_get(s, "vms_per_s")))
 			continue; /* a level's VMs/s series */
-		fprintf(out, "| %s | %s | %" JSON_INTEGER_FORMAT " | %.0f | "
+		fprintf(out, "| %s | %s | %" JSON_INTEGER_FORMAT " | %s | "
 			"%.3f | %.3f | %.3f | %.3f |\n",
 			json_string_value(json_object_get(p, "mode")),
 			json_string_value(json_object_get(p, "kind")),
 			json_integer_value(json_object_get(p, "workers")),
-			json_number_value(json_object_get(s, "vms_per_s")),
+			result__rate_text(num, sizeof(num), json_number_value(
+				json_object_get(s, "vms_per_s"))),
 			result__stat(s, "p50") / 1e6, result__stat(s, "p90") / 1e6,
 			result__stat(s, "p99") / 1e6, result__stat(s, "max") / 1e6);
 	}

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "err.h"
 #include "jail.h"
+#include "kvm.h"
 #include "linux_x86.h"
 #include "mem_restore.h"
 #include "output.h"
@@ -104,11 +105,35 @@ static void print_created(const char *dir, const struct snap_guest_rec *g,
 	       (double)st->mem_data_bytes / MiB, (double)st->ns / 1e6);
 }
 
+/* The command line the snapshot's guest boots with. Inside the emulated
+ * host, QEMU's TCG checks a restored guest's user-space port I/O against
+ * the TSS I/O bitmap as if TR were "available" (KVM restores it "busy",
+ * as hardware keeps it), so the restored init's port write of its done
+ * signal faults and the guest panics; coldstart-init signals by MMIO
+ * with coldstart.done=mmio, which is added there to the default command
+ * line (a --cmdline of the user's is taken as it is). */
+static const char *create_cmdline(const struct run_cli *o)
+{
+	struct kvm_where w;
+
+	if (o->cmdline)
+		return o->cmdline;
+	kvm__where(&w, o->kvm_path);
+	if (!w.emulated[0])
+		return LINUX_DEFAULT_CMDLINE;
+	if (!o->quiet && !o->json)
+		fprintf(stderr, "coldstart: snapshot create: in the emulated "
+			"host a restored guest's port I/O from user space "
+			"faults; the command line gets coldstart.done=mmio "
+			"(coldstart-init then signals done by MMIO)\n");
+	return LINUX_DEFAULT_CMDLINE " coldstart.done=mmio";
+}
+
 int snap_linux__create(const struct run_cli *o, const char *dir,
 		       unsigned int flags)
 {
 	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
-	const char *cmdline = run_linux__cmdline(o);
+	const char *cmdline = create_cmdline(o);
 	struct snap_guest_rec rec;
 	struct snapshot_stats st;
 	struct linux_kernel k;
@@ -124,7 +149,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 		ret = snapguest__describe(&rec, SNAP_GUEST_LINUX, o->kernel,
 					  o->initrd, cmdline);
 	if (ret == 0)
-		ret = run_linux__open_console(o->console, o->json, false,
+		ret = run_linux__open_console(o->console, o->json, o->quiet,
 					      &console);
 	if (ret < 0)
 		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());

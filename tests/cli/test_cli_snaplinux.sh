@@ -40,6 +40,21 @@ expect 1 'the guest did not signal boot complete within 0.500 s .*its vCPUs made
 	--timeout 500ms --cmdline "tk.signal=none tk.exit=hang"
 [ -e "$tmp/never/state" ] && fail "a snapshot of a guest that never completed its boot"
 
+# --quiet prints nothing, the guest's console included (it printed the
+# whole console inside bench suite --kernel). Without --cmdline, the
+# default command line; inside the emulated host it gets
+# coldstart.done=mmio, as a restored guest's port I/O from user space
+# faults there (QEMU TCG).
+expect 0 '' snapshot create "$tmp/q" --kernel "$TK_ELF" --allow-pvm --mem 32M --quiet
+[ -s "$out" ] && fail "snapshot create --quiet printed: $(head -c 200 "$out")"
+expect 0 '^cmdline: console=ttyS0 ' snapshot inspect "$tmp/q"
+if grep -q 'coldstart.emulated=' /proc/cmdline; then
+	grep -q '^cmdline: .* coldstart.done=mmio$' "$out" && ok ||
+		fail "the emulated host's snapshot lacks coldstart.done=mmio"
+else
+	grep -q 'coldstart.done=mmio' "$out" && fail "coldstart.done=mmio on a native host"
+fi
+
 # --- inspect -------------------------------------------------------------------
 expect 0 'linux guest, paused at boot complete: kernel /.*testkernel.elf' \
 	snapshot inspect "$tmp/s"

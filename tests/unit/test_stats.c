@@ -223,6 +223,12 @@ static void value_text_units(void **state)
 	assert_string_equal(buf, "2896.1 VMs/GiB");
 	result__value_text(buf, sizeof(buf), "ops", 12345678.9, 12345678.9);
 	assert_string_equal(buf, "12345679 ops");
+	/* a rate in a summary line or table cell: never 0 for a slow one
+	 * (a Linux guest in the emulated host: 0.149 VMs/s read "0") */
+	assert_string_equal(result__rate_text(buf, sizeof(buf), 0.1491), "0.149");
+	assert_string_equal(result__rate_text(buf, sizeof(buf), 12.34), "12.3");
+	assert_string_equal(result__rate_text(buf, sizeof(buf), 1762.4), "1762");
+	assert_string_equal(result__rate_text(buf, sizeof(buf), 0), "0");
 }
 
 /* The Markdown warning list: outlier warnings collapse into one line
