@@ -193,7 +193,7 @@ json_check 'd["bench"] == "rate" and d["guest"]["name"] == "linux" and d["guest"
 grep -q "boot complete -> destroy of the linux guest (kernel \`$TK_ELF\`, sha256 \`${sum:0:16}\`" \
 	"$tmp/rate/rate.md" && ok || fail "rate.md does not name the linux guest"
 expect 0 "" report "$tmp/rate/rate.json" --format md -q
-grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9]* VMs/s process" \
+grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9.]* VMs/s process" \
 	"$tmp/rate/report.md" && ok || fail "the report's summary does not name the linux guest"
 # in-process runs the probe guest only; a VM that fails names the child's
 # exit and what it said; a kernel that cannot boot stops the run first
