@@ -283,15 +283,6 @@ int vm__wait_paused(struct vm *vm, uint64_t timeout_ns)
 	return 0;
 }
 
-uint64_t vm__exits(const struct vm *vm)
-{
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
-		n += __atomic_load_n(&vm->vcpus[i].exits, __ATOMIC_RELAXED);
-	return n;
-}
-
 int vm__pause(struct vm *vm, uint64_t timeout_ns)
 {
 	vm__request_pause(vm);

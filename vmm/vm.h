@@ -148,7 +148,14 @@ int vm__wait_paused(struct vm *vm, uint64_t timeout_ns);
 
 /* Exits the vCPUs have handled so far, summed (read while they run: a
  * sign of life for error messages, not a measurement). */
-uint64_t vm__exits(const struct vm *vm);
+static inline uint64_t vm__exits(const struct vm *vm)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
+		n += __atomic_load_n(&vm->vcpus[i].exits, __ATOMIC_RELAXED);
+	return n;
+}
 
 /* vm__request_pause() then vm__wait_paused(). */
 int vm__pause(struct vm *vm, uint64_t timeout_ns);

@@ -54,7 +54,6 @@ static void hold_probe(struct vm *vm)
  * its console is discarded (stdout carries the announcement). */
 static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 {
-	struct linux_machine_opts mo = { NULL, BOOTTIMER_PAUSE };
 	struct linux_boot b = { .initrd_fd = -1 };
 	struct timeline tl = { 0 };
 	struct linux_machine m;
@@ -66,15 +65,10 @@ static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 		ret = linux__plan(&b, &k, run_linux__cmdline(o), o->initrd,
 				  o->cfg.mem_size, o->cfg.nr_vcpus);
 	if (ret == 0)
-		ret = run_linux__create(kvm, o, &b, &mo, &tl, &vm, &m);
+		ret = run_linux__boot_paused(kvm, o, &b, NULL,
+					     "it is held there", &tl, &vm, &m);
 	if (ret == 0) {
-		ret = linux__load(vm, &b);
-		if (ret == 0)
-			ret = vm__start(vm);
-		if (ret == 0)
-			ret = vm__wait_paused(vm, o->cfg.timeout_ns);
-		if (ret == 0)
-			hold(vm, "boot");
+		hold(vm, "boot");
 		vm__end(vm, VM_STOPPED, "released");
 		vm__destroy(vm);
 		linux_machine__destroy(&m);

@@ -5,11 +5,8 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
-#include "kvm.h"
-#include "linux_x86.h"
 #include "probe.h"
 #include "run_linux.h"
-#include "snap_linux.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -228,23 +225,9 @@ json_t *density__config_json(const struct density_opts *o)
 
 int density__check_guest(const struct density_opts *o)
 {
-	struct linux_boot b = { .initrd_fd = -1 };
-	struct linux_kernel k;
-	int ret;
-
 	if (!o->kernel)
 		return CLI_OK;
-	ret = linux__open_kernel(&k, o->kernel);
-	if (ret == 0)
-		ret = linux__plan(&b, &k, o->cmdline ? o->cmdline
-						     : LINUX_DEFAULT_CMDLINE,
-				  o->initrd, o->mem, (unsigned int)o->vcpus);
-	linux__plan_free(&b);
-	linux__close_kernel(&k);
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench density: %s", err__last());
-	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
-		return cli__error(CLI_SKIP, "bench density --kernel: %s",
-				  snap_linux__pvm_refusal());
-	return CLI_OK;
+	return run_linux__check_guest("bench density", o->kernel, o->initrd,
+				      o->cmdline, o->mem,
+				      (unsigned int)o->vcpus, o->allow_pvm);
 }

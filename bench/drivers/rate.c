@@ -14,13 +14,11 @@
 #include "cmd_run.h"
 #include "err.h"
 #include "kvm.h"
-#include "linux_x86.h"
 #include "output.h"
 #include "result.h"
 #include "result_new.h"
 #include "run_linux.h"
 #include "runner.h"
-#include "snap_linux.h"
 
 #include <getopt.h>
 #include <pthread.h>
@@ -577,37 +575,6 @@ static json_t *config_json(const struct rate_opts *o)
 			 "warmup", (json_int_t)o->warmup);
 }
 
-/* A Linux guest's kernel, initrd and plan (what every child would check
- * first and fail on alike), before any VM starts. */
-static int check_kernel(const struct rate_opts *o)
-{
-	struct linux_boot b = { .initrd_fd = -1 };
-	struct linux_kernel k;
-	int ret = linux__open_kernel(&k, o->kernel);
-
-	if (ret < 0)
-		return ret;
-	ret = linux__plan(&b, &k, run_linux__cmdline(&o->run), o->initrd,
-			  o->run.cfg.mem_size, o->run.cfg.nr_vcpus);
-	linux__plan_free(&b);
-	linux__close_kernel(&k);
-	return ret;
-}
-
-/* The guest's inputs (exit 1) and whether this host can boot it (77). */
-static int check_host(const struct rate_opts *o)
-{
-	if (!o->kernel)
-		return CLI_OK;
-	if (check_kernel(o) < 0)
-		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
-	/* our ring-0 test kernel runs even there: --allow-pvm */
-	if (!o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM)
-		return cli__error(CLI_SKIP, "bench rate --kernel: %s",
-				  snap_linux__pvm_refusal());
-	return CLI_OK;
-}
-
 /* "the probe guest (2 MiB, 1 vCPU)", or the Linux guest's kernel by
  * path and sha256 (the document's guest object) and its initrd. */
 static void report_guest(FILE *out, const json_t *doc)
@@ -672,9 +639,14 @@ int cmd_bench_rate(int argc, char **argv)
 
 	if (ret != 0)
 		return cli__parsed(ret, "bench rate", usage);
-	ret = check_host(&o);
-	if (ret != CLI_OK)
-		return ret;
+	if (o.kernel) {
+		ret = run_linux__check_guest("bench rate", o.kernel, o.initrd,
+					     run_linux__cmdline(&o.run),
+					     o.run.cfg.mem_size,
+					     o.run.cfg.nr_vcpus, o.allow_pvm);
+		if (ret != CLI_OK)
+			return ret;
+	}
 	doc = result__new("rate", config_json(&o));
 	if (!doc)
 		return cli__error(CLI_FAIL, "bench rate: %s", err__last());

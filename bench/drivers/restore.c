@@ -233,7 +233,6 @@ static int parse_one(int c, char *arg, void *ctx)
 }
 
 static size_t plan_groups(const struct restore_opts *o, struct group *g);
-static const char *snapshot_parent(const struct restore_opts *o);
 
 /* Option combinations that cannot work are usage errors, found before
  * anything runs: no (mem, ws) pair fits, or only cold caches asked for on
@@ -242,7 +241,7 @@ static const char *snapshot_parent(const struct restore_opts *o);
 static int check_opts(const struct restore_opts *o)
 {
 	struct group g[MAX_SIZES * MAX_SIZES];
-	const char *dir = snapshot_parent(o);
+	const char *dir = restore__scratch_parent(o->snapshot_dir);
 
 	if (o->snapshot && o->probe_only)
 		return err__set(EINVAL, "%s does not apply with --snapshot: %s",
@@ -522,14 +521,26 @@ static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 
 /* ---- the command ---- */
 
-/* Where the snapshot directory is made. */
-static const char *snapshot_parent(const struct restore_opts *o)
+const char *restore__scratch_parent(const char *given)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	if (o->snapshot_dir)
-		return o->snapshot_dir;
+	if (given)
+		return given;
 	return tmp && *tmp ? tmp : "/var/tmp";
+}
+
+int restore__scratch_dir(char base[PATH_MAX], const char *parent,
+			 const char *who)
+{
+	parent = restore__scratch_parent(parent);
+	if (snprintf(base, PATH_MAX, "%s/coldstart-%s-XXXXXX", parent, who) >=
+	    PATH_MAX)
+		return err__set(ENAMETOOLONG, "a snapshot directory in %s: "
+				"the path is too long", parent);
+	if (!mkdtemp(base))
+		return err__sys(errno, "creating a snapshot directory %s", base);
+	return 0;
 }
 
 /* A fresh directory for the snapshots (check_opts refused cold caches
@@ -537,12 +548,11 @@ static const char *snapshot_parent(const struct restore_opts *o)
 static int snapshot_base(const struct restore_opts *o, char *base,
 			 const char **fs)
 {
-	snprintf(base, PATH_MAX, "%s/coldstart-restore-XXXXXX",
-		 snapshot_parent(o));
-	if (!mkdtemp(base))
-		return err__sys(errno, "creating a snapshot directory %s", base);
-	*fs = restore__in_memory(base) ? "tmpfs" : "disk";
-	return 0;
+	int ret = restore__scratch_dir(base, o->snapshot_dir, "restore");
+
+	if (ret == 0)
+		*fs = restore__in_memory(base) ? "tmpfs" : "disk";
+	return ret;
 }
 
 static size_t plan_groups(const struct restore_opts *o, struct group *g)

@@ -92,6 +92,17 @@ double restore__resident_share(const char *dir);
  * page cache cannot be evicted: cold caches mean nothing there. */
 bool restore__in_memory(const char *dir);
 
+/* Where a command makes snapshots for itself: `given` (e.g.
+ * --snapshot-dir), else $TMPDIR, else /var/tmp. */
+const char *restore__scratch_parent(const char *given);
+
+/* A new directory PARENT/coldstart-WHO-XXXXXX (mkdtemp) there, for
+ * snapshots a command makes for itself and removes afterwards;
+ * PARENT as restore__scratch_parent(parent). 0, or -errno with a
+ * message. */
+int restore__scratch_dir(char base[PATH_MAX], const char *parent,
+			 const char *who);
+
 /* ---- a user's snapshot (bench restore --snapshot, tune restore) ---- */
 
 /* What the restore measurements need to know of a snapshot directory. */

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "err.h"
 #include "kvm.h"
+#include "run_linux.h"
 #include "snap_linux.h"
 #include "snapshot.h"
 
@@ -96,7 +97,7 @@ int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 	if (info->linux_guest && !allow_pvm &&
 	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
 		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
-				  cmd, dir, snap_linux__pvm_refusal());
+				  cmd, dir, run_linux__pvm_refusal());
 	return CLI_OK;
 }
 

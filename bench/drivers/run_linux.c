@@ -7,6 +7,7 @@
 #include "output.h"
 #include "run_probes.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
@@ -58,6 +59,39 @@ const char *run_linux__cmdline(const struct run_cli *o)
 	return o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
 }
 
+const char *run_linux__pvm_refusal(void)
+{
+	return "this host's /dev/kvm is PVM: guest ring-0 code is "
+	       "interpreted, so a Linux guest cannot run here (use a host "
+	       "with VMX or SVM, or the emulated SVM host of tests/e2e; "
+	       "--allow-pvm tries anyway)";
+}
+
+int run_linux__check_guest(const char *cmd, const char *kernel,
+			   const char *initrd, const char *cmdline,
+			   uint64_t mem_size, unsigned int nr_vcpus,
+			   bool allow_pvm)
+{
+	struct linux_boot b = { .initrd_fd = -1 };
+	struct linux_kernel k;
+	int ret = linux__open_kernel(&k, kernel);
+
+	if (ret == 0) {
+		ret = linux__plan(&b, &k, cmdline ? cmdline
+						  : LINUX_DEFAULT_CMDLINE,
+				  initrd, mem_size, nr_vcpus);
+		linux__plan_free(&b);
+		linux__close_kernel(&k);
+	}
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
+	/* our ring-0 test kernel runs even there: --allow-pvm */
+	if (!allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "%s --kernel: %s", cmd,
+				  run_linux__pvm_refusal());
+	return CLI_OK;
+}
+
 int run_linux__open_console(const char *path, bool json, bool quiet,
 			    FILE **out)
 {
@@ -93,6 +127,38 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 	ret = linux_machine__create(m, *vm, mo);
 	if (ret < 0)
 		vm__destroy(*vm);
+	return ret;
+}
+
+int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
+			   const struct linux_boot *b, FILE *console,
+			   const char *why, struct timeline *tl,
+			   struct vm **vm, struct linux_machine *m)
+{
+	struct linux_machine_opts mo = { console, BOOTTIMER_PAUSE };
+	int ret = run_linux__create(kvm, o, b, &mo, tl, vm, m);
+
+	if (ret < 0)
+		return ret;
+	ret = linux__load(*vm, b);
+	if (ret == 0)
+		ret = vm__start(*vm);
+	if (ret == 0)
+		ret = vm__wait_paused(*vm, o->cfg.timeout_ns);
+	/* the guest pauses itself at its boot-complete write; nothing was
+	 * asked of the vCPUs, so say what did not happen */
+	if (ret == -ETIMEDOUT)
+		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
+			       "complete within %.3f s (%s); its vCPUs made "
+			       "%" PRIu64 " exits and it wrote %" PRIu64
+			       " bytes to its console",
+			       (double)o->cfg.timeout_ns / 1e9, why,
+			       vm__exits(*vm), m->com1.bytes_out);
+	if (ret < 0) {
+		vm__end(*vm, VM_STOPPED, "failed to boot");
+		vm__destroy(*vm);
+		linux_machine__destroy(m);
+	}
 	return ret;
 }
 

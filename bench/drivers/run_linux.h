@@ -26,6 +26,20 @@ int run_linux(const struct run_cli *o);
 /* --cmdline, or LINUX_DEFAULT_CMDLINE. */
 const char *run_linux__cmdline(const struct run_cli *o);
 
+/* Why a Linux guest cannot run on a PVM host, for a refusal (exit 77)
+ * of the drivers and of a Linux snapshot. */
+const char *run_linux__pvm_refusal(void);
+
+/* What a driver that runs the user's Linux guest checks before its first
+ * VM, as every VM would fail on it alike: the kernel, the initrd and
+ * whether they fit `mem_size` with `cmdline` (NULL: the default), exit 1
+ * with "CMD: why"; then whether this host can boot it (PVM: exit 77
+ * unless allow_pvm). Returns an enum cli_exit, CLI_OK to go on. */
+int run_linux__check_guest(const char *cmd, const char *kernel,
+			   const char *initrd, const char *cmdline,
+			   uint64_t mem_size, unsigned int nr_vcpus,
+			   bool allow_pvm);
+
 /* The console for --console PATH: a line-buffered file; for NULL or "-"
  * stdout, stderr under `json`, nothing (NULL) under `quiet`. 0, or -errno
  * with a message. */
@@ -42,5 +56,15 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		      const struct linux_boot *b,
 		      const struct linux_machine_opts *mo, struct timeline *tl,
 		      struct vm **vm, struct linux_machine *m);
+
+/* Boots plan `b` on a new VM whose boot timer pauses it at the guest's
+ * boot-complete signal, and waits for that, at most o->cfg.timeout_ns
+ * (the timeout's message says what did not happen, `why` the guest is
+ * paused there, and how far it got). 0 with *vm and *m for the caller
+ * to end and destroy (the VM first), or -errno with nothing left. */
+int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
+			   const struct linux_boot *b, FILE *console,
+			   const char *why, struct timeline *tl,
+			   struct vm **vm, struct linux_machine *m);
 
 #endif

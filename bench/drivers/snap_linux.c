@@ -26,16 +26,6 @@
 #define MiB (1024.0 * 1024.0)
 #define SECOND 1000000000ull
 
-static const char *pvm_refusal =
-	"this host's /dev/kvm is PVM: guest ring-0 code is interpreted, so "
-	"a Linux guest cannot run here (use a host with VMX or SVM, or the "
-	"emulated SVM host of tests/e2e; --allow-pvm tries anyway)";
-
-const char *snap_linux__pvm_refusal(void)
-{
-	return pvm_refusal;
-}
-
 /* Boots the planned guest to boot complete (paused) and saves it. */
 static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 			 const struct linux_boot *b,
@@ -43,29 +33,15 @@ static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 			 const char *dir, unsigned int flags,
 			 struct timeline *tl, struct snapshot_stats *st)
 {
-	struct linux_machine_opts mo = { console, BOOTTIMER_PAUSE };
 	struct linux_machine m;
 	struct vm *vm;
-	int ret = run_linux__create(kvm, o, b, &mo, tl, &vm, &m);
+	int ret = run_linux__boot_paused(kvm, o, b, console,
+					 "the snapshot is taken there", tl,
+					 &vm, &m);
 
 	if (ret < 0)
 		return ret;
-	ret = linux__load(vm, b);
-	if (ret == 0)
-		ret = vm__start(vm);
-	if (ret == 0)
-		ret = vm__wait_paused(vm, o->cfg.timeout_ns);
-	/* the guest pauses itself at its boot-complete write; nothing was
-	 * asked of the vCPUs, so say what did not happen */
-	if (ret == -ETIMEDOUT)
-		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
-			       "complete within %.3f s (the snapshot is taken "
-			       "there); its vCPUs made %" PRIu64 " exits and it "
-			       "wrote %" PRIu64 " bytes to its console",
-			       (double)o->cfg.timeout_ns / 1e9, vm__exits(vm),
-			       m.com1.bytes_out);
-	if (ret == 0)
-		ret = snapshot__save_guest(vm, rec, dir, flags, st);
+	ret = snapshot__save_guest(vm, rec, dir, flags, st);
 	if (ret == 0)
 		timeline__mark(tl, TL_SNAPSHOT_SAVED);
 	vm__end(vm, VM_STOPPED, "snapshot taken");
@@ -155,7 +131,7 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());
 	else if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
 		code = cli__error(CLI_SKIP, "snapshot create --kernel: %s",
-				  pvm_refusal);
+				  run_linux__pvm_refusal());
 	else if ((ret = kvm__open(&kvm, o->kvm_path)) < 0)
 		code = cli__error(cli__exit_for(ret), "%s", err__last());
 	if (code == CLI_OK) {
@@ -408,7 +384,7 @@ int snap_linux__restore(int argc, char **argv)
 				  "snapshot: %s", err__last());
 	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
-				  pvm_refusal);
+				  run_linux__pvm_refusal());
 	/* jailed, the VMM is a child that enters the jail once set up */
 	ret = jail__start(&o.jail, &code);
 	if (ret < 0)

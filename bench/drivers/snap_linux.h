@@ -21,9 +21,6 @@ bool snap_linux__is_linux(const char *dir);
  * returns an enum cli_exit. */
 int snap_linux__restore(int argc, char **argv);
 
-/* Why a Linux guest cannot run on a PVM host, for a refusal (exit 77). */
-const char *snap_linux__pvm_refusal(void);
-
 /* restore__once (restore.h) for a Linux-guest snapshot: restores `dir`
  * with `ops`, the machine rebuilt and its console discarded, and runs the
  * guest to its exit; DONE is the guest's done signal. 0 when the guest

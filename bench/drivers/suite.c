@@ -6,8 +6,10 @@
 #include "args.h"
 #include "err.h"
 #include "output.h"
+#include "regfile.h"
 #include "report.h"
 #include "result.h"
+#include "restore.h"
 #include "result_new.h"
 #include "snapshot.h"
 #include "timeline.h"
@@ -20,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,7 +69,7 @@ static const char *const excluded[] = { "suite", "floor", "probes", "soak",
 struct suite_guest {
 	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
 	bool allow_pvm;
-	char snap_base[PATH_MAX - 16]; /* mkdtemp'd; holds snap */
+	char snap_base[PATH_MAX]; /* mkdtemp'd; holds snap */
 	char snap[PATH_MAX];
 };
 
@@ -147,17 +148,17 @@ static const struct suite_params *params_of(const char *driver)
 	return NULL;
 }
 
-/* A file the guest needs: readable, named before any driver runs. */
+/* A file the guest needs: a readable regular file, named before any
+ * driver runs. */
 static int check_file(const char *what, const char *path)
 {
-	struct stat st;
+	int fd = regfile__open(path, NULL);
 
-	if (stat(path, &st) < 0)
+	if (fd < 0)
 		return err__set(EINVAL, "%s %s: %s", what, path,
-				strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return err__set(EINVAL, "%s %s: not a regular file", what,
-				path);
+				fd == -EINVAL ? "not a regular file"
+					      : strerror(-fd));
+	close(fd);
 	return 0;
 }
 
@@ -308,7 +309,6 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-
 static const char *level_args(const char *driver, enum level level,
 			      bool linux_guest)
 {
@@ -425,19 +425,16 @@ static int run_driver(const struct command *d, const struct suite_opts *o,
  * new directory under $TMPDIR or /var/tmp. Its exit code. */
 static int make_guest_snapshot(struct suite_guest *g)
 {
-	const char *tmp = getenv("TMPDIR");
 	char *argv[RUN_MAX_ARGS], text[1024] = "";
 	int argc = 0, code;
 
-	snprintf(g->snap_base, sizeof(g->snap_base),
-		 "%s/coldstart-suite-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
-	if (!mkdtemp(g->snap_base)) {
+	if (restore__scratch_dir(g->snap_base, NULL, "suite") < 0) {
 		g->snap_base[0] = 0;
-		return cli__error(CLI_FAIL, "bench suite: cannot make a "
-				  "directory for the guest's snapshot: %s",
-				  strerror(errno));
+		return cli__error(CLI_FAIL, "bench suite: the guest's "
+				  "snapshot: %s", err__last());
 	}
-	snprintf(g->snap, sizeof(g->snap), "%s/snap", g->snap_base);
+	if (snapshot__join(g->snap, g->snap_base, "snap") < 0)
+		return cli__error(CLI_FAIL, "bench suite: %s", err__last());
 	argv[argc++] = (char *)cli__self_exe();
 	add_arg(argv, &argc, text, sizeof(text), "snapshot");
 	add_arg(argv, &argc, text, sizeof(text), "create");
