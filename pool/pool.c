@@ -295,17 +295,12 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 	}
 	if (cfg->source == POOL_FROM_SNAPSHOT) {
 		ret = snapshot__open(&p->snap, cfg->snapshot_dir);
-		if (ret == 0 && p->snap.cfg.guest != SNAP_GUEST_PROBE) {
-			snapshot__close(&p->snap);
-			ret = err__set(EINVAL, "%s holds a Linux guest; pools "
-				       "hold the probe guest",
-				       cfg->snapshot_dir);
-		}
 		p->snap_open = ret == 0;
 		if (ret < 0) {
 			free_pool(p);
 			return ret;
 		}
+		p->linux_guest = p->snap.cfg.guest != SNAP_GUEST_PROBE;
 		p->expected = probe__expected_checksum(&p->snap.params,
 						       p->snap.cfg.nr_vcpus);
 	} else {

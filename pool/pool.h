@@ -12,7 +12,8 @@
  * one itself (a miss) or waits for a refill (POOL_WAIT; at most
  * timeout_ns, and only while a refill can come: a target above zero and
  * making not failing, else it makes its own as a miss). The guest then
- * runs its request phase to DONE and the VM is destroyed. A VM that fails
+ * runs its request phase to DONE (a Linux guest: to its done signal) and
+ * the VM is destroyed. A VM that fails
  * before or while serving is counted and never handed out again; a request
  * whose VM failed is served once more by a VM made for it.
  *
@@ -49,7 +50,10 @@ struct kvm_host;
 struct pool;
 
 enum pool_source {
-	POOL_FROM_SNAPSHOT, /* restored from a probe-guest snapshot */
+	/* restored from a snapshot of the probe guest, or of a Linux guest
+	 * (`snapshot create --kernel`: taken at its boot-complete signal; a
+	 * request runs it on to its done signal, which ends it) */
+	POOL_FROM_SNAPSHOT,
 	POOL_FROM_PROBE,    /* the probe guest booted fresh to READY */
 };
 
@@ -149,6 +153,17 @@ size_t pool__make_times(struct pool *p, double *out, size_t max,
  * threads and destroys every VM held; requests being served finish first.
  * Then frees the pool. NULL is a no-op. */
 void pool__drain(struct pool *p);
+
+/* A restore without a pool, as a snapshot pool's VMs are restored:
+ * into a new VM (shell false) or into a shell with parked vCPU threads
+ * made beforehand, run to DONE (a Linux guest: its done signal) at most
+ * timeout_ns. *ns: restore start -> first KVM_RUN. 0, or -errno with a
+ * message. */
+struct snapshot;
+struct guest_mem_ops;
+int pool__restore_once(struct kvm_host *kvm, struct snapshot *snap,
+		       const struct guest_mem_ops *strategy, bool shell,
+		       uint64_t timeout_ns, double *ns);
 
 const char *pool__hold_name(enum pool_hold h);
 const char *pool__policy_name(enum pool_policy p);

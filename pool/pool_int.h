@@ -7,6 +7,7 @@
 
 #include "pool.h"
 
+#include "linux_x86.h"
 #include "policy.h"
 #include "probe.h"
 #include "snapshot.h"
@@ -24,7 +25,11 @@
 
 struct held {
 	struct vm *vm;
-	struct probe probe;   /* the guest's device; the VM points here */
+	struct probe probe;   /* the probe guest's device; the VM points here */
+	/* a Linux snapshot's machine (its devices), made by the restore:
+	 * it must outlive the VM */
+	struct linux_machine machine;
+	bool machine_made;
 	struct timeline tl;   /* the VM's timeline */
 	bool filled;          /* memory and state restored (or booted) */
 };
@@ -40,7 +45,8 @@ struct pool {
 	struct pool_config cfg;
 	struct snapshot snap;
 	bool snap_open;
-	uint64_t expected; /* the checksum a correct run reports */
+	bool linux_guest;  /* the snapshot holds a Linux guest */
+	uint64_t expected; /* the probe's checksum a correct run reports */
 
 	pthread_mutex_t lock;
 	pthread_cond_t wake;  /* refill threads: the target moved, or drain */
@@ -70,6 +76,8 @@ static inline void destroy(struct held *h)
 	if (!h)
 		return;
 	vm__destroy(h->vm);
+	if (h->machine_made)
+		linux_machine__destroy(&h->machine);
 	free(h);
 }
 

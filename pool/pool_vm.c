@@ -14,31 +14,69 @@
 
 /* ---- making and running one VM ---- */
 
-/* Restores the snapshot into the held shell; its timeline starts here. */
-static int fill(struct pool *p, struct held *h)
+/* A Linux guest's machine on the shell being restored, without a kernel
+ * (its boot completed before the snapshot): the console is discarded,
+ * and the guest's done signal ends its run, as DONE ends the probe's. */
+static int setup_linux(struct vm *vm, void *ctx)
+{
+	struct linux_machine_opts mo = { NULL, BOOTTIMER_CONTINUE };
+	struct held *h = ctx;
+	int ret = linux_machine__create(&h->machine, vm, &mo);
+
+	h->machine_made = ret == 0;
+	if (ret == 0) /* before any vCPU runs */
+		h->machine.timer.at_done = BOOTTIMER_STOP;
+	return ret;
+}
+
+/* Restores the snapshot into the held shell, in h's timeline. */
+static int fill_from(struct snapshot *snap,
+		     const struct guest_mem_ops *strategy, struct held *h)
 {
 	int ret;
 
-	memset(&h->tl, 0, sizeof(h->tl));
-	timeline__mark(&h->tl, TL_RESTORE_START);
-	ret = snapshot__restore_into(h->vm, &p->snap, p->cfg.strategy, &h->tl,
-				     &h->probe);
+	if (snap->cfg.guest == SNAP_GUEST_PROBE)
+		ret = snapshot__restore_into(h->vm, snap, strategy, &h->tl,
+					     &h->probe);
+	else
+		ret = snapshot__restore_guest_into(h->vm, snap, strategy,
+						   &h->tl, setup_linux, h);
 	h->filled = ret == 0;
 	return ret;
+}
+
+/* The same for a pool's VM: its timeline starts here. */
+static int fill(struct pool *p, struct held *h)
+{
+	memset(&h->tl, 0, sizeof(h->tl));
+	timeline__mark(&h->tl, TL_RESTORE_START);
+	return fill_from(&p->snap, p->cfg.strategy, h);
 }
 
 /* Starts the VM's vCPU threads parked before their first
  * KVM_RUN, so a request only wakes them: thread creation is off the
  * request's path. */
-static int start_parked(struct pool *p, struct held *h)
+static int start_parked(struct held *h, uint64_t timeout_ns)
 {
 	int ret;
 
 	vm__request_pause(h->vm);
 	ret = vm__start(h->vm);
 	if (ret == 0)
-		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
+		ret = vm__wait_paused(h->vm, timeout_ns);
 	return ret;
+}
+
+/* A shell for the snapshot with its vCPU threads parked. */
+static int make_shell(struct kvm_host *kvm, struct snapshot *snap,
+		      struct held *h, uint64_t timeout_ns)
+{
+	struct vm_config vc;
+	int ret;
+
+	snapshot__shell_config(snap, &vc);
+	ret = vm__create_shell(kvm, &vc, NULL, &h->vm);
+	return ret < 0 ? ret : start_parked(h, timeout_ns);
 }
 
 /* The probe guest booted to READY and paused there. */
@@ -78,7 +116,6 @@ static int boot(struct pool *p, struct held *h, int64_t seq)
 struct held *pool__make(struct pool *p, int64_t seq)
 {
 	struct held *h = calloc(1, sizeof(*h));
-	struct vm_config vc;
 	int ret;
 
 	if (!h) {
@@ -88,12 +125,9 @@ struct held *pool__make(struct pool *p, int64_t seq)
 	if (p->cfg.source == POOL_FROM_PROBE) {
 		ret = boot(p, h, seq);
 	} else {
-		snapshot__shell_config(&p->snap, &vc);
 		/* shells too hold their vCPU threads, parked before they
 		 * ever enter KVM_RUN: a request restores and wakes them */
-		ret = vm__create_shell(p->cfg.kvm, &vc, NULL, &h->vm);
-		if (ret == 0)
-			ret = start_parked(p, h);
+		ret = make_shell(p->cfg.kvm, &p->snap, h, p->cfg.timeout_ns);
 		if (ret == 0 && p->cfg.hold == POOL_HOLD_WARM)
 			ret = fill(p, h);
 	}
@@ -111,10 +145,35 @@ static void refill_due(struct pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Whether the held VM's guest completed its request: the probe guest
+ * with DONE and the checksum `expected`, a Linux guest with its done
+ * signal (which stopped it). */
+static int check_run(struct held *h, bool linux_guest, uint64_t expected,
+		     uint64_t *checksum)
+{
+	struct probe_state ps;
+
+	*checksum = 0;
+	if (h->vm->outcome != VM_COMPLETED)
+		return err__set(EIO, "the guest did not complete: %s",
+				h->vm->reason);
+	if (linux_guest)
+		return h->machine.timer.regs.done
+			       ? 0
+			       : err__set(EIO, "the guest completed without "
+					  "its done signal");
+	probe__save_state(&h->probe, &ps);
+	*checksum = ps.checksum;
+	if (ps.checksum != expected)
+		return err__set(EIO, "the guest reported a wrong checksum");
+	if (!h->tl.t[TL_GUEST_DONE])
+		return err__set(EIO, "the guest completed without DONE");
+	return 0;
+}
+
 /* Runs the held VM's request phase to DONE; fills in req's times. */
 int pool__run(struct pool *p, struct held *h, struct pool_request *req)
 {
-	struct probe_state ps;
 	int ret = 0;
 
 	if (p->cfg.source == POOL_FROM_PROBE) {
@@ -132,17 +191,49 @@ int pool__run(struct pool *p, struct held *h, struct pool_request *req)
 	}
 	refill_due(p);
 	vm__wait(h->vm, p->cfg.timeout_ns);
-	probe__save_state(&h->probe, &ps);
 	req->first_run_ns = h->tl.t[TL_FIRST_RUN];
 	req->done_ns = h->tl.t[TL_GUEST_DONE];
-	req->checksum = ps.checksum;
-	if (h->vm->outcome != VM_COMPLETED)
-		return err__set(EIO, "the guest did not complete: %s",
-				h->vm->reason);
-	if (ps.checksum != p->expected)
-		return err__set(EIO, "the guest reported a wrong checksum");
-	if (!req->done_ns)
-		return err__set(EIO, "the guest completed without DONE");
-	return 0;
+	return check_run(h, p->linux_guest, p->expected, &req->checksum);
+}
+
+int pool__restore_once(struct kvm_host *kvm, struct snapshot *snap,
+		       const struct guest_mem_ops *strategy, bool shell,
+		       uint64_t timeout_ns, double *ns)
+{
+	struct held *h = calloc(1, sizeof(*h));
+	struct vm_config vc;
+	uint64_t checksum;
+	int ret = 0;
+
+	*ns = 0;
+	if (!h)
+		return err__set(ENOMEM, "allocating a VM");
+	/* a shell as the pool holds it: vCPU threads parked, no memory,
+	 * made before the restore starts; else the VM is made within it */
+	if (shell)
+		ret = make_shell(kvm, snap, h, timeout_ns);
+	timeline__mark(&h->tl, TL_RESTORE_START);
+	if (ret == 0 && !shell) {
+		snapshot__shell_config(snap, &vc);
+		ret = vm__create_shell(kvm, &vc, &h->tl, &h->vm);
+	}
+	if (ret == 0)
+		ret = fill_from(snap, strategy, h);
+	if (ret == 0 && shell)
+		vm__resume(h->vm);
+	else if (ret == 0)
+		ret = vm__start(h->vm);
+	if (ret == 0) {
+		vm__wait(h->vm, timeout_ns);
+		ret = check_run(h, snap->cfg.guest != SNAP_GUEST_PROBE,
+				probe__expected_checksum(&snap->params,
+							 snap->cfg.nr_vcpus),
+				&checksum);
+	}
+	if (ret == 0 && h->tl.t[TL_FIRST_RUN])
+		*ns = (double)(h->tl.t[TL_FIRST_RUN] -
+			       h->tl.t[TL_RESTORE_START]);
+	destroy(h);
+	return ret;
 }
 

@@ -447,3 +447,15 @@ int snapshot__restore_guest(struct kvm_host *kvm, struct snapshot *s,
 				"guest", s->dir);
 	return restore(kvm, s, strategy, tl, setup, ctx, out);
 }
+
+int snapshot__restore_guest_into(struct vm *shell, struct snapshot *s,
+				 const struct guest_mem_ops *strategy,
+				 struct timeline *tl,
+				 int (*setup)(struct vm *vm, void *ctx),
+				 void *ctx)
+{
+	if (s->cfg.guest == SNAP_GUEST_PROBE)
+		return err__set(EINVAL, "%s holds the probe guest, not an OS "
+				"guest", s->dir);
+	return restore_into(shell, s, strategy, tl, setup, ctx);
+}

@@ -195,4 +195,13 @@ int snapshot__restore_guest(struct kvm_host *kvm, struct snapshot *s,
 			    int (*setup)(struct vm *vm, void *ctx), void *ctx,
 			    struct vm **out);
 
+/* The same into a shell, as snapshot__restore_into does for the probe
+ * guest (the same threads rules; on failure the caller destroys the
+ * shell, then what `setup` made). */
+int snapshot__restore_guest_into(struct vm *shell, struct snapshot *s,
+				 const struct guest_mem_ops *strategy,
+				 struct timeline *tl,
+				 int (*setup)(struct vm *vm, void *ctx),
+				 void *ctx);
+
 #endif

@@ -328,6 +328,8 @@ static void bench_argv(const struct tp_opts *o, const struct costs *c,
 		ADD("--concurrency", "%lld", (long long)conc);
 	if (o->kvm_path)
 		ADD("--kvm", "%s", o->kvm_path);
+	if (json_is_true(json_object_get(cfg, "allow_pvm")))
+		a[k++] = "--allow-pvm";
 	if (!strcmp(json_string_value(json_object_get(cfg, "source")) ?: "",
 		    "snapshot")) {
 		ADD("--snapshot", "%s", json_string_value(json_object_get(

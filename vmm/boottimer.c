@@ -53,6 +53,11 @@ static int guest_done(struct boottimer *t)
 	if (t->at_done == BOOTTIMER_PAUSE)
 		vm__request_pause_locked(t->vm);
 	pthread_mutex_unlock(&t->vm->lock);
+	if (t->at_done == BOOTTIMER_STOP) {
+		vm__end(t->vm, VM_COMPLETED, "stopped at the guest's done "
+			"signal");
+		return IOTRAP_STOP;
+	}
 	return IOTRAP_CONTINUE;
 }
 

@@ -42,8 +42,9 @@ enum boottimer_action {
 struct boottimer {
 	struct vm *vm;
 	enum boottimer_action at_boot; /* what the first signal does */
-	/* What a guest-done signal does: CONTINUE (the default) or PAUSE,
-	 * so a guest that exits right after it can be held alive there. */
+	/* What a guest-done signal does: CONTINUE (the default), PAUSE,
+	 * so a guest that exits right after it can be held alive there, or
+	 * STOP, when the work measured ends there (a pool's request). */
 	enum boottimer_action at_done;
 	struct boottimer_regs regs;    /* under vm->lock */
 };

@@ -33,7 +33,8 @@ static void usage(FILE *out)
 	      "A warm pool: VMs made ahead of demand by refill threads and "
 	      "handed out\none per request (a hit), or made by the request "
 	      "when none is held\n(a miss); each guest runs its request phase "
-	      "to DONE and its VM is\ndestroyed. A VM that fails is counted "
+	      "to DONE (a Linux guest: to its\ndone signal) and its VM is "
+	      "destroyed. A VM that fails is counted "
 	      "and never handed out again.\n\n"
 	      "run: fills the pool, serves -n requests one after another from "
 	      "this\nprocess and prints hits, latencies from arrival to the "
@@ -79,7 +80,7 @@ static void usage(FILE *out)
 	      out);
 	pool_cli__usage(out);
 	fputs("Exit: 0 served (run: every request succeeded), 1 a failure, 2 "
-	      "usage, 77 no\nusable KVM.\n",
+	      "usage, 77 no\nusable KVM (or a Linux snapshot on a PVM host).\n",
 	      out);
 }
 
@@ -311,6 +312,9 @@ int cmd_pool(int argc, char **argv)
 	ret = parse(argc - 1, argv + 1, &o);
 	if (ret)
 		return cli__parsed(ret, "pool", usage);
+	ret = pool_cli__check_host(&o.pc, o.serve ? "pool serve" : "pool run");
+	if (ret != CLI_OK)
+		return ret;
 
 	/* jailed, the pool is a child that enters the jail once set up */
 	ret = jail__start(&o.jail, &code);

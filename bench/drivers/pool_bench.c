@@ -304,43 +304,19 @@ static int memory_now(struct memstat *m)
 /* ---- the baselines: restores without a pool, in the same run ---- */
 
 /* One restore of the pool's snapshot into a fresh VM (shell false) or a
- * shell made beforehand, run to DONE: restore start -> first KVM_RUN. */
-static int restore_once(struct kvm_host *kvm, struct snapshot *snap,
-			const struct guest_mem_ops *ops, bool shell,
-			double *ns)
+ * shell made beforehand, run as a request: restore start -> first
+ * KVM_RUN. */
+static int baseline_once(const struct pb_opts *o, struct kvm_host *kvm,
+			 struct snapshot *snap, bool shell, double *ns)
 {
-	struct timeline tl = { 0 };
-	struct vm_config vc;
-	struct probe probe;
-	struct vm *vm = NULL;
-	int ret = 0;
+	int ret = pool__restore_once(kvm, snap, o->pc.cfg.strategy, shell,
+				     o->pc.cfg.timeout_ns, ns);
+	char why[512];
 
-	/* a shell as the pool holds it: vCPU threads parked, no memory */
-	if (shell) {
-		snapshot__shell_config(snap, &vc);
-		ret = vm__create_shell(kvm, &vc, NULL, &vm);
-		if (ret == 0) {
-			vm__request_pause(vm);
-			ret = vm__start(vm);
-		}
-		if (ret == 0)
-			ret = vm__wait_paused(vm, 10000000000ull);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		ret = err__set(-ret, "a baseline restore failed: %s", why);
 	}
-	timeline__mark(&tl, TL_RESTORE_START);
-	if (ret == 0 && shell)
-		ret = snapshot__restore_into(vm, snap, ops, &tl, &probe);
-	else if (ret == 0)
-		ret = snapshot__restore(kvm, snap, ops, &tl, &vm, &probe);
-	if (ret == 0 && shell)
-		vm__resume(vm);
-	else if (ret == 0)
-		ret = vm__start(vm);
-	if (ret == 0 && vm__wait(vm, 10000000000ull) != VM_COMPLETED)
-		ret = err__set(EIO, "a baseline restore did not complete: %s",
-			       vm->reason);
-	vm__destroy(vm);
-	*ns = tl.t[TL_FIRST_RUN] ? (double)(tl.t[TL_FIRST_RUN] -
-					    tl.t[TL_RESTORE_START]) : 0;
 	return ret;
 }
 
@@ -355,16 +331,14 @@ static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
 	if (ret < 0)
 		return ret;
 	/* one of each uncounted: the first restores pay for cold caches */
-	ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false, &warm);
+	ret = baseline_once(o, kvm, &snap, false, &warm);
 	if (ret == 0)
-		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, true, &warm);
+		ret = baseline_once(o, kvm, &snap, true, &warm);
 	for (uint64_t i = 0; ret == 0 && i < o->baseline && !pool_cli__stop;
 	     i++) {
-		ret = restore_once(kvm, &snap, o->pc.cfg.strategy, false,
-				   &fresh[i]);
+		ret = baseline_once(o, kvm, &snap, false, &fresh[i]);
 		if (ret == 0)
-			ret = restore_once(kvm, &snap, o->pc.cfg.strategy, true,
-					   &shell[i]);
+			ret = baseline_once(o, kvm, &snap, true, &shell[i]);
 	}
 	snapshot__close(&snap);
 	return ret;
@@ -488,6 +462,9 @@ int cmd_bench_pool(int argc, char **argv)
 
 	if (ret)
 		return cli__parsed(ret, "bench pool", usage);
+	ret = pool_cli__check_host(&o.pc, "bench pool");
+	if (ret != CLI_OK)
+		return ret;
 	/* in-process: the driver's own thread stays unfiltered, the VMs'
 	 * threads (refill, vCPU, uffd) load theirs; results say so */
 	ret = cli__seccomp_start("bench pool", o.pc.seccomp, false);

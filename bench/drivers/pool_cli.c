@@ -2,8 +2,11 @@
 #include "pool_cli.h"
 
 #include "args.h"
+#include "cli.h"
 #include "err.h"
+#include "kvm.h"
 #include "mem_restore.h"
+#include "run_linux.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -157,6 +160,9 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 		return number("--burst-z", arg, &cfg->burst_z);
 	case 0x211:
 		return seccomp__parse_mode(arg, &o->seccomp);
+	case 0x223:
+		o->allow_pvm = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -195,14 +201,29 @@ int pool_cli__finish(struct pool_cli *o)
 	if (cfg->abort_every)
 		return err__set(EINVAL, "--abort-every needs the probe guest "
 				"booted fresh (no --snapshot)");
-	return 0;
+	/* a snapshot that is not one is the user's error, on any host */
+	return restore__inspect(cfg->snapshot_dir, &o->snap);
+}
+
+int pool_cli__check_host(const struct pool_cli *o, const char *cmd)
+{
+	if (o->cfg.source == POOL_FROM_SNAPSHOT && o->snap.linux_guest &&
+	    !o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
+				  cmd, o->cfg.snapshot_dir,
+				  run_linux__pvm_refusal());
+	return CLI_OK;
 }
 
 void pool_cli__usage(FILE *out)
 {
 	fputs("Pool options:\n"
-	      "  --snapshot DIR       hold VMs restored from this probe-guest "
-	      "snapshot\n"
+	      "  --snapshot DIR       hold VMs restored from this snapshot: "
+	      "the probe guest's,\n"
+	      "                       or a Linux guest's (`snapshot create "
+	      "--kernel`), whose\n"
+	      "                       request runs from boot complete to its "
+	      "done signal\n"
 	      "                       (default: the probe guest booted fresh "
 	      "to READY)\n"
 	      "  --mem-restore NAME   its memory restore strategy (default "
@@ -257,6 +278,10 @@ void pool_cli__usage(FILE *out)
 	      "  --abort-every N      testing: every Nth VM the refill threads "
 	      "make aborts\n"
 	      "                       after READY (the probe guest only)\n"
+	      "  --allow-pvm          restore a Linux snapshot on a PVM host "
+	      "anyway (only\n"
+	      "                       guests that never run ring-0 code "
+	      "there can work)\n"
 	      "  --seccomp MODE       per-thread system call filters: kill "
 	      "(default), log\n"
 	      "                       (allowed, logged, reported at exit) or "
@@ -292,6 +317,19 @@ json_t *pool_cli__config_json(const struct pool_cli *o)
 		return NULL;
 	}
 
+	/* a Linux snapshot's guest: the files it was booted from, which
+	 * result__new names by sha256 */
+	if (j && c->source == POOL_FROM_SNAPSHOT && o->snap.linux_guest &&
+	    json_object_update_new(j, json_pack(
+		    "{s:s, s:s, s:o, s:s, s:b}", "guest", "linux", "kernel",
+		    o->snap.guest.kernel, "initrd",
+		    *o->snap.guest.initrd ? json_string(o->snap.guest.initrd)
+					  : json_null(),
+		    "cmdline", o->snap.guest.cmdline, "allow_pvm",
+		    o->allow_pvm)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 	if (j && c->source == POOL_FROM_PROBE &&
 	    json_object_set_new(j, "probe", json_pack(
 		    "{s:I, s:I, s:I, s:I}", "init_bytes",

@@ -5,6 +5,7 @@
 #define COLDSTART_POOL_CLI_H
 
 #include "pool.h"
+#include "restore.h"
 #include "seccomp.h"
 
 #include <getopt.h>
@@ -17,6 +18,8 @@ struct pool_cli {
 	const char *kvm_path;
 	bool max_set;
 	enum seccomp_mode seccomp; /* default kill */
+	bool allow_pvm;            /* a Linux snapshot on a PVM host */
+	struct restore_snap snap;  /* --snapshot: what it holds */
 };
 
 /* getopt_long entries of the pool options (values 0x200 and up); end a
@@ -42,7 +45,8 @@ struct pool_cli {
 	{ "miss-cost", required_argument, NULL, 0x220 },                   \
 	{ "burst-halflife", required_argument, NULL, 0x221 },              \
 	{ "burst-z", required_argument, NULL, 0x222 },                     \
-	{ "seccomp", required_argument, NULL, 0x211 }
+	{ "seccomp", required_argument, NULL, 0x211 },                     \
+	{ "allow-pvm", no_argument, NULL, 0x223 }
 
 /* The defaults: the probe guest (2 MiB init, 1 MiB working set, 1 vCPU)
  * held warm, 4 VMs (at most 64), one refill thread, fixed size, a miss
@@ -54,8 +58,14 @@ void pool_cli__defaults(struct pool_cli *o);
 int pool_cli__option(struct pool_cli *o, int c, const char *arg);
 
 /* After parsing: the guest's memory size and the size bounds that
- * follow from the others; -EINVAL with a message when they disagree. */
+ * follow from the others, and what --snapshot holds (o->snap); -EINVAL
+ * with a message when they disagree or DIR is no snapshot. */
 int pool_cli__finish(struct pool_cli *o);
+
+/* Whether this host can run the pool's guest, before /dev/kvm is opened,
+ * as enum cli_exit: a Linux snapshot on a PVM host is 77 (the message
+ * prefixed by `cmd`) unless --allow-pvm. */
+int pool_cli__check_host(const struct pool_cli *o, const char *cmd);
 
 /* Set by SIGINT or SIGTERM once pool_cli__catch_signals ran: the pool
  * commands stop serving, drain and exit. */

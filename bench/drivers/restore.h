@@ -116,6 +116,18 @@ struct restore_snap {
 	struct probe_params params;  /* the probe guest's */
 };
 
+/* -EINVAL naming `dir` unless it holds a snapshot this coldstart can
+ * restore, and what it holds; opening it reads and validates it (a diff
+ * against its base chain) and modifies nothing. */
+int restore__inspect(const char *dir, struct restore_snap *info);
+
+/* The checks of a user's snapshot before /dev/kvm is opened, as enum
+ * cli_exit: `dir` must hold a snapshot this coldstart can restore (else
+ * 2, the message naming `dir`, prefixed by `cmd`); a Linux guest on a
+ * PVM host is 77 unless allow_pvm. */
+int restore__check_snapshot(const char *cmd, const char *dir,
+			    bool allow_pvm, struct restore_snap *info);
+
 /* The checks before /dev/kvm is opened, as enum cli_exit: `dir` must hold
  * a snapshot this coldstart can restore (else 2, the message naming
  * `dir`); cold caches that mean nothing for it (a diff, tmpfs) are left

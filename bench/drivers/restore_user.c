@@ -28,10 +28,7 @@ bool restore__has_file(const char *dir, const char *name)
 	       access(path, F_OK) == 0;
 }
 
-/* -EINVAL naming `dir` unless it holds a snapshot this coldstart can
- * restore; opening it reads and validates it (a diff against its base
- * chain) and modifies nothing. */
-static int inspect(const char *dir, struct restore_snap *info)
+int restore__inspect(const char *dir, struct restore_snap *info)
 {
 	struct snapshot s;
 	struct stat st;
@@ -79,12 +76,26 @@ static const char *cold_meaningless(const struct restore_snap *info)
 	return NULL;
 }
 
+int restore__check_snapshot(const char *cmd, const char *dir,
+			    bool allow_pvm, struct restore_snap *info)
+{
+	if (restore__inspect(dir, info) < 0)
+		return cli__error(CLI_USAGE, "%s: %s", cmd, err__last());
+	if (info->linux_guest && !allow_pvm &&
+	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
+		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
+				  cmd, dir, run_linux__pvm_refusal());
+	return CLI_OK;
+}
+
 int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 			bool *warm, bool *cold, struct restore_snap *info,
 			const char **cold_why)
 {
-	if (inspect(dir, info) < 0)
-		return cli__error(CLI_USAGE, "%s: %s", cmd, err__last());
+	int ret = restore__check_snapshot(cmd, dir, allow_pvm, info);
+
+	if (ret != CLI_OK)
+		return ret;
 	*cold_why = *cold ? cold_meaningless(info) : NULL;
 	if (*cold_why && !*warm)
 		return cli__error(CLI_USAGE, "%s: --cache cold means nothing "
@@ -94,10 +105,6 @@ int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 			cmd, *cold_why);
 		*cold = false;
 	}
-	if (info->linux_guest && !allow_pvm &&
-	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
-		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
-				  cmd, dir, run_linux__pvm_refusal());
 	return CLI_OK;
 }
 

@@ -3,9 +3,11 @@
 # and of restored snapshots (warm and shells) serving every request with
 # the right checksum, a burst larger than the pool (misses counted, none
 # lost), waiting for refills, failing guests replaced, a following target,
-# and bench pool's document for Poisson, MMPP and trace arrivals.
+# bench pool's document for Poisson, MMPP and trace arrivals, and pools of
+# a Linux guest's snapshot (the ring-0 test kernel, TK_ELF).
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
+TK_ELF=$2
 scratch
 
 expect 2 'run or serve' pool
@@ -16,6 +18,10 @@ expect 2 '--size 9 is above --max 4' pool run --size 9 --max 4
 expect 2 'needs --snapshot' pool run --hold shell
 expect 2 '--abort-every needs the probe guest' pool run --snapshot /nonexistent --abort-every 2
 expect 2 'no such|No such|not found|cannot' pool run --snapshot "$tmp/none"
+# A snapshot that is none is said so before KVM is opened, on any host.
+mkdir "$tmp/notsnap"
+expect 2 'is not a snapshot coldstart can restore' pool run --snapshot "$tmp/notsnap" --kvm /nonexistent/kvm
+expect 2 'is not a snapshot coldstart can restore' bench pool --snapshot "$tmp/notsnap" --kvm /nonexistent/kvm
 expect 2 "'lifo' is not" pool run --policy lifo
 expect 0 'Usage: coldstart pool run' pool --help
 expect 77 '/nonexistent/kvm' pool run --kvm /nonexistent/kvm
@@ -98,6 +104,20 @@ json_check 'd["config"]["policy"] == "follow" and d["pool"]["failed"] == 0' "$ou
 printf 'timestamp\n0\n0.02\n0.04\n0.3\n0.31\n' >"$tmp/t.csv"
 expect 0 '' bench pool --arrivals "trace:$tmp/t.csv" --duration 0 --size 2 --json
 json_check 'd["config"]["count"] == 5' "$out"
+# A Linux guest's snapshot (taken at boot complete): each request runs it
+# on to its done signal, warm and as shells, with and without a pool hit;
+# bench pool names the guest by the kernel it was booted from, and its
+# baselines restore the same guest.
+expect 0 "" snapshot create "$tmp/lsnap" --kernel "$TK_ELF" --allow-pvm --mem 32M -q
+for h in warm shell; do
+	expect 0 '' pool run -n 6 --size 2 --snapshot "$tmp/lsnap" --hold $h --allow-pvm --json
+	json_check "d['served'] == 6 and d['failed'] == 0 and d['stats']['guest_failures'] == 0 and d['config']['guest'] == 'linux' and d['config']['kernel'].endswith('testkernel.elf') and d['hit_first_run_us_p50'] > 0" "$out"
+done
+expect 0 '' bench pool --snapshot "$tmp/lsnap" --allow-pvm --arrivals poisson:20 --duration 1s --size 2 --baseline 2 --out "$tmp/lpb"
+json_check "d['guest']['name'] == 'linux' and len(d['guest']['kernel']['sha256']) == 64 and d['pool']['failed'] == 0 and (lambda s: len(s['baseline.fresh_restore_to_first_run']['samples_ns']) == 2 and len(s['arrival_to_done.all']['samples_ns']) == d['config']['count'])({x['name']: x for x in d['series']})" "$tmp/lpb/pool.json"
+# A guest that never sends its done signal fails its requests, with why.
+expect 0 "" snapshot create "$tmp/lsilent" --kernel "$TK_ELF" --allow-pvm --mem 32M -q --cmdline "tk.done=none"
+expect 1 'did not complete|done signal' pool run -n 1 --size 1 --snapshot "$tmp/lsilent" --allow-pvm --timeout 2s
 printf 'timestamp\n0\nsoon\n' >"$tmp/bad.csv"
 expect 2 'bad.csv.*line 3' bench pool --arrivals "trace:$tmp/bad.csv" --duration 0
 expect 2 'poisson' bench pool --arrivals poisson:-3

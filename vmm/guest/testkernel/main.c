@@ -6,6 +6,7 @@
  * loader and devices run on every host. Command line options:
  * tk.signal=port|mmio|both|none (boot-complete variant, default port;
  * none: a guest that never completes its boot),
+ * tk.done=none (no guest-done signal after the workload),
  * tk.exit=reset|hang|shutdown|panic|poweroff (default reset through the
  * i8042; panic prints Linux's panic line first, then resets as panic=-1
  * does; poweroff writes ACPI S5 to PM1a control). */
@@ -312,6 +313,7 @@ void tk_main(const struct boot_params *bp)
 	check_rtc();
 	signal_boot(cmdline);
 	puts_com1("workload done\n");
-	outb(BOOT_PORT, 124);
+	if (!has(cmdline, "tk.done=none"))
+		outb(BOOT_PORT, 124);
 	finish(cmdline);
 }
