@@ -95,8 +95,17 @@ static int check_config(const struct pool_config *c)
 		return 0;
 	}
 	if (c->hold == POOL_HOLD_SHELL)
-		return err__set(EINVAL, "pool: shells hold snapshots only (the "
-				"probe guest booted fresh is held warm)");
+		return err__set(EINVAL, "pool: shells hold snapshots only (a "
+				"guest booted fresh is held warm)");
+	if (c->source == POOL_FROM_LINUX) {
+		if (!c->linux_boot)
+			return err__set(EINVAL, "pool: a Linux source needs "
+					"its boot plan");
+		if (c->abort_every)
+			return err__set(EINVAL, "pool: injected aborts need "
+					"the probe guest booted fresh");
+		return 0;
+	}
 	return probe__validate(&c->probe, c->mem_size, c->nr_vcpus);
 }
 
@@ -303,6 +312,8 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 		p->linux_guest = p->snap.cfg.guest != SNAP_GUEST_PROBE;
 		p->expected = probe__expected_checksum(&p->snap.params,
 						       p->snap.cfg.nr_vcpus);
+	} else if (cfg->source == POOL_FROM_LINUX) {
+		p->linux_guest = true;
 	} else {
 		p->expected = probe__expected_checksum(&cfg->probe,
 						       cfg->nr_vcpus);

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 struct kvm_host;
+struct linux_boot;
 struct pool;
 
 enum pool_source {
@@ -55,6 +56,9 @@ enum pool_source {
 	 * request runs it on to its done signal, which ends it) */
 	POOL_FROM_SNAPSHOT,
 	POOL_FROM_PROBE,    /* the probe guest booted fresh to READY */
+	/* a Linux guest booted fresh and paused at its boot-complete
+	 * signal; a request runs it on to its done signal, which ends it */
+	POOL_FROM_LINUX,
 };
 
 enum pool_hold { POOL_HOLD_WARM, POOL_HOLD_SHELL };
@@ -69,6 +73,10 @@ struct pool_config {
 	enum pool_source source;
 	const char *snapshot_dir;             /* POOL_FROM_SNAPSHOT */
 	const struct guest_mem_ops *strategy; /* its memory restore strategy */
+	/* POOL_FROM_LINUX: the checked boot plan (its kernel, initrd,
+	 * command line, memory and vCPUs); borrowed, read by every refill
+	 * thread at once (the loader reads the files with pread) */
+	const struct linux_boot *linux_boot;
 	/* POOL_FROM_PROBE: the guest's shape and workload */
 	uint64_t mem_size;
 	unsigned int nr_vcpus;

@@ -26,8 +26,8 @@
 struct held {
 	struct vm *vm;
 	struct probe probe;   /* the probe guest's device; the VM points here */
-	/* a Linux snapshot's machine (its devices), made by the restore:
-	 * it must outlive the VM */
+	/* a Linux guest's machine (its devices), made by the restore or
+	 * the boot: it must outlive the VM */
 	struct linux_machine machine;
 	bool machine_made;
 	struct timeline tl;   /* the VM's timeline */
@@ -45,7 +45,7 @@ struct pool {
 	struct pool_config cfg;
 	struct snapshot snap;
 	bool snap_open;
-	bool linux_guest;  /* the snapshot holds a Linux guest */
+	bool linux_guest;  /* a Linux guest: from the snapshot or booted */
 	uint64_t expected; /* the probe's checksum a correct run reports */
 
 	pthread_mutex_t lock;

@@ -9,30 +9,19 @@
 #include "vm.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- making and running one VM ---- */
 
-/* A Linux guest's machine on the shell being restored, without a kernel
- * (its boot completed before the snapshot): the console is discarded,
- * and the guest's done signal ends its run, as DONE ends the probe's. */
-static int setup_linux(struct vm *vm, void *ctx)
-{
-	struct linux_machine_opts mo = { NULL, BOOTTIMER_CONTINUE };
-	struct held *h = ctx;
-	int ret = linux_machine__create(&h->machine, vm, &mo);
-
-	h->machine_made = ret == 0;
-	if (ret == 0) /* before any vCPU runs */
-		h->machine.timer.at_done = BOOTTIMER_STOP;
-	return ret;
-}
-
 /* Restores the snapshot into the held shell, in h's timeline. */
 static int fill_from(struct snapshot *snap,
 		     const struct guest_mem_ops *strategy, struct held *h)
 {
+	/* a Linux guest's console is discarded, and its done signal ends
+	 * its run, as DONE ends the probe's */
+	struct linux_restore lr = { &h->machine, NULL, BOOTTIMER_STOP, false };
 	int ret;
 
 	if (snap->cfg.guest == SNAP_GUEST_PROBE)
@@ -40,7 +29,10 @@ static int fill_from(struct snapshot *snap,
 					     &h->probe);
 	else
 		ret = snapshot__restore_guest_into(h->vm, snap, strategy,
-						   &h->tl, setup_linux, h);
+						   &h->tl,
+						   linux_machine__restore_setup,
+						   &lr);
+	h->machine_made = lr.made;
 	h->filled = ret == 0;
 	return ret;
 }
@@ -110,6 +102,40 @@ static int boot(struct pool *p, struct held *h, int64_t seq)
 	return ret;
 }
 
+/* A Linux guest booted fresh and paused at its boot-complete signal. */
+static int boot_linux(struct pool *p, struct held *h)
+{
+	const struct linux_boot *b = p->cfg.linux_boot;
+	struct vm_config vc = linux__vm_config(b->mem_size, b->nr_vcpus);
+	struct linux_machine_opts mo = { NULL, BOOTTIMER_PAUSE };
+	int ret = vm__create(p->cfg.kvm, &vc, &h->tl, &h->vm);
+
+	if (ret < 0)
+		return ret;
+	ret = linux_machine__create(&h->machine, h->vm, &mo);
+	h->machine_made = ret == 0;
+	if (ret == 0)
+		ret = linux__load(h->vm, b);
+	if (ret == 0)
+		ret = vm__start(h->vm);
+	if (ret == 0)
+		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
+	/* the guest pauses itself there; say what did not happen */
+	if (ret == -ETIMEDOUT)
+		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
+			       "complete within %.3f s; its vCPUs made %" PRIu64
+			       " exits and it wrote %" PRIu64 " bytes to its "
+			       "console", (double)p->cfg.timeout_ns / 1e9,
+			       vm__exits(h->vm), h->machine.com1.bytes_out);
+	else if (ret == -ECANCELED)
+		ret = err__set(EIO, "the guest ended before it signalled boot "
+			       "complete: %s", h->vm->reason);
+	if (ret < 0)
+		vm__end(h->vm, VM_STOPPED, "failed to boot");
+	h->filled = ret == 0;
+	return ret;
+}
+
 /* A VM as the pool holds it; NULL with an error set on failure. seq
  * numbers the refill threads' VMs (for abort_every); -1 for a VM a
  * request makes for itself, which is never made to fail. */
@@ -124,6 +150,8 @@ struct held *pool__make(struct pool *p, int64_t seq)
 	}
 	if (p->cfg.source == POOL_FROM_PROBE) {
 		ret = boot(p, h, seq);
+	} else if (p->cfg.source == POOL_FROM_LINUX) {
+		ret = boot_linux(p, h);
 	} else {
 		/* shells too hold their vCPU threads, parked before they
 		 * ever enter KVM_RUN: a request restores and wakes them */
@@ -176,9 +204,13 @@ int pool__run(struct pool *p, struct held *h, struct pool_request *req)
 {
 	int ret = 0;
 
-	if (p->cfg.source == POOL_FROM_PROBE) {
-		/* parked at READY: the request's times start afresh */
+	if (p->cfg.source != POOL_FROM_SNAPSHOT) {
+		/* parked at READY or boot complete: the request's times
+		 * start afresh; a Linux guest's done signal ends it (no
+		 * vCPU runs to read this before the resume) */
 		memset(&h->tl, 0, sizeof(h->tl));
+		if (p->cfg.source == POOL_FROM_LINUX)
+			h->machine.timer.at_done = BOOTTIMER_STOP;
 		vm__resume(h->vm);
 	} else {
 		if (!h->filled)

@@ -336,6 +336,19 @@ static void bench_argv(const struct tp_opts *o, const struct costs *c,
 						cfg, "snapshot")) ?: "");
 		ADD("--mem-restore", "%s", json_string_value(json_object_get(
 						   cfg, "mem_restore")) ?: "mmap");
+	} else if (!strcmp(json_string_value(json_object_get(cfg, "source"))
+			   ?: "", "linux")) {
+		ADD("--kernel", "%s", json_string_value(json_object_get(
+					      cfg, "kernel")) ?: "");
+		if (json_is_string(json_object_get(cfg, "initrd")))
+			ADD("--initrd", "%s", json_string_value(
+					json_object_get(cfg, "initrd")));
+		ADD("--cmdline", "%s", json_string_value(json_object_get(
+					       cfg, "cmdline")) ?: "");
+		ADD("--mem", "%lld", (long long)json_integer_value(
+					     json_object_get(cfg, "mem_bytes")));
+		ADD("--vcpus", "%lld", (long long)json_integer_value(
+					       json_object_get(cfg, "vcpus")));
 	} else if (probe) {
 		ADD("--init", "%lld", (long long)json_integer_value(
 					      json_object_get(probe, "init_bytes")));
@@ -372,7 +385,7 @@ static void take_measured(const json_t *doc, struct vrow *r,
 static int measure(const struct tp_opts *o, const struct costs *c,
 		   const char *exe, struct vrow *r, struct validation *v)
 {
-	char bufs[16][PATH_MAX], *argv[48], st[32];
+	char bufs[20][PATH_MAX], *argv[52], st[32];
 	json_t *doc = NULL;
 	int status, ret;
 

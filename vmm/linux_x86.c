@@ -355,6 +355,18 @@ void linux_machine__destroy(struct linux_machine *m)
 	serial__destroy(&m->com1);
 }
 
+int linux_machine__restore_setup(struct vm *vm, void *ctx)
+{
+	struct linux_restore *r = ctx;
+	struct linux_machine_opts mo = { r->console, BOOTTIMER_CONTINUE };
+	int ret = linux_machine__create(r->m, vm, &mo);
+
+	r->made = ret == 0;
+	if (ret == 0) /* before any vCPU runs */
+		r->m->timer.at_done = r->at_done;
+	return ret;
+}
+
 static int load_kernel(uint8_t *mem, const struct linux_kernel *k)
 {
 	if (k->format == LINUX_BZIMAGE)

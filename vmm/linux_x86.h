@@ -108,6 +108,19 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 /* After vm__destroy: flushes the console, frees device locks. */
 void linux_machine__destroy(struct linux_machine *m);
 
+/* A restore's machine (snapshot__restore_guest's `setup`, ctx a struct
+ * linux_restore): the devices without a kernel, as the guest's boot
+ * completed before its snapshot; the console, and what the guest's done
+ * signal does. `made` says whether the caller must linux_machine__destroy
+ * m after the VM (the restore destroys the VM itself when it fails). */
+struct linux_restore {
+	struct linux_machine *m;
+	FILE *console; /* NULL discards it */
+	enum boottimer_action at_done;
+	bool made;
+};
+int linux_machine__restore_setup(struct vm *vm, void *ctx);
+
 /* Loads the planned boot into `vm` (shape as planned) and sets every
  * vCPU's boot state: vCPU 0 runs the kernel, the others wait for
  * INIT/SIPI. */

@@ -258,6 +258,8 @@ static int run_requests(struct pool *p, const struct pool_cmd *o)
 		       pool__hold_name(o->pc.cfg.hold),
 		       o->pc.cfg.source == POOL_FROM_SNAPSHOT
 			       ? "restored snapshots"
+			       : o->pc.cfg.source == POOL_FROM_LINUX
+			       ? "Linux guests booted to boot complete"
 			       : "probe guests booted to READY",
 		       pool__policy_name(o->pc.cfg.policy), o->pc.cfg.size,
 		       o->pc.cfg.max, o->pc.cfg.workers,
@@ -287,13 +289,73 @@ static int run_requests(struct pool *p, const struct pool_cmd *o)
 	return ret;
 }
 
+/* Jails, opens KVM, fills the pool and serves it (run or serve). */
+static int serve_pool(struct pool_cmd *o)
+{
+	struct kvm_host kvm;
+	struct pool *p = NULL;
+	struct pool_listener l = { .fd = -1 };
+	int ret, code;
+
+	/* jailed, the pool is a child that enters the jail once set up */
+	ret = jail__start(&o->jail, &code);
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "pool: %s", err__last());
+	if (ret == 1) {
+		remove_socket(o->socket);
+		return code;
+	}
+	/* before the socket appears: a SIGINT once it is there drains (the
+	 * jailed child, PID 1 of its namespace, would otherwise end by it) */
+	pool_cli__catch_signals();
+	ret = cli__seccomp_start("pool", o->pc.seccomp, true);
+	if (ret)
+		return ret;
+	ret = kvm__open(&kvm, o->pc.kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
+	o->pc.cfg.kvm = &kvm;
+	/* the socket is on the host's filesystem: bound before the jail */
+	ret = o->serve ? pool_serve__listen(&l, o->socket) : 0;
+	if (ret == 0)
+		ret = pool__start(&o->pc.cfg, &p);
+	if (ret < 0) {
+		if (o->serve && l.fd >= 0) {
+			close(l.fd);
+			unlink(o->socket);
+		}
+		kvm__close(&kvm);
+		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
+				  : cli__exit_for(ret), "pool: %s", err__last());
+	}
+	ret = pool__wait_filled(p, o->fill_timeout_ns);
+	if (ret == 0 && o->serve) {
+		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
+			o->pc.cfg.size, pool__hold_name(o->pc.cfg.hold),
+			o->socket);
+		ret = pool_serve__run_on(p, &l, &pool_cli__stop, stderr);
+	} else if (o->serve) { /* not filled: the socket goes unused */
+		close(l.fd);
+		unlink(o->socket); /* jailed, it cannot: its parent does */
+	} else if (ret == 0) {
+		ret = seccomp__enter_main();
+		if (ret == 0)
+			ret = run_requests(p, o);
+	}
+	if (ret < 0)
+		cli__error(cli__exit_for(ret), "pool: %s", err__last());
+	pool__drain(p);
+	kvm__close(&kvm);
+	cli__seccomp_report();
+	if (ret < 0)
+		return cli__exit_for(ret);
+	return pool_cli__stop && !o->serve ? 130 : CLI_OK;
+}
+
 int cmd_pool(int argc, char **argv)
 {
 	struct pool_cmd o = { 0 };
-	struct kvm_host kvm;
-	struct pool_listener l = { .fd = -1 };
-	struct pool *p;
-	int ret, code;
+	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2) {
@@ -312,61 +374,12 @@ int cmd_pool(int argc, char **argv)
 	ret = parse(argc - 1, argv + 1, &o);
 	if (ret)
 		return cli__parsed(ret, "pool", usage);
-	ret = pool_cli__check_host(&o.pc, o.serve ? "pool serve" : "pool run");
+	ret = pool_cli__prepare_guest(&o.pc, o.serve ? "pool serve"
+						     : "pool run");
 	if (ret != CLI_OK)
 		return ret;
-
-	/* jailed, the pool is a child that enters the jail once set up */
-	ret = jail__start(&o.jail, &code);
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "pool: %s", err__last());
-	if (ret == 1) {
-		remove_socket(o.socket);
-		return code;
-	}
-	/* before the socket appears: a SIGINT once it is there drains (the
-	 * jailed child, PID 1 of its namespace, would otherwise end by it) */
-	pool_cli__catch_signals();
-	ret = cli__seccomp_start("pool", o.pc.seccomp, true);
-	if (ret)
-		return ret;
-	ret = kvm__open(&kvm, o.pc.kvm_path);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
-	o.pc.cfg.kvm = &kvm;
-	/* the socket is on the host's filesystem: bound before the jail */
-	ret = o.serve ? pool_serve__listen(&l, o.socket) : 0;
-	if (ret == 0)
-		ret = pool__start(&o.pc.cfg, &p);
-	if (ret < 0) {
-		if (o.serve && l.fd >= 0) {
-			close(l.fd);
-			unlink(o.socket);
-		}
-		kvm__close(&kvm);
-		return cli__error(ret == -EINVAL || ret == -ENOENT ? CLI_USAGE
-				  : cli__exit_for(ret), "pool: %s", err__last());
-	}
-	ret = pool__wait_filled(p, o.fill_timeout_ns);
-	if (ret == 0 && o.serve) {
-		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
-			o.pc.cfg.size, pool__hold_name(o.pc.cfg.hold),
-			o.socket);
-		ret = pool_serve__run_on(p, &l, &pool_cli__stop, stderr);
-	} else if (o.serve) { /* not filled: the socket goes unused */
-		close(l.fd);
-		unlink(o.socket); /* jailed, it cannot: its parent does */
-	} else if (ret == 0) {
-		ret = seccomp__enter_main();
-		if (ret == 0)
-			ret = run_requests(p, &o);
-	}
-	if (ret < 0)
-		cli__error(cli__exit_for(ret), "pool: %s", err__last());
-	pool__drain(p);
-	kvm__close(&kvm);
-	cli__seccomp_report();
-	if (ret < 0)
-		return cli__exit_for(ret);
-	return pool_cli__stop && !o.serve ? 130 : CLI_OK;
+	ret = serve_pool(&o);
+	pool_cli__release_guest(&o.pc);
+	return ret;
 }
+

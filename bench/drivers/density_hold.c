@@ -113,40 +113,24 @@ static int hold_probe_clone(struct kvm_host *kvm, struct snapshot *snap)
 	return ret;
 }
 
-struct clone_machine {
-	struct linux_machine m;
-	bool created;
-};
-
-/* The Linux guest's machine, without a kernel: its boot completed before
- * the snapshot; its done signal parks the vCPUs. */
-static int setup_linux_clone(struct vm *vm, void *ctx)
-{
-	struct linux_machine_opts mo = { NULL, BOOTTIMER_CONTINUE };
-	struct clone_machine *cm = ctx;
-	int ret = linux_machine__create(&cm->m, vm, &mo);
-
-	cm->created = ret == 0;
-	if (ret == 0) /* before any vCPU runs */
-		cm->m.timer.at_done = BOOTTIMER_PAUSE;
-	return ret;
-}
-
-/* Resumes the restored guest until its done signal or `settle_ns`,
- * whichever comes first, and holds it paused there. */
+/* Resumes the restored guest until its done signal (which parks its
+ * vCPUs) or `settle_ns`, whichever comes first, and holds it paused
+ * there. */
 static int hold_linux_clone(struct kvm_host *kvm, struct snapshot *snap,
 			    uint64_t settle_ns)
 {
-	struct clone_machine cm = { .created = false };
+	struct linux_machine m;
+	struct linux_restore lr = { &m, NULL, BOOTTIMER_PAUSE, false };
 	struct timeline tl = { 0 };
 	struct vm *vm = NULL;
 	int ret = snapshot__restore_guest(kvm, snap,
 					  mem_restore__strategy("mmap"), &tl,
-					  setup_linux_clone, &cm, &vm);
+					  linux_machine__restore_setup, &lr,
+					  &vm);
 
 	if (ret < 0) {
-		if (cm.created) /* the restore destroyed its VM already */
-			linux_machine__destroy(&cm.m);
+		if (lr.made) /* the restore destroyed its VM already */
+			linux_machine__destroy(&m);
 		return ret;
 	}
 	ret = vm__start(vm);
@@ -162,10 +146,10 @@ static int hold_linux_clone(struct kvm_host *kvm, struct snapshot *snap,
 	}
 	/* parked: no vCPU writes the registers now */
 	if (ret == 0)
-		hold(vm, cm.m.timer.regs.done ? "done" : "settle");
+		hold(vm, m.timer.regs.done ? "done" : "settle");
 	vm__end(vm, VM_STOPPED, "released");
 	vm__destroy(vm);
-	linux_machine__destroy(&cm.m);
+	linux_machine__destroy(&m);
 	return ret;
 }
 

@@ -462,16 +462,19 @@ int cmd_bench_pool(int argc, char **argv)
 
 	if (ret)
 		return cli__parsed(ret, "bench pool", usage);
-	ret = pool_cli__check_host(&o.pc, "bench pool");
+	ret = pool_cli__prepare_guest(&o.pc, "bench pool");
 	if (ret != CLI_OK)
 		return ret;
 	/* in-process: the driver's own thread stays unfiltered, the VMs'
 	 * threads (refill, vCPU, uffd) load theirs; results say so */
 	ret = cli__seccomp_start("bench pool", o.pc.seccomp, false);
-	if (ret)
+	if (ret) {
+		pool_cli__release_guest(&o.pc);
 		return ret;
+	}
 	pool_cli__catch_signals();
 	ret = bench(&o);
+	pool_cli__release_guest(&o.pc);
 	if (ret == -EINTR)
 		return cli__error(130, "bench pool: %s", err__last());
 	if (ret < 0)

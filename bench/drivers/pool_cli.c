@@ -163,6 +163,17 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 	case 0x223:
 		o->allow_pvm = true;
 		return 0;
+	case 0x224:
+		o->kernel = arg;
+		return 0;
+	case 0x225:
+		o->initrd = arg;
+		return 0;
+	case 0x226:
+		o->cmdline = arg;
+		return 0;
+	case 0x227:
+		return args__size("--mem", arg, &o->linux_mem);
 	default:
 		return 1;
 	}
@@ -185,6 +196,24 @@ int pool_cli__finish(struct pool_cli *o)
 				cfg->max);
 	if (cfg->size < cfg->min)
 		cfg->size = cfg->min;
+	if (!o->kernel && (o->initrd || o->cmdline || o->linux_mem))
+		return err__set(EINVAL, "--initrd, --cmdline and --mem need "
+				"--kernel, which is missing");
+	if (o->kernel && cfg->source == POOL_FROM_SNAPSHOT)
+		return err__set(EINVAL, "--kernel and --snapshot: the pool "
+				"holds one guest, booted fresh or restored");
+	if (o->kernel) {
+		if (cfg->hold == POOL_HOLD_SHELL)
+			return err__set(EINVAL, "--hold shell needs --snapshot "
+					"(a guest booted fresh is held warm)");
+		if (cfg->abort_every)
+			return err__set(EINVAL, "--abort-every needs the probe "
+					"guest booted fresh (no --kernel)");
+		cfg->source = POOL_FROM_LINUX;
+		if (!o->linux_mem)
+			o->linux_mem = LINUX_DEFAULT_MEM;
+		return 0;
+	}
 	if (cfg->source == POOL_FROM_PROBE) {
 		if (cfg->hold == POOL_HOLD_SHELL)
 			return err__set(EINVAL, "--hold shell needs --snapshot "
@@ -205,14 +234,48 @@ int pool_cli__finish(struct pool_cli *o)
 	return restore__inspect(cfg->snapshot_dir, &o->snap);
 }
 
-int pool_cli__check_host(const struct pool_cli *o, const char *cmd)
+int pool_cli__prepare_guest(struct pool_cli *o, const char *cmd)
 {
-	if (o->cfg.source == POOL_FROM_SNAPSHOT && o->snap.linux_guest &&
-	    !o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM)
-		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
-				  cmd, o->cfg.snapshot_dir,
-				  run_linux__pvm_refusal());
+	struct pool_config *cfg = &o->cfg;
+	int ret;
+
+	if (cfg->source == POOL_FROM_LINUX) {
+		ret = linux__open_kernel(&o->lk, o->kernel);
+		if (ret == 0) {
+			ret = linux__plan(&o->lb, &o->lk, o->cmdline ? o->cmdline
+					  : LINUX_DEFAULT_CMDLINE, o->initrd,
+					  o->linux_mem, cfg->nr_vcpus);
+			if (ret < 0)
+				linux__close_kernel(&o->lk);
+		}
+		if (ret < 0)
+			return cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
+		o->linux_open = true;
+		cfg->linux_boot = &o->lb;
+		cfg->mem_size = o->linux_mem;
+	}
+	if ((cfg->source == POOL_FROM_LINUX ||
+	     (cfg->source == POOL_FROM_SNAPSHOT && o->snap.linux_guest)) &&
+	    !o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM) {
+		pool_cli__release_guest(o);
+		return cfg->source == POOL_FROM_LINUX
+			? cli__error(CLI_SKIP, "%s --kernel: %s", cmd,
+				     run_linux__pvm_refusal())
+			: cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
+				     cmd, cfg->snapshot_dir,
+				     run_linux__pvm_refusal());
+	}
 	return CLI_OK;
+}
+
+void pool_cli__release_guest(struct pool_cli *o)
+{
+	if (!o->linux_open)
+		return;
+	linux__plan_free(&o->lb);
+	linux__close_kernel(&o->lk);
+	o->linux_open = false;
+	o->cfg.linux_boot = NULL;
 }
 
 void pool_cli__usage(FILE *out)
@@ -228,6 +291,13 @@ void pool_cli__usage(FILE *out)
 	      "to READY)\n"
 	      "  --mem-restore NAME   its memory restore strategy (default "
 	      "mmap)\n"
+	      "  --kernel FILE        hold a Linux guest booted fresh and "
+	      "paused at its\n"
+	      "                       boot-complete signal; a request runs it "
+	      "on to its done\n"
+	      "                       signal (with --initrd FILE, --cmdline "
+	      "TEXT, --mem SIZE,\n"
+	      "                       default 256M, and --vcpus)\n"
 	      "  --init SIZE, --ws SIZE, --vcpus N\n"
 	      "                       the fresh probe guest: memory touched "
 	      "before READY\n"
@@ -278,7 +348,7 @@ void pool_cli__usage(FILE *out)
 	      "  --abort-every N      testing: every Nth VM the refill threads "
 	      "make aborts\n"
 	      "                       after READY (the probe guest only)\n"
-	      "  --allow-pvm          restore a Linux snapshot on a PVM host "
+	      "  --allow-pvm          run a Linux guest on a PVM host "
 	      "anyway (only\n"
 	      "                       guests that never run ring-0 code "
 	      "there can work)\n"
@@ -295,7 +365,8 @@ json_t *pool_cli__config_json(const struct pool_cli *o)
 	json_t *j = json_pack(
 		"{s:s, s:s?, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, "
 		"s:f}",
-		"source", c->source == POOL_FROM_SNAPSHOT ? "snapshot" : "probe",
+		"source", c->source == POOL_FROM_SNAPSHOT ? "snapshot"
+			  : c->source == POOL_FROM_LINUX ? "linux" : "probe",
 		"snapshot", c->source == POOL_FROM_SNAPSHOT ? c->snapshot_dir
 							    : NULL,
 		"mem_restore", c->source == POOL_FROM_SNAPSHOT
@@ -327,6 +398,17 @@ json_t *pool_cli__config_json(const struct pool_cli *o)
 					  : json_null(),
 		    "cmdline", o->snap.guest.cmdline, "allow_pvm",
 		    o->allow_pvm)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	if (j && c->source == POOL_FROM_LINUX &&
+	    json_object_update_new(j, json_pack(
+		    "{s:s, s:s, s:o, s:s, s:I, s:I, s:b}", "guest", "linux",
+		    "kernel", o->kernel, "initrd",
+		    o->initrd ? json_string(o->initrd) : json_null(),
+		    "cmdline", o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE,
+		    "mem_bytes", (json_int_t)o->linux_mem, "vcpus",
+		    (json_int_t)c->nr_vcpus, "allow_pvm", o->allow_pvm)) < 0) {
 		json_decref(j);
 		return NULL;
 	}

@@ -4,6 +4,7 @@
 #ifndef COLDSTART_POOL_CLI_H
 #define COLDSTART_POOL_CLI_H
 
+#include "linux_x86.h"
 #include "pool.h"
 #include "restore.h"
 #include "seccomp.h"
@@ -18,8 +19,14 @@ struct pool_cli {
 	const char *kvm_path;
 	bool max_set;
 	enum seccomp_mode seccomp; /* default kill */
-	bool allow_pvm;            /* a Linux snapshot on a PVM host */
+	bool allow_pvm;            /* a Linux guest on a PVM host */
 	struct restore_snap snap;  /* --snapshot: what it holds */
+	/* --kernel: the guest booted fresh, and its plan once prepared */
+	const char *kernel, *initrd, *cmdline;
+	uint64_t linux_mem;
+	struct linux_kernel lk;
+	struct linux_boot lb;
+	bool linux_open;
 };
 
 /* getopt_long entries of the pool options (values 0x200 and up); end a
@@ -46,7 +53,11 @@ struct pool_cli {
 	{ "burst-halflife", required_argument, NULL, 0x221 },              \
 	{ "burst-z", required_argument, NULL, 0x222 },                     \
 	{ "seccomp", required_argument, NULL, 0x211 },                     \
-	{ "allow-pvm", no_argument, NULL, 0x223 }
+	{ "allow-pvm", no_argument, NULL, 0x223 },                        \
+	{ "kernel", required_argument, NULL, 0x224 },                      \
+	{ "initrd", required_argument, NULL, 0x225 },                      \
+	{ "cmdline", required_argument, NULL, 0x226 },                     \
+	{ "mem", required_argument, NULL, 0x227 }
 
 /* The defaults: the probe guest (2 MiB init, 1 MiB working set, 1 vCPU)
  * held warm, 4 VMs (at most 64), one refill thread, fixed size, a miss
@@ -62,10 +73,15 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg);
  * with a message when they disagree or DIR is no snapshot. */
 int pool_cli__finish(struct pool_cli *o);
 
-/* Whether this host can run the pool's guest, before /dev/kvm is opened,
- * as enum cli_exit: a Linux snapshot on a PVM host is 77 (the message
- * prefixed by `cmd`) unless --allow-pvm. */
-int pool_cli__check_host(const struct pool_cli *o, const char *cmd);
+/* Before /dev/kvm is opened (and before a jail: the files stay open),
+ * as enum cli_exit with the message prefixed by `cmd`: --kernel's
+ * kernel and initrd are opened and planned into cfg.linux_boot (1 when
+ * they cannot be); a Linux guest on a PVM host is 77 unless
+ * --allow-pvm. */
+int pool_cli__prepare_guest(struct pool_cli *o, const char *cmd);
+
+/* Closes what pool_cli__prepare_guest opened (after the pool drained). */
+void pool_cli__release_guest(struct pool_cli *o);
 
 /* Set by SIGINT or SIGTERM once pool_cli__catch_signals ran: the pool
  * commands stop serving, drain and exit. */

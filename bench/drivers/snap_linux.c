@@ -258,24 +258,6 @@ struct restored {
 	uint64_t console_bytes;
 };
 
-struct machine_setup {
-	struct linux_machine *m;
-	FILE *console;
-	bool created;
-};
-
-/* The machine a Linux guest had, without loading a kernel: the boot
- * timer lets the guest run on (its boot already completed). */
-static int setup_machine(struct vm *vm, void *ctx)
-{
-	struct machine_setup *ms = ctx;
-	struct linux_machine_opts mo = { ms->console, BOOTTIMER_CONTINUE };
-	int ret = linux_machine__create(ms->m, vm, &mo);
-
-	ms->created = ret == 0;
-	return ret;
-}
-
 /* Restores and runs the guest to its exit; with `s` (not NULL), also
  * measures it as restore__once does (restore.h). */
 static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
@@ -283,7 +265,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		       struct restore_sample *s)
 {
 	struct linux_machine m;
-	struct machine_setup ms = { &m, console, false };
+	/* the guest runs on past its done signal, to its exit */
+	struct linux_restore lr = { &m, console, BOOTTIMER_CONTINUE, false };
 	struct snapshot snap;
 	struct vm *vm = NULL;
 	int ret;
@@ -296,9 +279,9 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		return ret;
 	timeline__mark(&r->tl, TL_STATE_LOADED);
 	ret = snapshot__restore_guest(kvm, &snap, o->strategy, &r->tl,
-				      setup_machine, &ms, &vm);
+				      linux_machine__restore_setup, &lr, &vm);
 	if (ret < 0) {
-		if (ms.created) /* the restore destroyed its VM already */
+		if (lr.made) /* the restore destroyed its VM already */
 			linux_machine__destroy(&m);
 		snapshot__close(&snap);
 		return ret;

@@ -52,7 +52,10 @@ static const struct suite_params {
 	{ "density", "-n 8 -w 1", "-n 2 -w 0", "", "-n 4 -w 0", "-n 2 -w 0" },
 	{ "peers", "-n 10 -w 2", "-n 2 -w 1", NULL, NULL, NULL },
 	{ "pool", "--arrivals poisson:50 --duration 10s --size 4",
-	  "--arrivals poisson:20 --duration 1s --size 2", NULL, NULL, NULL },
+	  "--arrivals poisson:20 --duration 1s --size 2",
+	  "--arrivals poisson:5 --duration 30s --size 4",
+	  "--arrivals poisson:2 --duration 10s --size 2 --baseline 5",
+	  "--arrivals poisson:2 --duration 2s --size 1 --baseline 2" },
 };
 
 /* Drivers that are not part of the suite: the floor runs inside
@@ -64,8 +67,8 @@ static const char *const excluded[] = { "suite", "floor", "probes", "soak",
 #define HARNESS_BLOCKS 200
 #define HARNESS_PER_BLOCK 1000
 
-/* The user's own guest (--kernel): what boot, restore, rate and density
- * measure instead of the probe guest. */
+/* The user's own guest (--kernel): what boot, restore, rate, density
+ * and pool measure instead of the probe guest. */
 struct suite_guest {
 	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
 	bool allow_pvm;
@@ -116,11 +119,11 @@ static void usage(FILE *out)
 	      "Your own guest instead of the built-in probe guest:\n"
 	      "  --kernel FILE     a Linux bzImage or vmlinux: boot, rate and "
 	      "density boot it,\n"
-	      "                    restore restores a snapshot of it taken at "
-	      "boot complete;\n"
-	      "                    lifecycle, peers and pool measure only the "
-	      "probe guest and\n"
-	      "                    are not run\n"
+	      "                    restore and pool restore a snapshot of it "
+	      "taken at boot\n"
+	      "                    complete; lifecycle and peers measure only "
+	      "the probe guest\n"
+	      "                    and are not run\n"
 	      "  --initrd FILE     its initramfs\n"
 	      "  --cmdline TEXT    its command line (default: coldstart run's)\n"
 	      "  --mem SIZE        its memory (default 256M)\n"
@@ -340,8 +343,15 @@ static void add_arg(char **argv, int *argc, char *text, size_t len,
 		text[len - 1] = 0;
 }
 
+/* Whether `driver` measures the user's guest from a snapshot of it. */
+static bool takes_snapshot(const char *driver)
+{
+	return !strcmp(driver, "restore") || !strcmp(driver, "pool");
+}
+
 /* The options that name the user's guest to `driver`: a Linux guest's
- * files for boot, rate and density, the snapshot of it for restore. */
+ * files for boot, rate and density, the snapshot of it for restore and
+ * pool. */
 static void add_guest_args(const struct suite_guest *g, const char *driver,
 			   char **argv, int *argc, char *text, size_t len)
 {
@@ -351,7 +361,7 @@ static void add_guest_args(const struct suite_guest *g, const char *driver,
 		{ "--vcpus", g->vcpus },
 	};
 
-	if (!strcmp(driver, "restore")) {
+	if (takes_snapshot(driver)) {
 		add_arg(argv, argc, text, len, "--snapshot");
 		add_arg(argv, argc, text, len, g->snap);
 	} else {
@@ -420,7 +430,7 @@ static int run_driver(const struct command *d, const struct suite_opts *o,
 	return r->exit;
 }
 
-/* The snapshot `bench restore --snapshot` restores: the user's guest
+/* The snapshot `bench restore` and `bench pool` restore: the user's guest
  * paused at boot complete (`coldstart snapshot create --kernel`), in a
  * new directory under $TMPDIR or /var/tmp. Its exit code. */
 static int make_guest_snapshot(struct suite_guest *g)
@@ -586,7 +596,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 			continue;
 		}
 		runs[n] = (struct run){ .name = d[i].name };
-		if (o->guest.kernel && !strcmp(d[i].name, "restore") &&
+		if (o->guest.kernel && takes_snapshot(d[i].name) &&
 		    (runs[n].exit = make_guest_snapshot(&o->guest)) != CLI_OK)
 			snprintf(runs[n].args, sizeof(runs[n].args),
 				 "not run: snapshot create of the guest "

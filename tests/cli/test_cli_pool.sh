@@ -115,6 +115,18 @@ for h in warm shell; do
 done
 expect 0 '' bench pool --snapshot "$tmp/lsnap" --allow-pvm --arrivals poisson:20 --duration 1s --size 2 --baseline 2 --out "$tmp/lpb"
 json_check "d['guest']['name'] == 'linux' and len(d['guest']['kernel']['sha256']) == 64 and d['pool']['failed'] == 0 and (lambda s: len(s['baseline.fresh_restore_to_first_run']['samples_ns']) == 2 and len(s['arrival_to_done.all']['samples_ns']) == d['config']['count'])({x['name']: x for x in d['series']})" "$tmp/lpb/pool.json"
+# The same guest booted fresh and held paused at boot complete: each
+# request runs it on to its done signal. Kernel errors come before KVM.
+expect 0 '' pool run -n 6 --size 2 --kernel "$TK_ELF" --mem 32M --allow-pvm --json
+json_check "d['served'] == 6 and d['failed'] == 0 and d['stats']['guest_failures'] == 0 and d['config']['source'] == 'linux' and d['config']['mem_bytes'] == 32 << 20 and d['hit_first_run_us_p50'] > 0" "$out"
+expect 0 '' bench pool --kernel "$TK_ELF" --mem 32M --allow-pvm --arrivals poisson:20 --duration 1s --size 2 --json
+json_check "d['guest']['name'] == 'linux' and d['pool']['failed'] == 0 and d['pool']['stats']['made'] >= 2" "$out"
+expect 1 "pool run: kernel $tmp/none: No such file" pool run --kernel "$tmp/none" --kvm /nonexistent/kvm
+expect 2 'need --kernel' pool run --cmdline x
+expect 2 'one guest' pool run --kernel "$TK_ELF" --snapshot "$tmp/lsnap"
+expect 2 'held warm' pool run --kernel "$TK_ELF" --hold shell
+# A fresh guest that never completes its boot fails to be made, with why.
+expect 1 'did not signal boot complete' pool run -n 1 --size 1 --kernel "$TK_ELF" --mem 32M --allow-pvm --cmdline "tk.signal=none tk.exit=hang" --timeout 1s --fill-timeout 5s
 # A guest that never sends its done signal fails its requests, with why.
 expect 0 "" snapshot create "$tmp/lsilent" --kernel "$TK_ELF" --allow-pvm --mem 32M -q --cmdline "tk.done=none"
 expect 1 'did not complete|done signal' pool run -n 1 --size 1 --snapshot "$tmp/lsilent" --allow-pvm --timeout 2s

@@ -92,8 +92,8 @@ grep -q "^## Summary" "$dir/s/report.md" && grep -q "^- lifecycle: in-process " 
 	grep -q "^- restore (medians from restore start):" "$dir/s/report.md" &&
 	ok || fail "report.md lacks the summary"
 # The suite over the user's own guest (the ring-0 test kernel): boot,
-# rate and density boot it, restore restores a snapshot of it that the
-# suite made and removed; the probe-only drivers are not run.
+# rate and density boot it, restore and pool restore a snapshot of it
+# that the suite made and removed; the probe-only drivers are not run.
 export TMPDIR=$dir/tmp
 mkdir "$TMPDIR"
 sum=$(sha256sum "$TK_ELF" | cut -d' ' -f1)
@@ -103,10 +103,11 @@ EXPECT_TIMEOUT=300 expect 0 "suite: results and report" bench suite --smoke \
 grep -q "bench lifecycle: not run (it measures only the built-in probe guest)" "$err" &&
 	ok || fail "the suite does not say lifecycle was not run"
 K=$dir/k/suite.json
-json_check "[x['name'] for x in d['drivers']] == ['boot', 'density', 'restore', 'rate'] and all(x['status'] == 'ok' for x in d['drivers'])" "$K"
+json_check "[x['name'] for x in d['drivers']] == ['boot', 'density', 'restore', 'rate', 'pool'] and all(x['status'] == 'ok' for x in d['drivers'])" "$K"
+json_check "'--snapshot' in [x for x in d['drivers'] if x['name'] == 'pool'][0]['args'] and '--kernel' not in [x for x in d['drivers'] if x['name'] == 'pool'][0]['args']" "$K"
 json_check "d['guest']['name'] == 'linux' and d['guest']['kernel']['sha256'] == '$sum' and d['config']['cmdline'] == 'tk.signal=port tk.exit=reset'" "$K"
 json_check "\"--kernel $TK_ELF\" in [x for x in d['drivers'] if x['name'] == 'rate'][0]['args'] and \"--cmdline 'tk.signal=port tk.exit=reset'\" in [x for x in d['drivers'] if x['name'] == 'boot'][0]['args']" "$K"
-for b in boot density restore rate; do
+for b in boot density restore rate pool; do
 	json_check "d['guest']['name'] == 'linux' and d['guest']['kernel']['sha256'] == '$sum'" "$dir/k/$b.json"
 done
 json_check "d['config']['guest'] == 'linux' and all('snapshot-linux' in s['name'] for s in d['series'])" "$dir/k/restore.json"

@@ -2,9 +2,12 @@
 # `coldstart tune pool --validate` on this host (KVM): a real results
 # directory from `bench pool`, then the same arrivals replayed through a
 # real fixed pool at three given sizes beside their simulation; a bad
-# size list is refused, and a host without KVM is told so (exit 77).
+# size list is refused, and a host without KVM is told so (exit 77); a
+# pool of a Linux guest (the ring-0 test kernel, TK_ELF) is replayed with
+# the same guest.
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
+TK_ELF=$2
 scratch
 
 expect 2 "validate-sizes: 'x'" tune pool --host "$tmp" --arrivals \
@@ -34,6 +37,22 @@ if grep -q '^## Validation' "$tmp/tune/tune-pool.md" &&
 else
 	fail "tune-pool.md lacks the validation table"
 fi
+# A pool of a Linux guest booted fresh: --validate boots the same kernel
+# (gone, the replay says so).
+cp "$TK_ELF" "$tmp/tk.elf"
+expect 0 '' bench pool --kernel "$tmp/tk.elf" --mem 32M --allow-pvm \
+	--arrivals poisson:5 --duration 2s --size 1 --out "$tmp/lhost"
+json_check 'd["config"]["source"] == "linux" and d["guest"]["name"] == "linux"' "$tmp/lhost/pool.json"
+timeout 200 "$COLDSTART" tune pool --host "$tmp/lhost" --arrivals poisson:5 \
+	--duration 2s --slo hits=50% --validate --validate-sizes 1 --json \
+	>"$out" 2>"$err"
+json_check 'd["validation"]["rows"][0]["measured"] is not None and d["validation"]["rows"][0]["measured"]["p99_s"] > 0' "$out"
+rm "$tmp/tk.elf"
+timeout 200 "$COLDSTART" tune pool --host "$tmp/lhost" --arrivals poisson:5 \
+	--duration 2s --slo hits=50% --validate --validate-sizes 1 --json \
+	>"$out" 2>"$err"
+grep -q 'tk.elf: No such file' "$err" && ok ||
+	fail "--validate did not boot the pool's own kernel: $(tail -n 3 "$err")"
 # A KVM device that is not there: exit 77, saying why, before the sweep.
 expect 77 'validate runs VMs.*/nonexistent/kvm' tune pool --host \
 	"$tmp/host" --arrivals poisson:40 --duration 3s --slo hits=90% \
