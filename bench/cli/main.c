@@ -39,7 +39,7 @@ static const struct command commands[] = {
 static void print_drivers(FILE *out)
 {
 	size_t n;
-	const struct command *d = bench__drivers(&n);
+	const struct bench_driver *d = bench__drivers(&n);
 
 	fputs("benchmark drivers:", out);
 	for (size_t i = 0; i < n; i++)
@@ -93,7 +93,6 @@ static void list(const struct command *table, size_t n)
  * line; nothing for a command without any. */
 static int list_commands(int argc, char **argv)
 {
-	const struct command *table = NULL;
 	size_t n = 0;
 
 	if (argc < 3) {
@@ -105,11 +104,16 @@ static int list_commands(int argc, char **argv)
 				  "argument '%s'", argv[3]);
 	if (!find(argv[2]))
 		return cli__error(CLI_USAGE, "no command '%s'", argv[2]);
-	if (!strcmp(argv[2], "bench"))
-		table = bench__drivers(&n);
-	else if (!strcmp(argv[2], "tune"))
-		table = tune__tuners(&n);
-	list(table, n);
+	if (!strcmp(argv[2], "bench")) {
+		const struct bench_driver *d = bench__drivers(&n);
+
+		for (size_t i = 0; i < n; i++)
+			puts(d[i].name);
+	} else if (!strcmp(argv[2], "tune")) {
+		const struct command *t = tune__tuners(&n);
+
+		list(t, n);
+	}
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
 		if (!strcmp(actions[i][0], argv[2]))
 			fputs(actions[i][1], stdout);

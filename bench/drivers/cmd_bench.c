@@ -22,35 +22,64 @@
 static int cmd_bench_floor(int argc, char **argv);
 static int cmd_bench_suite_where(int argc, char **argv);
 
-static const struct command drivers[] = {
+/* Each driver with the arguments the suite gives it (suite.h says which
+ * is which): quick keeps the suite to a few minutes on a 2-core PVM host;
+ * smoke only proves every driver runs end to end. A Linux guest boots in
+ * tenths of a second natively but seconds in the emulated host, so its
+ * quick runs are shorter. Not in the suite: the floor runs inside
+ * lifecycle, probes needs BPF and measures the probes, not VMs, soak runs
+ * for many minutes and is run on its own. */
+static const struct bench_driver drivers[] = {
 	{ "suite", "every driver in turn (--quick, --smoke), then the report",
-	  cmd_bench_suite_where },
+	  cmd_bench_suite_where, { .quick = NULL } },
 	{ "lifecycle", "create -> READY -> destroy, in-process and "
-		       "process-per-VM, against the floor", cmd_bench_lifecycle },
+		       "process-per-VM, against the floor", cmd_bench_lifecycle,
+	  { .quick = "-n 100 -w 10", .smoke = "-n 3 -w 1 --mode in-process" } },
 	{ "boot", "N fresh VMs: the distribution of every timeline phase",
-	  cmd_bench_boot },
+	  cmd_bench_boot,
+	  { .quick = "-n 50 -w 5", .smoke = "-n 3 -w 1", .linux_full = "",
+	    .linux_quick = "-n 20 -w 2", .linux_smoke = "-n 2 -w 0" } },
 	{ "density", "VMs per GiB: held VMs, fresh and snapshot clones, "
-		     "RSS/PSS/USS", cmd_bench_density },
+		     "RSS/PSS/USS", cmd_bench_density,
+	  { .quick = "-n 8 -w 1", .smoke = "-n 2 -w 0", .linux_full = "",
+	    .linux_quick = "-n 4 -w 0", .linux_smoke = "-n 2 -w 0" } },
 	{ "floor", "the bare-ioctl cycle alone (the process-per-VM floor)",
-	  cmd_bench_floor },
+	  cmd_bench_floor, { .quick = NULL } },
 	{ "restore", "snapshot restore strategies x memory x working set "
 		     "(or --snapshot DIR), cold and warm cache",
-	  cmd_bench_restore },
+	  cmd_bench_restore,
+	  { .quick = "-n 5 -w 1",
+	    .smoke = "-n 2 -w 0 --mem 8M --ws 4M --strategy mmap,prefetch "
+		     "--no-baseline",
+	    .linux_full = "", .linux_quick = "-n 5 -w 1",
+	    .linux_smoke = "-n 2 -w 0 --strategy mmap,uffd --cache warm" } },
 	{ "peers", "the trivial-guest lifecycle under QEMU microvm beside "
-		   "ours, as ratios", cmd_bench_peers },
+		   "ours, as ratios", cmd_bench_peers,
+	  { .quick = "-n 10 -w 2", .smoke = "-n 2 -w 1" } },
 	{ "rate", "VM creation rate: sequential, concurrent workers and "
-		  "bursts", cmd_bench_rate },
+		  "bursts", cmd_bench_rate,
+	  { .quick = "-n 20 -w 2 --rounds 3",
+	    .smoke = "-n 2 -w 1 --rounds 1 --workers 1", .linux_full = "",
+	    .linux_quick = "-n 4 -w 1 --rounds 2",
+	    .linux_smoke = "-n 1 -w 0 --rounds 1 --workers 1 --burst 2" } },
 	{ "pool", "arrivals replayed open loop against a warm pool: hits, "
-		  "latency, idle VMs", cmd_bench_pool },
+		  "latency, idle VMs", cmd_bench_pool,
+	  { .quick = "--arrivals poisson:50 --duration 10s --size 4",
+	    .smoke = "--arrivals poisson:20 --duration 1s --size 2",
+	    .linux_full = "--arrivals poisson:5 --duration 30s --size 4",
+	    .linux_quick = "--arrivals poisson:2 --duration 10s --size 2 "
+			   "--baseline 5",
+	    .linux_smoke = "--arrivals poisson:2 --duration 2s --size 1 "
+			   "--baseline 2" } },
 	{ "probes", "the eBPF probes' overhead: runs without and with "
-		    "--probes", cmd_bench_probes },
+		    "--probes", cmd_bench_probes, { .quick = NULL } },
 	{ "soak", "10,000 cycles in one process: descriptor, RSS and slab "
-		  "growth (not in suite)", cmd_bench_soak },
+		  "growth (not in suite)", cmd_bench_soak, { .quick = NULL } },
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
 
-const struct command *bench__drivers(size_t *n)
+const struct bench_driver *bench__drivers(size_t *n)
 {
 	*n = NR_DRIVERS;
 	return drivers;

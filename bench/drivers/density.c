@@ -19,6 +19,7 @@
 #include "output.h"
 #include "report.h"
 #include "result.h"
+#include "restore.h"
 #include "result_new.h"
 #include "snapshot.h"
 
@@ -53,7 +54,8 @@ struct density {
 	struct density_opts o;
 	struct vmm vms[MAX_VMS];
 	size_t nr;
-	char tmp_dir[64], snap_dir[96]; /* snap_dir is tmp_dir/snap */
+	/* the clones' snapshot: snap_dir is tmp_dir/snap */
+	char tmp_dir[PATH_MAX], snap_dir[PATH_MAX];
 	char exe[4096];
 };
 
@@ -444,11 +446,12 @@ static int make_snapshot(struct density *d)
 	char buf[32];
 	int status, n = 0, ret;
 
-	snprintf(d->tmp_dir, sizeof(d->tmp_dir),
-		 "/tmp/coldstart-density-XXXXXX");
-	if (!mkdtemp(d->tmp_dir))
-		return err__sys(errno, "creating a snapshot directory");
-	snprintf(d->snap_dir, sizeof(d->snap_dir), "%s/snap", d->tmp_dir);
+	/* under /tmp even with $TMPDIR set, unlike restore's and the suite's */
+	ret = restore__scratch_dir(d->tmp_dir, "/tmp", "density");
+	if (ret == 0)
+		ret = snapshot__join(d->snap_dir, d->tmp_dir, "snap");
+	if (ret < 0)
+		return ret;
 	snprintf(init, sizeof(init), "--init=%" PRIu64, d->o.init);
 	snprintf(ws, sizeof(ws), "--ws=%" PRIu64, d->o.ws);
 	argv[n++] = d->exe;
@@ -468,14 +471,6 @@ static int make_snapshot(struct density *d)
 		ret = err__set(EIO, "'coldstart snapshot create' %s",
 			       child__status_text(status, buf, sizeof(buf)));
 	return ret;
-}
-
-static void remove_snapshot(struct density *d)
-{
-	if (!d->tmp_dir[0])
-		return;
-	snapshot__abort_dir(d->snap_dir);
-	rmdir(d->tmp_dir);
 }
 
 static double per_vm(const json_t *point, const char *key, double n)
@@ -542,7 +537,7 @@ static int run(struct density *d, json_t *doc)
 		if (ret == 0)
 			ret = run_mode(d, doc, true);
 	}
-	remove_snapshot(d);
+	restore__remove_scratch(d->tmp_dir, d->snap_dir);
 	return ret;
 }
 

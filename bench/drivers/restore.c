@@ -533,14 +533,27 @@ const char *restore__scratch_parent(const char *given)
 int restore__scratch_dir(char base[PATH_MAX], const char *parent,
 			 const char *who)
 {
+	int ret = 0;
+
 	parent = restore__scratch_parent(parent);
 	if (snprintf(base, PATH_MAX, "%s/coldstart-%s-XXXXXX", parent, who) >=
 	    PATH_MAX)
-		return err__set(ENAMETOOLONG, "a snapshot directory in %s: "
-				"the path is too long", parent);
-	if (!mkdtemp(base))
-		return err__sys(errno, "creating a snapshot directory %s", base);
-	return 0;
+		ret = err__set(ENAMETOOLONG, "a snapshot directory in %s: "
+			       "the path is too long", parent);
+	else if (!mkdtemp(base))
+		ret = err__sys(errno, "creating a snapshot directory %s", base);
+	if (ret < 0)
+		base[0] = 0; /* nothing for restore__remove_scratch */
+	return ret;
+}
+
+void restore__remove_scratch(char base[PATH_MAX], const char *snap)
+{
+	if (!base[0])
+		return;
+	snapshot__abort_dir(snap);
+	rmdir(base);
+	base[0] = 0;
 }
 
 /* A fresh directory for the snapshots (check_opts refused cold caches

@@ -99,9 +99,14 @@ const char *restore__scratch_parent(const char *given);
 /* A new directory PARENT/coldstart-WHO-XXXXXX (mkdtemp) there, for
  * snapshots a command makes for itself and removes afterwards;
  * PARENT as restore__scratch_parent(parent). 0, or -errno with a
- * message. */
+ * message and base empty. */
 int restore__scratch_dir(char base[PATH_MAX], const char *parent,
 			 const char *who);
+
+/* Removes the snapshot directory `snap` made in `base` (by
+ * restore__scratch_dir) and then base, and empties base; nothing when
+ * base is empty, so it is safe after a failure and twice. */
+void restore__remove_scratch(char base[PATH_MAX], const char *snap);
 
 /* ---- a user's snapshot (bench restore --snapshot, tune restore) ---- */
 

@@ -61,10 +61,12 @@ const char *run_linux__cmdline(const struct run_cli *o)
 
 const char *run_linux__pvm_refusal(void)
 {
-	return "this host's /dev/kvm is PVM: guest ring-0 code is "
-	       "interpreted, so a Linux guest cannot run here (use a host "
-	       "with VMX or SVM, or the emulated SVM host of tests/e2e; "
-	       "--allow-pvm tries anyway)";
+	return "this host's /dev/kvm is PVM, which cannot boot an ordinary "
+	       "Linux guest: under PVM guest ring-0 code is not run by the "
+	       "hardware but interpreted, so a kernel crawls, then fails "
+	       "emulation: it cannot boot here. Use a host with VMX or SVM, "
+	       "or the emulated SVM host ('coldstart emulate'); --allow-pvm "
+	       "tries anyway";
 }
 
 int run_linux__check_guest(const char *cmd, const char *kernel,
@@ -209,13 +211,6 @@ static int boot(struct kvm_host *kvm, const struct run_cli *o,
 	linux_machine__destroy(&m);
 	return ret;
 }
-
-static const char *pvm_refusal =
-	"this host's /dev/kvm is PVM (kvm_pvm): guest ring-0 code is not run "
-	"by hardware but interpreted instruction by instruction, so an "
-	"ordinary Linux kernel cannot boot here (it crawls, then fails "
-	"emulation). Boot it on a host with VMX or SVM, or in the emulated "
-	"SVM host of tests/e2e; --allow-pvm tries anyway";
 
 static void print_boot_signals(const struct linux_result *r)
 {
@@ -378,7 +373,8 @@ int run_linux(const struct run_cli *o)
 			  o->cfg.nr_vcpus);
 	if (ret == 0 && kvm__device_flavour() == KVM_FLAVOUR_PVM &&
 	    !o->allow_pvm)
-		ret = cli__error(CLI_SKIP, "run --kernel: %s", pvm_refusal);
+		ret = cli__error(CLI_SKIP, "run --kernel: %s",
+				 run_linux__pvm_refusal());
 	else if (ret < 0)
 		ret = cli__error(CLI_FAIL, "run: %s", err__last());
 	else if (run_linux__open_console(o->console, o->json, o->quiet,

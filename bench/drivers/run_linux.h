@@ -26,8 +26,9 @@ int run_linux(const struct run_cli *o);
 /* --cmdline, or LINUX_DEFAULT_CMDLINE. */
 const char *run_linux__cmdline(const struct run_cli *o);
 
-/* Why a Linux guest cannot run on a PVM host, for a refusal (exit 77)
- * of the drivers and of a Linux snapshot. */
+/* Why a Linux guest cannot run on a PVM host: the one text of every
+ * refusal (exit 77) of one, by run --kernel, the drivers and a Linux
+ * snapshot. */
 const char *run_linux__pvm_refusal(void);
 
 /* What a driver that runs the user's Linux guest checks before its first

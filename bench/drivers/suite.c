@@ -30,40 +30,6 @@ extern char **environ;
 
 enum level { LEVEL_FULL, LEVEL_QUICK, LEVEL_SMOKE };
 
-/* Parameters per driver: quick keeps the suite to a few minutes on a
- * 2-core PVM host; smoke only proves every driver runs end to end. The
- * linux_* columns are for the user's own guest (--kernel): NULL where the
- * driver measures only the built-in probe guest. A Linux guest boots in
- * tenths of a second natively but seconds in the emulated host, so its
- * quick runs are shorter. */
-static const struct suite_params {
-	const char *driver, *quick, *smoke;
-	const char *linux_full, *linux_quick, *linux_smoke;
-} params[] = {
-	{ "lifecycle", "-n 100 -w 10", "-n 3 -w 1 --mode in-process", NULL,
-	  NULL, NULL },
-	{ "boot", "-n 50 -w 5", "-n 3 -w 1", "", "-n 20 -w 2", "-n 2 -w 0" },
-	{ "restore", "-n 5 -w 1",
-	  "-n 2 -w 0 --mem 8M --ws 4M --strategy mmap,prefetch --no-baseline",
-	  "", "-n 5 -w 1", "-n 2 -w 0 --strategy mmap,uffd --cache warm" },
-	{ "rate", "-n 20 -w 2 --rounds 3", "-n 2 -w 1 --rounds 1 --workers 1",
-	  "", "-n 4 -w 1 --rounds 2",
-	  "-n 1 -w 0 --rounds 1 --workers 1 --burst 2" },
-	{ "density", "-n 8 -w 1", "-n 2 -w 0", "", "-n 4 -w 0", "-n 2 -w 0" },
-	{ "peers", "-n 10 -w 2", "-n 2 -w 1", NULL, NULL, NULL },
-	{ "pool", "--arrivals poisson:50 --duration 10s --size 4",
-	  "--arrivals poisson:20 --duration 1s --size 2",
-	  "--arrivals poisson:5 --duration 30s --size 4",
-	  "--arrivals poisson:2 --duration 10s --size 2 --baseline 5",
-	  "--arrivals poisson:2 --duration 2s --size 1 --baseline 2" },
-};
-
-/* Drivers that are not part of the suite: the floor runs inside
- * lifecycle, probes needs BPF and measures the probes, not VMs, soak
- * runs for many minutes and is run on its own. */
-static const char *const excluded[] = { "suite", "floor", "probes", "soak",
-					NULL };
-
 #define HARNESS_BLOCKS 200
 #define HARNESS_PER_BLOCK 1000
 
@@ -138,16 +104,21 @@ static void usage(FILE *out)
 	      out);
 }
 
-static bool takes_guest(const struct suite_params *p)
+static bool takes_guest(const struct suite_args *p)
 {
 	return p->linux_full != NULL;
 }
 
-static const struct suite_params *params_of(const char *driver)
+/* The suite's arguments of `driver` (its descriptor's), or NULL when the
+ * suite does not run it. */
+static const struct suite_args *params_of(const char *driver)
 {
-	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
-		if (!strcmp(params[i].driver, driver))
-			return &params[i];
+	size_t nd;
+	const struct bench_driver *d = bench__drivers(&nd);
+
+	for (size_t i = 0; i < nd; i++)
+		if (!strcmp(d[i].name, driver))
+			return d[i].suite.quick ? &d[i].suite : NULL;
 	return NULL;
 }
 
@@ -183,10 +154,7 @@ static int check_guest(const struct suite_guest *g)
 
 static bool is_excluded(const char *name)
 {
-	for (int i = 0; excluded[i]; i++)
-		if (!strcmp(excluded[i], name))
-			return true;
-	return false;
+	return !params_of(name);
 }
 
 /* Every name in --only must be a suite driver of this build, one that
@@ -194,12 +162,12 @@ static bool is_excluded(const char *name)
 static int check_only(const struct suite_opts *o)
 {
 	size_t nd;
-	const struct command *d = bench__drivers(&nd);
+	const struct bench_driver *d = bench__drivers(&nd);
 	char buf[256], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", o->only);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct suite_params *p = params_of(t);
+		const struct suite_args *p = params_of(t);
 		size_t i;
 
 		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
@@ -315,7 +283,7 @@ static bool in_list(const char *list, const char *name)
 static const char *level_args(const char *driver, enum level level,
 			      bool linux_guest)
 {
-	const struct suite_params *p = params_of(driver);
+	const struct suite_args *p = params_of(driver);
 
 	if (!p)
 		return "";
@@ -392,7 +360,8 @@ static int spawn_wait(char **argv)
 /* Runs one driver as a child process (`coldstart bench NAME ARGS...
  * --out DIR`), so no driver inherits another's memory high-water mark,
  * descriptors or state. Returns its exit code. */
-static int run_driver(const struct command *d, const struct suite_opts *o,
+static int run_driver(const struct bench_driver *d,
+		      const struct suite_opts *o,
 		      struct run *r)
 {
 	const char *exe = cli__self_exe();
@@ -438,11 +407,9 @@ static int make_guest_snapshot(struct suite_guest *g)
 	char *argv[RUN_MAX_ARGS], text[1024] = "";
 	int argc = 0, code;
 
-	if (restore__scratch_dir(g->snap_base, NULL, "suite") < 0) {
-		g->snap_base[0] = 0;
+	if (restore__scratch_dir(g->snap_base, NULL, "suite") < 0)
 		return cli__error(CLI_FAIL, "bench suite: the guest's "
 				  "snapshot: %s", err__last());
-	}
 	if (snapshot__join(g->snap, g->snap_base, "snap") < 0)
 		return cli__error(CLI_FAIL, "bench suite: %s", err__last());
 	argv[argc++] = (char *)cli__self_exe();
@@ -459,15 +426,6 @@ static int make_guest_snapshot(struct suite_guest *g)
 			code == CLI_SKIP ? "this host cannot run the guest"
 					 : "FAILED", code);
 	return code;
-}
-
-static void remove_guest_snapshot(struct suite_guest *g)
-{
-	if (!g->snap_base[0])
-		return;
-	snapshot__abort_dir(g->snap);
-	rmdir(g->snap_base);
-	g->snap_base[0] = 0;
 }
 
 static const char *status_name(int exit)
@@ -564,9 +522,10 @@ void suite__default_dir(char *buf, size_t len)
 
 /* Whether the suite runs driver d: not excluded, in --only, and with a
  * guest of the user's, one that takes it. */
-static bool will_run(const struct suite_opts *o, const struct command *d)
+static bool will_run(const struct suite_opts *o,
+		     const struct bench_driver *d)
 {
-	const struct suite_params *p = params_of(d->name);
+	const struct suite_args *p = params_of(d->name);
 
 	if (is_excluded(d->name) || (o->only && !in_list(o->only, d->name)))
 		return false;
@@ -577,7 +536,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
 	size_t nd, n = 0;
-	const struct command *d = bench__drivers(&nd);
+	const struct bench_driver *d = bench__drivers(&nd);
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
@@ -603,7 +562,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 				 "failed");
 		else
 			run_driver(&d[i], o, &runs[n]);
-		remove_guest_snapshot(&o->guest);
+		restore__remove_scratch(o->guest.snap_base, o->guest.snap);
 		if (runs[n].exit != CLI_OK && runs[n].exit != CLI_SKIP)
 			(*failed)++;
 		n++;

@@ -367,7 +367,7 @@ static void soak_kvm_slab_sums_kvm_caches(void **state)
 static void report_descriptors_match_drivers(void **state)
 {
 	size_t n;
-	const struct command *d = bench__drivers(&n);
+	const struct bench_driver *d = bench__drivers(&n);
 
 	(void)state;
 	for (size_t k = 0; k < report__nr_drivers; k++) {
@@ -383,6 +383,33 @@ static void report_descriptors_match_drivers(void **state)
 		assert_true(!rd->plot || (rd->plot_what && *rd->plot_what));
 		assert_true(!rd->csv == !rd->csv_name);
 	}
+}
+
+/* The suite's arguments are the drivers' own: a driver in the suite has
+ * quick and smoke arguments, all three Linux ones or none, and a driver
+ * out of it none at all; the suite never runs itself. */
+static void suite_args_in_descriptors(void **state)
+{
+	size_t n, in_suite = 0;
+	const struct bench_driver *d = bench__drivers(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		const struct suite_args *a = &d[i].suite;
+		bool linux_guest = a->linux_full != NULL;
+
+		if (!a->quick) {
+			assert_true(!a->smoke && !linux_guest &&
+				    !a->linux_quick && !a->linux_smoke);
+			continue;
+		}
+		in_suite++;
+		assert_string_not_equal(d[i].name, "suite");
+		assert_non_null(a->smoke);
+		assert_true(linux_guest == (a->linux_quick != NULL) &&
+			    linux_guest == (a->linux_smoke != NULL));
+	}
+	assert_true(in_suite > 0);
 }
 
 int main(void)
@@ -405,6 +432,7 @@ int main(void)
 		cmocka_unit_test(result_md_says_emulated),
 		cmocka_unit_test(soak_kvm_slab_sums_kvm_caches),
 		cmocka_unit_test(report_descriptors_match_drivers),
+		cmocka_unit_test(suite_args_in_descriptors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
