@@ -91,6 +91,22 @@ done
 rm -f "$tmp/see"
 COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' run --kernel "$TK_ELF" --mem 32M --allow-pvm -q --jail "$tmp/j"
 check_view "$tmp/see" 65534 65534
+# a Linux guest's snapshot restored jailed, with uffd (its handler starts
+# after the jail) and mmap
+expect 0 '' snapshot create "$tmp/ls" --kernel "$TK_ELF" --mem 32M --allow-pvm -q
+for st in uffd mmap; do
+	rm -f "$tmp/see"
+	COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' snapshot restore "$tmp/ls" \
+		--mem-restore $st --allow-pvm --jail "$tmp/j" --uid 4242 --gid 4242 --json
+	json_check 'd["success"] and d["guest"] == "linux" and d["guest_done_signals"] == 1' "$out"
+	check_view "$tmp/see" 4242 4242
+	empty_after "$tmp/j"
+done
+# a pool of the Linux guest booted fresh, jailed after its kernel opened
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run -n 3 --size 1 --kernel "$TK_ELF" --mem 32M --allow-pvm --jail "$tmp/j" --json
+json_check 'd["served"] == 3 and d["failed"] == 0' "$out"
+check_view "$tmp/see" 65534 65534
 
 # pool serve: jailed by default in a private directory it removes after
 rm -f "$tmp/see"
