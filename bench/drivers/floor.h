@@ -18,9 +18,4 @@ void floor__close(struct floor *f);
 /* One full cycle with a 2 MiB guest and one vCPU. 0 or -errno. */
 int floor__cycle(struct floor *f);
 
-/* floor.c: `coldstart bench floor [-nN] [--kvm PATH]`, N silent cycles
- * (a child of the lifecycle driver, and a check that a host can run VMs
- * at all); an enum cli_exit. */
-int cmd_bench_floor(int argc, char **argv);
-
 #endif

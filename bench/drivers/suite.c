@@ -4,10 +4,7 @@
 #include "suite.h"
 
 #include "args.h"
-#include "cli.h"
-#include "emulate.h"
 #include "err.h"
-#include "kvm.h"
 #include "output.h"
 #include "regfile.h"
 #include "report.h"
@@ -510,8 +507,7 @@ static int report_all(const char *dir, const struct run *runs, size_t n)
 	return ret;
 }
 
-/* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
-static void default_out_dir(char *buf, size_t len)
+void suite__default_dir(char *buf, size_t len)
 {
 	char host[64] = "host";
 	time_t now = time(NULL);
@@ -582,10 +578,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 	return ret;
 }
 
-/* The suite's options checked without running anything: 0 when they
- * parse, else the exit code after the usage error is printed (so a typo
- * fails before an emulated host boots). */
-static int check_args(int argc, char **argv)
+int suite__check_args(int argc, char **argv)
 {
 	struct suite_opts o;
 	int ret = parse(argc, argv, &o);
@@ -593,8 +586,7 @@ static int check_args(int argc, char **argv)
 	return ret < 0 ? cli__parsed(ret, "bench suite", usage) : 0;
 }
 
-/* `bench suite` here, where KVM is. */
-static int run_here(int argc, char **argv)
+int cmd_bench_suite(int argc, char **argv)
 {
 	char dir[PATH_MAX];
 	struct suite_opts o;
@@ -603,7 +595,7 @@ static int run_here(int argc, char **argv)
 	if (ret != 0)
 		return cli__parsed(ret, "bench suite", usage);
 	if (!o.out_dir) {
-		default_out_dir(dir, sizeof(dir));
+		suite__default_dir(dir, sizeof(dir));
 		o.out_dir = dir;
 	}
 	ret = run_suite(&o, &failed);
@@ -616,81 +608,3 @@ static int run_here(int argc, char **argv)
 				  failed);
 	return CLI_OK;
 }
-
-#define SUITE_MAX_ARGS 64
-
-/* The suite inside the emulated SVM host, writing into out_dir here. */
-static int suite_emulated(char **args, int n, const char *out_dir)
-{
-	struct emulate_options o = { .argv = args, .outs = { out_dir },
-				     .nr_outs = 1, .mem_mib = 8192,
-				     .timeout_s = 3 * 3600 };
-	struct emulate_result r;
-	int ret = output__mkdirs(out_dir);
-
-	args[n] = NULL;
-	if (ret == 0)
-		ret = emulate__run(&o, &r);
-	if (ret == -ENOENT)
-		return cli__error(CLI_SKIP, "bench suite: no usable /dev/kvm, "
-				  "and no emulated host: %s", err__last());
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench suite: %s", err__last());
-	return r.exit_status;
-}
-
-/* The suite where KVM is: here with a usable /dev/kvm or inside the
- * emulated host already; else inside the emulated SVM host, unless
- * --no-emulate (--emulate goes there even with a usable device). */
-static int cmd_bench_suite_where(int argc, char **argv)
-{
-	char *args[SUITE_MAX_ARGS + 4], dir[PATH_MAX];
-	const char *out = NULL, *self = cli__self_exe();
-	bool force = false, never = false, help = false;
-	struct kvm_where w;
-	int n = 3, ret;
-
-	args[0] = (char *)self;
-	args[1] = "bench";
-	args[2] = "suite";
-	for (int i = 1; i < argc && n < SUITE_MAX_ARGS; i++) {
-		force |= !strcmp(argv[i], "--emulate");
-		never |= !strcmp(argv[i], "--no-emulate");
-		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
-		if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			out = argv[i + 1];
-		else if (!strncmp(argv[i], "--out=", 6))
-			out = argv[i] + 6;
-		if (strcmp(argv[i], "--emulate") && strcmp(argv[i], "--no-emulate"))
-			args[n++] = argv[i];
-	}
-	kvm__where(&w, NULL);
-	if (help || never || !self || (!force && (w.usable || w.emulated[0]))) {
-		args[n] = NULL;
-		return run_here(n - 2, args + 2);
-	}
-	if (force && never)
-		return cli__error(CLI_USAGE, "bench suite: --emulate and "
-				  "--no-emulate exclude each other");
-	args[n] = NULL;
-	ret = check_args(n - 2, args + 2);
-	if (ret != 0)
-		return ret;
-	if (!w.usable)
-		fprintf(stderr, "coldstart: no usable /dev/kvm here because "
-			"%s; running the suite inside an emulated SVM host: "
-			"timings are functional, compare only ratios within "
-			"this run\n", w.reason);
-	if (!out) {
-		default_out_dir(dir, sizeof(dir));
-		out = dir;
-		args[n++] = "--out";
-		args[n++] = dir;
-	}
-	return suite_emulated(args, n, out);
-}
-
-const struct bench_driver suite__driver = {
-	"suite", "every driver in turn (--quick, --smoke), then the report",
-	cmd_bench_suite_where, { .quick = NULL },
-};

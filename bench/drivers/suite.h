@@ -4,10 +4,41 @@
 #ifndef COLDSTART_SUITE_H
 #define COLDSTART_SUITE_H
 
-#include "drivers.h"
+#include "cli.h"
 
-/* The suite as a `coldstart bench` driver: in the emulated host when
- * this host has no usable /dev/kvm (--emulate, --no-emulate). */
-extern const struct bench_driver suite__driver;
+#include <stddef.h>
+
+int cmd_bench_suite(int argc, char **argv);
+
+/* Checks the suite's options without running anything: 0 when they
+ * parse, else the exit code after the usage error is printed (so a typo
+ * fails before an emulated host boots). */
+int suite__check_args(int argc, char **argv);
+
+/* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
+void suite__default_dir(char *buf, size_t len);
+
+/* What `coldstart bench suite` passes a driver at each level: nothing
+ * at the full level for the probe guest. quick NULL: the suite does not
+ * run the driver. The linux_* are for the user's own guest (--kernel);
+ * linux_full NULL: the driver measures only the built-in probe guest and
+ * is not run with --kernel. */
+struct suite_args {
+	const char *quick, *smoke;
+	const char *linux_full, *linux_quick, *linux_smoke;
+};
+
+/* A `coldstart bench` driver: its command (name, help line, run; as in
+ * struct command) and what the suite passes it. `coldstart bench`,
+ * `help` and the suite iterate the one table of them. */
+struct bench_driver {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	struct suite_args suite;
+};
+
+/* The table of `coldstart bench` drivers (cmd_bench.c). */
+const struct bench_driver *bench__drivers(size_t *n);
 
 #endif
