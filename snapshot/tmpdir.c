@@ -141,8 +141,8 @@ static int remove_temp(int parent, const char *name)
  * temporary of the snapshot `name`; `prefix` is the path up to and
  * including the parent's slash. Returns 1 when removed. */
 static int visit(int parent, const char *prefix, int prefix_len,
-		 const char *name, const char *entry, tmpdir_report_fn *report,
-		 void *arg)
+		 const char *name, const char *entry,
+		 tmpdir_report_fn *on_stale, void *arg)
 {
 	size_t len = strlen(name);
 	char full[PATH_MAX];
@@ -161,12 +161,12 @@ static int visit(int parent, const char *prefix, int prefix_len,
 			return 0;
 		s.removed = s.err == 0;
 	}
-	if (report)
-		report(arg, &s);
+	if (on_stale)
+		on_stale(arg, &s);
 	return s.removed;
 }
 
-int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *report,
+int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *on_stale,
 			void *arg)
 {
 	char path[PATH_MAX], parent[PATH_MAX];
@@ -197,7 +197,7 @@ int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *report,
 	}
 	while ((e = readdir(d)))
 		removed += visit(fd, path, (int)(name - path), name, e->d_name,
-				 report, arg);
+				 on_stale, arg);
 	closedir(d);
 	close(fd);
 	return removed;

@@ -27,14 +27,14 @@ typedef void tmpdir_report_fn(void *arg, const struct tmpdir_stale *s);
 
 /* Removes the temporaries of snapshot `dir` whose writer process is gone
  * (its pid is not alive) and that hold nothing but snapshot files; calls
- * `report` (may be NULL) for each one removed, and for each stale one
+ * `on_stale` (may be NULL) for each one removed, and for each stale one
  * left in place (foreign files in it, no pid in its name). Temporaries of
  * live writers are not touched nor reported. Returns how many were
  * removed, or -errno with a message when the parent directory cannot be
  * read (a missing parent is 0). A writer in another pid namespace looks
  * gone: do not share snapshot directories across pid namespaces while
  * writing them. */
-int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *report,
+int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *on_stale,
 			void *arg);
 
 #endif

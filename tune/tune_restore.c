@@ -187,25 +187,6 @@ static int parse(int argc, char **argv, struct tune_opts *o)
 
 /* ---- the measurement ---- */
 
-const char *tune_restore__cache_name(bool cold)
-{
-	return cold ? "cold" : "warm";
-}
-
-bool tune_restore__measured(const struct tune *t, bool cold)
-{
-	return cold ? t->o.cold : t->o.warm;
-}
-
-static size_t nr_applicable(const struct tune *t)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < t->o.nr_strategies; i++)
-		k += !t->skip[i];
-	return k;
-}
-
 /* err__last() prefixed with the strategy and cache state. */
 static int annotate(int ret, const struct guest_mem_ops *ops, bool cold)
 {
@@ -335,19 +316,6 @@ static int sample_rounds(struct tune *t)
 	output__progress_done();
 	t->elapsed_ns = timeline__now() - t->start_ns;
 	return ret;
-}
-
-/* "-n 3 raised to 7: ..." when -n asked for fewer samples than the test
- * needs, else "". */
-void tune_restore__raised_text(char *buf, size_t len, const struct tune *t)
-{
-	size_t k = nr_applicable(t);
-
-	buf[0] = '\0';
-	if (t->o.count && t->o.count < t->min_count)
-		snprintf(buf, len, "-n %" PRIu64 " raised to %zu: with %zu "
-			 "comparisons, fewer samples can never reach alpha %g",
-			 t->o.count, t->min_count, k ? k - 1 : 0, t->o.alpha);
 }
 
 /* The samples the test needs for the strategies that apply (known after

@@ -29,6 +29,19 @@
 
 /* ---- the result document ---- */
 
+/* "-n 3 raised to 7: ..." when -n asked for fewer samples than the test
+ * needs, else "". */
+void tune_restore__raised_text(char *buf, size_t len, const struct tune *t)
+{
+	size_t k = nr_applicable(t);
+
+	buf[0] = '\0';
+	if (t->o.count && t->o.count < t->min_count)
+		snprintf(buf, len, "-n %" PRIu64 " raised to %zu: with %zu "
+			 "comparisons, fewer samples can never reach alpha %g",
+			 t->o.count, t->min_count, k ? k - 1 : 0, t->o.alpha);
+}
+
 json_t *tune_restore__config_json(const struct tune *t)
 {
 	json_t *strategies = json_array(), *cache = json_array(), *c;

@@ -2,7 +2,7 @@
  * snapshot's facts, the measured cells, and the functions one file calls
  * in another (tune_restore.c: options, measurement and the command;
  * tune_restore_doc.c: the result document and its report;
- * tune_restore_verdict.c: the verdict, pure). */
+ * tune_restore_verdict.c, with its own header: the verdict, pure). */
 #ifndef COLDSTART_TUNE_RESTORE_INT_H
 #define COLDSTART_TUNE_RESTORE_INT_H
 
@@ -73,8 +73,30 @@ struct tune {
 	const char *cold_why; /* cold asked for, left out: why */
 };
 
-bool tune_restore__measured(const struct tune *t, bool cold);
-const char *tune_restore__cache_name(bool cold);
+static inline const char *tune_restore__cache_name(bool cold)
+{
+	return cold ? "cold" : "warm";
+}
+
+/* Whether the cache state is measured at all. */
+static inline bool tune_restore__measured(const struct tune *t, bool cold)
+{
+	return cold ? t->o.cold : t->o.warm;
+}
+
+/* The strategies that apply to this snapshot on this host (known after
+ * the trial restores). */
+static inline size_t nr_applicable(const struct tune *t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->o.nr_strategies; i++)
+		k += !t->skip[i];
+	return k;
+}
+
+/* tune_restore_doc.c: the result document, its report, and the note when
+ * -n was raised */
 void tune_restore__raised_text(char *buf, size_t len, const struct tune *t);
 json_t *tune_restore__config_json(const struct tune *t);
 int tune_restore__fill_doc(json_t *doc, const struct tune *t);

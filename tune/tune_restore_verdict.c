@@ -1,31 +1,15 @@
 /* `coldstart tune restore`'s verdict: pure statistics over the measured
  * candidates (Holm-adjusted tests against the fastest). */
-#include "tune_restore.h"
-#include "tune_restore_int.h"
+#include "tune_restore_verdict.h"
 
-#include "args.h"
-#include "cli.h"
 #include "compare.h"
 #include "err.h"
-#include "kvm.h"
-#include "mem_restore.h"
-#include "output.h"
-#include "report.h"
-#include "restore.h"
-#include "result.h"
-#include "result_new.h"
-#include "snap_linux.h"
-#include "snapshot.h"
 #include "stats.h"
-#include "timeline.h"
 
-#include <getopt.h>
-#include <inttypes.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define CI_RESAMPLES 1000
 #define CI_SEED 1

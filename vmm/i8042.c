@@ -51,7 +51,8 @@ static int reset(struct i8042 *k)
 	return IOTRAP_STOP;
 }
 
-static int command(struct i8042 *k, uint8_t cmd)
+/* A byte written to the command port (0x64): a controller command. */
+static int controller_command(struct i8042 *k, uint8_t cmd)
 {
 	struct i8042_regs *r = &k->regs;
 
@@ -145,8 +146,9 @@ static int i8042_trap(struct vcpu *vcpu, const struct io_access *a,
 		a->data[0] = read_port(&k->regs, a->addr);
 	} else {
 		k->regs.last_cmd = a->addr == I8042_CMD_PORT;
-		ret = a->addr == I8042_CMD_PORT ? command(k, a->data[0])
-						: data(k, a->data[0]);
+		ret = a->addr == I8042_CMD_PORT
+			      ? controller_command(k, a->data[0])
+			      : data(k, a->data[0]);
 	}
 	pthread_mutex_unlock(&k->lock);
 	return ret;

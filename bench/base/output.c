@@ -89,16 +89,18 @@ int output__mkdirs(const char *dir)
 	}
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int output__write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
+
 	while (len) {
-		ssize_t n = write(fd, data, len);
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
-		data += n;
+		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
@@ -117,7 +119,7 @@ int output__write_file(const char *dir, const char *name, const char *data,
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return err__sys(errno, "creating a temporary file in %s", dir);
-	ret = write_all(fd, data, len);
+	ret = output__write_all(fd, data, len);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && ret == 0)

@@ -15,6 +15,10 @@ int output__pathf(char *buf, size_t size, const char *fmt, ...)
 /* Creates `dir` and its parents (mode 0755); 0 or -errno. */
 int output__mkdirs(const char *dir);
 
+/* Writes all `len` bytes to `fd`, retrying short writes and EINTR; 0 or
+ * -errno (no message: callers name the file). */
+int output__write_all(int fd, const void *data, size_t len);
+
 /* Writes `len` bytes to dir/name through a temporary file, fsync and
  * rename. 0 or -errno with a message. */
 int output__write_file(const char *dir, const char *name, const char *data,

@@ -1,8 +1,8 @@
-/* What the files of `coldstart snapshot` share (cmd_snapshot.c: the help,
- * create, merge and the action table; cmd_snapshot_restore.c: restore;
- * cmd_snapshot_inspect.c: inspect): the help text, the errors every
- * action reports the same way, and each action's entry point. Not for
- * use outside `coldstart snapshot`. */
+/* What the files of `coldstart snapshot` share (cmd_snapshot.c: create,
+ * merge and the action table; cmd_snapshot_usage.c: the help;
+ * cmd_snapshot_restore.c: restore; cmd_snapshot_inspect.c: inspect): the
+ * help text, the errors every action reports the same way, and each
+ * action's entry point. Not for use outside `coldstart snapshot`. */
 #ifndef COLDSTART_CMD_SNAPSHOT_INT_H
 #define COLDSTART_CMD_SNAPSHOT_INT_H
 
@@ -14,7 +14,7 @@
 
 #define MiB (1024.0 * 1024.0)
 
-/* The help text of every action. */
+/* cmd_snapshot_usage.c: the help text of every action. */
 void cmd_snapshot__usage(FILE *out);
 
 /* A usage error: one line saying what is wrong, then where help is. */

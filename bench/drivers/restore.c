@@ -3,7 +3,8 @@
  * with each memory strategy while the page cache is cold or warm, timed
  * to the first instruction and to DONE, and the same request phase in a
  * VM that never stopped as the baseline.
- * This file: options, snapshots, the measurement and the command. */
+ * This file: options, snapshots, the measurement and the command (with
+ * --snapshot's run). */
 #include "restore.h"
 #include "restore_int.h"
 
@@ -355,7 +356,10 @@ static int prepare_cache(const struct restore_opts *o, const char *dir,
 
 /* ---- the measurement ---- */
 
-int restore__alloc_group(struct group *g, const struct restore_opts *o)
+/* A group's samples: a cell per strategy for each cache state, and the
+ * never-stopped series; free_group() frees it, also when this failed
+ * part way. */
+static int alloc_group(struct group *g, const struct restore_opts *o)
 {
 	size_t nc = 2 * o->nr_strategies;
 
@@ -374,7 +378,7 @@ int restore__alloc_group(struct group *g, const struct restore_opts *o)
 	return 0;
 }
 
-void restore__free_group(struct group *g, const struct restore_opts *o)
+static void free_group(struct group *g, const struct restore_opts *o)
 {
 	for (size_t i = 0; g->cells && i < 2 * o->nr_strategies; i++)
 		for (int p = 0; p < RESTORE_NR_PHASES; p++)
@@ -404,8 +408,8 @@ static void record(struct cell *c, const struct restore_sample *s,
 
 /* Every strategy once per round, the order rotating each round so none
  * always follows the same neighbour. */
-int restore__measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
-			   struct group *g, bool cold)
+static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
+			 struct group *g, bool cold)
 {
 	struct cell *cells = g->cells + (cold ? o->nr_strategies : 0);
 	uint64_t total = o->warmup + o->count;
@@ -475,8 +479,8 @@ static int measure_never_stopped(struct kvm_host *kvm,
  * e.g. huge pages not reserved) or a user's compressed snapshot cannot
  * (-EINVAL: the strategies that map the memory file or read regions of it
  * refuse one) is skipped with the reason. */
-int restore__trials(struct kvm_host *kvm, const struct restore_opts *o,
-		    struct group *g)
+static int trials(struct kvm_host *kvm, const struct restore_opts *o,
+		  struct group *g)
 {
 	for (size_t i = 0; i < o->nr_strategies; i++) {
 		struct restore_sample s;
@@ -508,11 +512,11 @@ static int measure_group(struct kvm_host *kvm, const struct restore_opts *o,
 				"too long", base);
 	ret = make_snapshot(kvm, &rc, g->dir);
 	if (ret == 0)
-		ret = restore__trials(kvm, o, g);
+		ret = trials(kvm, o, g);
 	if (ret == 0 && o->warm)
-		ret = restore__measure_cache(kvm, o, g, false);
+		ret = measure_cache(kvm, o, g, false);
 	if (ret == 0 && o->cold)
-		ret = restore__measure_cache(kvm, o, g, true);
+		ret = measure_cache(kvm, o, g, true);
 	if (ret == 0 && o->baseline)
 		ret = measure_never_stopped(kvm, o, g);
 	snapshot__abort_dir(g->dir);
@@ -598,6 +602,58 @@ static void drop_cold_on_tmpfs(struct restore_opts *o, const char *fs,
 		 "restores were measured; use --snapshot-dir on a disk", base);
 }
 
+/* The user's snapshot as the one group of the run: its memory size and,
+ * for the probe guest, the working set it was made with (a Linux guest's
+ * is unknown: 0). The directory is only read, never removed. */
+static int user_group(const struct restore_opts *o, struct group *g)
+{
+	g->mem = o->snap.mem_size;
+	g->ws = o->snap.linux_guest ? 0 : o->snap.params.ws_bytes;
+	if (snprintf(g->dir, sizeof(g->dir), "%s", o->snapshot) >=
+	    (int)sizeof(g->dir))
+		return err__set(ENAMETOOLONG, "snapshot directory %s: path "
+				"too long", o->snapshot);
+	return alloc_group(g, o);
+}
+
+/* `bench restore --snapshot DIR` after its options were parsed; returns
+ * an enum cli_exit (2 for DIR, 77 for a Linux snapshot on PVM, before
+ * /dev/kvm is opened). */
+static int run_user(struct restore_opts *o)
+{
+	struct group g = { 0 };
+	const char *cold_why = NULL;
+	struct kvm_host kvm;
+	int ret, code;
+
+	code = restore__check_user("bench restore", o->snapshot, o->allow_pvm,
+				   &o->warm, &o->cold, &o->snap, &cold_why);
+	if (code != CLI_OK)
+		return code;
+	o->once = restore__once_for(&o->snap);
+	ret = kvm__open(&kvm, o->kvm_path);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench restore: %s",
+				  err__last());
+	ret = user_group(o, &g);
+	if (ret == 0)
+		ret = trials(&kvm, o, &g);
+	if (ret == 0 && o->warm)
+		ret = measure_cache(&kvm, o, &g, false);
+	if (ret == 0 && o->cold)
+		ret = measure_cache(&kvm, o, &g, true);
+	kvm__close(&kvm);
+	if (ret == 0)
+		ret = restore__emit(o, &g, 1, o->snap.in_memory ? "tmpfs"
+								: "disk",
+				    cold_why ? cold_why : "");
+	free_group(&g, o);
+	if (ret < 0)
+		return cli__error(cli__exit_for(ret), "bench restore: %s",
+				  err__last());
+	return CLI_OK;
+}
+
 static int run(const struct restore_opts *asked)
 {
 	struct group groups[MAX_SIZES * MAX_SIZES] = { 0 };
@@ -620,7 +676,7 @@ static int run(const struct restore_opts *asked)
 	if (*cold_why)
 		fprintf(stderr, "coldstart: bench restore: %s\n", cold_why);
 	for (size_t i = 0; ret == 0 && i < ng; i++) {
-		ret = restore__alloc_group(&groups[i], o);
+		ret = alloc_group(&groups[i], o);
 		if (ret == 0)
 			ret = measure_group(&kvm, o, base, &groups[i]);
 	}
@@ -629,7 +685,7 @@ static int run(const struct restore_opts *asked)
 	if (ret == 0)
 		ret = restore__emit(o, groups, ng, fs, cold_why);
 	for (size_t i = 0; i < ng; i++)
-		restore__free_group(&groups[i], o);
+		free_group(&groups[i], o);
 	return ret;
 }
 
@@ -641,7 +697,7 @@ int cmd_bench_restore(int argc, char **argv)
 	if (ret != 0)
 		return cli__parsed(ret, "bench restore", usage);
 	if (o.snapshot)
-		return restore__run_user(&o);
+		return run_user(&o);
 	ret = run(&o);
 	/* options were checked by parse(): whatever fails now is the run's */
 	if (ret < 0)

@@ -2,8 +2,8 @@
  * measured cells and groups, and the functions one file calls in another
  * (restore.c: options, snapshots, the measurement and the command;
  * restore_once.c: one timed restore and the page-cache state, restore.h's
- * shared pieces; restore_user.c: a user's snapshot, its checks and
- * --snapshot's run; restore_result.c: the result document, text and
+ * shared pieces; restore_user.c: a user's snapshot and its checks,
+ * restore.h's too; restore_result.c: the result document, text and
  * Markdown). Not for use outside the restore driver. */
 #ifndef COLDSTART_RESTORE_INT_H
 #define COLDSTART_RESTORE_INT_H
@@ -74,21 +74,6 @@ static inline double span(const struct timeline *tl, enum tl_event a,
 {
 	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
 }
-
-/* restore.c: a group's samples, the uncounted trial restores (a strategy
- * this host or a compressed snapshot cannot do is skipped with the
- * reason), and the interleaved rounds of one cache state. */
-int restore__alloc_group(struct group *g, const struct restore_opts *o);
-void restore__free_group(struct group *g, const struct restore_opts *o);
-int restore__trials(struct kvm_host *kvm, const struct restore_opts *o,
-		    struct group *g);
-int restore__measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
-			   struct group *g, bool cold);
-
-/* restore_user.c: `bench restore --snapshot DIR` after its options were
- * parsed; returns an enum cli_exit (2 for DIR, 77 for a Linux snapshot
- * on PVM, before /dev/kvm is opened). */
-int restore__run_user(struct restore_opts *o);
 
 /* restore_result.c: prints the result (text or --json) and, with --out,
  * writes restore.json and restore.md. */

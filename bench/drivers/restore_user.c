@@ -1,8 +1,6 @@
-/* A user's snapshot: the checks that `bench restore --snapshot` and `tune
- * restore` make before they open /dev/kvm (restore.h), and `bench restore
- * --snapshot DIR`'s measurement of one (restore_int.h). */
+/* A user's snapshot: the checks that `bench restore --snapshot`, `tune
+ * restore` and the pool make before they open /dev/kvm (restore.h). */
 #include "restore.h"
-#include "restore_int.h"
 
 #include "cli.h"
 #include "err.h"
@@ -16,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- the checks (restore.h) ---- */
 
 bool restore__has_file(const char *dir, const char *name)
 {
@@ -111,55 +107,4 @@ int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 restore_fn *restore__once_for(const struct restore_snap *info)
 {
 	return info->linux_guest ? snap_linux__restore_once : restore__once;
-}
-
-/* ---- bench restore --snapshot DIR ---- */
-
-/* The user's snapshot as the one group of the run: its memory size and,
- * for the probe guest, the working set it was made with (a Linux guest's
- * is unknown: 0). The directory is only read, never removed. */
-static int user_group(const struct restore_opts *o, struct group *g)
-{
-	g->mem = o->snap.mem_size;
-	g->ws = o->snap.linux_guest ? 0 : o->snap.params.ws_bytes;
-	if (snprintf(g->dir, sizeof(g->dir), "%s", o->snapshot) >=
-	    (int)sizeof(g->dir))
-		return err__set(ENAMETOOLONG, "snapshot directory %s: path "
-				"too long", o->snapshot);
-	return restore__alloc_group(g, o);
-}
-
-int restore__run_user(struct restore_opts *o)
-{
-	struct group g = { 0 };
-	const char *cold_why = NULL;
-	struct kvm_host kvm;
-	int ret, code;
-
-	code = restore__check_user("bench restore", o->snapshot, o->allow_pvm,
-				   &o->warm, &o->cold, &o->snap, &cold_why);
-	if (code != CLI_OK)
-		return code;
-	o->once = restore__once_for(&o->snap);
-	ret = kvm__open(&kvm, o->kvm_path);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench restore: %s",
-				  err__last());
-	ret = user_group(o, &g);
-	if (ret == 0)
-		ret = restore__trials(&kvm, o, &g);
-	if (ret == 0 && o->warm)
-		ret = restore__measure_cache(&kvm, o, &g, false);
-	if (ret == 0 && o->cold)
-		ret = restore__measure_cache(&kvm, o, &g, true);
-	kvm__close(&kvm);
-	if (ret == 0)
-		ret = restore__emit(o, &g, 1, o->snap.in_memory ? "tmpfs"
-								: "disk",
-				    cold_why ? cold_why : "");
-	restore__free_group(&g, o);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench restore: %s",
-				  err__last());
-	return CLI_OK;
 }

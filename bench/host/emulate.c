@@ -4,7 +4,6 @@
 #include "emulate.h"
 #include "emulate_int.h"
 
-#include "cpio.h"
 #include "err.h"
 #include "image.h"
 #include "output.h"
@@ -122,52 +121,6 @@ int emulate__check_tools(void)
 		return err__set(ENOENT, MKFS " not found: install the Debian "
 				"package e2fsprogs");
 	return 0;
-}
-
-/* ---- host files, read whole (the console log, the initramfs's) ---- */
-
-static int slurp(const char *path, char **data, size_t *size)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t got = 0;
-
-	if (fd < 0)
-		return err__sys(errno, "opening %s", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err__set(EINVAL, "%s is not a regular file", path);
-	}
-	*data = malloc((size_t)st.st_size + 1);
-	if (!*data) {
-		close(fd);
-		return err__set(ENOMEM, "reading %s: out of memory", path);
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	if (got != (size_t)st.st_size) {
-		free(*data);
-		return err__set(EIO, "reading %s: short read", path);
-	}
-	*size = got;
-	return 0;
-}
-
-int emulate__add_file(struct cpio *c, const char *name, uint32_t perm,
-		      const char *src)
-{
-	char *data;
-	size_t size;
-	int ret = slurp(src, &data, &size);
-
-	if (ret < 0)
-		return ret;
-	ret = cpio__file(c, name, perm, data, size);
-	free(data);
-	return ret;
 }
 
 /* ---- processes ---- */
@@ -401,7 +354,7 @@ static void console_tail(const struct run *r, char *fault, size_t size)
 	size_t len, k = 0;
 
 	fault[0] = '\0';
-	if (slurp(r->console, &text, &len) < 0)
+	if (emulate__read_whole(r->console, &text, &len) < 0)
 		return;
 	text[len] = '\0';
 	for (char *save = NULL, *l = strtok_r(text, "\r\n", &save); l;
@@ -564,7 +517,8 @@ static int prepare(struct run *r)
 	if (!r->o->console)
 		strncat(r->console, "/console.log",
 			sizeof(r->console) - strlen(r->console) - 1);
-	ret = emulate__build_initrd(r);
+	ret = emulate__build_initrd(r->path[F_INITRD], r->image, r->o->argv,
+				    r->o->outs, r->o->nr_outs);
 	ret = ret ? ret : make_disk(r);
 	ret = ret ? ret : open_reader(r->console, &r->con_fd);
 	ret = ret ? ret : open_reader(r->path[F_STDOUT], &r->out_fd);

@@ -1,6 +1,6 @@
-/* The emulated host's initramfs: busybox, its init, modules, the command. */
-#include "emulate.h"
-#include "emulate_int.h"
+/* The emulated host's initramfs: busybox, its init, modules, the command;
+ * and reading a host file whole, which emulate.c does for the console. */
+#include "emulate_initrd.h"
 
 #include "cpio.h"
 #include "err.h"
@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,53 @@ static const char *const host_modules[] = {
 	"fuse.ko", "virtiofs.ko", "overlay.ko",
 	"irqbypass.ko", "kvm.ko", "kvm-amd.ko",
 };
+
+/* ---- host files, read whole (the console log, the initramfs's) ---- */
+
+int emulate__read_whole(const char *path, char **data, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t got = 0;
+
+	if (fd < 0)
+		return err__sys(errno, "opening %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err__set(EINVAL, "%s is not a regular file", path);
+	}
+	*data = malloc((size_t)st.st_size + 1);
+	if (!*data) {
+		close(fd);
+		return err__set(ENOMEM, "reading %s: out of memory", path);
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (got != (size_t)st.st_size) {
+		free(*data);
+		return err__set(EIO, "reading %s: short read", path);
+	}
+	*size = got;
+	return 0;
+}
+
+/* Adds the host file `src` to the initramfs as `name`. */
+static int add_file(struct cpio *c, const char *name, uint32_t perm,
+		    const char *src)
+{
+	char *data;
+	size_t size;
+	int ret = emulate__read_whole(src, &data, &size);
+
+	if (ret < 0)
+		return ret;
+	ret = cpio__file(c, name, perm, data, size);
+	free(data);
+	return ret;
+}
 
 /* ---- the host's initramfs ---- */
 
@@ -92,7 +142,7 @@ static int command_script(char *const *argv, char **out)
 }
 
 /* The --out directories, one absolute path a line; made if missing. */
-static int outs_list(const struct emulate_options *o, char **out)
+static int outs_list(const char *const *outs, size_t nr_outs, char **out)
 {
 	struct output_text t;
 	char real[PATH_MAX];
@@ -100,14 +150,14 @@ static int outs_list(const struct emulate_options *o, char **out)
 
 	if (ret < 0)
 		return ret;
-	for (size_t i = 0; ret == 0 && i < o->nr_outs; i++) {
-		if (mkdir(o->outs[i], 0755) < 0 && errno != EEXIST)
-			ret = err__sys(errno, "creating --out %s", o->outs[i]);
-		else if (!realpath(o->outs[i], real))
-			ret = err__sys(errno, "--out %s", o->outs[i]);
+	for (size_t i = 0; ret == 0 && i < nr_outs; i++) {
+		if (mkdir(outs[i], 0755) < 0 && errno != EEXIST)
+			ret = err__sys(errno, "creating --out %s", outs[i]);
+		else if (!realpath(outs[i], real))
+			ret = err__sys(errno, "--out %s", outs[i]);
 		else if (!strcmp(real, "/") || strchr(real, '\n'))
 			ret = err__set(EINVAL, "--out %s: not a directory that "
-				       "can be shared", o->outs[i]);
+				       "can be shared", outs[i]);
 		else
 			fprintf(t.f, "%s\n", real);
 	}
@@ -137,16 +187,18 @@ static int add_modules(struct cpio *c, const char *image)
 					"'coldstart image build --force'",
 					image, host_modules[i]);
 		snprintf(name, sizeof(name), "modules/%s", host_modules[i]);
-		ret = emulate__add_file(c, name, 0644, src);
+		ret = add_file(c, name, 0644, src);
 		strncat(order, host_modules[i], sizeof(order) - strlen(order) - 2);
 		strcat(order, "\n");
 	}
 	return ret ? ret : add_text(c, "modules/order", order);
 }
 
-int emulate__build_initrd(struct run *r)
+int emulate__build_initrd(const char *path, const char *image,
+			  char *const *argv, const char *const *outs,
+			  size_t nr_outs)
 {
-	char self[PATH_MAX], host[256] = "", *cmd = NULL, *outs = NULL;
+	char self[PATH_MAX], host[256] = "", *cmd = NULL, *list = NULL;
 	struct cpio *c;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int fd, ret;
@@ -154,25 +206,25 @@ int emulate__build_initrd(struct run *r)
 	if (n <= 0)
 		return err__sys(errno, "readlink /proc/self/exe");
 	self[n] = '\0';
-	ret = command_script(r->o->argv, &cmd);
+	ret = command_script(argv, &cmd);
 	if (ret == 0)
-		ret = outs_list(r->o, &outs);
-	fd = ret ? -1 : open(r->path[F_INITRD], O_WRONLY | O_CREAT | O_TRUNC |
+		ret = outs_list(outs, nr_outs, &list);
+	fd = ret ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC |
 						   O_CLOEXEC, 0600);
 	if (ret == 0 && fd < 0)
-		ret = err__sys(errno, "creating %s", r->path[F_INITRD]);
+		ret = err__sys(errno, "creating %s", path);
 	if (ret == 0)
 		ret = cpio__open(&c, fd);
 	if (ret == 0) {
 		ret = cpio__dir(c, "bin", 0755);
-		ret = ret ? ret : emulate__add_file(c, "bin/busybox", 0755,
-						    BUSYBOX);
+		ret = ret ? ret : add_file(c, "bin/busybox", 0755,
+					   BUSYBOX);
 		ret = ret ? ret : cpio__file(c, "init", 0755, emulate_init_sh,
 					     strlen(emulate_init_sh));
-		ret = ret ? ret : add_modules(c, r->image);
+		ret = ret ? ret : add_modules(c, image);
 		ret = ret ? ret : cpio__dir(c, "emulate", 0755);
 		ret = ret ? ret : add_text(c, "emulate/cmd.sh", cmd);
-		ret = ret ? ret : add_text(c, "emulate/outs", outs);
+		ret = ret ? ret : add_text(c, "emulate/outs", list);
 		ret = ret ? ret : add_text(c, "emulate/self", self);
 		gethostname(host, sizeof(host) - 1);
 		ret = ret ? ret : add_text(c, "emulate/hostname", host);
@@ -187,8 +239,8 @@ int emulate__build_initrd(struct run *r)
 			ret = cpio__finish(c);
 	}
 	if (fd >= 0 && close(fd) < 0 && ret == 0)
-		ret = err__sys(errno, "writing %s", r->path[F_INITRD]);
+		ret = err__sys(errno, "writing %s", path);
 	free(cmd);
-	free(outs);
+	free(list);
 	return ret;
 }

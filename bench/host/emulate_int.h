@@ -1,11 +1,12 @@
-/* What the emulated host's files share (emulate.c: the tools, processes,
- * watching the run and the interface; emulate_initrd.c: the host's
- * initramfs): one run's state, its files, and the functions one file calls
- * in another. Not for use outside the emulated host. */
+/* emulate.c's own: one run's state and its files (emulate.c: the tools,
+ * processes, watching the run and the interface; emulate_initrd.c, below
+ * it, has its own header: the host's initramfs). Not for use outside the
+ * emulated host. */
 #ifndef COLDSTART_EMULATE_INT_H
 #define COLDSTART_EMULATE_INT_H
 
 #include "emulate.h"
+#include "emulate_initrd.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -13,11 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-struct cpio;
-
 extern char **environ;
-
-#define BUSYBOX "/bin/busybox"
 
 /* One run's moving parts. */
 struct run {
@@ -38,13 +35,5 @@ struct run {
 };
 
 enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };
-
-/* emulate.c: adds the host file `src` to the initramfs as `name` */
-int emulate__add_file(struct cpio *c, const char *name, uint32_t perm,
-		      const char *src);
-
-/* emulate_initrd.c: writes r->path[F_INITRD], the host's initramfs:
- * busybox, its /init, the modules, the command's script and --out list */
-int emulate__build_initrd(struct run *r);
 
 #endif

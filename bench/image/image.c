@@ -102,7 +102,7 @@ static int copy_file(const char *src, const char *dst)
 	}
 	while (ret == 0 && (n = read(in, buf, sizeof(buf))) != 0)
 		ret = n < 0 ? err__sys(errno, "reading %s", src)
-			    : write_all(out, buf, (size_t)n, dst);
+			    : image__write_all(out, buf, (size_t)n, dst);
 	if (ret == 0 && fsync(out) < 0)
 		ret = err__sys(errno, "syncing %s", dst);
 	close(out);

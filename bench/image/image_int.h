@@ -30,22 +30,13 @@ struct inputs {
 	char init_sha256[HASH_SHA256_HEX];
 };
 
-static inline int write_all(int fd, const void *data, size_t size,
-			    const char *path)
+/* output__write_all with the message naming `path`. */
+static inline int image__write_all(int fd, const void *data, size_t size,
+				   const char *path)
 {
-	const uint8_t *p = data;
+	int ret = output__write_all(fd, data, size);
 
-	while (size) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err__sys(errno, "writing %s", path);
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
+	return ret < 0 ? err__sys(-ret, "writing %s", path) : 0;
 }
 
 /* {"file", "size", "sha256"} of dir/file. */

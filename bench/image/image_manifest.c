@@ -97,7 +97,7 @@ static int write_text(const char *path, const char *text)
 
 	if (fd < 0)
 		return err__sys(errno, "creating %s", path);
-	ret = write_all(fd, text, strlen(text), path);
+	ret = image__write_all(fd, text, strlen(text), path);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = err__sys(errno, "syncing %s", path);
 	close(fd);
