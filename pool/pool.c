@@ -210,7 +210,7 @@ static void *refill(void *arg)
 			h = take_newest(p);
 			p->st.reaped++;
 			pthread_mutex_unlock(&p->lock);
-			destroy(h);
+			held__destroy(h);
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
@@ -248,7 +248,7 @@ static void *refill(void *arg)
 		p->make_times[p->make_times_n++ % MAKE_TIMES_KEPT] = took;
 		if (p->draining || p->nheld == p->cfg.max) {
 			pthread_mutex_unlock(&p->lock);
-			destroy(h);
+			held__destroy(h);
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
@@ -265,7 +265,7 @@ static void *refill(void *arg)
 static void free_pool(struct pool *p)
 {
 	for (unsigned int i = 0; i < p->nheld; i++)
-		destroy(p->held[i]);
+		held__destroy(p->held[i]);
 	if (p->snap_open)
 		snapshot__close(&p->snap);
 	pthread_mutex_destroy(&p->lock);
@@ -424,8 +424,11 @@ static int acquire(struct pool *p, struct pool_request *req, struct held **out)
 	return 0;
 }
 
-static void served(struct pool *p, unsigned int made, double made_s,
-		   unsigned int unmade, unsigned int failed, const char *why)
+/* A request's end: the VMs it made for itself or failed to make or
+ * run, its error, and one request fewer being served. */
+static void count_served(struct pool *p, unsigned int made, double made_s,
+			 unsigned int unmade, unsigned int failed,
+			 const char *why)
 {
 	pthread_mutex_lock(&p->lock);
 	if (made)
@@ -478,7 +481,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 		if (!req->acquired_ns)
 			req->acquired_ns = timeline__now();
 		ret = pool__run(p, h, req);
-		destroy(h);
+		held__destroy(h);
 		h = NULL;
 		if (ret == 0)
 			break;
@@ -486,7 +489,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 		failed++;
 		req->failures++;
 	}
-	served(p, made, made_s, unmade, failed, why);
+	count_served(p, made, made_s, unmade, failed, why);
 	if (ret < 0)
 		err__set(-ret, "%s", why);
 	return ret;

@@ -71,7 +71,7 @@ struct pool {
 	struct pool_stats st;
 };
 
-static inline void destroy(struct held *h)
+static inline void held__destroy(struct held *h)
 {
 	if (!h)
 		return;

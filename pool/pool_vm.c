@@ -160,7 +160,7 @@ struct held *pool__make(struct pool *p, int64_t seq)
 			ret = fill(p, h);
 	}
 	if (ret < 0) {
-		destroy(h);
+		held__destroy(h);
 		return NULL;
 	}
 	return h;
@@ -265,7 +265,7 @@ int pool__restore_once(struct kvm_host *kvm, struct snapshot *snap,
 	if (ret == 0 && h->tl.t[TL_FIRST_RUN])
 		*ns = (double)(h->tl.t[TL_FIRST_RUN] -
 			       h->tl.t[TL_RESTORE_START]);
-	destroy(h);
+	held__destroy(h);
 	return ret;
 }
 

@@ -18,21 +18,6 @@ static const char spec_forms[] =
 	"accepted: poisson:RATE, mmpp:R0,R1,D0,D1, "
 	"trace:FILE[,format=csv|azure2019|azure2021][,column=NAME]";
 
-static const char *const format_names[] = {
-	[ARRIVALS_AUTO] = "auto",
-	[ARRIVALS_CSV] = "csv",
-	[ARRIVALS_AZURE2019] = "azure2019",
-	[ARRIVALS_AZURE2021] = "azure2021",
-};
-
-const char *arrivals__format_name(enum arrivals_format format)
-{
-	if ((unsigned int)format >=
-	    sizeof(format_names) / sizeof(*format_names))
-		return "?";
-	return format_names[format];
-}
-
 /* ---- the --arrivals text ---- */
 
 static int parse_poisson(const char *text, const char *rest,
@@ -92,7 +77,7 @@ static int trace_option(const char *text, const char *opt,
 	if (!strncmp(opt, "format=", 7)) {
 		for (unsigned int f = ARRIVALS_CSV; f <= ARRIVALS_AZURE2021;
 		     f++)
-			if (!strcmp(opt + 7, format_names[f]) &&
+			if (!strcmp(opt + 7, arrivals__format_name(f)) &&
 			    !*seen_format) {
 				out->format = f;
 				*seen_format = true;

@@ -20,6 +20,22 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The trace formats by the names `,format=` takes. */
+static const char *const format_names[] = {
+	[ARRIVALS_AUTO] = "auto",
+	[ARRIVALS_CSV] = "csv",
+	[ARRIVALS_AZURE2019] = "azure2019",
+	[ARRIVALS_AZURE2021] = "azure2021",
+};
+
+const char *arrivals__format_name(enum arrivals_format format)
+{
+	if ((unsigned int)format >=
+	    sizeof(format_names) / sizeof(*format_names))
+		return "?";
+	return format_names[format];
+}
+
 /* ---- trace files ---- */
 
 #define TRACE_MAX_COLUMNS 65536
