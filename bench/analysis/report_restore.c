@@ -485,7 +485,7 @@ static bool drop_word(char *list, const char *word)
 	p = list ? strstr(list, key) : NULL;
 	if (p)
 		memmove(p, p + strlen(key) - 1, strlen(p + strlen(key) - 1) + 1);
-	return p;
+	return p != NULL;
 }
 
 static void plot_restore(struct report *r)
