@@ -16,11 +16,15 @@
 # request phase).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), strategies and
 #   caches (space-separated values present in the file), cells (the
-#   sizes as MEM:WS words in MiB, e.g. '64:16 256:16 256:64').
+#   sizes as MEM:WS words in MiB, e.g. '64:16 256:16 256:64'; WS 0: a
+#   working set not known, as of a Linux guest's snapshot, labelled by
+#   its memory alone, '32 MiB'), baseline (0: no never-stopped rows, so
+#   no legend entry for them).
 if (!exists("in")) in = 'restore.csv'
 if (!exists("out")) out = 'restore.png'
 if (!exists("fmt")) fmt = 'png'
 if (!exists("caches")) caches = 'warm cold'
+if (!exists("baseline")) baseline = 1
 
 if (fmt eq 'svg') {
 	set terminal svg size 1400,600 dynamic noenhanced font 'sans,12'
@@ -31,7 +35,6 @@ set output out
 set datafile separator ','
 set logscale y 2
 set format y '%g'
-set xlabel 'guest memory / working set (MiB)'
 set ylabel 'restore -> DONE, median (ms, log scale)'
 set grid
 # room above and below, so the lowest and highest points show whole
@@ -39,10 +42,23 @@ set offsets 0, 0, graph 0.05, graph 0.05
 nx = words(cells)
 set xrange [0.5:nx + 0.5]
 set xtics ()
+anyws = 0
 do for [i=1:nx] {
 	c = word(cells, i)
 	p = strstrt(c, ':')
-	set xtics add (sprintf('%s / %s', c[1:p - 1], c[p + 1:]) i)
+	if (c[p + 1:] eq '0') {
+		set xtics add (sprintf('%s MiB', c[1:p - 1]) i)
+	} else {
+		set xtics add (sprintf('%s / %s', c[1:p - 1], c[p + 1:]) i)
+		anyws = 1
+	}
+}
+if (anyws) {
+	set xlabel 'guest memory / working set (MiB)'
+	what = 'memory and working-set size'
+} else {
+	set xlabel 'guest memory'
+	what = 'memory size'
 }
 
 palette = '#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f'
@@ -54,7 +70,7 @@ cellx(m, w) = (cp = strstrt(' '.cells.' ', sprintf(' %d:%d ', m, w)), \
 	cp ? words((' '.cells.' ')[1:cp]) + 1 : NaN)
 row(s, c) = (strcol(1) eq s && strcol(2) eq c)
 nc = words(caches)
-set multiplot layout 1, nc title 'restore strategies per memory and working-set size'
+set multiplot layout 1, nc title 'restore strategies per '.what
 do for [c in caches] {
 	set title sprintf('page cache %s', c)
 	# one legend, beside the last panel
@@ -66,6 +82,7 @@ do for [c in caches] {
 	        title word(strategies, i), \
 	     in skip 1 using (strcol(1) eq 'never-stopped' ? cellx($3, $4) : NaN):\
 	        (strcol(1) eq 'never-stopped' ? $8 : NaN) \
-	        with linespoints lc 'black' dt 2 pt 7 ps 0.6 title 'never stopped'
+	        with linespoints lc 'black' dt 2 pt 7 ps 0.6 \
+	        title (baseline ? 'never stopped' : '')
 }
 unset multiplot

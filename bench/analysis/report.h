@@ -67,6 +67,12 @@ void report__density_guest(char *buf, size_t len, const json_t *doc);
  * sentence for the Markdown (ends with a period). */
 const char *report__density_held(const json_t *doc);
 
+/* Where a Linux guest's clones were restored from a snapshot taken with
+ * another command line than the fresh VMs' (config.clone_cmdline: inside
+ * the emulated host `snapshot create` adds coldstart.done=mmio), a
+ * Markdown paragraph naming both; nothing otherwise. */
+void report__density_cmdline(FILE *out, const json_t *doc);
+
 int cmd_report(int argc, char **argv);
 
 #endif

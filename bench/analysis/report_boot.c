@@ -8,13 +8,13 @@
 static void sum_boot(FILE *md, const struct input *in)
 {
 	const struct result_series *t = compare__find(&in->doc, "total");
-	char text[48];
+	char text[48], name[REPORT_NAME_LEN];
 
 	if (!t)
 		return;
 	report__time_text(text, sizeof(text), median_ns(t));
 	fprintf(md, "- %s: total (process start -> teardown done) %s median\n",
-		in->label, text);
+		report__summary_name(name, sizeof(name), in), text);
 }
 
 const struct report_driver report_driver_boot = {

@@ -177,10 +177,13 @@ static void linux_assumption(FILE *md, const struct input *in)
 	file_text(kernel, sizeof(kernel), get(g, "kernel"));
 	file_text(initrd, sizeof(initrd), get(g, "initrd"));
 	fprintf(md, "- The guest as measured: Linux kernel %s, initrd %s, "
-		"cmdline `%s`, %.0f MiB of guest memory, %.0f vCPU(s). %s "
+		"cmdline `%s`", kernel, initrd, str_or(cfg, "cmdline", "?"));
+	if (json_is_string(get(cfg, "clone_cmdline")))
+		fprintf(md, " (clones' snapshot: `%s`)",
+			str_or(cfg, "clone_cmdline", ""));
+	fprintf(md, ", %.0f MiB of guest memory, %.0f vCPU(s). %s "
 		"Memory per VM is what these guests touched by then; a "
-		"workload that touches more costs more per VM.\n", kernel,
-		initrd, str_or(cfg, "cmdline", "?"),
+		"workload that touches more costs more per VM.\n",
 		json_number_value(get(cfg, "mem_bytes")) / 1048576,
 		json_number_value(get(cfg, "vcpus")),
 		report__density_held(in->root));

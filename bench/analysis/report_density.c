@@ -31,12 +31,24 @@ const char *report__density_held(const json_t *doc)
 	       "settle time (held_at counts which).";
 }
 
+void report__density_cmdline(FILE *out, const json_t *doc)
+{
+	const json_t *cfg = get(doc, "config");
+
+	if (!json_is_string(get(cfg, "clone_cmdline")))
+		return;
+	fprintf(out, "The clones' snapshot was taken with another command "
+		"line than the fresh VMs boot with: `%s` (fresh: `%s`).\n\n",
+		str_or(cfg, "clone_cmdline", ""), str_or(cfg, "cmdline", "?"));
+}
+
 static void sum_density(FILE *md, const struct input *in)
 {
 	const json_t *m;
 	const char *mode, *sep = "";
+	char name[REPORT_NAME_LEN];
 
-	fprintf(md, "- %s:", in->label);
+	fprintf(md, "- %s:", report__summary_name(name, sizeof(name), in));
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
 		fprintf(md, "%s %.1f VMs per GiB %s", sep,
 			json_number_value(get(m, "vms_per_gib")), mode);
@@ -70,6 +82,7 @@ static void md_density(struct report *r, const struct input *in)
 	report__density_guest(guest, sizeof(guest), in->root);
 	fprintf(r->md, "\nGuest: %s. %s\n\n", guest,
 		report__density_held(in->root));
+	report__density_cmdline(r->md, in->root);
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
 		fprintf(r->md, "- %s: %.0f VMs (stopped by %s), marginal cost "
 			"%.0f KiB per VM (PSS + kernel memory), %.1f VMs per GiB",

@@ -159,6 +159,13 @@ double report__median_of_medians(const struct input *in, const char *unit,
 /* report_summary.c: the Summary section, each driver's lines */
 void report__time_text(char *buf, size_t len, double ns);
 void report__md_summary(struct report *r);
+/* "rate (probe `d1cac105`)": the document's label and the guest it
+ * measured (report__guest_text), which each driver's Summary line starts
+ * with, as the user's own Linux guest differs by far from the probe; the
+ * label alone for a document without a "guest" object. */
+#define REPORT_NAME_LEN 192
+const char *report__summary_name(char *buf, size_t len,
+				 const struct input *in);
 
 /* report_capacity.c: "probe `d1cac105`", a document's guest object as
  * its name and the start of its sha256 (a Linux guest's: its kernel's). */

@@ -12,8 +12,9 @@ static void sum_lifecycle(FILE *md, const struct input *in)
 		{ "process-per-VM", "process.coldstart", "process.floor" },
 	};
 	const char *sep = "";
+	char name[REPORT_NAME_LEN];
 
-	fprintf(md, "- %s:", in->label);
+	fprintf(md, "- %s:", report__summary_name(name, sizeof(name), in));
 	for (size_t i = 0; i < 2; i++) {
 		const struct result_series *c = compare__find(&in->doc, modes[i][1]);
 		const struct result_series *f = compare__find(&in->doc, modes[i][2]);

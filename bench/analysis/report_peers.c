@@ -10,18 +10,19 @@ static void sum_peers(FILE *md, const struct input *in)
 	const struct result_series *ours = compare__find(&in->doc, "coldstart");
 	const json_t *x;
 	const char *peer;
-	char t[48];
+	char t[48], name[REPORT_NAME_LEN];
 
+	report__summary_name(name, sizeof(name), in);
 	/* every peer left out: coldstart's own time is all there is */
 	if (!json_object_size(get(in->root, "ratios")) && ours) {
 		report__time_text(t, sizeof(t), median_ns(ours));
 		fprintf(md, "- %s: coldstart %s median, no peer measured (see "
-			"Left out)\n", in->label, t);
+			"Left out)\n", name, t);
 		return;
 	}
 	json_object_foreach((json_t *)get(in->root, "ratios"), peer, x)
 		fprintf(md, "- %s: %s / coldstart %.2fx the wall-time median, "
-			"%.2fx the peak-RSS median\n", in->label, peer,
+			"%.2fx the peak-RSS median\n", name, peer,
 			json_number_value(get(x, "wall_median")),
 			json_number_value(get(x, "peak_rss_median")));
 }

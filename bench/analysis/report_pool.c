@@ -25,7 +25,7 @@ static void sum_pool(FILE *md, const struct input *in)
 	const json_t *pool = get(in->root, "pool");
 	double hit = median_of_series(in, "arrival_to_first_run.hit");
 	double all = median_of_series(in, "arrival_to_done.all");
-	char a[48] = "-", b[48] = "-";
+	char a[48] = "-", b[48] = "-", name[REPORT_NAME_LEN];
 
 	if (hit >= 0)
 		result__value_text(a, sizeof(a), "ns", hit, hit);
@@ -33,7 +33,8 @@ static void sum_pool(FILE *md, const struct input *in)
 		result__value_text(b, sizeof(b), "ns", all, all);
 	fprintf(md, "- %s: %.1f %% hits at %.1f requests/s (%s); a hit "
 		"reaches its first instruction in %s (median), a request "
-		"DONE in %s; %.1f idle VM-seconds\n", in->label,
+		"DONE in %s; %.1f idle VM-seconds\n",
+		report__summary_name(name, sizeof(name), in),
 		100 * json_number_value(get(pool, "hit_ratio")),
 		json_number_value(get(pool, "offered_rate")),
 		str_or(get(in->root, "config"), "arrivals", "?"), a, b,

@@ -42,17 +42,11 @@ static bool first_of_mode(const json_t *series, size_t i)
 static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 {
 	const json_t *series = get(in->root, "series"), *s;
-	const json_t *guest = get(in->root, "guest");
 	const char *sep = "";
-	char text[96], name[100] = "";
+	char name[REPORT_NAME_LEN];
 	size_t i;
 
-	/* which guest the rate is of: a Linux guest's differs by far */
-	if (json_is_object(guest)) {
-		report__guest_text(text, sizeof(text), guest);
-		snprintf(name, sizeof(name), " (%s)", text);
-	}
-
+	report__summary_name(name, sizeof(name), in);
 	json_array_foreach(series, i, s) {
 		const char *mode = str_or(get(s, "params"), "mode", "");
 		const json_t *p = report__peak_rate(series, mode, kind);
@@ -61,7 +55,7 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 		if (!first_of_mode(series, i) || !p)
 			continue; /* mode shown already, or no rate */
 		if (!*sep)
-			fprintf(md, "- %s%s, %s:%s", in->label, name, kind,
+			fprintf(md, "- %s, %s:%s", name, kind,
 				!strcmp(kind, "burst") ? "" : " peak");
 		fprintf(md, "%s %s VMs/s %s (%.0f %s)", sep,
 			result__rate_text(num, sizeof(num),

@@ -210,9 +210,9 @@ static void md_restore_row(FILE *md, const struct rrow *w)
 
 	/* the never-stopped VM has only its request phase */
 	if (!strcmp(w->strategy, "never-stopped")) {
-		fprintf(md, "| never stopped | - | %" JSON_INTEGER_FORMAT " | %"
-			JSON_INTEGER_FORMAT " | - | - | - | %.3f | - | - | - | "
-			"- | - |\n", w->mem >> 20, w->ws >> 20,
+		fprintf(md, "| never stopped | - | %" JSON_INTEGER_FORMAT " | %s "
+			"| - | - | - | %.3f | - | - | - | - | - |\n",
+			w->mem >> 20, ws_text(ws, sizeof(ws), w->ws),
 			w->med[RP_REQUEST]);
 		return;
 	}
@@ -423,9 +423,11 @@ static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
 static void sum_restore(FILE *md, const struct input *in)
 {
 	struct rrows rows = { 0 };
+	char name[REPORT_NAME_LEN];
 
 	restore_rows(in, &rows);
-	fprintf(md, "- %s (medians from restore start):\n", in->label);
+	fprintf(md, "- %s, medians from restore start:\n",
+		report__summary_name(name, sizeof(name), in));
 	for (size_t k = 0; k < rows.n; k++)
 		if (strcmp(rows.v[k].strategy, "never-stopped") && rows.v[k].n)
 			sum_restore_cell(md, &rows, k);
@@ -442,8 +444,10 @@ static int cell_cmp(const void *a, const void *b)
 }
 
 /* The restore document's sizes as "MEM:WS" words in MiB, by memory then
- * working set ("64:16 256:16 256:64"); NULL when none. Free it. */
-static char *restore_cells(const struct report *r)
+ * working set ("64:16 256:16 256:64"; WS 0 where it is not known, "32:0"
+ * for a Linux guest's snapshot), and whether any has a working set; NULL
+ * when none. Free it. */
+static char *restore_cells(const struct report *r, bool *any_ws)
 {
 	int i = report__find_input(r, "restore");
 	struct rrows rows = { 0 };
@@ -452,6 +456,7 @@ static char *restore_cells(const struct report *r)
 	size_t len = 0, nc;
 	FILE *f;
 
+	*any_ws = false;
 	if (i < 0)
 		return NULL;
 	restore_rows(&r->in[i], &rows);
@@ -461,15 +466,17 @@ static char *restore_cells(const struct report *r)
 	f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
-	for (size_t k = 0; k < nc; k++)
+	for (size_t k = 0; k < nc; k++) {
 		fprintf(f, "%s%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
 			k ? " " : "", cells[k].mem >> 20, cells[k].ws >> 20);
+		*any_ws |= cells[k].ws != 0;
+	}
 	fclose(f);
 	return text;
 }
 
-/* Removes the word `word` from a " a b c " list. */
-static void drop_word(char *list, const char *word)
+/* Removes the word `word` from a " a b c " list; whether it was there. */
+static bool drop_word(char *list, const char *word)
 {
 	char key[64];
 	char *p;
@@ -478,21 +485,27 @@ static void drop_word(char *list, const char *word)
 	p = list ? strstr(list, key) : NULL;
 	if (p)
 		memmove(p, p + strlen(key) - 1, strlen(p + strlen(key) - 1) + 1);
+	return p != NULL;
 }
 
 static void plot_restore(struct report *r)
 {
 	char *strategies = report__csv_column(r, restore_csv, 0);
 	char *cache_words = report__csv_column(r, restore_csv, 1);
-	char *cells = restore_cells(r), *vars = NULL;
+	bool any_ws, baseline;
+	char *cells = restore_cells(r, &any_ws), *vars = NULL;
 
-	drop_word(strategies, "never-stopped"); /* drawn as the baseline */
+	/* drawn as the baseline, where there is one (a user's snapshot,
+	 * `bench restore --snapshot`, has none) */
+	baseline = drop_word(strategies, "never-stopped");
 	drop_word(cache_words, "-");
 	if (strategies && cache_words && cells && cells[0] &&
 	    asprintf(&vars, "in='restore.csv'; strategies='%s'; cells='%s'; "
-		     "caches='%s'", strategies, cells, cache_words) >= 0)
-		report__plot_show(r, "restore", "restore", vars, "restore "
-				  "strategies per memory and working-set size");
+		     "caches='%s'; baseline=%d", strategies, cells,
+		     cache_words, baseline) >= 0)
+		report__plot_show(r, "restore", "restore", vars, any_ws ?
+				  "restore strategies per memory and working-set "
+				  "size" : "restore strategies per memory size");
 	free(vars);
 	free(strategies);
 	free(cache_words);

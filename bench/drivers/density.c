@@ -473,6 +473,30 @@ static int make_snapshot(struct density *d)
 	return ret;
 }
 
+/* The command line the clones' snapshot was taken with, read back from
+ * it: inside the emulated host `snapshot create` adds coldstart.done=mmio
+ * to the default one, so the clones boot with another than the fresh VMs
+ * (config.cmdline); where it differs, config.clone_cmdline records it. */
+static int note_clone_cmdline(const struct density *d, json_t *doc)
+{
+	json_t *cfg = json_object_get(doc, "config");
+	const char *fresh = json_string_value(json_object_get(cfg, "cmdline"));
+	struct snapshot s;
+	int ret;
+
+	if (!d->o.kernel)
+		return 0;
+	ret = snapshot__open(&s, d->snap_dir); /* closed again if it fails */
+	if (ret < 0)
+		return ret;
+	if ((!fresh || strcmp(fresh, s.guest.cmdline)) &&
+	    json_object_set_new(cfg, "clone_cmdline",
+				json_string(s.guest.cmdline)) < 0)
+		ret = err__set(ENOMEM, "recording the clones' command line");
+	snapshot__close(&s);
+	return ret;
+}
+
 static double per_vm(const json_t *point, const char *key, double n)
 {
 	return json_number_value(json_object_get(point, key)) / n;
@@ -487,6 +511,7 @@ static void report(FILE *out, const json_t *doc)
 	report__density_guest(guest, sizeof(guest), doc);
 	fprintf(out, "# coldstart density benchmark\n\nGuest: %s. %s\n\n",
 		guest, report__density_held(doc));
+	report__density_cmdline(out, doc);
 	fputs("Marginal cost = slope of (sum of PSS + "
 	      "kernel memory delta) over the number of VMs. Kernel memory "
 	      "(KernelStack, PageTables, SecPageTables, Slab) is a system-wide "
@@ -534,6 +559,8 @@ static int run(struct density *d, json_t *doc)
 		ret = run_mode(d, doc, false);
 	if (ret == 0 && d->o.clone) {
 		ret = make_snapshot(d);
+		if (ret == 0)
+			ret = note_clone_cmdline(d, doc);
 		if (ret == 0)
 			ret = run_mode(d, doc, true);
 	}

@@ -178,10 +178,21 @@ expect 0 '"curve"' bench density --kernel "$TK_ELF" --allow-pvm --mem 32M \
 json_check 'd["guest"]["name"] == "linux" and d["guest"]["kernel"]["sha256"] == "'"$sum"'" and d["config"]["mem_bytes"] == 32 << 20 and d["config"]["vcpus"] == 1 and d["config"]["cmdline"] and d["density"]["fresh"]["held_at"] == {"boot": 3} and d["density"]["clone"]["held_at"] == {"done": 3} and all(d["density"][m]["vms"] == 3 and all(p["pss_kib"] > 0 and p["rss_kib"] > 0 and p["cost_kib"] > 0 for p in d["density"][m]["curve"]) for m in ("fresh", "clone")) and all(min(s["samples"]) > 0 for s in d["series"] if s["name"].endswith(".pss_per_vm"))' "$out"
 grep -q "^Guest: linux \`${sum:0:8}\`, 32 MiB, 1 vCPU. Linux-guest VMMs held paused" \
 	"$tmp/density/density.md" && ok || fail "density.md does not name the Linux guest"
+# The clones' snapshot command line, read back from it: inside the
+# emulated host `snapshot create` adds coldstart.done=mmio to the default,
+# natively it is the fresh VMs' and not recorded twice.
+json_check 'd["config"].get("clone_cmdline") == (d["config"]["cmdline"] + " coldstart.done=mmio" if d["sysinfo"]["kvm"].get("emulated") else None)' "$out"
 expect 0 'report written' report "$tmp/density/density.json" --out "$tmp/density"
 grep -q "^| linux \`${sum:0:8}\`, 32 MiB, 1 vCPU | fresh |" "$tmp/density/report.md" &&
 	grep -q "The guest as measured: Linux kernel \`${sum:0:8}\`, initrd none" "$tmp/density/report.md" &&
+	grep -q "^- density (linux \`${sum:0:8}\`): [0-9.]* VMs per GiB fresh" "$tmp/density/report.md" &&
 	ok || fail "the report's capacity section does not name the Linux guest"
+if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["sysinfo"]["kvm"].get("emulated"))' \
+	"$tmp/density/density.json"; then
+	grep -q "^The clones' snapshot was taken with another command line than the fresh VMs boot with: \`.* coldstart.done=mmio\`" \
+		"$tmp/density/report.md" && grep -q "coldstart.done=mmio" "$tmp/density/density.md" &&
+		ok || fail "the report's density section does not show the clones' command line"
+fi
 
 # The rate driver over a Linux-style guest: one `coldstart run --kernel
 # --stop-at boot` process per VM; the result names the kernel by sha256,

@@ -48,7 +48,8 @@ doc("lifecycle", [{"name": n, "unit": "ns", "samples_ns": v}
     [outlier("inproc.floor"), outlier("process.floor")],
     memory={"vmm_overhead_kib": 76})
 med = {n: statistics.median(v) for n, v in life.items()}
-expect.append("- lifecycle: in-process %s median (%.2fx the floor), "
+# every driver's Summary line names its guest, as rate's does
+expect.append("- lifecycle (probe `abababab`): in-process %s median (%.2fx the floor), "
               "process-per-VM %s median (%.2fx the floor)" % (
               ms(med["inproc.coldstart"]),
               med["inproc.coldstart"] / med["inproc.floor"],
@@ -83,6 +84,7 @@ for ws in (16, 32):
                     "unit": "ns", "params": {"strategy": "never-stopped",
                     "mem_bytes": mem << 20, "ws_bytes": ws << 20,
                     "phase": "request"}, "samples_ns": samples(1e6, 5)})
+expect.append("- restore (probe `abababab`), medians from restore start:")
 for cache in ("warm", "cold"):
     best = min((done[(st, cache, 16, 64, "done")], st) for st, _ in strats)
     expect.append("  - mem 64 MiB, ws 16 MiB, %s: fastest %s, %s to DONE; "
@@ -169,7 +171,8 @@ expect.append("- Memory only: no per-VM CPU figure was measured (the held VMs "
 # 4900 KiB for fresh), in a table of its own unit
 expect.append("| fresh.vms_per_gib | 2 | %.1f |" % statistics.median(
               [1048576 / 5100, 1048576 / 4900]))
-expect.append("- density: 209.7 VMs per GiB fresh, 1165.1 VMs per GiB clone")
+expect.append("- density (probe `abababab`): 209.7 VMs per GiB fresh, "
+              "1165.1 VMs per GiB clone")
 expect.append("- fresh: 3 VMs (stopped by count), marginal cost 5000 KiB per VM "
               "(PSS + kernel memory), 209.7 VMs per GiB; beyond guest memory "
               "per VM: RSS 1200, PSS 700, USS 90 KiB")
@@ -183,8 +186,8 @@ doc("peers", config={"guest": "exit at once"}, series=[
               {"name": "qemu.microvm", "unit": "ns", "samples_ns": samples(30e6, 10)},
               {"name": "rss.qemu.microvm", "unit": "kib", "samples": [31680.0] * 10}],
     ratios={"qemu.microvm": {"wall_median": 15.0, "peak_rss_median": 20.0}})
-expect.append("- peers: qemu.microvm / coldstart 15.00x the wall-time median, "
-              "20.00x the peak-RSS median")
+expect.append("- peers (probe `abababab`): qemu.microvm / coldstart 15.00x "
+              "the wall-time median, 20.00x the peak-RSS median")
 expect.append("- qemu.microvm / coldstart: 15.00x the wall-time median, "
               "20.00x the peak-RSS median")
 # the suite's harness: tens of ns per sample
@@ -324,6 +327,101 @@ else
 	echo "gnuplot not installed: plot checks skipped"
 fi
 
+# The user's own Linux guest (bench boot --kernel, restore --snapshot,
+# density --kernel) and a pool: each Summary line names the guest from the
+# document's "guest" object; a Linux snapshot's working set is not known
+# (absent), so no table or plot shows it as 0; the clones' snapshot command
+# line is shown where it differs from the fresh VMs'. Documents from before
+# the guest object name none (and do not crash the report).
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+base = json.load(open("%s/lifecycle.json" % d))
+linux = {"name": "linux", "kernel": {"path": "/boot/vmlinuz", "bytes": 4096,
+         "sha256": "cd" * 32}, "initrd": None}
+def own(bench, series, guest=linux, config=None, out="own", **extra):
+    x = dict(base, bench=bench, series=series, warnings=[],
+             config=config or {"guest": guest and guest["name"]}, **extra)
+    x.pop("memory", None)
+    if guest:
+        x["guest"] = guest
+    else:
+        x.pop("guest")
+    json.dump(x, open("%s/%s-%s.json" % (d, out, bench), "w"))
+own("boot", [{"name": "total", "unit": "ns", "samples_ns": [3e6, 3.2e6]}])
+ser = []
+for strat, f in (("mmap", 1), ("eager", 2)):
+    for mem in (32, 64):
+        for ph, t in (("first_run", 1e6), ("first_progress", 2e6),
+                      ("done", 5e6 * f), ("request", 4e6 * f)):
+            ser.append({"name": "%s/snapshot-linux/mem%dM/warm/%s" % (
+                        strat, mem, ph), "unit": "ns", "params": {
+                        "strategy": strat, "mem_bytes": mem << 20,
+                        "cache": "warm", "phase": ph},
+                        "samples_ns": [t, t * 1.1, t * 0.9]})
+own("restore", ser, config={"guest": "linux", "snapshot": "/snap"})
+own("density", [{"name": "fresh.pss_per_vm", "unit": "kib",
+     "samples": [9000.0, 9100.0]}],
+    config={"guest": "linux", "kernel": "/boot/vmlinuz", "initrd": None,
+            "cmdline": "console=ttyS0", "clone_cmdline":
+            "console=ttyS0 coldstart.done=mmio", "mem_bytes": 32 << 20,
+            "vcpus": 1},
+    density={m: {"vms": 2, "marginal_kib_per_vm": k,
+                 "vms_per_gib": 1048576 / k, "fixed_kib": 100.0,
+                 "stopped_by": "count", "curve": [{"vms": n,
+                 "rss_kib": k * n, "pss_kib": k * n, "uss_kib": k * n,
+                 "kernel_kib": 10.0 * n, "cost_kib": 100 + k * n}
+                 for n in (1, 2)]}
+             for m, k in (("fresh", 8192.0), ("clone", 2048.0))})
+pool = {"hit_ratio": 0.75, "offered_rate": 20.0, "failed": 0,
+        "refill_vms_per_s": 30.0, "stats": {"requests": 40, "hits": 30,
+        "misses": 10, "waits": 0, "idle_vm_s": 2.5, "refill_cpu_s": 0.1},
+        "memory": {"rss_kib_per_vm": 2000, "pss_kib_per_vm": 1500},
+        "occupancy": [[0.0, 4, 0, 4, 0], [1.0, 3, 1, 4, 20]]}
+pser = [{"name": "arrival_to_first_run.hit", "unit": "ns",
+         "samples_ns": [2e5] * 3},
+        {"name": "arrival_to_done.all", "unit": "ns",
+         "samples_ns": [1e6] * 3}]
+own("pool", pser, guest=base["guest"],
+    config={"guest": "probe", "arrivals": "poisson"}, pool=pool)
+# from before the guest object: a lifecycle and a pool document
+own("lifecycle", base["series"], guest=None, out="old")
+own("pool", pser, guest=None, config={"arrivals": "poisson"}, pool=pool,
+    out="old")
+PY
+expect 0 "report written" report "$dir/own-boot.json" "$dir/own-restore.json" \
+	"$dir/own-density.json" "$dir/own-pool.json" --out "$dir/own"
+O=$dir/own/report.md
+grep -qF -- '- boot (linux `cdcdcdcd`): total (process start -> teardown done) 3.100 ms median' "$O" &&
+	grep -qF -- '- restore (linux `cdcdcdcd`), medians from restore start:' "$O" &&
+	grep -qF -- '  - mem 32 MiB, warm: fastest mmap, 5.000 ms to DONE' "$O" &&
+	grep -qF -- '- density (linux `cdcdcdcd`): 128.0 VMs per GiB fresh, 512.0 VMs per GiB clone' "$O" &&
+	grep -qF -- '- pool (probe `abababab`): 75.0 % hits at 20.0 requests/s (poisson)' "$O" &&
+	ok || fail "the Summary lines do not name their guest: $(sed -n '/^## Summary/,/^## Cap/p' "$O")"
+# no "0" working set: "-" in the tables, nothing at all in the sizes
+grep -qF '| strategy | warm 32/- | warm 64/- |' "$O" &&
+	grep -qF '| mmap | warm | 64 | - | 1.000 | 5.000 |' "$O" &&
+	! grep -q '| 64 | 0 |\|/0 |\|ws 0 MiB' "$O" &&
+	ok || fail "a Linux snapshot's unknown working set shows as 0 in report.md"
+grep -qF 'The clones'"'"' snapshot was taken with another command line than the fresh VMs boot with: `console=ttyS0 coldstart.done=mmio` (fresh: `console=ttyS0`).' "$O" &&
+	grep -qF 'cmdline `console=ttyS0` (clones'"'"' snapshot: `console=ttyS0 coldstart.done=mmio`), 32 MiB' "$O" &&
+	ok || fail "report.md does not show the clones' snapshot command line"
+if command -v gnuplot >/dev/null; then
+	# the x axis: "32 MiB" for a Linux snapshot, MEM / WS for the probe's
+	grep -q '>32 MiB<' "$dir/own/restore.svg" &&
+		! grep -q '>32 / 0<' "$dir/own/restore.svg" &&
+		! grep -q 'never stopped' "$dir/own/restore.svg" &&
+		grep -q '](restore.png)' "$O" &&
+		grep -q '>64 / 16<' "$dir/r/restore.svg" &&
+		grep -q 'never stopped' "$dir/r/restore.svg" &&
+		ok || fail "the restore plot's sizes"
+fi
+expect 0 "report written" report "$dir/old-lifecycle.json" "$dir/old-pool.json" \
+	--out "$dir/old"
+grep -q '^- lifecycle: in-process ' "$dir/old/report.md" &&
+	grep -q '^- pool: 75.0 % hits' "$dir/old/report.md" &&
+	ok || fail "documents without a guest object"
+
 # --format md: no plots; the default output directory is the first input's.
 expect 0 "" report "$dir/lifecycle.json" --format md -q
 [ -s "$dir/report.md" ] && [ ! -e "$dir/cdf-lifecycle.png" ] &&
@@ -375,7 +473,7 @@ grep -q "^- host: .*, KVM svm (emulated host qemu-tcg-svm)$" "$E" && ok ||
 grep -qxF -- "- peers: qemu.microvm: qemu-system-x86_64 is not installed" "$E" &&
 	grep -qxF -- "- suite: bench boot: this host cannot run it (exit 77)" "$E" &&
 	! grep -q "bench lifecycle: this host" "$E" &&
-	grep -Eq "^- peers: coldstart [0-9.]+ ms median, no peer measured \(see Left out\)$" "$E" &&
+	grep -Eq "^- peers \(probe \`abababab\`\): coldstart [0-9.]+ ms median, no peer measured \(see Left out\)$" "$E" &&
 	ok || fail "report.md does not list what was left out"
 [ "$(grep '^## ' "$E" | head -3 | tr '\n' ' ')" = "## Summary ## Left out ## lifecycle " ] &&
 	ok || fail "the Left out section is not after the summary"

@@ -33,7 +33,7 @@ expect 3 "mmap/snapshot-probe/mem16M/warm/done" compare "$P" "$tmp/p2/restore.js
 grep -q "snapshot $tmp/p (probe guest, mem 16 MiB ws 4 MiB)" "$tmp/p2/restore.md" &&
 	ok || fail "restore.md does not name the snapshot"
 expect 0 "" report "$tmp/p2/restore.json" --format md -q --out "$tmp/p2r"
-grep -q "^- restore (medians from restore start):" "$tmp/p2r/report.md" &&
+grep -q "^- restore (probe \`[0-9a-f]\{8\}\`), medians from restore start:" "$tmp/p2r/report.md" &&
 	grep -q "^  - mem 16 MiB, ws 4 MiB, warm: fastest " "$tmp/p2r/report.md" &&
 	grep -q '"snapshot":"'"$tmp/p"'"' "$tmp/p2r/report.md" &&
 	ok || fail "report.md of bench restore --snapshot"
@@ -63,5 +63,6 @@ json_check "all(len(s['samples_ns']) == 2 and s['samples_ns'][0] > 0 and 'ws_byt
 expect 0 "" report "$L" --format md -q --out "$tmp/lr"
 grep -q "^Guest: linux; kernel \`.*testkernel.elf\` (.* sha256 \`[0-9a-f]\{64\}\`)" "$tmp/lr/report.md" &&
 	grep -q "^  - mem 32 MiB, warm: fastest " "$tmp/lr/report.md" &&
+	grep -q "^- restore (linux \`$(sha256sum "$TK_ELF" | cut -c1-8)\`), medians from restore start:" "$tmp/lr/report.md" &&
 	ok || fail "report.md does not name the Linux guest"
 finish

@@ -88,8 +88,8 @@ for f in lifecycle.json restore.json report.md series.csv cdf.csv restore.csv; d
 done
 grep -q "Harness overhead per sample" "$dir/s/report.md" && ok ||
 	fail "report.md lacks the harness overhead"
-grep -q "^## Summary" "$dir/s/report.md" && grep -q "^- lifecycle: in-process " "$dir/s/report.md" &&
-	grep -q "^- restore (medians from restore start):" "$dir/s/report.md" &&
+grep -q "^## Summary" "$dir/s/report.md" && grep -q "^- lifecycle (probe \`[0-9a-f]\{8\}\`): in-process " "$dir/s/report.md" &&
+	grep -q "^- restore (probe \`[0-9a-f]\{8\}\`), medians from restore start:" "$dir/s/report.md" &&
 	ok || fail "report.md lacks the summary"
 # The suite over the user's own guest (the ring-0 test kernel): boot,
 # rate and density boot it, restore and pool restore a snapshot of it
@@ -114,6 +114,10 @@ json_check "d['config']['guest'] == 'linux' and all('snapshot-linux' in s['name'
 [ -z "$(ls -A "$TMPDIR")" ] && ok || fail "the suite left its guest snapshot: $(ls -A "$TMPDIR")"
 grep -q "^| linux \`${sum:0:8}\`, 32 MiB, 1 vCPU | fresh |" "$dir/k/report.md" &&
 	ok || fail "the report's capacity table does not name the guest"
+for b in boot density restore; do
+	grep -q "^- $b (linux \`${sum:0:8}\`)[:,]" "$dir/k/report.md" &&
+		ok || fail "the report's $b Summary line does not name the guest"
+done
 unset TMPDIR
 expect 2 "unexpected argument" bench suite extra
 expect 2 "--only: 'floor' is not a driver of the suite" bench suite --only lifecycle,floor --out "$dir/x"
