@@ -132,14 +132,14 @@ static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 	report__density_guest(guest, sizeof(guest), w->in->root);
 	if (w->rate && w->vms >= 0) {
 		double v = json_number_value(get(w->rate, "vms_per_s"));
-
+		double workers = json_number_value(get(get(w->rate, "params"),
+							"workers"));
 		char num[32];
 
-		snprintf(rate, sizeof(rate), "%s VMs/s (%s, %.0f workers)",
+		snprintf(rate, sizeof(rate), "%s VMs/s (%s, %.0f worker%s)",
 			 result__rate_text(num, sizeof(num), v),
-			 str_or(get(w->rate, "params"), "mode", "?"),
-			 json_number_value(get(get(w->rate, "params"),
-					       "workers")));
+			 str_or(get(w->rate, "params"), "mode", "?"), workers,
+			 workers == 1 ? "" : "s");
 		if (v > 0)
 			snprintf(fill, sizeof(fill), "%.1f s", w->vms / v);
 	} else if (w->no_rate) {

@@ -50,6 +50,8 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 	json_array_foreach(series, i, s) {
 		const char *mode = str_or(get(s, "params"), "mode", "");
 		const json_t *p = report__peak_rate(series, mode, kind);
+		double workers = json_number_value(get(get(p, "params"),
+							"workers"));
 		char num[32];
 
 		if (!first_of_mode(series, i) || !p)
@@ -60,8 +62,8 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 		fprintf(md, "%s %s VMs/s %s (%.0f %s)", sep,
 			result__rate_text(num, sizeof(num),
 				json_number_value(get(p, "vms_per_s"))), mode,
-			json_number_value(get(get(p, "params"), "workers")),
-			!strcmp(kind, "burst") ? "started at once" : "workers");
+			workers, !strcmp(kind, "burst") ? "started at once"
+				 : workers == 1 ? "worker" : "workers");
 		sep = ",";
 	}
 	if (*sep)

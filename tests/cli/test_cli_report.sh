@@ -427,6 +427,19 @@ expect 0 "" report "$dir/lifecycle.json" --format md -q
 [ -s "$dir/report.md" ] && [ ! -e "$dir/cdf-lifecycle.png" ] &&
 	ok || fail "--format md"
 
+# One worker is "1 worker", in the Summary and in the Capacity table.
+mkdir "$dir/one"
+python3 - "$dir/rate.json" "$dir/one/rate.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["series"] = [s for s in d["series"] if s["params"].get("workers") == 1 and s["params"]["kind"] == "sustained"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "" report "$dir/one/rate.json" "$dir/density.json" --format md -q --out "$dir/one/r"
+grep -q "sustained: peak .* in-process (1 worker), .* process (1 worker)$" "$dir/one/r/report.md" &&
+	grep -q "(process, 1 worker) |" "$dir/one/r/report.md" &&
+	ok || fail "one worker is not said so: $(grep -n 'worker' "$dir/one/r/report.md" | head -3)"
+
 # Without gnuplot: Markdown and CSV with a warning, exit 0.
 printf '#!/bin/sh\nPATH=/nonexistent exec "%s" "$@"\n' "$COLDSTART" >"$dir/nogp"
 chmod +x "$dir/nogp"
