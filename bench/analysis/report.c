@@ -184,13 +184,7 @@ static void label_inputs(struct report *r)
 	}
 }
 
-int report__find_input(const struct report *r, const char *bench)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(r->in[i].doc.bench, bench))
-			return (int)i;
-	return -1;
-}
+
 
 /* ---- the drivers ---- */
 
@@ -399,7 +393,7 @@ static int write_md(struct report *r)
 	report__md_capacity(r);
 	md_left_out(r);
 	for (size_t i = 0; i < r->n; i++)
-		report__md_doc(r, &r->in[i]);
+		report__md_doc(r, &r->in[i], report__driver(r->in[i].doc.bench));
 	md_tuning(r);
 	r->md = NULL;
 	if (r->o->md)

@@ -23,15 +23,6 @@ struct cap_row {
 	const char *no_rate; /* why there is none */
 };
 
-void report__guest_text(char *buf, size_t len, const json_t *g)
-{
-	const char *sum = str_or(g, "sha256", NULL);
-
-	if (!sum && json_is_object(get(g, "kernel")))
-		sum = str_or(get(g, "kernel"), "sha256", NULL);
-	snprintf(buf, len, "%s%s%.8s%s", str_or(g, "name", "?"),
-		 sum ? " `" : "", sum ? sum : "", sum ? "`" : "");
-}
 
 /* Whether two documents measured the same guest: the same name and,
  * where both have one, the same sha256 (a Linux guest's: its kernel's). */

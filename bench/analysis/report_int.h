@@ -112,7 +112,7 @@ static inline double median_ns(const struct result_series *rs)
 
 typedef void csv_fn(FILE *f, const struct report *r);
 
-/* report.c */
+/* report_inputs.c: the index of the input of driver `bench`, or -1 */
 int report__find_input(const struct report *r, const char *bench);
 
 /* report_csv.c: the generic CSV files */
@@ -139,8 +139,11 @@ void report__plot_table(struct report *r, const char *script, csv_fn *fn,
 			int col, const char *var, const char *extra,
 			const char *title);
 
-/* report_md.c: one document's section of report.md */
-void report__md_doc(struct report *r, const struct input *in);
+/* report_md.c: one document's section of report.md, with the parts of
+ * its driver `d` (NULL: the generic series table) */
+struct report_driver;
+void report__md_doc(struct report *r, const struct input *in,
+		    const struct report_driver *d);
 /* One unit for a table column: chosen once from a reference value (the
  * median of the rows' medians), so a column never mixes us and ms. */
 struct col {
@@ -167,7 +170,7 @@ void report__md_summary(struct report *r);
 const char *report__summary_name(char *buf, size_t len,
 				 const struct input *in);
 
-/* report_capacity.c: "probe `d1cac105`", a document's guest object as
+/* report_inputs.c: "probe `d1cac105`", a document's guest object as
  * its name and the start of its sha256 (a Linux guest's: its kernel's). */
 void report__guest_text(char *buf, size_t len, const json_t *g);
 

@@ -148,12 +148,12 @@ static void md_guest(FILE *md, const json_t *g)
 	fputs(".\n", md);
 }
 
-void report__md_doc(struct report *r, const struct input *in)
+void report__md_doc(struct report *r, const struct input *in,
+		    const struct report_driver *d)
 {
 	const json_t *cfg = in->doc.config, *mem = get(in->root, "memory");
 	char *cfg_text = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
 	const char *guest = str_or(cfg, "guest", NULL);
-	const struct report_driver *d = report__driver(in->doc.bench);
 
 	fprintf(r->md, "\n## %s\n\nFrom `%s`%s%s%s. Configuration: `%s`\n",
 		in->label, in->path, guest ? "; guest: " : "",

@@ -144,13 +144,13 @@ static int cmd_bench_suite_where(int argc, char **argv)
 	kvm__where(&w, NULL);
 	if (help || never || !self || (!force && (w.usable || w.emulated[0]))) {
 		args[n] = NULL;
-		return cmd_bench_suite(n - 2, args + 2);
+		return suite__run(n - 2, args + 2, drivers, NR_DRIVERS);
 	}
 	if (force && never)
 		return cli__error(CLI_USAGE, "bench suite: --emulate and "
 				  "--no-emulate exclude each other");
 	args[n] = NULL;
-	ret = suite__check_args(n - 2, args + 2);
+	ret = suite__check_args(n - 2, args + 2, drivers, NR_DRIVERS);
 	if (ret != 0)
 		return ret;
 	if (!w.usable)

@@ -48,6 +48,9 @@ struct suite_opts {
 	const char *only; /* comma-separated drivers, or NULL */
 	bool report;
 	struct suite_guest guest; /* kernel NULL: the probe guest */
+	/* the drivers it runs: the table of `coldstart bench` */
+	const struct bench_driver *drivers;
+	size_t nr_drivers;
 };
 
 #define RUN_MAX_ARGS 48
@@ -109,16 +112,20 @@ static bool takes_guest(const struct suite_args *p)
 	return p->linux_full != NULL;
 }
 
-/* The suite's arguments of `driver` (its descriptor's), or NULL when the
- * suite does not run it. */
-static const struct suite_args *params_of(const char *driver)
+/* The suite's arguments of driver d (its descriptor's), or NULL when
+ * the suite does not run it. */
+static const struct suite_args *args_of(const struct bench_driver *d)
 {
-	size_t nd;
-	const struct bench_driver *d = bench__drivers(&nd);
+	return d && d->suite.quick ? &d->suite : NULL;
+}
 
-	for (size_t i = 0; i < nd; i++)
-		if (!strcmp(d[i].name, driver))
-			return d[i].suite.quick ? &d[i].suite : NULL;
+/* The driver named `name` among the suite's, or NULL. */
+static const struct bench_driver *driver_named(const struct suite_opts *o,
+					       const char *name)
+{
+	for (size_t i = 0; i < o->nr_drivers; i++)
+		if (!strcmp(o->drivers[i].name, name))
+			return &o->drivers[i];
 	return NULL;
 }
 
@@ -152,27 +159,17 @@ static int check_guest(const struct suite_guest *g)
 	return ret;
 }
 
-static bool is_excluded(const char *name)
-{
-	return !params_of(name);
-}
-
 /* Every name in --only must be a suite driver of this build, one that
  * takes the user's guest when there is one. */
 static int check_only(const struct suite_opts *o)
 {
-	size_t nd;
-	const struct bench_driver *d = bench__drivers(&nd);
 	char buf[256], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", o->only);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct suite_args *p = params_of(t);
-		size_t i;
+		const struct suite_args *p = args_of(driver_named(o, t));
 
-		for (i = 0; i < nd && (strcmp(d[i].name, t) || is_excluded(t)); i++)
-			;
-		if (i == nd)
+		if (!p)
 			return err__set(EINVAL, "--only: '%s' is not a driver of "
 					"the suite", t);
 		if (o->guest.kernel && (!p || !takes_guest(p)))
@@ -206,7 +203,10 @@ static int parse(int argc, char **argv, struct suite_opts *o)
 	uint64_t v;
 	int c, ret = 0;
 
-	*o = (struct suite_opts){ .level = LEVEL_FULL, .report = true };
+	/* the drivers the caller gave */
+	*o = (struct suite_opts){ .level = LEVEL_FULL, .report = true,
+				  .drivers = o->drivers,
+				  .nr_drivers = o->nr_drivers };
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -280,10 +280,10 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static const char *level_args(const char *driver, enum level level,
-			      bool linux_guest)
+static const char *level_args(const struct bench_driver *d,
+			      enum level level, bool linux_guest)
 {
-	const struct suite_args *p = params_of(driver);
+	const struct suite_args *p = args_of(d);
 
 	if (!p)
 		return "";
@@ -365,7 +365,7 @@ static int run_driver(const struct bench_driver *d,
 		      struct run *r)
 {
 	const char *exe = cli__self_exe();
-	const char *level = level_args(d->name, o->level, o->guest.kernel);
+	const char *level = level_args(d, o->level, o->guest.kernel);
 	char buf[256], *argv[RUN_MAX_ARGS], *save = NULL;
 	int argc = 0;
 	uint64_t t0;
@@ -525,9 +525,9 @@ void suite__default_dir(char *buf, size_t len)
 static bool will_run(const struct suite_opts *o,
 		     const struct bench_driver *d)
 {
-	const struct suite_args *p = params_of(d->name);
+	const struct suite_args *p = args_of(d);
 
-	if (is_excluded(d->name) || (o->only && !in_list(o->only, d->name)))
+	if (!p || (o->only && !in_list(o->only, d->name)))
 		return false;
 	return !o->guest.kernel || (p && takes_guest(p));
 }
@@ -535,8 +535,8 @@ static bool will_run(const struct suite_opts *o,
 static int run_suite(struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
-	size_t nd, n = 0;
-	const struct bench_driver *d = bench__drivers(&nd);
+	size_t nd = o->nr_drivers, n = 0;
+	const struct bench_driver *d = o->drivers;
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
@@ -547,7 +547,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
 		if (!will_run(o, &d[i])) {
-			if (o->guest.kernel && !is_excluded(d[i].name) &&
+			if (o->guest.kernel && args_of(&d[i]) &&
 			    !o->only)
 				fprintf(stderr, "==> bench %s: not run (it "
 					"measures only the built-in probe "
@@ -578,18 +578,20 @@ static int run_suite(struct suite_opts *o, int *failed)
 	return ret;
 }
 
-int suite__check_args(int argc, char **argv)
+int suite__check_args(int argc, char **argv, const struct bench_driver *d,
+		      size_t nd)
 {
-	struct suite_opts o;
+	struct suite_opts o = { .drivers = d, .nr_drivers = nd };
 	int ret = parse(argc, argv, &o);
 
 	return ret < 0 ? cli__parsed(ret, "bench suite", usage) : 0;
 }
 
-int cmd_bench_suite(int argc, char **argv)
+int suite__run(int argc, char **argv, const struct bench_driver *d,
+	       size_t nd)
 {
 	char dir[PATH_MAX];
-	struct suite_opts o;
+	struct suite_opts o = { .drivers = d, .nr_drivers = nd };
 	int failed = 0, ret = parse(argc, argv, &o);
 
 	if (ret != 0)

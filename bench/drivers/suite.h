@@ -8,12 +8,20 @@
 
 #include <stddef.h>
 
-int cmd_bench_suite(int argc, char **argv);
+struct bench_driver;
 
-/* Checks the suite's options without running anything: 0 when they
- * parse, else the exit code after the usage error is printed (so a typo
- * fails before an emulated host boots). */
-int suite__check_args(int argc, char **argv);
+/* `coldstart bench suite ARGS` here: runs each of the `nd` drivers `d`
+ * (the table of `coldstart bench`, given by its caller) that has suite
+ * arguments; an enum cli_exit. */
+int suite__run(int argc, char **argv, const struct bench_driver *d,
+	       size_t nd);
+
+/* Checks the suite's options (among them --only against `d`) without
+ * running anything: 0 when they parse, else the exit code after the
+ * usage error is printed (so a typo fails before an emulated host
+ * boots). */
+int suite__check_args(int argc, char **argv, const struct bench_driver *d,
+		      size_t nd);
 
 /* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
 void suite__default_dir(char *buf, size_t len);
