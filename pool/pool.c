@@ -85,13 +85,13 @@ static int check_config(const struct pool_config *c)
 		return ret;
 	if (!c->timeout_ns)
 		return err__set(EINVAL, "pool: no request timeout");
+	if (c->abort_every && c->source != POOL_FROM_PROBE)
+		return err__set(EINVAL, "pool: injected aborts need the probe "
+				"guest booted fresh");
 	if (c->source == POOL_FROM_SNAPSHOT) {
 		if (!c->snapshot_dir || !c->strategy)
 			return err__set(EINVAL, "pool: a snapshot source needs "
 					"a directory and a restore strategy");
-		if (c->abort_every)
-			return err__set(EINVAL, "pool: injected aborts need "
-					"the probe guest booted fresh");
 		return 0;
 	}
 	if (c->hold == POOL_HOLD_SHELL)
@@ -101,9 +101,6 @@ static int check_config(const struct pool_config *c)
 		if (!c->linux_boot)
 			return err__set(EINVAL, "pool: a Linux source needs "
 					"its boot plan");
-		if (c->abort_every)
-			return err__set(EINVAL, "pool: injected aborts need "
-					"the probe guest booted fresh");
 		return 0;
 	}
 	return probe__validate(&c->probe, c->mem_size, c->nr_vcpus);
