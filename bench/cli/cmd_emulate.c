@@ -11,7 +11,7 @@
 #include <string.h>
 
 enum {
-	OPT_OUT = 0x100, OPT_VCPUS, OPT_MEM, OPT_DISK, OPT_TIMEOUT, OPT_STALL,
+	OPT_OUT = 0x100, OPT_VCPUS, OPT_MEM, OPT_DISK, OPT_TIMEOUT, OPT_STALL, OPT_BOOT,
 	OPT_IMAGE, OPT_CONSOLE, OPT_WORK, OPT_QUIET, OPT_HOLD,
 };
 
@@ -23,6 +23,7 @@ static const struct option long_options[] = {
 	{ "disk", required_argument, NULL, OPT_DISK },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "stall", required_argument, NULL, OPT_STALL },
+	{ "boot-timeout", required_argument, NULL, OPT_BOOT },
 	{ "image", required_argument, NULL, OPT_IMAGE },
 	{ "console", required_argument, NULL, OPT_CONSOLE },
 	{ "work-dir", required_argument, NULL, OPT_WORK },
@@ -53,6 +54,10 @@ static void usage(FILE *out)
 	      "      --timeout DUR   stop the host after DUR (default: none)\n"
 	      "      --stall DUR     stop a host whose init's heartbeat (every 10 s)\n"
 	      "                      is missing this long (default 180s)\n"
+	      "      --boot-timeout DUR  boot the host once more when it is not up\n"
+	      "                      after DUR (the command has not started);\n"
+	      "                      fail when the second boot is not either\n"
+	      "                      (default 120s; it usually takes 5-40 s)\n"
 	      "      --image DIR     kernel and modules from this image directory\n"
 	      "                      (default: 'coldstart image build', cached)\n"
 	      "      --console FILE  keep the host's console log in FILE\n"
@@ -117,6 +122,9 @@ static int parse_option(int c, struct emulate_options *o, bool *hold)
 		return parse_seconds("--timeout", optarg, &o->timeout_s);
 	case OPT_STALL:
 		return parse_seconds("--stall", optarg, &o->stall_s);
+	case OPT_BOOT:
+		return parse_seconds("--boot-timeout", optarg,
+				     &o->boot_timeout_s);
 	case OPT_IMAGE:
 		o->image_dir = optarg;
 		break;

@@ -28,6 +28,7 @@ struct emulate_options {
 	uint64_t disk_mib;    /* scratch disk, sparse; 0: 16384 */
 	unsigned timeout_s;   /* whole run; 0: none */
 	unsigned stall_s;     /* console silent this long: stalled; 0: 180 */
+	unsigned boot_timeout_s; /* not up this long: boot again, once; 0: 120 */
 	const char *image_dir; /* kernel and modules; NULL: image__build's */
 	const char *console;  /* keep the host's console log here, or NULL */
 	const char *work_parent; /* scratch disk's directory; NULL: /var/tmp */
@@ -49,8 +50,9 @@ int emulate__check_tools(void);
  * forwarded to ours as they come, and powers it off. 0 with r filled when
  * the command ran to its end (whatever its status); -ENOENT when a tool or
  * the kernel image is missing (the CLI exits 77); -ETIMEDOUT when the run
- * outlived timeout_s or the host stalled; -EIO when the host ended without
- * the command's status; -EINTR when interrupted (SIGINT, SIGTERM). Each
+ * outlived timeout_s, the host stalled or did not come up within
+ * boot_timeout_s twice (a first boot that did not is tried once more);
+ * -EIO when the host ended without the command's status; -EINTR when interrupted (SIGINT, SIGTERM). Each
  * failure's message ends with the console's last lines. */
 int emulate__run(const struct emulate_options *o, struct emulate_result *r);
 

@@ -107,6 +107,8 @@ stall_re='self-detected stall|detected stalls on CPUs|detected expedited stalls'
 	fi
 done) &
 echo $! >$R/run/coldstart-emulate/heartbeat.pid
+# a test's way to have a boot never come up (COLDSTART_EMULATE_TEST_NO_READY)
+grep -q coldstart.test.noready /proc/cmdline && exec sleep 100000
 echo "COLDSTART-EMULATE-READY $(cut -d' ' -f1 /proc/uptime)"
 # stdout and stderr are terminals where they are on the real host
 # (/emulate/tty: "11", "10"...), else pipes, so isatty() answers alike.

@@ -28,10 +28,11 @@ struct run {
 	int out_fd, err_fd, con_fd;
 	char line[1024]; /* the console's unfinished line */
 	size_t line_len;
+	unsigned boot; /* 1: the first boot; 2: its one retry */
 	bool ready, exited, failed, stalled;
 	int exit_status;
 	char fail_text[256];
-	struct timespec start, ready_at, last_console, last_beat, stalled_at;
+	struct timespec start, boot_start, ready_at, last_console, last_beat, stalled_at;
 };
 
 enum file { F_DISK, F_INITRD, F_SOCK, F_STDOUT, F_STDERR, F_LOG };

@@ -51,6 +51,24 @@ grep -qx "coldstart.emulated=qemu-tcg-svm" "$out" && ok || fail "no emulation ma
 grep -q "COLDSTART-EMULATE-EXIT 7" "$tmp/console.log" && ok || fail "--console lacks the exit marker"
 grep -q "the command exited with status 7" "$err" && ok || fail "no closing progress line"
 
+# Every boot below gets its time: a loaded CI machine boots slower, and
+# a boot that does not come up is tried once more.
+export EXPECT_TIMEOUT=400
+# A boot that never comes up (a test hook keeps the first one from it) is
+# stopped after --boot-timeout and booted once more: the command runs
+# once, in the second.
+export COLDSTART_EMULATE_TEST_NO_READY=1
+expect 0 "did not come up within 20 s \(--boot-timeout\); booting it once more" \
+	emulate --work-dir "$tmp" --boot-timeout 20s --console "$tmp/twice.log" -- true
+grep -q "host up after" "$err" && ok || fail "no second boot came up: $(tail -n 3 "$err")"
+[ "$(grep -c "COLDSTART-EMULATE-READY" "$tmp/twice.log")" = 1 ] &&
+	grep -q "COLDSTART-EMULATE-EXIT 0" "$tmp/twice.log" && ok ||
+	fail "the console log lacks the second boot: $(grep COLDSTART "$tmp/twice.log" | head -5)"
+# ... and a second boot that does not come up either fails the run.
+export COLDSTART_EMULATE_TEST_NO_READY=all
+expect 1 "did not come up within 15 s \(--boot-timeout\).*, twice" \
+	emulate --work-dir "$tmp" --boot-timeout 15s -- true
+unset COLDSTART_EMULATE_TEST_NO_READY
 # A host that cannot even boot in its time: exit 1, the reason named.
 expect 1 'ran out of its 1 s \(--timeout\)' emulate --work-dir "$tmp" --timeout 1s -- true
 # A host whose kernel dies: exit 1, the kernel's own reason in the message
