@@ -61,7 +61,7 @@ cmd_bench() {
 	local out="results/$(hostname)-$(date -u +%Y%m%d-%H%M%S)"
 	build build-static -DCMAKE_BUILD_TYPE=Release -DCOLDSTART_STATIC=ON -DBUILD_TESTING=OFF
 	log "running the quick benchmark suite -> $out/"
-	build-static/bench/coldstart bench suite --quick --out "$out" "$@"
+	build-static/coldstart bench suite --quick --out "$out" "$@"
 }
 
 # The fuzz targets of tests/fuzz: clang with libFuzzer, ASan and UBSan.
@@ -113,7 +113,7 @@ cmd_test() {
 	# The package test (package.deb) packages build-static.
 	# Where the KVM suites run in the emulated host, they run from the
 	# Release build (see tests/emulated/run_kvm_suites.sh).
-	COLDSTART_E2E_STATIC=$PWD/build-static/bench/coldstart \
+	COLDSTART_E2E_STATIC=$PWD/build-static/coldstart \
 		COLDSTART_STATIC_BUILD=$PWD/build-static \
 		COLDSTART_EMULATED_BUILD=$PWD/build \
 		timed "ctest" ctest --test-dir build-asan --output-on-failure -j2 "$@"

@@ -1,5 +1,5 @@
 /* The arithmetic of the warm pool's rate-driven policies, shared by the
- * pool (pool.c) and its simulator (tune/poolsim.c) so that what the
+ * pool (pool.c) and its simulator (sim/poolsim.c) so that what the
  * tuner recommends is what the pool does. Pure code: times in seconds. */
 #ifndef COLDSTART_POOL_POLICY_H
 #define COLDSTART_POOL_POLICY_H

@@ -48,7 +48,7 @@ if [ -z "$static" ]; then
 		log "FAIL: building the static coldstart (log: $work/static-build.log)"
 		exit 1
 	fi
-	static=$work/static/bench/coldstart
+	static=$work/static/coldstart
 	log "static build took $(elapsed "$t") s"
 fi
 if readelf -l "$static" 2>/dev/null | grep -q INTERP; then

@@ -1,4 +1,4 @@
-/* Fuzz target: arrival traces (tune/arrivals.c, read with libcsv): a
+/* Fuzz target: arrival traces (sim/arrivals.c, read with libcsv): a
  * plain CSV column of timestamps (seconds or UTC date-times), the Azure
  * Functions 2019 per-minute counts and the 2021 invocation rows. The
  * first input byte picks the format (bits 0-1: auto, csv, azure2019,

@@ -1,4 +1,4 @@
-/* Unit tests for command-line value parsing (bench/base/args.c). */
+/* Unit tests for command-line value parsing (base/args.c). */
 #include "args.h"
 #include "err.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for tune/arrivals.c: the --arrivals text, the drawn processes
+/* Unit tests for sim/arrivals.c: the --arrivals text, the drawn processes
  * (rate, reproducibility, MMPP's two regimes) and the three trace formats,
  * from small files written into a temporary directory with known answers. */
 #include "arrivals.h"

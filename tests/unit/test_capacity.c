@@ -1,4 +1,4 @@
-/* Unit tests for bench/analysis/capacity.c: VMs per GiB from a density
+/* Unit tests for analysis/capacity.c: VMs per GiB from a density
  * curve, VMs per second over blocks of completions, VMs per host by memory
  * and the series a document from before them gets, against values worked
  * out by hand in the comments. */

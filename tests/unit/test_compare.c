@@ -1,4 +1,4 @@
-/* Unit tests for bench/analysis/compare.c: verdicts on synthetic samples,
+/* Unit tests for analysis/compare.c: verdicts on synthetic samples,
  * result parsing, comparability checks and the export formats. */
 #include "compare.h"
 #include "err.h"

@@ -1,4 +1,4 @@
-/* Unit tests for tune/poolsim.c: the simulated pool against queueing
+/* Unit tests for sim/poolsim.c: the simulated pool against queueing
  * closed forms (Erlang C for a pool whose refills are the servers,
  * Erlang B for one whose misses make their own VMs), every policy on
  * hand-made traces whose outcome is worked out in the comments,

@@ -1,5 +1,5 @@
-/* Unit tests for bench/analysis/stats.c (and the warnings
- * bench/analysis/result.c derives from it) against values derived by hand,
+/* Unit tests for analysis/stats.c (and the warnings
+ * analysis/result.c derives from it) against values derived by hand,
  * from textbook examples, or by independent exact enumeration (kept in the
  * comments so they can be re-derived). */
 #include "result.h"

@@ -34,7 +34,7 @@
 
 enum result_better { RESULT_LOWER, RESULT_HIGHER };
 
-/* A new document: result__new() in drivers/result_new.h, which knows the
+/* A new document: result__new() in bench/result_new.h, which knows the
  * measuring process. */
 
 /* Appends a series of `n` samples in run order (n may be 0: no summary)

@@ -1,5 +1,5 @@
 /* The shared result document: series with summaries and warnings, JSON
- * and Markdown output (drivers/result_new.c makes its skeleton). */
+ * and Markdown output (bench/result_new.c makes its skeleton). */
 #include "result.h"
 
 #include "err.h"
