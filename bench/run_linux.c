@@ -142,22 +142,8 @@ int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
 
 	if (ret < 0)
 		return ret;
-	ret = linux__load(*vm, b);
-	if (ret == 0)
-		ret = vm__start(*vm);
-	if (ret == 0)
-		ret = vm__wait_paused(*vm, o->cfg.timeout_ns);
-	/* the guest pauses itself at its boot-complete write; nothing was
-	 * asked of the vCPUs, so say what did not happen */
-	if (ret == -ETIMEDOUT)
-		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
-			       "complete within %.3f s (%s); its vCPUs made "
-			       "%" PRIu64 " exits and it wrote %" PRIu64
-			       " bytes to its console",
-			       (double)o->cfg.timeout_ns / 1e9, why,
-			       vm__exits(*vm), m->com1.bytes_out);
+	ret = linux_machine__boot_paused(*vm, m, b, o->cfg.timeout_ns, why);
 	if (ret < 0) {
-		vm__end(*vm, VM_STOPPED, "failed to boot");
 		vm__destroy(*vm);
 		linux_machine__destroy(m);
 	}

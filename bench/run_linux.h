@@ -60,9 +60,10 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 
 /* Boots plan `b` on a new VM whose boot timer pauses it at the guest's
  * boot-complete signal, and waits for that, at most o->cfg.timeout_ns
- * (the timeout's message says what did not happen, `why` the guest is
- * paused there, and how far it got). 0 with *vm and *m for the caller
- * to end and destroy (the VM first), or -errno with nothing left. */
+ * (linux_machine__boot_paused: the errors say what did not happen, `why`
+ * the guest is paused there, and how far it got). 0 with *vm and *m for
+ * the caller to end and destroy (the VM first), or -errno with nothing
+ * left. */
 int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
 			   const struct linux_boot *b, FILE *console,
 			   const char *why, struct timeline *tl,

@@ -9,7 +9,6 @@
 #include "vm.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,23 +114,8 @@ static int boot_linux(struct pool *p, struct held *h)
 	ret = linux_machine__create(&h->machine, h->vm, &mo);
 	h->machine_made = ret == 0;
 	if (ret == 0)
-		ret = linux__load(h->vm, b);
-	if (ret == 0)
-		ret = vm__start(h->vm);
-	if (ret == 0)
-		ret = vm__wait_paused(h->vm, p->cfg.timeout_ns);
-	/* the guest pauses itself there; say what did not happen */
-	if (ret == -ETIMEDOUT)
-		ret = err__set(ETIMEDOUT, "the guest did not signal boot "
-			       "complete within %.3f s; its vCPUs made %" PRIu64
-			       " exits and it wrote %" PRIu64 " bytes to its "
-			       "console", (double)p->cfg.timeout_ns / 1e9,
-			       vm__exits(h->vm), h->machine.com1.bytes_out);
-	else if (ret == -ECANCELED)
-		ret = err__set(EIO, "the guest ended before it signalled boot "
-			       "complete: %s", h->vm->reason);
-	if (ret < 0)
-		vm__end(h->vm, VM_STOPPED, "failed to boot");
+		ret = linux_machine__boot_paused(h->vm, &h->machine, b,
+						 p->cfg.timeout_ns, NULL);
 	h->filled = ret == 0;
 	return ret;
 }

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -484,5 +485,53 @@ int linux__load(struct vm *vm, const struct linux_boot *b)
 	lm.cr3 = pt.root;
 	if (ret == 0)
 		ret = set_vcpus(vm, &lm);
+	return ret;
+}
+
+/* A guest that pauses itself at its boot-complete write leaves nothing
+ * asked of its vCPUs to report, so the errors say what did not happen,
+ * and how far the guest got. */
+static int boot_paused_error(int ret, struct vm *vm,
+			     const struct linux_machine *m,
+			     uint64_t timeout_ns, const char *why)
+{
+	const char *open = why ? " (" : "", *close = why ? ")" : "";
+
+	if (!why)
+		why = "";
+	if (ret == -ETIMEDOUT)
+		return err__set(ETIMEDOUT, "the guest did not signal boot "
+				"complete within %.3f s%s%s%s; its vCPUs made "
+				"%" PRIu64 " exits and it wrote %" PRIu64
+				" bytes to its console",
+				(double)timeout_ns / 1e9, open, why, close,
+				vm__exits(vm), m->com1.bytes_out);
+	/* EIO, not ECANCELED: a caller may take that for its own
+	 * cancellation (a pool draining) */
+	if (ret == -ECANCELED)
+		return err__set(EIO, "the guest ended before it signalled boot "
+				"complete%s%s%s: %s", open, why, close,
+				vm->reason);
+	return ret;
+}
+
+int linux_machine__boot_paused(struct vm *vm, struct linux_machine *m,
+			       const struct linux_boot *b,
+			       uint64_t timeout_ns, const char *why)
+{
+	int ret;
+
+	if (m->timer.at_boot != BOOTTIMER_PAUSE)
+		return err__set(EINVAL, "the machine does not pause at boot "
+				"complete");
+	ret = linux__load(vm, b);
+	if (ret == 0)
+		ret = vm__start(vm);
+	if (ret == 0)
+		ret = vm__wait_paused(vm, timeout_ns);
+	if (ret < 0) {
+		ret = boot_paused_error(ret, vm, m, timeout_ns, why);
+		vm__end(vm, VM_STOPPED, "failed to boot");
+	}
 	return ret;
 }

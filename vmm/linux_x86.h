@@ -4,7 +4,9 @@
  *
  * Boot:    linux__open_kernel -> linux__plan (no KVM needed: every input
  *          error shows up here) -> vm__create(linux__vm_config()) ->
- *          linux_machine__create -> linux__load -> vm__start.
+ *          linux_machine__create -> linux__load -> vm__start
+ *          (linux_machine__boot_paused: load, start, and wait for the
+ *          guest's pause at boot complete).
  * Restore: vm__create(linux__vm_config()) -> linux_machine__create ->
  *          restore memory, vCPU and irqchip state, then the devices'
  *          states through vm->devices -> vm__start.
@@ -125,5 +127,17 @@ int linux_machine__restore_setup(struct vm *vm, void *ctx);
  * vCPU's boot state: vCPU 0 runs the kernel, the others wait for
  * INIT/SIPI. */
 int linux__load(struct vm *vm, const struct linux_boot *b);
+
+/* A fresh boot held at its boot-complete signal: loads the planned boot
+ * into `vm` (its machine `m` made with at_boot BOOTTIMER_PAUSE), starts
+ * its vCPUs and waits up to timeout_ns (0: no limit) for the guest to
+ * pause itself there. `why` (NULL: none) says in the errors what the
+ * pause is for. Errors: -ETIMEDOUT naming the timeout, the vCPUs' exits
+ * and the console bytes written; -EIO when the guest ended first (a
+ * panic, a reset), with the VM's reason. On failure the VM is ended but
+ * not destroyed: the caller tears down the VM and machine it made. */
+int linux_machine__boot_paused(struct vm *vm, struct linux_machine *m,
+			       const struct linux_boot *b,
+			       uint64_t timeout_ns, const char *why);
 
 #endif

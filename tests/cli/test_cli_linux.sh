@@ -193,6 +193,11 @@ if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["sysi
 		"$tmp/density/report.md" && grep -q "coldstart.done=mmio" "$tmp/density/density.md" &&
 		ok || fail "the report's density section does not show the clones' command line"
 fi
+# A fresh guest that ends before its boot complete cannot be held: the
+# hold's error says so, and why.
+expect 1 'the guest ended before it signalled boot complete \(it is held there\): guest kernel panic' \
+	bench density --kernel "$TK_ELF" --allow-pvm --mem 32M -n 1 -w 0 \
+	--mode fresh --cmdline "tk.signal=none tk.exit=panic" --out "$tmp/density-panic"
 
 # The rate driver over a Linux-style guest: one `coldstart run --kernel
 # --stop-at boot` process per VM; the result names the kernel by sha256,

@@ -126,7 +126,8 @@ expect 2 'need --kernel' pool run --cmdline x
 expect 2 'one guest' pool run --kernel "$TK_ELF" --snapshot "$tmp/lsnap"
 expect 2 'held warm' pool run --kernel "$TK_ELF" --hold shell
 # A fresh guest that never completes its boot fails to be made, with why.
-expect 1 'did not signal boot complete' pool run -n 1 --size 1 --kernel "$TK_ELF" --mem 32M --allow-pvm --cmdline "tk.signal=none tk.exit=hang" --timeout 1s --fill-timeout 5s
+expect 1 'the guest did not signal boot complete within 1.000 s; its vCPUs made [0-9]+ exits and it wrote [0-9]+ bytes to its console' pool run -n 1 --size 1 --kernel "$TK_ELF" --mem 32M --allow-pvm --cmdline "tk.signal=none tk.exit=hang" --timeout 1s --fill-timeout 5s
+expect 1 'the guest ended before it signalled boot complete: guest kernel panic' pool run -n 1 --size 1 --kernel "$TK_ELF" --mem 32M --allow-pvm --cmdline "tk.signal=none tk.exit=panic" --timeout 5s --fill-timeout 5s
 # A guest that never sends its done signal fails its requests, with why.
 expect 0 "" snapshot create "$tmp/lsilent" --kernel "$TK_ELF" --allow-pvm --mem 32M -q --cmdline "tk.done=none"
 expect 1 'did not complete|done signal' pool run -n 1 --size 1 --snapshot "$tmp/lsilent" --allow-pvm --timeout 2s

@@ -39,6 +39,12 @@ expect 1 'the guest did not signal boot complete within 0.500 s .*its vCPUs made
 	snapshot create "$tmp/never" --kernel "$TK_ELF" --allow-pvm --mem 32M \
 	--timeout 500ms --cmdline "tk.signal=none tk.exit=hang"
 [ -e "$tmp/never/state" ] && fail "a snapshot of a guest that never completed its boot"
+# One that ends before it signals boot complete says so, and why it ended
+# (it once read "the VM ended before it paused").
+expect 1 'the guest ended before it signalled boot complete \(the snapshot is taken there\): guest kernel panic: Kernel panic' \
+	snapshot create "$tmp/panicked" --kernel "$TK_ELF" --allow-pvm --mem 32M \
+	--cmdline "tk.signal=none tk.exit=panic"
+[ -e "$tmp/panicked/state" ] && fail "a snapshot of a guest that ended before its boot completed"
 
 # --quiet prints nothing, the guest's console included (it printed the
 # whole console inside bench suite --kernel). Without --cmdline, the
