@@ -12,7 +12,9 @@
  *               first_progress_ms,done_ms,done_p90_ms,request_ms,faults,
  *               mib_read,host_faults,major_faults,disk_mib_read
  *               medians per restore cell, work columns means per restore
- *               (the last three empty when the document lacks them)
+ *               (ws_mib empty where the working set is not known, a
+ *               Linux guest's snapshot; the last three empty when the
+ *               document lacks them)
  *                                          (plots/restore.gp)
  *   rate.csv    mode,concurrency,vms_per_s,p50_ms,p99_ms (plots/rate.gp)
  *   density.csv variant,vms,rss_mib,pss_mib,uss_mib,kernel_mib

@@ -91,13 +91,27 @@ static const char *size_text(char *buf, size_t len, json_int_t mem,
 	return buf;
 }
 
-/* A working set in MiB, "-" when unknown (0). */
-static const char *ws_text(char *buf, size_t len, json_int_t ws)
+/* A working set in MiB, `none` when unknown (0). */
+static const char *ws_text(char *buf, size_t len, json_int_t ws,
+			   const char *none)
 {
 	if (ws)
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, ws >> 20);
 	else
-		snprintf(buf, len, "-");
+		snprintf(buf, len, "%s", none);
+	return buf;
+}
+
+/* An overview column's size: "64/16" (mem/ws MiB); "32 MiB" without a
+ * working set, where a pair would read "32/-". */
+static const char *cell_text(char *buf, size_t len, json_int_t mem,
+			     json_int_t ws)
+{
+	if (ws)
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT "/%"
+			 JSON_INTEGER_FORMAT, mem >> 20, ws >> 20);
+	else
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT " MiB", mem >> 20);
 	return buf;
 }
 
@@ -189,11 +203,13 @@ static void restore_csv(FILE *f, const struct report *r)
 	restore_rows(&r->in[i], &rows);
 	for (size_t k = 0; k < rows.n; k++) {
 		const struct rrow *w = &rows.v[k];
-		char hf[32], mf[32], dm[32];
+		char hf[32], mf[32], dm[32], ws[32];
 
-		fprintf(f, "%s,%s,%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT
-			",%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.2f,%s,%s,%s\n",
-			w->strategy, w->cache, w->mem >> 20, w->ws >> 20, w->n,
+		/* an unknown working set is empty, not 0: no size */
+		fprintf(f, "%s,%s,%" JSON_INTEGER_FORMAT ",%s,%zu,%.4f,%.4f,"
+			"%.4f,%.4f,%.4f,%.0f,%.2f,%s,%s,%s\n", w->strategy,
+			w->cache, w->mem >> 20,
+			ws_text(ws, sizeof(ws), w->ws, ""), w->n,
 			w->med[RP_FIRST_RUN], w->med[RP_FIRST_PROGRESS],
 			w->med[RP_DONE], w->done_p90, w->med[RP_REQUEST],
 			w->faults, w->mib,
@@ -212,13 +228,13 @@ static void md_restore_row(FILE *md, const struct rrow *w)
 	if (!strcmp(w->strategy, "never-stopped")) {
 		fprintf(md, "| never stopped | - | %" JSON_INTEGER_FORMAT " | %s "
 			"| - | - | - | %.3f | - | - | - | - | - |\n",
-			w->mem >> 20, ws_text(ws, sizeof(ws), w->ws),
+			w->mem >> 20, ws_text(ws, sizeof(ws), w->ws, "-"),
 			w->med[RP_REQUEST]);
 		return;
 	}
 	fprintf(md, "| %s | %s | %" JSON_INTEGER_FORMAT " | %s | %.3f | %.3f "
 		"| %.3f | %.3f | %.0f | %.1f | %s | %s | %s |\n", w->strategy,
-		w->cache, w->mem >> 20, ws_text(ws, sizeof(ws), w->ws),
+		w->cache, w->mem >> 20, ws_text(ws, sizeof(ws), w->ws, "-"),
 		w->med[RP_FIRST_RUN], w->med[RP_DONE],
 		w->done_p90, w->med[RP_REQUEST], w->faults, w->mib,
 		num_text(hf, sizeof(hf), w->host_faults, 0, "-"),
@@ -282,18 +298,21 @@ static const char *const caches[] = { "warm", "cold", "-" };
 static void md_overview(FILE *md, const struct rrows *rows,
 			const struct cell *c, size_t nc)
 {
-	char ws[32];
+	bool any_ws = false;
+	char sz[48];
 
-	fputs("\nrestore -> DONE, median ms (never stopped: its request "
-	      "phase), per page-cache state and size (mem/ws MiB):\n\n"
-	      "| strategy |", md);
+	for (size_t i = 0; i < nc; i++)
+		any_ws |= c[i].ws != 0;
+	fprintf(md, "\nrestore -> DONE, median ms (never stopped: its request "
+		"phase), per page-cache state and %s:\n\n| strategy |",
+		any_ws ? "size (mem/ws MiB)" : "memory size");
 	for (size_t h = 0; h < 2; h++)
 		for (size_t i = 0; i < nc; i++)
 			if (find_row(rows, "mmap", caches[h], &c[i]) ||
 			    find_row(rows, "prefetch", caches[h], &c[i]))
-				fprintf(md, " %s %" JSON_INTEGER_FORMAT "/%s |",
-					caches[h], c[i].mem >> 20,
-					ws_text(ws, sizeof(ws), c[i].ws));
+				fprintf(md, " %s %s |", caches[h],
+					cell_text(sz, sizeof(sz), c[i].mem,
+						  c[i].ws));
 	fputs("\n|---|", md);
 	for (size_t h = 0; h < 2; h++)
 		for (size_t i = 0; i < nc; i++)
@@ -444,9 +463,9 @@ static int cell_cmp(const void *a, const void *b)
 }
 
 /* The restore document's sizes as "MEM:WS" words in MiB, by memory then
- * working set ("64:16 256:16 256:64"; WS 0 where it is not known, "32:0"
- * for a Linux guest's snapshot), and whether any has a working set; NULL
- * when none. Free it. */
+ * working set ("64:16 256:16 256:64"; WS empty where it is not known,
+ * "32:" for a Linux guest's snapshot, as restore.csv's ws_mib), and
+ * whether any has a working set; NULL when none. Free it. */
 static char *restore_cells(const struct report *r, bool *any_ws)
 {
 	int i = report__find_input(r, "restore");
@@ -467,8 +486,11 @@ static char *restore_cells(const struct report *r, bool *any_ws)
 	if (!f)
 		return NULL;
 	for (size_t k = 0; k < nc; k++) {
-		fprintf(f, "%s%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT,
-			k ? " " : "", cells[k].mem >> 20, cells[k].ws >> 20);
+		char ws[32];
+
+		fprintf(f, "%s%" JSON_INTEGER_FORMAT ":%s", k ? " " : "",
+			cells[k].mem >> 20,
+			ws_text(ws, sizeof(ws), cells[k].ws, ""));
 		*any_ws |= cells[k].ws != 0;
 	}
 	fclose(f);

@@ -8,18 +8,21 @@
 #   strategy,cache,mem_mib,ws_mib,n,first_run_ms,first_progress_ms,
 #   done_ms,done_p90_ms,request_ms,faults,mib_read,host_faults,
 #   major_faults,disk_mib_read
-# (faults, mib_read: what the strategy did itself; host_faults,
-# major_faults, disk_mib_read: the host's page faults and storage reads
-# for the process, empty in documents that lack them; this plot reads
-# columns 1-4 and 8).
+# (ws_mib empty where the working set is not known, as of a Linux
+# guest's snapshot; faults, mib_read: what the strategy did itself;
+# host_faults, major_faults, disk_mib_read: the host's page faults and
+# storage reads for the process, empty in documents that lack them; this
+# plot reads columns 1-4 and 8).
 # (never-stopped rows: strategy never-stopped, cache '-', done_ms = its
 # request phase).
 # Variables (gnuplot -e): in, out, fmt ('png' or 'svg'), strategies and
 #   caches (space-separated values present in the file), cells (the
-#   sizes as MEM:WS words in MiB, e.g. '64:16 256:16 256:64'; WS 0: a
-#   working set not known, as of a Linux guest's snapshot, labelled by
-#   its memory alone, '32 MiB'), baseline (0: no never-stopped rows, so
-#   no legend entry for them).
+#   sizes as MEM:WS words in MiB, e.g. '64:16 256:16 256:64', matched
+#   against columns 3 and 4 as text; WS empty: a working set not known,
+#   as of a Linux guest's snapshot, '32:', labelled by its memory alone,
+#   '32 MiB'; WS 0 is read so too, as files from before the empty field
+#   wrote it), baseline (0: no never-stopped rows, so no legend entry for
+#   them).
 if (!exists("in")) in = 'restore.csv'
 if (!exists("out")) out = 'restore.png'
 if (!exists("fmt")) fmt = 'png'
@@ -46,7 +49,7 @@ anyws = 0
 do for [i=1:nx] {
 	c = word(cells, i)
 	p = strstrt(c, ':')
-	if (c[p + 1:] eq '0') {
+	if (c[p + 1:] eq '' || c[p + 1:] eq '0') {
 		set xtics add (sprintf('%s MiB', c[1:p - 1]) i)
 	} else {
 		set xtics add (sprintf('%s / %s', c[1:p - 1], c[p + 1:]) i)
@@ -65,8 +68,8 @@ palette = '#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #bcbd
 colour(i) = word(palette, (i - 1) % 10 + 1)
 # The x of a row: the position of its MEM:WS among the cells, NaN when
 # it is not one (rows of other lines are NaN too, so they do not stretch
-# the axes).
-cellx(m, w) = (cp = strstrt(' '.cells.' ', sprintf(' %d:%d ', m, w)), \
+# the axes). Text, not numbers: an empty ws_mib is no number.
+cellx(m, w) = (cp = strstrt(' '.cells.' ', ' '.m.':'.w.' '), \
 	cp ? words((' '.cells.' ')[1:cp]) + 1 : NaN)
 row(s, c) = (strcol(1) eq s && strcol(2) eq c)
 nc = words(caches)
@@ -76,11 +79,11 @@ do for [c in caches] {
 	# one legend, beside the last panel
 	if (c eq word(caches, nc)) { set key outside right top } else { unset key }
 	plot for [i=1:words(strategies)] in skip 1 \
-	        using (row(word(strategies, i), c) ? cellx($3, $4) : NaN):\
+	        using (row(word(strategies, i), c) ? cellx(strcol(3), strcol(4)) : NaN):\
 	              (row(word(strategies, i), c) ? $8 : NaN) \
 	        with linespoints lw 2 lc rgb colour(i) pt (i - 1) % 13 + 1 \
 	        title word(strategies, i), \
-	     in skip 1 using (strcol(1) eq 'never-stopped' ? cellx($3, $4) : NaN):\
+	     in skip 1 using (strcol(1) eq 'never-stopped' ? cellx(strcol(3), strcol(4)) : NaN):\
 	        (strcol(1) eq 'never-stopped' ? $8 : NaN) \
 	        with linespoints lc 'black' dt 2 pt 7 ps 0.6 \
 	        title (baseline ? 'never stopped' : '')

@@ -398,17 +398,28 @@ grep -qF -- '- boot (linux `cdcdcdcd`): total (process start -> teardown done) 3
 	grep -qF -- '- density (linux `cdcdcdcd`): 128.0 VMs per GiB fresh, 512.0 VMs per GiB clone' "$O" &&
 	grep -qF -- '- pool (probe `abababab`): 75.0 % hits at 20.0 requests/s (poisson)' "$O" &&
 	ok || fail "the Summary lines do not name their guest: $(sed -n '/^## Summary/,/^## Cap/p' "$O")"
-# no "0" working set: "-" in the tables, nothing at all in the sizes
-grep -qF '| strategy | warm 32/- | warm 64/- |' "$O" &&
+# no "0" working set: "-" in the work table, the overview's columns and
+# the sizes by memory alone (not "32/-", a pair made for the probe's
+# mem/ws), an empty ws_mib in restore.csv (not 0, a size)
+grep -qF 'per page-cache state and memory size:' "$O" &&
+	grep -qF '| strategy | warm 32 MiB | warm 64 MiB |' "$O" &&
 	grep -qF '| mmap | warm | 64 | - | 1.000 | 5.000 |' "$O" &&
-	! grep -q '| 64 | 0 |\|/0 |\|ws 0 MiB' "$O" &&
-	ok || fail "a Linux snapshot's unknown working set shows as 0 in report.md"
+	! grep -q '| 64 | 0 |\|/0 |\|/- |\|ws 0 MiB' "$O" &&
+	ok || fail "a Linux snapshot's unknown working set in report.md: $(grep -A3 '^restore -> DONE' "$O")"
+grep -q '^mmap,warm,32,,3,1.0000,2.0000,5.0000,' "$dir/own/restore.csv" &&
+	grep -q '^eager,warm,64,,3,' "$dir/own/restore.csv" &&
+	! grep -q '^[^,]*,[^,]*,[0-9]*,0,' "$dir/own/restore.csv" &&
+	ok || fail "a Linux snapshot's unknown working set in restore.csv: $(cat "$dir/own/restore.csv")"
 grep -qF 'The clones'"'"' snapshot was taken with another command line than the fresh VMs boot with: `console=ttyS0 coldstart.done=mmio` (fresh: `console=ttyS0`).' "$O" &&
 	grep -qF 'cmdline `console=ttyS0` (clones'"'"' snapshot: `console=ttyS0 coldstart.done=mmio`), 32 MiB' "$O" &&
 	ok || fail "report.md does not show the clones' snapshot command line"
 if command -v gnuplot >/dev/null; then
-	# the x axis: "32 MiB" for a Linux snapshot, MEM / WS for the probe's
+	# the x axis: "32 MiB" for a Linux snapshot, MEM / WS for the probe's;
+	# each strategy's point at both sizes (its legend's is a third),
+	# found by the empty ws_mib
 	grep -q '>32 MiB<' "$dir/own/restore.svg" &&
+		[ "$(grep -o "#gpPt0'" "$dir/own/restore.svg" | wc -l)" -eq 3 ] &&
+		[ "$(grep -o "#gpPt1'" "$dir/own/restore.svg" | wc -l)" -eq 3 ] &&
 		! grep -q '>32 / 0<' "$dir/own/restore.svg" &&
 		! grep -q 'never stopped' "$dir/own/restore.svg" &&
 		grep -q '](restore.png)' "$O" &&
