@@ -89,7 +89,7 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	static const double rooms[] = { 0, 0.25, 0.5, 1, 2, 4, 8, 16 };
 	static const double costs_s[] = { 0.1, 0.3, 1, 3, 10, 30, 100, 300,
 					  1000, 3000 };
-	static const double mhalves[] = { 3, 10, 30, 100 };
+	static const double mhalves[] = { 1, 3, 10, 30, 100 };
 	static const unsigned int ns[] = { 1, 2, 4, 8 };
 	unsigned int steps = sw->max < 40 ? sw->max : 40;
 	struct cand *x;
@@ -142,13 +142,22 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 					 halves[i], rooms[j]);
 			}
 	for (size_t i = 0; o->policy_on[POOLSIM_MARGINAL] && i < 10; i++)
-		for (size_t j = 0; j < 4; j++)
+		for (size_t j = 0; j < 5; j++)
 			if ((x = tune_pool__add(sw, POOLSIM_MARGINAL, c, o->seed))) {
-				x->cfg.params.marginal.miss_cost_s = costs_s[i];
-				x->cfg.params.marginal.halflife_s = mhalves[j];
+				struct policy_marginal *m;
+
+				m = &x->cfg.params.marginal;
+				m->miss_cost_s = costs_s[i];
+				m->halflife_s = mhalves[j];
+				/* A burst is told by a count faster than the
+				 * slow one; at the same half-life the two
+				 * never part and bursts go unseen. */
+				m->burst_halflife_s = fmin(m->burst_halflife_s,
+							   mhalves[j] / 3);
 				snprintf(x->label, sizeof(x->label),
-					 "miss_cost=%gs halflife=%gs",
-					 costs_s[i], mhalves[j]);
+					 "miss_cost=%gs halflife=%gs "
+					 "burst=%.3gs", costs_s[i], mhalves[j],
+					 m->burst_halflife_s);
 			}
 }
 

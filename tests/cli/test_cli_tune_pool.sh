@@ -64,6 +64,15 @@ json_check 'd["bench"] == "tune-pool" and d["recommendation"]["meets_slo"]
 	and all(c["idle_vm_s"] >= d["recommendation"]["idle_vm_s"]
 		for c in d["configurations"] if c["meets_slo"])
 	and d["costs"]["emulated"] is None' "$tmp/o1/tune-pool.json"
+# marginal's grid reaches a 1 s half-life, each with a burst count faster
+# than its slow one (at equal half-lives bursts would go unseen)
+json_check 'any(c["policy"] == "marginal"
+		and "halflife=1s burst=0.333s" in c["params"]
+		for c in d["configurations"])
+	and all(float(c["params"].split("halflife=")[1].split("s")[0]) >
+		float(c["params"].split("burst=")[1].split("s")[0])
+		for c in d["configurations"] if c["policy"] == "marginal")' \
+	"$tmp/o1/tune-pool.json"
 [ "$(grep -c ',1$' "$tmp/o1/pareto.csv")" -ge 2 ] && ok ||
 	fail "pareto.csv marks a frontier"
 
