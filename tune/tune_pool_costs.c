@@ -46,6 +46,14 @@ static int load_doc(const char *dir, const char *name, bool required,
 	if (stat(path, &st) < 0) {
 		if (!required && errno == ENOENT)
 			return -ENOENT;
+		if (errno == ENOENT)
+			return err__set(EINVAL, "%s: no such file: --host takes "
+					"a results directory holding this "
+					"host's %s (made by 'coldstart bench "
+					"%.*s --out %s' or 'coldstart bench "
+					"suite --out %s')", path, name,
+					(int)(strchr(name, '.') - name), name,
+					dir, dir);
 		return err__set(EINVAL, "%s: %s", path, strerror(errno));
 	}
 	root = output__json_load(path, &je);

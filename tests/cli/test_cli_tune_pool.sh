@@ -150,7 +150,8 @@ expect 2 'slo missing' tune pool "${A[@]}"
 expect 2 "$tmp/none" tune pool --host "$tmp/none" --arrivals poisson:5 \
 	--slo p99=10ms
 mkdir -p "$tmp/empty"
-expect 2 "$tmp/empty/pool.json" tune pool --host "$tmp/empty" \
+# a directory without pool.json: the message says what makes one
+expect 2 "$tmp/empty/pool.json: no such file: --host takes a results directory holding this host.s pool.json \(made by .coldstart bench pool --out $tmp/empty. or .coldstart bench suite" tune pool --host "$tmp/empty" \
 	--arrivals poisson:5 --slo p99=10ms
 mkdir -p "$tmp/bad"
 printf '{"schema": 1,\n "bench": "pool",\n oops\n' >"$tmp/bad/pool.json"
