@@ -12,7 +12,7 @@
 
 enum {
 	OPT_OUT = 0x100, OPT_VCPUS, OPT_MEM, OPT_DISK, OPT_TIMEOUT, OPT_STALL, OPT_BOOT,
-	OPT_IMAGE, OPT_CONSOLE, OPT_WORK, OPT_QUIET, OPT_HOLD,
+	OPT_IMAGE, OPT_CONSOLE, OPT_WORK, OPT_QUIET, OPT_HOLD, OPT_CGROUP,
 };
 
 static const struct option long_options[] = {
@@ -28,6 +28,7 @@ static const struct option long_options[] = {
 	{ "console", required_argument, NULL, OPT_CONSOLE },
 	{ "work-dir", required_argument, NULL, OPT_WORK },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "hold-kvm", no_argument, NULL, OPT_HOLD }, /* the host's init */
 	{ NULL, 0, NULL, 0 },
 };
@@ -62,6 +63,10 @@ static void usage(FILE *out)
 	      "                      (default: 'coldstart image build', cached)\n"
 	      "      --console FILE  keep the host's console log in FILE\n"
 	      "      --work-dir DIR  where the scratch disk lives (default /var/tmp)\n"
+	      "      --cgroup V      the host's cgroups: v2 (default; cgroup2 on\n"
+	      "                      /sys/fs/cgroup) or v1 (a tmpfs there with the\n"
+	      "                      cpu,cpuacct and memory hierarchies, as on a\n"
+	      "                      cgroup v1 machine)\n"
 	      "      --quiet         no progress lines\n"
 	      "Exit: COMMAND's exit status; 1 when the host failed (stalled, timed\n"
 	      "out, ended early); 2 usage; 77 a tool or the kernel is missing\n"
@@ -136,6 +141,12 @@ static int parse_option(int c, struct emulate_options *o, bool *hold)
 		break;
 	case OPT_QUIET:
 		o->quiet = true;
+		break;
+	case OPT_CGROUP:
+		if (strcmp(optarg, "v1") && strcmp(optarg, "v2"))
+			return err__set(EINVAL, "--cgroup: '%s' is not v1 or "
+					"v2", optarg);
+		o->cgroup_v1 = !strcmp(optarg, "v1");
 		break;
 	case OPT_HOLD:
 		*hold = true;

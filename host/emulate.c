@@ -230,7 +230,8 @@ static int start_qemu(struct run *r)
 	};
 
 	snprintf(append, sizeof(append), "console=ttyS0 panic=-1 nowatchdog "
-		 "quiet coldstart.emulated=" EMULATE_LABEL "%s",
+		 "quiet coldstart.emulated=" EMULATE_LABEL "%s%s",
+		 o->cgroup_v1 ? " coldstart.cgroup=v1" : "",
 		 hang ? " coldstart.test.noready" : "");
 	in_path(QEMU, qemu, sizeof(qemu));
 	snprintf(smp, sizeof(smp), "%u", o->vcpus ? o->vcpus : 2);

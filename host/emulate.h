@@ -33,6 +33,8 @@ struct emulate_options {
 	const char *console;  /* keep the host's console log here, or NULL */
 	const char *work_parent; /* scratch disk's directory; NULL: /var/tmp */
 	bool quiet;           /* no progress lines on stderr */
+	bool cgroup_v1;       /* the host mounts cgroup v1 (cpu,cpuacct and
+			       * memory hierarchies), not v2 */
 };
 
 struct emulate_result {

@@ -52,7 +52,22 @@ chmod 1777 $R/tmp
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
-mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+G=$R/sys/fs/cgroup
+if grep -q coldstart.cgroup=v1 /proc/cmdline; then
+	# `emulate --cgroup v1`: laid out as systemd does on a cgroup v1
+	# host, a tmpfs with one hierarchy per controller set and cpu and
+	# cpuacct as links to theirs; no cgroup2, so no cgroup.controllers
+	mount -t tmpfs -o mode=755 cgroup $G || fail "mounting a tmpfs on /sys/fs/cgroup"
+	mkdir $G/cpu,cpuacct $G/memory
+	mount -t cgroup -o cpu,cpuacct cgroup $G/cpu,cpuacct ||
+		fail "mounting the cgroup v1 cpu,cpuacct hierarchy"
+	mount -t cgroup -o memory cgroup $G/memory ||
+		fail "mounting the cgroup v1 memory hierarchy"
+	ln -s cpu,cpuacct $G/cpu
+	ln -s cpu,cpuacct $G/cpuacct
+else
+	mount -t cgroup2 cgroup2 $G 2>/dev/null
+fi
 # The directories the command may write on the real host.
 while read -r d; do
 	[ -n "$d" ] || continue
@@ -78,12 +93,21 @@ grep -qs holding /tmp/hold.out || fail "holding an idle VM: $(cat /tmp/hold.out)
 # by the first memory cgroup: a cgroup holding a quota for the host's
 # lifetime keeps them on. (A host froze with cli.jail running, in the
 # same way as above.)
-G=$R/sys/fs/cgroup
 if [ -f $G/cgroup.subtree_control ]; then
 	echo "+cpu +memory" >$G/cgroup.subtree_control 2>/dev/null
 	mkdir -p $G/emulated-host-hold &&
 		echo "1000000 100000" >$G/emulated-host-hold/cpu.max 2>/dev/null ||
 		echo "coldstart emulate: no cgroup with a CPU quota held" >&2
+elif [ -d $G/cpu,cpuacct ]; then
+	# v1 sets a quota through the same scheduler code (the same key),
+	# so the hold is the same quota, 10 CPUs. A v1 memory cgroup turns
+	# on the kernel-memory accounting key, for good, when it is made:
+	# made here, it is on before the first jailed run.
+	H=$G/cpu,cpuacct/emulated-host-hold
+	{ mkdir -p $H && echo 100000 >$H/cpu.cfs_period_us &&
+		echo 1000000 >$H/cpu.cfs_quota_us; } 2>/dev/null ||
+		echo "coldstart emulate: no cgroup with a CPU quota held" >&2
+	mkdir -p $G/memory/emulated-host-hold
 fi
 
 # A heartbeat: a console that stays silent means a stalled host. A CPU
