@@ -57,7 +57,8 @@ if grep -q coldstart.cgroup=v1 /proc/cmdline; then
 	# `emulate --cgroup v1`: laid out as systemd does on a cgroup v1
 	# host, a tmpfs with one hierarchy per controller set and cpu and
 	# cpuacct as links to theirs; no cgroup2, so no cgroup.controllers
-	mount -t tmpfs -o mode=755 cgroup $G || fail "mounting a tmpfs on /sys/fs/cgroup"
+	mount -t tmpfs -o mode=755 cgroup $G ||
+		fail "mounting a tmpfs on /sys/fs/cgroup"
 	mkdir $G/cpu,cpuacct $G/memory
 	mount -t cgroup -o cpu,cpuacct cgroup $G/cpu,cpuacct ||
 		fail "mounting the cgroup v1 cpu,cpuacct hierarchy"

@@ -156,33 +156,53 @@ static int make_cgroup(const char *parent, char *path)
 	return 0;
 }
 
+/* The v1 hierarchy of controller `name` at CG_ROOT/name, where systemd
+ * and the other init systems mount it (or link it, cpu to cpu,cpuacct),
+ * with the control file `file` the limit needs: its coldstart-<pid>. */
+static int make_v1_cgroup(const char *opt, const char *name,
+			  const char *file, char *path)
+{
+	char root[64], ctl[128];
+
+	snprintf(root, sizeof(root), CG_ROOT "/%s", name);
+	snprintf(ctl, sizeof(ctl), "%s/%s", root, file);
+	if (access(ctl, F_OK) < 0)
+		return err__set(ENOENT, "--jail: %s: no cgroup v2 at " CG_ROOT
+				" (no cgroup.controllers) and no cgroup v1 %s "
+				"hierarchy at %s (no %s)", opt, name, root,
+				file);
+	return make_cgroup(root, path);
+}
+
 static int cgroup_create(const struct jail_opts *o)
 {
 	char text[64];
 	bool v2 = access(CG_ROOT "/cgroup.controllers", F_OK) == 0;
 	char *cpu = cg_paths[0], *mem = v2 ? cg_paths[0] : cg_paths[1];
+	/* rounded: 0.29 CPUs is 28999.999... us of each period */
+	long long quota = (long long)(o->cpus * CFS_PERIOD + 0.5);
 	int ret = 0;
 
 	if (v2) { /* best effort: the root may have them enabled already */
 		write_file(CG_ROOT, "cgroup.subtree_control", "+cpu +memory");
 		ret = make_cgroup(CG_ROOT, cpu);
 	}
-	if (ret == 0 && o->cpus > 0) {
-		if (!v2)
-			ret = make_cgroup(CG_ROOT "/cpu", cpu);
-		snprintf(text, sizeof(text), "%lld %d",
-			 (long long)(o->cpus * CFS_PERIOD), CFS_PERIOD);
-		if (ret == 0 && v2)
-			ret = write_file(cpu, "cpu.max", text);
-		else if (ret == 0)
-			ret = write_file(cpu, "cpu.cfs_period_us", "100000");
-		*strchr(text, ' ') = 0;
-		if (ret == 0 && !v2)
+	if (ret == 0 && o->cpus > 0 && v2) {
+		snprintf(text, sizeof(text), "%lld %d", quota, CFS_PERIOD);
+		ret = write_file(cpu, "cpu.max", text);
+	} else if (ret == 0 && o->cpus > 0) {
+		ret = make_v1_cgroup("--cpus", "cpu", "cpu.cfs_quota_us", cpu);
+		snprintf(text, sizeof(text), "%d", CFS_PERIOD);
+		if (ret == 0)
+			ret = write_file(cpu, "cpu.cfs_period_us", text);
+		snprintf(text, sizeof(text), "%lld", quota);
+		if (ret == 0)
 			ret = write_file(cpu, "cpu.cfs_quota_us", text);
 	}
 	if (ret == 0 && o->memory) {
 		if (!v2)
-			ret = make_cgroup(CG_ROOT "/memory", mem);
+			ret = make_v1_cgroup("--memory", "memory",
+					     "memory.limit_in_bytes", mem);
 		snprintf(text, sizeof(text), "%llu",
 			 (unsigned long long)o->memory);
 		if (ret == 0)
