@@ -33,8 +33,9 @@
  *            rate (as follow's, switching to a fast estimate in bursts,
  *            and at least the highest planned for, decaying, with a
  *            peak half-life) and the mean and variability of the
- *            refills' making times (policy.h); the first target (size) holds until the first
- *            arrival and the first VM made, clamped to [min, max]. The
+ *            refills' making times (policy.h); the first target (size)
+ *            holds until the first arrival and the first VM made,
+ *            clamped to [min, max]. The
  *            simulator behind `coldstart tune pool` runs the same
  *            arithmetic. */
 #ifndef COLDSTART_POOL_H

@@ -90,8 +90,9 @@
  * MARGINAL miss_cost_s [60], halflife_s [30], burst_halflife_s [3],
  *   burst_z [3], peak_halflife_s [0]: ours. Hold the n-th VM only while
  *   what it is expected to save is worth what it is expected to idle,
- *   one miss being worth miss_cost_s idle VM-seconds. With an arrival rate lambda and a mean
- *   making time m (a = lambda m), a pool of target n behaves as a
+ *   one miss being worth miss_cost_s idle VM-seconds. With an arrival
+ *   rate lambda and a mean making time m (a = lambda m), a pool of
+ *   target n behaves as a
  *   birth-death chain of the VMs missing from it (being made or queued
  *   for a worker): with misses making their own VMs the loss system
  *   M/M/c/n (Erlang B when workers >= n, then exact for any making-time

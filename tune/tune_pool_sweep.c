@@ -97,7 +97,7 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 		 peak_s);
 }
 
-/* About 320 configurations: the grids of the header comment of each
+/* About 350 configurations: the grids of the header comment of each
  * policy's parameters that matter most. */
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 		       const struct costs *c)
