@@ -61,6 +61,7 @@ void pool_cli__defaults(struct pool_cli *o)
 	o->cfg.miss_cost_s = 60;
 	o->cfg.burst_halflife_s = 3;
 	o->cfg.burst_z = 3;
+	o->cfg.peak_halflife_s = 0;
 	o->cfg.timeout_ns = 10000000000ull;
 }
 
@@ -158,6 +159,10 @@ int pool_cli__option(struct pool_cli *o, int c, const char *arg)
 		return ret;
 	case 0x222:
 		return number("--burst-z", arg, &cfg->burst_z);
+	case 0x228:
+		ret = args__duration("--peak-halflife", arg, &ns);
+		cfg->peak_halflife_s = (double)ns / 1e9;
+		return ret;
 	case 0x211:
 		return seccomp__parse_mode(arg, &o->seccomp);
 	case 0x223:
@@ -338,6 +343,10 @@ void pool_cli__usage(FILE *out)
 	      "  --burst-z F          marginal: a burst is the fast rate F "
 	      "standard deviations\n"
 	      "                       from the slow one (default 3)\n"
+	      "  --peak-halflife DUR  marginal: plan for at least the highest "
+	      "rate planned\n"
+	      "                       for before, halving every DUR (default "
+	      "0: none)\n"
 	      "  --on-empty make|wait what a request does when nothing is "
 	      "held: make its\n"
 	      "                       own VM (a miss; default) or wait for "
@@ -381,9 +390,9 @@ json_t *pool_cli__config_json(const struct pool_cli *o)
 
 	if (j && c->policy == POOL_MARGINAL &&
 	    json_object_set_new(j, "marginal", json_pack(
-		    "{s:f, s:f, s:f}", "miss_cost_s", c->miss_cost_s,
+		    "{s:f, s:f, s:f, s:f}", "miss_cost_s", c->miss_cost_s,
 		    "burst_halflife_s", c->burst_halflife_s, "burst_z",
-		    c->burst_z)) < 0) {
+		    c->burst_z, "peak_halflife_s", c->peak_halflife_s)) < 0) {
 		json_decref(j);
 		return NULL;
 	}

@@ -52,6 +52,7 @@ struct pool_cli {
 	{ "miss-cost", required_argument, NULL, 0x220 },                   \
 	{ "burst-halflife", required_argument, NULL, 0x221 },              \
 	{ "burst-z", required_argument, NULL, 0x222 },                     \
+	{ "peak-halflife", required_argument, NULL, 0x228 },               \
 	{ "seccomp", required_argument, NULL, 0x211 },                     \
 	{ "allow-pvm", no_argument, NULL, 0x223 },                        \
 	{ "kernel", required_argument, NULL, 0x224 },                      \

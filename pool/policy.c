@@ -20,9 +20,10 @@ double policy__decay_rate(const struct policy_decay *d, double t)
 	return policy__decay_count(d, t) * M_LN2 / d->halflife_s;
 }
 
-double policy__marginal_rate(const struct policy_marginal *m,
-			     const struct policy_decay *slow,
-			     const struct policy_decay *fast, double t)
+/* The slow or the fast rate (policy.h). */
+static double burst_rate(const struct policy_marginal *m,
+			 const struct policy_decay *slow,
+			 const struct policy_decay *fast, double t)
 {
 	double rs = policy__decay_rate(slow, t), rf, noise;
 
@@ -38,6 +39,35 @@ double policy__marginal_rate(const struct policy_marginal *m,
 	if (policy__decay_count(fast, t) <= 2)
 		return rs;
 	return rf > rs + m->burst_z * noise ? rf : rs;
+}
+
+/* Clustered arrivals (bursts of tens per second parted by quiet spells
+ * of seconds to minutes, as in real inference traces) break the Poisson
+ * assumption twice: a burst's first arrivals come faster than any VM is
+ * made, so they hit only what the pool still held, and once the decayed
+ * counts have emptied in the quiet spell it holds nothing. The peak
+ * remembers the burst's rate, decaying, so that the VMs it was worth
+ * stay held through a short spell and leave one by one as the spell
+ * grows (the next burst ever less likely soon); the marginal arithmetic
+ * still decides how many that rate is worth, so at a low miss cost the
+ * pool still empties. A steady stream never falls far below its own
+ * peak, so it changes little there. */
+double policy__marginal_rate(const struct policy_marginal *m,
+			     const struct policy_decay *slow,
+			     const struct policy_decay *fast,
+			     struct policy_peak *peak, double t)
+{
+	double r = burst_rate(m, slow, fast, t), kept;
+
+	if (!m->peak_halflife_s)
+		return r;
+	/* the pool's threads may see times a little out of order */
+	kept = peak->rate * exp2(-fmax(t - peak->at, 0) / m->peak_halflife_s);
+	if (r < kept)
+		return kept;
+	peak->rate = r;
+	peak->at = t;
+	return r;
 }
 
 /* The largest n up to max whose every step from 0 is worth its idle

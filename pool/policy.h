@@ -23,18 +23,29 @@ double policy__decay_rate(const struct policy_decay *d, double t);
  * each costing miss_cost_s, outweigh the time it idles. The rate is the
  * slow estimate (halflife_s), or the fast one (burst_halflife_s; 0: none)
  * when it lies more than burst_z standard deviations of the slow one's
- * noise above it (a burst) or below it (a burst's end). */
+ * noise above it (a burst) or below it (a burst's end); with
+ * peak_halflife_s (0: none) it is at least the highest rate planned for
+ * before, halving every peak_halflife_s (see policy.c). */
 struct policy_marginal {
 	double miss_cost_s;
 	double halflife_s;
 	double burst_halflife_s;
 	double burst_z;
+	double peak_halflife_s;
 };
 
-/* The arrival rate the marginal policy plans for at time t. */
+/* The highest rate the marginal policy planned for, at time `at`.
+ * Zero-initialised. */
+struct policy_peak {
+	double rate, at;
+};
+
+/* The arrival rate the marginal policy plans for at time t; it raises
+ * the peak when above it (peak_halflife_s > 0). */
 double policy__marginal_rate(const struct policy_marginal *m,
 			     const struct policy_decay *slow,
-			     const struct policy_decay *fast, double t);
+			     const struct policy_decay *fast,
+			     struct policy_peak *peak, double t);
 
 /* The marginal policy's target for arrival rate lambda, making times of
  * mean make_mean (> 0) and squared coefficient of variation make_cs2,

@@ -60,6 +60,10 @@ int pool__check_policy(const struct pool_config *c)
 	if (c->policy == POOL_MARGINAL && !(c->burst_z >= 0 && c->burst_z < 1e6))
 		return err__set(EINVAL, "burst threshold %g (at least 0)",
 				c->burst_z);
+	if (c->policy == POOL_MARGINAL && !(c->peak_halflife_s >= 0 &&
+					    c->peak_halflife_s <= 86400))
+		return err__set(EINVAL, "peak half-life %g s (0, or at most a "
+				"day)", c->peak_halflife_s);
 	return 0;
 }
 

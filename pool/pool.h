@@ -30,10 +30,12 @@
  *            about a half-life);
  *   marginal - the largest target whose every VM saves more misses (each
  *            worth miss_cost_s of idle time) than it idles, from the
- *            rate (as follow's, switching to a fast estimate in bursts)
- *            and the mean and variability of the refills' making times
- *            (policy.h); the first target (size) holds until the first
- *            arrival and the first VM made, clamped to [min, max]. The
+ *            rate (as follow's, switching to a fast estimate in bursts,
+ *            and at least the highest planned for, decaying, with a
+ *            peak half-life) and the mean and variability of the
+ *            refills' making times (policy.h); the first target (size)
+ *            holds until the first arrival and the first VM made,
+ *            clamped to [min, max]. The
  *            simulator behind `coldstart tune pool` runs the same
  *            arithmetic. */
 #ifndef COLDSTART_POOL_H
@@ -90,9 +92,10 @@ struct pool_config {
 	unsigned int workers; /* refill threads, >= 1 */
 	double halflife_s;    /* the rate estimate's half-life (> 0) */
 	double headroom;      /* follow: extra fraction held, e.g. 0.5 */
-	/* marginal (policy.h): the cost of one miss in idle VM-seconds, and
-	 * the burst detector's half-life (0: none) and threshold */
-	double miss_cost_s, burst_halflife_s, burst_z;
+	/* marginal (policy.h): the cost of one miss in idle VM-seconds, the
+	 * burst detector's half-life (0: none) and threshold, and the
+	 * peak rate's half-life (0: none) */
+	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
 	uint64_t timeout_ns;  /* one request's run, and one VM's making */
 	/* Testing: every Nth VM the refill threads make runs a guest that
 	 * aborts after READY (probe sources only; 0: never); VMs requests

@@ -59,8 +59,10 @@ struct pool {
 	unsigned int failures_in_row;
 	struct worker *workers;
 
-	/* the arrival-rate estimates (policy.h; fast: marginal's bursts) */
+	/* the arrival-rate estimates (policy.h; fast: marginal's bursts;
+	 * peak: marginal's highest rate planned for) */
 	struct policy_decay slow, fast;
+	struct policy_peak peak;
 	bool arrived;
 
 	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */

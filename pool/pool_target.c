@@ -49,7 +49,7 @@ static double follow_need(const struct pool *p, uint64_t now)
 /* marginal's target (pool.h), or -1 while no making time is known. The
  * making times are the refills' kept (their variability matters), else
  * the moving average of requests' own makings with exponential spread. */
-static double marginal_need(const struct pool *p, uint64_t now)
+static double marginal_need(struct pool *p, uint64_t now)
 {
 	size_t n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
 						      : MAKE_TIMES_KEPT;
@@ -58,6 +58,7 @@ static double marginal_need(const struct pool *p, uint64_t now)
 		.halflife_s = p->cfg.halflife_s,
 		.burst_halflife_s = p->cfg.burst_halflife_s,
 		.burst_z = p->cfg.burst_z,
+		.peak_halflife_s = p->cfg.peak_halflife_s,
 	};
 	double mean = p->st.make_s, cs2 = 1;
 
@@ -66,7 +67,8 @@ static double marginal_need(const struct pool *p, uint64_t now)
 	if (!mean)
 		return -1;
 	return policy__marginal_target(
-		policy__marginal_rate(&m, &p->slow, &p->fast, seconds(now)),
+		policy__marginal_rate(&m, &p->slow, &p->fast, &p->peak,
+				      seconds(now)),
 		mean, cs2, p->cfg.workers, p->cfg.max,
 		p->cfg.on_empty == POOL_WAIT, m.miss_cost_s);
 }

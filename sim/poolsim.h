@@ -88,10 +88,11 @@
  *   refill threads wake every 100 ms).
  *
  * MARGINAL miss_cost_s [60], halflife_s [30], burst_halflife_s [3],
- *   burst_z [3]: ours. Hold the n-th VM only while what it is expected to
- *   save is worth what it is expected to idle, one miss being worth
- *   miss_cost_s idle VM-seconds. With an arrival rate lambda and a mean
- *   making time m (a = lambda m), a pool of target n behaves as a
+ *   burst_z [3], peak_halflife_s [0]: ours. Hold the n-th VM only while
+ *   what it is expected to save is worth what it is expected to idle,
+ *   one miss being worth miss_cost_s idle VM-seconds. With an arrival
+ *   rate lambda and a mean making time m (a = lambda m), a pool of
+ *   target n behaves as a
  *   birth-death chain of the VMs missing from it (being made or queued
  *   for a worker): with misses making their own VMs the loss system
  *   M/M/c/n (Erlang B when workers >= n, then exact for any making-time
@@ -119,9 +120,13 @@
  *   of its own noise under the slow rate (sqrt(lambda ln 2 / (2
  *   burst_halflife_s))): above it once it holds more than two arrivals
  *   (a burst: the target rises within seconds), or below it (the
- *   burst's end: the target falls as fast). m and cs2 are those of
- *   make_s (a real pool would take them from `bench pool`). Re-evaluated
- *   as FOLLOW.
+ *   burst's end: the target falls as fast). With peak_halflife_s [0:
+ *   none] the rate planned for is at least the highest one planned for
+ *   before, halving every peak_halflife_s since: for clustered arrivals,
+ *   whose bursts start faster than VMs are made, the VMs a burst was
+ *   worth stay through a short quiet spell and leave one by one as it
+ *   lengthens. m and cs2 are those of make_s (a real pool would take
+ *   them from `bench pool`). Re-evaluated as FOLLOW.
  */
 #ifndef COLDSTART_POOLSIM_H
 #define COLDSTART_POOLSIM_H
@@ -188,7 +193,8 @@ struct poolsim_params {
 		double halflife_s, headroom;
 	} follow;
 	struct policy_marginal marginal; /* burst_halflife_s 0: no
-					  * burst detection */
+					  * burst detection; peak_halflife_s
+					  * 0: no peak */
 };
 
 struct poolsim_config {

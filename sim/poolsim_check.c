@@ -139,6 +139,10 @@ static int check_marginal(const struct poolsim_config *cfg)
 	if (!finite_in(m->burst_z, 0, HUGE_VAL))
 		return err__set(EINVAL, "poolsim: marginal: burst threshold "
 				"%g (finite, at least 0)", m->burst_z);
+	if (!finite_in(m->peak_halflife_s, 0, 86400))
+		return err__set(EINVAL, "poolsim: marginal: peak half-life "
+				"%g s (0, or at most a day)",
+				m->peak_halflife_s);
 	return 0;
 }
 

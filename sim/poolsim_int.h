@@ -60,6 +60,7 @@ struct sim {
 	bool arrived;
 	double last; /* the last arrival */
 	struct policy_decay slow, fast;
+	struct policy_peak peak; /* MARGINAL's */
 	double make_avg; /* FOLLOW: moving average of making times, 0 unknown */
 	double make_mean, make_cs2; /* MARGINAL: of make_s, squared CV */
 	struct hist hist;
@@ -71,9 +72,10 @@ int poolsim__check_costs(const struct poolsim_costs *c);
 int poolsim__check_config(const struct poolsim_config *cfg);
 
 /* poolsim_policy.c: HYBRID's histogram; the policy's target at t, when
- * it may next change with no event, and what an arrival at t tells it */
+ * it may next change with no event, and what an arrival at t tells it;
+ * the target's evaluation may update the policy's state (MARGINAL's peak) */
 int poolsim__hist_init(struct hist *h, const struct poolsim_config *cfg);
-unsigned int poolsim__policy_target(const struct sim *s, double t);
+unsigned int poolsim__policy_target(struct sim *s, double t);
 double poolsim__policy_next(const struct sim *s, double t);
 void poolsim__policy_arrival(struct sim *s, double t);
 

@@ -107,13 +107,13 @@ static void hybrid_arrival(struct sim *s, double t)
 
 /* ---- MARGINAL ---- */
 
-static unsigned int marginal_target(const struct sim *s, double t)
+static unsigned int marginal_target(struct sim *s, double t)
 {
 	const struct policy_marginal *m = &s->cfg->params.marginal;
 
 	return policy__marginal_target(
-		policy__marginal_rate(m, &s->slow, &s->fast, t), s->make_mean,
-		s->make_cs2, s->cfg->workers, s->cfg->max,
+		policy__marginal_rate(m, &s->slow, &s->fast, &s->peak, t),
+		s->make_mean, s->make_cs2, s->cfg->workers, s->cfg->max,
 		s->cfg->wait_on_empty, m->miss_cost_s);
 }
 
@@ -145,7 +145,7 @@ static unsigned int window_target(const struct sim *s, double t,
 	return s->arrived && t >= s->last + start && t < s->last + end ? n : 0;
 }
 
-unsigned int poolsim__policy_target(const struct sim *s, double t)
+unsigned int poolsim__policy_target(struct sim *s, double t)
 {
 	const struct poolsim_params *p = &s->cfg->params;
 

@@ -79,17 +79,19 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 			 wait);
 	} else if (x->cfg.policy == POOLSIM_MARGINAL) {
 		const struct policy_marginal *m = &x->cfg.params.marginal;
-		char cost[32], half[32], burst[32];
+		char cost[32], half[32], burst[32], peak[32];
 
 		/* the simulated pool holds nothing before the first arrival */
 		snprintf(buf, size, "coldstart pool%s --policy marginal --size 0 "
 			 "--min 0 --max %u --miss-cost %s --halflife %s "
-			 "--burst-halflife %s --burst-z %g --workers %u%s",
-			 c->source_args, x->cfg.max,
+			 "--burst-halflife %s --burst-z %g --peak-halflife %s "
+			 "--workers %u%s", c->source_args, x->cfg.max,
 			 dur_text(cost, sizeof(cost), m->miss_cost_s),
 			 dur_text(half, sizeof(half), m->halflife_s),
 			 dur_text(burst, sizeof(burst), m->burst_halflife_s),
-			 m->burst_z, c->workers, wait);
+			 m->burst_z, dur_text(peak, sizeof(peak),
+					      m->peak_halflife_s),
+			 c->workers, wait);
 	} else {
 		buf[0] = '\0';
 	}

@@ -76,7 +76,28 @@ struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
 	return x;
 }
 
-/* About 200 configurations: the grids of the header comment of each
+static void add_marginal(struct sweep *sw, const struct costs *c,
+			 uint64_t seed, double cost_s, double half_s,
+			 double peak_s)
+{
+	struct cand *x = tune_pool__add(sw, POOLSIM_MARGINAL, c, seed);
+	struct policy_marginal *m;
+
+	if (!x)
+		return;
+	m = &x->cfg.params.marginal;
+	m->miss_cost_s = cost_s;
+	m->halflife_s = half_s;
+	/* A burst is told by a count faster than the slow one; at the
+	 * same half-life the two never part and bursts go unseen. */
+	m->burst_halflife_s = fmin(m->burst_halflife_s, half_s / 3);
+	m->peak_halflife_s = peak_s;
+	snprintf(x->label, sizeof(x->label), "miss_cost=%gs halflife=%gs "
+		 "burst=%.3gs peak=%gs", cost_s, half_s, m->burst_halflife_s,
+		 peak_s);
+}
+
+/* About 350 configurations: the grids of the header comment of each
  * policy's parameters that matter most. */
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 		       const struct costs *c)
@@ -90,6 +111,8 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	static const double costs_s[] = { 0.1, 0.3, 1, 3, 10, 30, 100, 300,
 					  1000, 3000 };
 	static const double mhalves[] = { 1, 3, 10, 30, 100 };
+	/* 0: no peak; then the spells between clustered bursts it bridges */
+	static const double peaks[] = { 0, 3, 10, 30 };
 	static const unsigned int ns[] = { 1, 2, 4, 8 };
 	unsigned int steps = sw->max < 40 ? sw->max : 40;
 	struct cand *x;
@@ -143,22 +166,9 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 			}
 	for (size_t i = 0; o->policy_on[POOLSIM_MARGINAL] && i < 10; i++)
 		for (size_t j = 0; j < 5; j++)
-			if ((x = tune_pool__add(sw, POOLSIM_MARGINAL, c, o->seed))) {
-				struct policy_marginal *m;
-
-				m = &x->cfg.params.marginal;
-				m->miss_cost_s = costs_s[i];
-				m->halflife_s = mhalves[j];
-				/* A burst is told by a count faster than the
-				 * slow one; at the same half-life the two
-				 * never part and bursts go unseen. */
-				m->burst_halflife_s = fmin(m->burst_halflife_s,
-							   mhalves[j] / 3);
-				snprintf(x->label, sizeof(x->label),
-					 "miss_cost=%gs halflife=%gs "
-					 "burst=%.3gs", costs_s[i], mhalves[j],
-					 m->burst_halflife_s);
-			}
+			for (size_t k = 0; k < 4; k++)
+				add_marginal(sw, c, o->seed, costs_s[i],
+					     mhalves[j], peaks[k]);
 }
 
 static void judge(struct cand *x, const struct slo *slo)

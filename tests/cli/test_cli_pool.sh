@@ -3,6 +3,7 @@
 # and of restored snapshots (warm and shells) serving every request with
 # the right checksum, a burst larger than the pool (misses counted, none
 # lost), waiting for refills, failing guests replaced, a following target,
+# the marginal target with its peak rate,
 # bench pool's document for Poisson, MMPP and trace arrivals, and pools of
 # a Linux guest's snapshot (the ring-0 test kernel, TK_ELF).
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,8 @@ mkdir "$tmp/notsnap"
 expect 2 'is not a snapshot coldstart can restore' pool run --snapshot "$tmp/notsnap" --kvm /nonexistent/kvm
 expect 2 'is not a snapshot coldstart can restore' bench pool --snapshot "$tmp/notsnap" --kvm /nonexistent/kvm
 expect 2 "'lifo' is not" pool run --policy lifo
+expect 2 'peak half-life 100000 s \(0, or at most a day\)' pool run --policy marginal --peak-halflife 100000s
+expect 2 "'-1s' is not a duration" pool run --policy marginal --peak-halflife -1s
 expect 0 'Usage: coldstart pool run' pool --help
 expect 77 '/nonexistent/kvm' pool run --kvm /nonexistent/kvm
 
@@ -104,6 +107,12 @@ json_check 'd["config"]["policy"] == "follow" and d["pool"]["failed"] == 0' "$ou
 printf 'timestamp\n0\n0.02\n0.04\n0.3\n0.31\n' >"$tmp/t.csv"
 expect 0 '' bench pool --arrivals "trace:$tmp/t.csv" --duration 0 --size 2 --json
 json_check 'd["config"]["count"] == 5' "$out"
+# marginal with its peak rate (clustered arrivals): the pool takes it and
+# serves every request; its document names the peak's half-life.
+expect 0 '' bench pool --arrivals "trace:$tmp/t.csv" --duration 0 --size 0 --min 0 --policy marginal --miss-cost 10s --halflife 1s --burst-halflife 300ms --peak-halflife 10s --json
+json_check 'd["config"]["policy"] == "marginal" and d["config"]["marginal"]["peak_halflife_s"] == 10 and d["pool"]["failed"] == 0 and d["pool"]["stats"]["requests"] == 5' "$out"
+expect 0 '' pool run -n 8 --size 2 --policy marginal --peak-halflife 5s --json
+json_check 'd["served"] == 8 and d["failed"] == 0 and d["config"]["marginal"]["peak_halflife_s"] == 5' "$out"
 # A Linux guest's snapshot (taken at boot complete): each request runs it
 # on to its done signal, warm and as shells, with and without a pool hit;
 # bench pool names the guest by the kernel it was booted from, and its

@@ -73,6 +73,14 @@ json_check 'any(c["policy"] == "marginal"
 		float(c["params"].split("burst=")[1].split("s")[0])
 		for c in d["configurations"] if c["policy"] == "marginal")' \
 	"$tmp/o1/tune-pool.json"
+# and sweeps the peak rate's half-life, off included; each marginal
+# configuration's pool command names it
+json_check 'set(c["params"].split("peak=")[1] for c in d["configurations"]
+		if c["policy"] == "marginal") == {"0s", "3s", "10s", "30s"}
+	and all("--peak-halflife " + c["params"].split("peak=")[1]
+		in c["pool_command"]
+		for c in d["configurations"] if c["policy"] == "marginal")' \
+	"$tmp/o1/tune-pool.json"
 [ "$(grep -c ',1$' "$tmp/o1/pareto.csv")" -ge 2 ] && ok ||
 	fail "pareto.csv marks a frontier"
 

@@ -576,6 +576,64 @@ static void marginal_burst(void **state)
 	free(a.t);
 }
 
+/* MARGINAL's peak on clustered arrivals: three bursts of 4 arrivals
+ * 1 ms apart, at 0, 5 and 10 s, on a 20 s time line; refills of 50 ms
+ * (constant: cs2 = 0), one worker, miss_cost_s 1, half-life 1 s, no
+ * burst detection. The first VM is worth holding while the rate is at
+ * least 1 / miss_cost_s (marginal_trace), i.e. the count c >= 1 / ln 2 =
+ * 1.4427; a second never is at these rates (it would save 0.33 misses'
+ * worth for about one idle VM at 2.9 /s). Without the peak, in every
+ * burst: the first arrival lifts c to about 1.13 (the last burst's 4
+ * decayed over 5 s, plus 1): target 0, miss; the second to 2.13: target
+ * 1, refill until +51 ms, miss; the third and fourth come while it is
+ * made: misses. c = 4.004 x 2^-(t - 0) after the first burst (4.129 and
+ * 4.133 after the others) falls under 1.4427 at 1.47 s (6.52, 11.52):
+ * reaped at the ticks of 1.5, 6.6 and 11.6. 0 hits, 12 misses; held
+ * [0.051, 1.5] + [5.051, 6.6] + [10.051, 11.6] = 4.547 VM-s. With a
+ * peak half-life of 10 s the first burst ends at 2.775 /s, 1.962 /s
+ * still at 5 s: the VM stays, the second burst's first arrival hits
+ * (refill until 5.05), the rest miss; its end, 2.862 /s, is the new
+ * peak, 2.02 /s at 10 s: the third likewise, and at 20 s the peak is
+ * still 1.43 /s. 2 hits, 10 misses; held [0.051, 5] + [5.05, 10] +
+ * [10.05, 20] = 19.849 VM-s, none reaped. */
+static void marginal_peak(void **state)
+{
+	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct arrivals a = regular(12, 0, 20);
+	static const double make[] = { 0.05 };
+	struct poolsim_costs costs = trace_costs;
+	struct poolsim_result r;
+
+	(void)state;
+	for (size_t i = 0; i < a.n; i++)
+		a.t[i] = 5.0 * (double)(i / 4) + 0.001 * (double)(i % 4);
+	costs.make_s = make;
+	cfg.params.marginal = (struct policy_marginal){
+		.miss_cost_s = 1, .halflife_s = 1,
+	};
+	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
+	assert_int_equal(r.hits, 0);
+	assert_int_equal(r.misses, 12);
+	assert_int_equal(r.makes, 3);
+	assert_int_equal(r.reaped, 3);
+	assert_close(r.idle_vm_s, 4.547, 1e-9);
+	poolsim__result_free(&r);
+
+	cfg.params.marginal.peak_halflife_s = 10;
+	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
+	assert_int_equal(r.hits, 2);
+	assert_int_equal(r.misses, 10);
+	for (size_t i = 0; i < a.n; i++)
+		assert_close(r.latency_s[i], i == 4 || i == 8 ? 0.001 : 0.5,
+			     1e-12);
+	assert_int_equal(r.makes, 3);
+	assert_int_equal(r.reaped, 0);
+	assert_int_equal(r.peak_held, 1);
+	assert_close(r.idle_vm_s, 19.849, 1e-9);
+	poolsim__result_free(&r);
+	free(a.t);
+}
+
 /* ---- reproducibility ---- */
 
 static void seeded(void **state)
@@ -723,6 +781,9 @@ static void bad_inputs(void **state)
 	cfg.policy = POOLSIM_MARGINAL;
 	cfg.params.marginal.burst_halflife_s = 60;
 	REFUSED("marginal: half-lives 30 s and 60 s");
+	cfg.policy = POOLSIM_MARGINAL;
+	cfg.params.marginal.peak_halflife_s = -1;
+	REFUSED("marginal: peak half-life -1 s");
 	cfg.policy = (enum poolsim_policy)42;
 	REFUSED("unknown policy 42");
 #undef REFUSED
@@ -747,6 +808,7 @@ int main(void)
 		cmocka_unit_test(hybrid_out_of_bounds),
 		cmocka_unit_test(hybrid_not_representative),
 		cmocka_unit_test(marginal_burst),
+		cmocka_unit_test(marginal_peak),
 		cmocka_unit_test(seeded),
 		cmocka_unit_test(policy_names),
 		cmocka_unit_test(bad_inputs),
