@@ -452,16 +452,20 @@ static int watch(struct run *r)
 					    "for over 20 s; its stacks are in "
 					    "the console log)");
 		}
-		/* booting: any console output; then the heartbeat */
-		if (since(r->ready ? &r->last_beat : &r->last_console) >
-		    stall) {
+		/* booting: any console output, else it is a boot that did
+		 * not come up (tried once more); then the heartbeat */
+		if (!r->ready && since(&r->last_console) > stall) {
+			stop(&r->qemu_pid);
+			return host_failure(r, EAGAIN, "the emulated host's "
+					    "console was silent for %u s while "
+					    "it booted%s", stall,
+					    r->boot > 1 ? ", twice" : "");
+		}
+		if (r->ready && since(&r->last_beat) > stall) {
 			stop(&r->qemu_pid);
 			return host_failure(r, ETIMEDOUT, "the emulated host "
-					    "stalled: %s for %u s",
-					    r->ready ? "no heartbeat from its "
-						       "init"
-						     : "its console was silent",
-					    stall);
+					    "stalled: no heartbeat from its "
+					    "init for %u s", stall);
 		}
 		usleep(100000);
 	}
