@@ -56,8 +56,11 @@ grep -q "once more for those (boot 3)" "$tmp/out" && ok || fail "no third boot: 
 
 run none
 [ "$code" = 1 ] && [ "$recorded" = 0 ] && ok || fail "a host that records nothing: exit $code, $recorded recorded"
-grep -q "boot 2 recorded no suite; no more boots" "$tmp/out" && ok || fail "retries did not stop: $(cat "$tmp/out")"
-! grep -q "(boot 3)" "$tmp/out" && ok || fail "a third boot after one that recorded nothing"
+# a boot that records nothing still gets one more (a fault may come
+# early), up to the limit
+grep -q "boot 2 recorded no suite" "$tmp/out" && grep -q "once more for those (boot 3)" "$tmp/out" &&
+	ok || fail "no third boot after one that recorded nothing: $(cat "$tmp/out")"
+! grep -q "(boot 4)" "$tmp/out" && ok || fail "more than COLDSTART_EMULATED_BOOTS boots"
 
 run all
 [ "$code" = 0 ] && ok || fail "a healthy host: fixture exit $code: $(cat "$tmp/out")"
