@@ -150,19 +150,74 @@ static int write_file(const char *dir, const char *name, const char *text)
 /* One cgroup directory, coldstart-<pid> under `parent`. */
 static int make_cgroup(const char *parent, char *path)
 {
-	snprintf(path, PATH_MAX, "%s/coldstart-%d", parent, (int)getpid());
+	int n = snprintf(path, PATH_MAX, "%s/coldstart-%d", parent,
+			 (int)getpid());
+
+	if (n < 0 || n >= PATH_MAX) {
+		path[0] = '\0';
+		return err__set(ENAMETOOLONG, "--jail: cgroup: %s: name too "
+				"long", parent);
+	}
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return err__sys(errno, "--jail: cgroup: mkdir %s", path);
 	return 0;
 }
 
+/* `word` is one of the items of `list`, separated by `sep`. */
+static bool has_word(const char *list, const char *word, const char *sep)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p; p += strcspn(p, sep), p += !!*p)
+		if (!strncmp(p, word, n) && (!p[n] || strchr(sep, p[n])))
+			return true;
+	return false;
+}
+
+/* The directory of this process's own cgroup in the hierarchy mounted at
+ * `root`: the /proc/self/cgroup line whose controllers include
+ * `controller` (v1), or the unified one ("0::", controller NULL). Where
+ * that path is not below `root` here (a container that sees its own
+ * cgroup as the mount's root), or the line is missing: `root`. The jail's
+ * cgroup goes inside it, so the limits of the cgroup coldstart was
+ * started in (a service's, a container's) still hold for the VMM. */
+static void own_cgroup(const char *root, const char *controller,
+		       char *dir, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 128], *list, *path;
+	struct stat st;
+
+	snprintf(dir, len, "%s", root);
+	while (f && fgets(line, sizeof(line), f)) {
+		list = strchr(line, ':');
+		path = list ? strchr(++list, ':') : NULL;
+		if (!path || path[1] != '/')
+			continue;
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		if (controller ? !has_word(list, controller, ",")
+			       : *list || strcmp(line, "0"))
+			continue;
+		if (strcmp(path, "/") &&
+		    (size_t)snprintf(dir, len, "%s%s", root, path) < len &&
+		    stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			break;
+		snprintf(dir, len, "%s", root);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 /* The v1 hierarchy of controller `name` at CG_ROOT/name, where systemd
  * and the other init systems mount it (or link it, cpu to cpu,cpuacct),
- * with the control file `file` the limit needs: its coldstart-<pid>. */
+ * with the control file `file` the limit needs: its coldstart-<pid>,
+ * in this process's own cgroup there. */
 static int make_v1_cgroup(const char *opt, const char *name,
 			  const char *file, char *path)
 {
-	char root[64], ctl[128];
+	char root[64], ctl[128], dir[PATH_MAX];
 
 	snprintf(root, sizeof(root), CG_ROOT "/%s", name);
 	snprintf(ctl, sizeof(ctl), "%s/%s", root, file);
@@ -171,7 +226,75 @@ static int make_v1_cgroup(const char *opt, const char *name,
 				" (no cgroup.controllers) and no cgroup v1 %s "
 				"hierarchy at %s (no %s)", opt, name, root,
 				file);
-	return make_cgroup(root, path);
+	own_cgroup(root, name, dir, sizeof(dir));
+	return make_cgroup(dir, path);
+}
+
+/* Lets the children of v2 cgroup `dir` have each controller of `want`
+ * (space-separated) that its cgroup.subtree_control lacks; -errno of
+ * the refused write: EBUSY where processes are in `dir` (v2 gives
+ * controllers to the children of a group without processes only, the
+ * root aside), ENOENT where `dir`'s parent does not give it one. */
+static int delegate(const char *dir, const char *want)
+{
+	char path[PATH_MAX + 32], have[256] = "", w[32], text[40];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	f = fopen(path, "re");
+	if (!f || !fgets(have, sizeof(have), f))
+		have[0] = '\0';
+	if (f)
+		fclose(f);
+	have[strcspn(have, "\n")] = '\0';
+	for (const char *p = want; sscanf(p, "%31s", w) == 1;
+	     p += strspn(p, " "), p += strlen(w), p += strspn(p, " ")) {
+		if (has_word(have, w, " "))
+			continue;
+		snprintf(text, sizeof(text), "+%s", w);
+		ret = write_file(dir, "cgroup.subtree_control", text);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The v2 cgroup: coldstart-<pid> in this process's own cgroup, or, where
+ * that cannot give its children the controllers the limits need, in the
+ * nearest ancestor that can (said on stderr: the limits of the groups
+ * in between do not hold for the VMM). */
+static int make_v2_cgroup(const struct jail_opts *o, char *path)
+{
+	char own[PATH_MAX], dir[PATH_MAX], want[16] = "";
+	int ret, first = 0;
+
+	if (o->cpus > 0)
+		strcat(want, "cpu ");
+	if (o->memory)
+		strcat(want, "memory");
+	own_cgroup(CG_ROOT, NULL, own, sizeof(own));
+	snprintf(dir, sizeof(dir), "%s", own);
+	while ((ret = delegate(dir, want)) < 0) {
+		first = first ? first : ret;
+		if (!strcmp(dir, CG_ROOT))
+			return err__set(-first, "--jail: --cpus/--memory: no "
+					"cgroup v2 group from %s up to " CG_ROOT
+					" lets its children have the %s "
+					"controller(s) (cgroup.subtree_control)",
+					own, want);
+		*strrchr(dir, '/') = '\0';
+	}
+	if (first)
+		fprintf(stderr, "coldstart: --jail: the VMM's cgroup is made "
+			"in %s, not in this process's own %s, which cannot "
+			"let a child have the %s controller(s) (%s%s); the "
+			"limits of the groups in between do not hold for it\n",
+			dir, own, want, strerror(-first), first == -EBUSY ?
+			": processes are in it, and cgroup v2 gives "
+			"controllers to the children of an empty group only"
+			: "");
+	return make_cgroup(dir, path);
 }
 
 static int cgroup_create(const struct jail_opts *o)
@@ -183,10 +306,8 @@ static int cgroup_create(const struct jail_opts *o)
 	long long quota = (long long)(o->cpus * CFS_PERIOD + 0.5);
 	int ret = 0;
 
-	if (v2) { /* best effort: the root may have them enabled already */
-		write_file(CG_ROOT, "cgroup.subtree_control", "+cpu +memory");
-		ret = make_cgroup(CG_ROOT, cpu);
-	}
+	if (v2)
+		ret = make_v2_cgroup(o, cpu);
 	if (ret == 0 && o->cpus > 0 && v2) {
 		snprintf(text, sizeof(text), "%lld %d", quota, CFS_PERIOD);
 		ret = write_file(cpu, "cpu.max", text);
@@ -212,13 +333,23 @@ static int cgroup_create(const struct jail_opts *o)
 	return ret;
 }
 
+/* Removes the cgroups. EBUSY is retried for a second: KVM's worker
+ * thread of the VM (kvm-nx-lpage-recovery) is in them until the VM's
+ * last reference is gone, which can be just after the VMM's exit. */
 static void cgroup_remove(void)
 {
-	for (int i = 0; i < 2; i++)
-		if (cg_paths[i][0] && rmdir(cg_paths[i]) < 0 &&
-		    errno != ENOENT)
+	for (int i = 0; i < 2; i++) {
+		int tries = 0, ret;
+
+		if (!cg_paths[i][0])
+			continue;
+		while ((ret = rmdir(cg_paths[i])) < 0 && errno == EBUSY &&
+		       ++tries < 50)
+			usleep(20000);
+		if (ret < 0 && errno != ENOENT)
 			fprintf(stderr, "coldstart: --jail: cgroup %s stays: "
 				"%s\n", cg_paths[i], strerror(errno));
+	}
 }
 
 static int cgroup_join(void)

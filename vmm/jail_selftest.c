@@ -1,6 +1,7 @@
 /* The jail's test hook: what a jailed VMM sees, written to the file
  * COLDSTART_JAIL_SELFTEST names right after it entered the jail, one
- * KEY=VALUE per line (tests/cli/test_cli_jail.sh reads them). */
+ * KEY=VALUE per line (tests/cli/test_cli_jail.sh reads them); a
+ * cgroup_in=PATH line for each coldstart-PID cgroup it is in. */
 #include "jail.h"
 
 #include <errno.h>
@@ -21,11 +22,20 @@ void jail__selftest(int fd)
 	int host = open("/etc/passwd", O_RDONLY | O_CLOEXEC), host_err = errno;
 	int self = open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
 	FILE *cg = fopen("/proc/self/cgroup", "re");
-	char line[512];
-	bool joined = false;
+	char line[512], in[1024] = "", *p;
+	size_t len = 0;
 
-	while (cg && fgets(line, sizeof(line), cg))
-		joined |= strstr(line, "/coldstart-") != NULL;
+	/* the coldstart-PID cgroups it is in, as paths from their roots */
+	while (cg && fgets(line, sizeof(line), cg)) {
+		p = strchr(line, ':');
+		p = p ? strchr(p + 1, ':') : NULL;
+		if (!p || !strstr(p, "/coldstart-"))
+			continue;
+		p[1 + strcspn(p + 1, "\n")] = '\0';
+		if (len < sizeof(in))
+			len += (size_t)snprintf(in + len, sizeof(in) - len,
+						"cgroup_in=%s\n", p + 1);
+	}
 	if (cg)
 		fclose(cg);
 	syscall(SYS_capget, &h, c);
@@ -38,8 +48,9 @@ void jail__selftest(int fd)
 	dprintf(fd, "\nhost_file=%s\nproc_self=%s\ncgroup=%s\n"
 		"no_new_privs=%d\n",
 		host >= 0 ? "opened" : strerrorname_np(host_err),
-		self >= 0 ? "ok" : "unreadable", joined ? "joined" : "none",
+		self >= 0 ? "ok" : "unreadable", in[0] ? "joined" : "none",
 		prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+	dprintf(fd, "%s", in);
 	if (ifs)
 		if_freenameindex(ifs);
 	if (host >= 0)

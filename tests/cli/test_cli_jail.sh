@@ -70,8 +70,11 @@ rm -f "$tmp/see"
 COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' run --jail "$tmp/j" --cpus 1.5 --memory 512M --json
 json_check 'd["success"]' "$out"
 sees "$tmp/see" cgroup joined
-left=$(find /sys/fs/cgroup -maxdepth 2 -name 'coldstart-*' 2>/dev/null)
+left=$(find /sys/fs/cgroup -name 'coldstart-*' 2>/dev/null)
 [ -z "$left" ] && ok || fail "cgroups left after the run: $left"
+
+. "$(dirname "$0")/jail_nested.sh"
+nested_cgroups
 # a guest that fails still fails through the parent, with its code
 expect 1 'run failed' run --jail "$tmp/j" --misbehave abort -q
 

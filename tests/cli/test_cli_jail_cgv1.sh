@@ -7,10 +7,12 @@
 # the quota throttles its spinning vCPU, its guest's memory is charged
 # there; both are gone after it exits. A --memory-only run makes no cpu
 # cgroup; without the memory hierarchy the run fails naming it and
-# leaves no cgroup. Needs QEMU (else skipped, 77); one emulated boot,
+# leaves no cgroup. Started in cgroups of its own, the VMM's cgroups are
+# made inside them. Needs QEMU (else skipped, 77); one emulated boot,
 # ~70 s.
 # Usage: test_cli_jail_cgv1.sh COLDSTART [inside]
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/jail_nested.sh"
 COLDSTART=$1
 scratch
 V1=/sys/fs/cgroup
@@ -118,6 +120,9 @@ inside() {
 		fail "--memory alone: no cgroup joined"
 	left=$(ls -d $V1/cpu/coldstart-* $V1/memory/coldstart-* 2>/dev/null)
 	[ -z "$left" ] && ok || fail "cgroups left after --memory alone: $left"
+
+	# started in cgroups of its own: the VMM's are made inside them
+	nested_cgroups
 
 	# a host without the v1 memory hierarchy (in a mount namespace of
 	# its own): the error names it, and the cpu cgroup made before is
