@@ -48,13 +48,19 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* Seconds from `a` to `b`. */
+static double between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
 static double since(const struct timespec *t)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) +
-	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+	return between(t, &now);
 }
 
 static void progress(const struct run *r, const char *fmt, ...)
@@ -406,11 +412,21 @@ static unsigned boot_limit(const struct emulate_options *o)
 	return o->boot_timeout_s ? o->boot_timeout_s : 120;
 }
 
+/* A boot that did not come up (`why`): stopped, EAGAIN for emulate__run
+ * to boot once more; the second time the message says so. */
+static int not_up(struct run *r, const char *why)
+{
+	stop(&r->qemu_pid);
+	return host_failure(r, EAGAIN, "the emulated host %s%s", why,
+			    r->boot > 1 ? ", twice" : "");
+}
+
 /* Polls until QEMU ends, forwarding output; stops it on a timeout, a
  * stall, a boot that does not come up, or a signal. */
 static int watch(struct run *r)
 {
 	unsigned stall = r->o->stall_s ? r->o->stall_s : 180;
+	char why[96];
 	int status;
 
 	for (;;) {
@@ -436,12 +452,9 @@ static int watch(struct run *r)
 		/* a boot that hangs (once in a CI run, under a loaded TCG)
 		 * gets another try from emulate__run */
 		if (!r->ready && since(&r->boot_start) > boot_limit(r->o)) {
-			stop(&r->qemu_pid);
-			return host_failure(r, EAGAIN, "the emulated host did "
-					    "not come up within %u s "
-					    "(--boot-timeout)%s",
-					    boot_limit(r->o),
-					    r->boot > 1 ? ", twice" : "");
+			snprintf(why, sizeof(why), "did not come up within "
+				 "%u s (--boot-timeout)", boot_limit(r->o));
+			return not_up(r, why);
 		}
 		/* a CPU stuck in the host's kernel does not come back; the
 		 * stacks it printed get a few seconds to reach the log */
@@ -455,11 +468,9 @@ static int watch(struct run *r)
 		/* booting: any console output, else it is a boot that did
 		 * not come up (tried once more); then the heartbeat */
 		if (!r->ready && since(&r->last_console) > stall) {
-			stop(&r->qemu_pid);
-			return host_failure(r, EAGAIN, "the emulated host's "
-					    "console was silent for %u s while "
-					    "it booted%s", stall,
-					    r->boot > 1 ? ", twice" : "");
+			snprintf(why, sizeof(why), "stayed silent on its "
+				 "console for %u s while it booted", stall);
+			return not_up(r, why);
 		}
 		if (r->ready && since(&r->last_beat) > stall) {
 			stop(&r->qemu_pid);
@@ -642,10 +653,7 @@ int emulate__run(const struct emulate_options *o, struct emulate_result *res)
 	if (ret == 0) {
 		res->exit_status = r.exit_status;
 		res->total_s = since(&r.start);
-		res->boot_s = r.ready ? (double)(r.ready_at.tv_sec -
-						 r.boot_start.tv_sec) +
-				(double)(r.ready_at.tv_nsec -
-					 r.boot_start.tv_nsec) / 1e9
+		res->boot_s = r.ready ? between(&r.boot_start, &r.ready_at)
 				      : 0;
 		progress(&r, "the command exited with status %d after %.1f s "
 			 "(host up in %.1f s)", res->exit_status, res->total_s,
