@@ -191,7 +191,10 @@ static void own_cgroup(const char *root, const char *controller,
 	snprintf(dir, len, "%s", root);
 	while (f && fgets(line, sizeof(line), f)) {
 		list = strchr(line, ':');
-		path = list ? strchr(++list, ':') : NULL;
+		if (!list)
+			continue;
+		*list++ = '\0'; /* line: the hierarchy's ID */
+		path = strchr(list, ':');
 		if (!path || path[1] != '/')
 			continue;
 		*path++ = '\0';
@@ -232,9 +235,10 @@ static int make_v1_cgroup(const char *opt, const char *name,
 
 /* Lets the children of v2 cgroup `dir` have each controller of `want`
  * (space-separated) that its cgroup.subtree_control lacks; -errno of
- * the refused write: EBUSY where processes are in `dir` (v2 gives
- * controllers to the children of a group without processes only, the
- * root aside), ENOENT where `dir`'s parent does not give it one. */
+ * the refused write: where processes are in `dir` (v2 gives controllers
+ * to the children of a group without processes only, the root aside:
+ * EBUSY, or EOPNOTSUPP as Linux 6.1 says for cpu), or ENOENT where
+ * `dir`'s parent does not give it one. */
 static int delegate(const char *dir, const char *want)
 {
 	char path[PATH_MAX + 32], have[256] = "", w[32], text[40];
@@ -260,6 +264,21 @@ static int delegate(const char *dir, const char *want)
 	return 0;
 }
 
+/* Processes are in cgroup `dir` (its cgroup.procs lists one). */
+static bool has_procs(const char *dir)
+{
+	char path[PATH_MAX + 16], line[32];
+	FILE *f;
+	bool any;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	any = f && fgets(line, sizeof(line), f);
+	if (f)
+		fclose(f);
+	return any;
+}
+
 /* The v2 cgroup: coldstart-<pid> in this process's own cgroup, or, where
  * that cannot give its children the controllers the limits need, in the
  * nearest ancestor that can (said on stderr: the limits of the groups
@@ -272,7 +291,7 @@ static int make_v2_cgroup(const struct jail_opts *o, char *path)
 	if (o->cpus > 0)
 		strcat(want, "cpu ");
 	if (o->memory)
-		strcat(want, "memory");
+		strcat(want, "memory ");
 	own_cgroup(CG_ROOT, NULL, own, sizeof(own));
 	snprintf(dir, sizeof(dir), "%s", own);
 	while ((ret = delegate(dir, want)) < 0) {
@@ -280,7 +299,7 @@ static int make_v2_cgroup(const struct jail_opts *o, char *path)
 		if (!strcmp(dir, CG_ROOT))
 			return err__set(-first, "--jail: --cpus/--memory: no "
 					"cgroup v2 group from %s up to " CG_ROOT
-					" lets its children have the %s "
+					" lets its children have the %s"
 					"controller(s) (cgroup.subtree_control)",
 					own, want);
 		*strrchr(dir, '/') = '\0';
@@ -288,12 +307,13 @@ static int make_v2_cgroup(const struct jail_opts *o, char *path)
 	if (first)
 		fprintf(stderr, "coldstart: --jail: the VMM's cgroup is made "
 			"in %s, not in this process's own %s, which cannot "
-			"let a child have the %s controller(s) (%s%s); the "
-			"limits of the groups in between do not hold for it\n",
-			dir, own, want, strerror(-first), first == -EBUSY ?
-			": processes are in it, and cgroup v2 gives "
-			"controllers to the children of an empty group only"
-			: "");
+			"let a child have the %scontroller(s): %s; the limits "
+			"of the groups in between do not hold for it\n", dir,
+			own, want, has_procs(own) ? "processes are in it, and "
+			"cgroup v2 gives controllers to the children of a "
+			"group without processes only" : first == -ENOENT ?
+			"its parent does not give them to it (its "
+			"cgroup.controllers)" : strerror(-first));
 	return make_cgroup(dir, path);
 }
 

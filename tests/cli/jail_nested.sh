@@ -4,8 +4,8 @@
 # that cgroup's limits still hold (they did not when it went to the
 # hierarchy's root). v1 nests it there. v2 gives controllers to the
 # children of a group without processes only: started in $name/leaf
-# (which holds the starting shell), the VMM's cgroup goes to $name, and
-# stderr says so.
+# (which holds the starting shell; $name gives it cpu and memory), the
+# VMM's cgroup goes to $name, and stderr says so.
 nested_cgroups() {
 	local cg=/sys/fs/cgroup name=coldstart-test-$$ start want code=0 d
 	local dirs=() joins=()
@@ -13,8 +13,10 @@ nested_cgroups() {
 		start=$cg/$name/leaf
 		dirs=("$start" "$cg/$name")
 		joins=("$start")
-		mkdir -p "$start" || { fail "mkdir $start"; return; }
 		echo "+cpu +memory" >$cg/cgroup.subtree_control 2>/dev/null
+		mkdir "$cg/$name" &&
+			echo "+cpu +memory" >"$cg/$name/cgroup.subtree_control" &&
+			mkdir "$start" || { fail "making $start"; return; }
 		want="cgroup_in=/$name/coldstart-[0-9]+"
 	elif [ -d $cg/cpu/. ] && [ -d $cg/memory/. ]; then
 		dirs=("$cg/cpu/$name" "$cg/memory/$name")
@@ -41,7 +43,7 @@ nested_cgroups() {
 		[ "${n:-0}" -ge 1 ] && ok ||
 		fail "the VMM's cgroups are not /$name/coldstart-PID: $(grep cgroup "$tmp/see" 2>&1)"
 	if [ -n "${start:-}" ]; then
-		grep -q "the VMM's cgroup is made in $cg/$name, not in this process's own $start, which cannot let a child have the cpu memory controller(s) (Device or resource busy: processes are in it" "$err" &&
+		grep -q "the VMM's cgroup is made in $cg/$name, not in this process's own $start, which cannot let a child have the cpu memory controller(s): processes are in it" "$err" &&
 			ok || fail "v2: no word that the cgroup went up to $cg/$name: $(cat "$err")"
 	else
 		[ -s "$err" ] && fail "v1: stderr not empty: $(cat "$err")" || ok
