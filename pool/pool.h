@@ -35,9 +35,8 @@
  *            peak half-life) and the mean and variability of the
  *            refills' making times (policy.h); the first target (size)
  *            holds until the first arrival and the first VM made,
- *            clamped to [min, max]. The
- *            simulator behind `coldstart tune pool` runs the same
- *            arithmetic. */
+ *            clamped to [min, max]. The simulator behind `coldstart
+ *            tune pool` runs the same arithmetic. */
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 

@@ -92,15 +92,15 @@
  *   what it is expected to save is worth what it is expected to idle,
  *   one miss being worth miss_cost_s idle VM-seconds. With an arrival
  *   rate lambda and a mean making time m (a = lambda m), a pool of
- *   target n behaves as a
- *   birth-death chain of the VMs missing from it (being made or queued
- *   for a worker): with misses making their own VMs the loss system
- *   M/M/c/n (Erlang B when workers >= n, then exact for any making-time
- *   distribution), with wait_on_empty the delay system M/M/c (the
- *   mappings the unit tests check against Erlang B and C); above the
- *   workers the queue's geometric tail is thinned for making times
- *   steadier than exponential by Kingman's heavy-traffic scaling (its
- *   exponent times 2 / (1 + cs2), cs2 their squared CV). Raising the
+ *   target n behaves as a birth-death chain of the VMs missing from it
+ *   (being made or queued for a worker): with misses making their own
+ *   VMs the loss system M/M/c/n (Erlang B when workers >= n, then exact
+ *   for any making-time distribution), with wait_on_empty the delay
+ *   system M/M/c (the mappings the unit tests check against Erlang B
+ *   and C); above the workers the queue's geometric tail is thinned
+ *   for making times steadier than exponential by Kingman's
+ *   heavy-traffic scaling (its exponent times 2 / (1 + cs2), cs2
+ *   their squared CV). Raising the
  *   target from n - 1 to n saves lambda (P_miss(n - 1) - P_miss(n))
  *   misses per second and costs E[held](n) - E[held](n - 1) idle VMs;
  *   the target is the largest n for which every step is worth it. This

@@ -7,8 +7,8 @@
 # (which holds the starting shell; $name gives it cpu and memory), the
 # VMM's cgroup goes to $name, and stderr says so.
 nested_cgroups() {
-	local cg=/sys/fs/cgroup name=coldstart-test-$$ start want code=0 d
-	local dirs=() joins=()
+	local cg=/sys/fs/cgroup name=coldstart-test-$$ start code=0 d n
+	local dirs=() joins=() want="cgroup_in=/$name/coldstart-[0-9]+"
 	if [ -e $cg/cgroup.controllers ]; then
 		start=$cg/$name/leaf
 		dirs=("$start" "$cg/$name")
@@ -17,12 +17,10 @@ nested_cgroups() {
 		mkdir "$cg/$name" &&
 			echo "+cpu +memory" >"$cg/$name/cgroup.subtree_control" &&
 			mkdir "$start" || { fail "making $start"; return; }
-		want="cgroup_in=/$name/coldstart-[0-9]+"
 	elif [ -d $cg/cpu/. ] && [ -d $cg/memory/. ]; then
 		dirs=("$cg/cpu/$name" "$cg/memory/$name")
 		mkdir -p "${dirs[@]}" || { fail "mkdir ${dirs[*]}"; return; }
 		joins=("${dirs[@]}")
-		want="cgroup_in=/$name/coldstart-[0-9]+"
 	else
 		echo "no cgroup v2 or v1 cpu and memory hierarchies: nesting not checked"
 		return

@@ -612,24 +612,16 @@ static void marginal_peak(void **state)
 		.miss_cost_s = 1, .halflife_s = 1,
 	};
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
-	assert_int_equal(r.hits, 0);
-	assert_int_equal(r.misses, 12);
-	assert_int_equal(r.makes, 3);
-	assert_int_equal(r.reaped, 3);
-	assert_close(r.idle_vm_s, 4.547, 1e-9);
+	assert_counts(&r, 0, 12, 0, 3, 3, 4.547);
 	poolsim__result_free(&r);
 
 	cfg.params.marginal.peak_halflife_s = 10;
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
-	assert_int_equal(r.hits, 2);
-	assert_int_equal(r.misses, 10);
+	assert_counts(&r, 2, 10, 0, 3, 0, 19.849);
 	for (size_t i = 0; i < a.n; i++)
 		assert_close(r.latency_s[i], i == 4 || i == 8 ? 0.001 : 0.5,
 			     1e-12);
-	assert_int_equal(r.makes, 3);
-	assert_int_equal(r.reaped, 0);
 	assert_int_equal(r.peak_held, 1);
-	assert_close(r.idle_vm_s, 19.849, 1e-9);
 	poolsim__result_free(&r);
 	free(a.t);
 }
