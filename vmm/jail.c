@@ -234,16 +234,17 @@ static int make_v1_cgroup(const char *opt, const char *name,
 }
 
 /* Lets the children of v2 cgroup `dir` have each controller of `want`
- * (space-separated) that its cgroup.subtree_control lacks; -errno of
- * the refused write: where processes are in `dir` (v2 gives controllers
- * to the children of a group without processes only, the root aside:
- * EBUSY, or EOPNOTSUPP as Linux 6.1 says for cpu), or ENOENT where
- * `dir`'s parent does not give it one. */
+ * (space-separated) that its cgroup.subtree_control lacks, in one write,
+ * which Linux applies whole or not at all; -errno of a refused write:
+ * where processes are in `dir` (v2 gives domain controllers such as
+ * memory to the children of a group without processes only, the root
+ * aside: EBUSY, or EOPNOTSUPP), or ENOENT where `dir`'s parent does not
+ * give it one. */
 static int delegate(const char *dir, const char *want)
 {
-	char path[PATH_MAX + 32], have[256] = "", w[32], text[40];
+	char path[PATH_MAX + 32], have[256] = "", w[32], text[64] = "";
+	size_t len = 0;
 	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
 	f = fopen(path, "re");
@@ -253,15 +254,11 @@ static int delegate(const char *dir, const char *want)
 		fclose(f);
 	have[strcspn(have, "\n")] = '\0';
 	for (const char *p = want; sscanf(p, "%31s", w) == 1;
-	     p += strspn(p, " "), p += strlen(w), p += strspn(p, " ")) {
-		if (has_word(have, w, " "))
-			continue;
-		snprintf(text, sizeof(text), "+%s", w);
-		ret = write_file(dir, "cgroup.subtree_control", text);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	     p += strspn(p, " "), p += strlen(w), p += strspn(p, " "))
+		if (!has_word(have, w, " ") && len < sizeof(text))
+			len += snprintf(text + len, sizeof(text) - len, "%s+%s",
+					len ? " " : "", w);
+	return len ? write_file(dir, "cgroup.subtree_control", text) : 0;
 }
 
 /* Processes are in cgroup `dir` (its cgroup.procs lists one). */
@@ -277,6 +274,19 @@ static bool has_procs(const char *dir)
 	if (f)
 		fclose(f);
 	return any;
+}
+
+/* Why v2 cgroup `dir` could not give its children a controller, its
+ * delegate() having failed with `err`. */
+static const char *why_no_controllers(const char *dir, int err)
+{
+	if (has_procs(dir))
+		return "processes are in it, and cgroup v2 gives controllers "
+		       "to the children of a group without processes only";
+	if (err == -ENOENT)
+		return "its parent does not give them to it (its "
+		       "cgroup.controllers)";
+	return strerror(-err);
 }
 
 /* The v2 cgroup: coldstart-<pid> in this process's own cgroup, or, where
@@ -298,10 +308,11 @@ static int make_v2_cgroup(const struct jail_opts *o, char *path)
 		first = first ? first : ret;
 		if (!strcmp(dir, CG_ROOT))
 			return err__set(-first, "--jail: --cpus/--memory: no "
-					"cgroup v2 group from %s up to " CG_ROOT
-					" lets its children have the %s"
-					"controller(s) (cgroup.subtree_control)",
-					own, want);
+					"cgroup v2 group from this process's "
+					"own %s up to the root seen here, "
+					CG_ROOT ", can let a child have the "
+					"%scontroller(s): %s: %s", own, want,
+					own, why_no_controllers(own, first));
 		*strrchr(dir, '/') = '\0';
 	}
 	if (first)
@@ -309,11 +320,7 @@ static int make_v2_cgroup(const struct jail_opts *o, char *path)
 			"in %s, not in this process's own %s, which cannot "
 			"let a child have the %scontroller(s): %s; the limits "
 			"of the groups in between do not hold for it\n", dir,
-			own, want, has_procs(own) ? "processes are in it, and "
-			"cgroup v2 gives controllers to the children of a "
-			"group without processes only" : first == -ENOENT ?
-			"its parent does not give them to it (its "
-			"cgroup.controllers)" : strerror(-first));
+			own, want, why_no_controllers(own, first));
 	return make_cgroup(dir, path);
 }
 

@@ -5,7 +5,8 @@
 # hierarchy's root). v1 nests it there. v2 gives controllers to the
 # children of a group without processes only: started in $name/leaf
 # (which holds the starting shell; $name gives it cpu and memory), the
-# VMM's cgroup goes to $name, and stderr says so.
+# VMM's cgroup goes to $name, and stderr says so; in a cgroup namespace
+# rooted at $name/leaf no group can take it, and the run fails (exit 1).
 nested_cgroups() {
 	local cg=/sys/fs/cgroup name=coldstart-test-$$ start code=0 d n
 	local dirs=() joins=() want="cgroup_in=/$name/coldstart-[0-9]+"
@@ -46,8 +47,21 @@ nested_cgroups() {
 	else
 		[ -s "$err" ] && fail "v1: stderr not empty: $(cat "$err")" || ok
 	fi
+	if [ -n "${start:-}" ]; then
+		# a cgroup namespace rooted at $start: no group up to the root
+		# it sees can give a child controllers, so the run must fail
+		code=0
+		(
+			echo $BASHPID >"$start/cgroup.procs" || exit 99
+			exec unshare --cgroup --mount sh -c 'umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$0" run --jail "$1" --cpus 1.5 --memory 512M -q' \
+				"$COLDSTART" "$tmp/j"
+		) >"$out" 2>"$err" || code=$?
+		[ "$code" = 1 ] &&
+			grep -q "no cgroup v2 group from this process's own $cg up to the root seen here, $cg, can let a child have the cpu memory controller(s): $cg: processes are in it" "$err" &&
+			ok || fail "v2 in a cgroup namespace rooted at a group with processes: exit $code (want 1): $(cat "$err")"
+	fi
 	left=$(find $cg -name 'coldstart-[0-9]*' 2>/dev/null)
-	[ -z "$left" ] && ok || fail "cgroups left after the nested run: $left"
+	[ -z "$left" ] && ok || fail "cgroups left after the nested runs: $left"
 	for d in "${dirs[@]}"; do
 		rmdir "$d" || fail "rmdir $d"
 	done
