@@ -244,32 +244,31 @@ int pool_cli__prepare_guest(struct pool_cli *o, const char *cmd)
 	struct pool_config *cfg = &o->cfg;
 	int ret;
 
-	if (cfg->source == POOL_FROM_LINUX) {
-		ret = linux__open_kernel(&o->lk, o->kernel);
-		if (ret == 0) {
-			ret = linux__plan(&o->lb, &o->lk, o->cmdline ? o->cmdline
-					  : LINUX_DEFAULT_CMDLINE, o->initrd,
-					  o->linux_mem, cfg->nr_vcpus);
-			if (ret < 0)
-				linux__close_kernel(&o->lk);
-		}
+	if (cfg->source == POOL_FROM_SNAPSHOT)
+		return restore__check_pvm(cmd, cfg->snapshot_dir, &o->snap,
+					  o->allow_pvm);
+	if (cfg->source != POOL_FROM_LINUX)
+		return CLI_OK;
+	/* a kernel that is not one is the user's error, on any host */
+	ret = linux__open_kernel(&o->lk, o->kernel);
+	if (ret == 0) {
+		ret = linux__plan(&o->lb, &o->lk, o->cmdline ? o->cmdline
+				  : LINUX_DEFAULT_CMDLINE, o->initrd,
+				  o->linux_mem, cfg->nr_vcpus);
 		if (ret < 0)
-			return cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
-		o->linux_open = true;
-		cfg->linux_boot = &o->lb;
-		cfg->mem_size = o->linux_mem;
+			linux__close_kernel(&o->lk);
 	}
-	if ((cfg->source == POOL_FROM_LINUX ||
-	     (cfg->source == POOL_FROM_SNAPSHOT && o->snap.linux_guest)) &&
-	    !o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM) {
-		pool_cli__release_guest(o);
-		return cfg->source == POOL_FROM_LINUX
-			? cli__error(CLI_SKIP, "%s --kernel: %s", cmd,
-				     run_linux__pvm_refusal())
-			: cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
-				     cmd, cfg->snapshot_dir,
-				     run_linux__pvm_refusal());
+	if (ret < 0)
+		return cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
+	if (!o->allow_pvm && kvm__device_flavour() == KVM_FLAVOUR_PVM) {
+		linux__plan_free(&o->lb);
+		linux__close_kernel(&o->lk);
+		return cli__error(CLI_SKIP, "%s --kernel: %s", cmd,
+				  run_linux__pvm_refusal());
 	}
+	o->linux_open = true;
+	cfg->linux_boot = &o->lb;
+	cfg->mem_size = o->linux_mem;
 	return CLI_OK;
 }
 

@@ -126,6 +126,12 @@ struct restore_snap {
  * against its base chain) and modifies nothing. */
 int restore__inspect(const char *dir, struct restore_snap *info);
 
+/* CLI_SKIP (77), with the reason, when `info` (of `dir`) is a Linux
+ * guest's snapshot and this host's KVM is PVM, unless allow_pvm; else
+ * CLI_OK. */
+int restore__check_pvm(const char *cmd, const char *dir,
+		       const struct restore_snap *info, bool allow_pvm);
+
 /* The checks of a user's snapshot before /dev/kvm is opened, as enum
  * cli_exit: `dir` must hold a snapshot this coldstart can restore (else
  * 2, the message naming `dir`, prefixed by `cmd`); a Linux guest on a

@@ -72,16 +72,22 @@ static const char *cold_meaningless(const struct restore_snap *info)
 	return NULL;
 }
 
-int restore__check_snapshot(const char *cmd, const char *dir,
-			    bool allow_pvm, struct restore_snap *info)
+int restore__check_pvm(const char *cmd, const char *dir,
+		       const struct restore_snap *info, bool allow_pvm)
 {
-	if (restore__inspect(dir, info) < 0)
-		return cli__error(CLI_USAGE, "%s: %s", cmd, err__last());
 	if (info->linux_guest && !allow_pvm &&
 	    kvm__device_flavour() == KVM_FLAVOUR_PVM)
 		return cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
 				  cmd, dir, run_linux__pvm_refusal());
 	return CLI_OK;
+}
+
+int restore__check_snapshot(const char *cmd, const char *dir,
+			    bool allow_pvm, struct restore_snap *info)
+{
+	if (restore__inspect(dir, info) < 0)
+		return cli__error(CLI_USAGE, "%s: %s", cmd, err__last());
+	return restore__check_pvm(cmd, dir, info, allow_pvm);
 }
 
 int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,

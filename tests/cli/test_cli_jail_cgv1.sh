@@ -1,5 +1,5 @@
 #!/bin/bash
-# The jail's cgroup limits on cgroup v1 (issue 14): in the emulated host
+# The jail's cgroup limits on cgroup v1: in the emulated host
 # booted with `emulate --cgroup v1` (a tmpfs on /sys/fs/cgroup with the
 # cpu,cpuacct and memory hierarchies, no cgroup2), a jailed VMM run with
 # --cpus and --memory gets v1 cgroups coldstart-PID with the quota,

@@ -256,7 +256,7 @@ sys.exit(0 if d["attached"] and d["status"] == "observed" else 1)' /tmp/$CUR.out
 	case_end
 }
 
-# ---- snapshot cases (issue 4): see snapshot_cases below ----
+# ---- snapshot cases: see snapshot_cases below ----
 . "$(dirname "$0")/snapshot-cases.sh"
 
 # attempt CASE: runs a boot case; a guest triple fault, or a guest that

@@ -1,8 +1,7 @@
-# Snapshot cases of the e2e rig (issue 4: Linux snapshots), sourced by
+# Snapshot cases of the e2e rig (Linux snapshots), sourced by
 # l1-init.sh: boot, snapshot at boot complete, restore with mmap and with
 # uffd; the restored guest runs the command named at boot and prints its
-# output. A coldstart without `snapshot create --kernel` reports E2E-SKIP
-# (run_e2e.sh prints it), never a pass.
+# output.
 snap_create() {
 	case_start snap_create
 	rm -rf /tmp/snap
@@ -26,10 +25,6 @@ snap_create() {
 
 snapshot_cases() {
 	local s
-	if ! $CS snapshot --help 2>&1 | grep -q -- '--kernel'; then
-		echo "E2E-SKIP snapshot_linux: this coldstart has no 'snapshot create --kernel' (Linux snapshots of issue 4 not landed)"
-		return
-	fi
 	attempt snap_create
 	for s in mmap uffd; do
 		case_start snap_restore_$s
