@@ -338,7 +338,7 @@ static int run(const struct tp_opts *o)
 out:
 	if (ret < 0)
 		cli__error(code, "tune pool: %s", err__last());
-	free(v);
+	tune_pool__validation_free(v);
 	free(sw.c);
 	arrivals__free(&a);
 	tune_pool__costs_free(&c);

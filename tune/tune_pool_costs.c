@@ -300,6 +300,8 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
 	cfg = c->pool.config;
 	stats = json_object_get(json_object_get(c->pool.root, "pool"), "stats");
 	c->refill_mean_s = positive(stats, "make_s");
+	c->measured_rate = positive(json_object_get(c->pool.root, "pool"),
+				    "offered_rate");
 	source = json_string_value(json_object_get(cfg, "source")) ?: "probe";
 	strategy = json_string_value(json_object_get(cfg, "mem_restore"));
 	c->workers = o->workers ? o->workers
@@ -326,4 +328,50 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
 		ret = make_costs(c, o->host, strategy,
 				 !strcmp(source, "snapshot"), stats);
 	return ret == 0 ? memory_cost(c, o->host) : ret;
+}
+
+/* A copy of `from`'s samples into `to` (its source text too). */
+static int cost_dup(const struct cost *from, struct cost *to)
+{
+	to->s = malloc((from->n ? from->n : 1) * sizeof(double));
+	if (!to->s)
+		return err__set(ENOMEM, "allocating samples");
+	memcpy(to->s, from->s, from->n * sizeof(double));
+	to->n = from->n;
+	snprintf(to->from, sizeof(to->from), "%s", from->from);
+	return 0;
+}
+
+/* The series `name` of `own`'s document into *c, else base's samples. */
+static int own_or_base(struct costs *own, const char *path, const char *name,
+		       bool positive, const struct cost *base, struct cost *c)
+{
+	const struct result_series *s = compare__find(&own->pool, name);
+
+	return s && s->n ? take_series(path, s, positive, c)
+			 : cost_dup(base, c);
+}
+
+int tune_pool__run_costs(json_t *doc, const char *path,
+			 const struct costs *base, struct costs *own)
+{
+	int ret;
+
+	memset(own, 0, sizeof(*own));
+	ret = compare__parse_all(doc, &own->pool);
+	if (ret < 0)
+		return ret;
+	snprintf(own->pool_path, sizeof(own->pool_path), "%s", path);
+	ret = own_or_base(own, path, "arrival_to_first_run.hit", false,
+			  &base->hit, &own->hit);
+	if (ret == 0)
+		ret = own_or_base(own, path, "arrival_to_first_run.miss",
+				  false, &base->miss, &own->miss);
+	if (ret == 0)
+		ret = own_or_base(own, path, "refill.make", true, &base->make,
+				  &own->make);
+	own->vm_mib = base->vm_mib;
+	own->workers = base->workers;
+	own->wait_on_empty = base->wait_on_empty;
+	return ret;
 }

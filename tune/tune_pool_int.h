@@ -55,6 +55,7 @@ struct costs {
 	struct cost hit, miss, make;
 	double vm_mib;
 	double refill_mean_s; /* pool.stats.make_s, 0 if absent */
+	double measured_rate; /* pool.offered_rate (arrivals/s), 0 if absent */
 	char mem_from[256];
 	const char *emulated; /* the label, borrowed from the pool document */
 	unsigned int workers;
@@ -89,6 +90,13 @@ struct vrow {
 	bool measured;
 	double hit_ratio, p99_s; /* measured */
 	char note[192];          /* why there is no measurement, or a warning */
+	json_t *doc;             /* the measured `bench pool` document */
+	/* the same size simulated with the measured run's own costs (its
+	 * hits, misses and refills where it has samples): what is left of a
+	 * difference is the model's, not a change of the host's costs */
+	bool have_own;
+	struct cand own;
+	double own_make_mean_s; /* the run's refills' mean making time */
 };
 
 struct validation {
@@ -99,6 +107,8 @@ struct validation {
 
 int tune_pool__parse(int argc, char **argv, struct tp_opts *o);
 int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
+int tune_pool__run_costs(json_t *doc, const char *path,
+			 const struct costs *base, struct costs *own);
 void tune_pool__costs_free(struct costs *c);
 struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
 			    const struct costs *c, uint64_t seed);
@@ -110,8 +120,13 @@ unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s);
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 			   const struct costs *c);
 void tune_pool__choose(struct sweep *sw, const struct slo *slo);
-void tune_pool__md_validation(FILE *f, const struct validation *v);
-json_t *tune_pool__validation_json(const struct validation *v);
+/* --validate's measured documents, under --out */
+#define VALIDATION_DIR "validation"
+void tune_pool__md_validation(FILE *f, const struct validation *v,
+			      double make_mean_s);
+json_t *tune_pool__validation_json(const struct validation *v, bool written);
+int tune_pool__write_validation(const char *dir, const struct validation *v);
+void tune_pool__validation_free(struct validation *v);
 int tune_pool__kvm_usable(const char *path);
 int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
 			const struct arrivals *a,

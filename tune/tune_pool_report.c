@@ -131,6 +131,30 @@ static bool far_from_refills(const struct costs *c)
 	return r > 0 && (m > 2 * r || 2 * m < r);
 }
 
+/* Whether the costs were measured at an arrival rate more than twice
+ * off the one simulated: making and miss times depend on the load they
+ * were measured under (misses and refills share the host's CPUs). */
+static bool far_from_load(const struct costs *c, const struct arrivals *a)
+{
+	double m = c->measured_rate, r = arrivals__mean_rate(a);
+
+	return m > 0 && r > 0 && (m > 2 * r || 2 * m < r);
+}
+
+static void md_load(FILE *f, const struct tp_opts *o, const struct costs *c,
+		    const struct arrivals *a)
+{
+	if (far_from_load(c, a))
+		fprintf(f, "Warning: the costs were measured at %.3g arrivals/s "
+			"(pool.json: pool.offered_rate), the simulation runs "
+			"at %.3g/s: making and miss times depend on the load "
+			"they were measured under, since misses and refills "
+			"share the host's CPUs. Measure them at this load "
+			"(`coldstart bench pool --arrivals %s --out DIR`, then "
+			"`--host DIR`).\n\n", c->measured_rate,
+			arrivals__mean_rate(a), o->arrivals_text);
+}
+
 static void md_costs(FILE *f, const struct costs *c)
 {
 	fprintf(f, "## Costs\n\n"
@@ -269,12 +293,13 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 		o->host, a->desc, a->n, a->span_s, arrivals__mean_rate(a),
 		o->slo.text, (unsigned long long)o->seed, sw->n, sw->max);
 	md_costs(f, c);
+	md_load(f, o, c, a);
 	md_table(f, sw, &o->slo);
 	md_recommendation(f, sw, c, &o->slo);
 	if (o->budget_set)
 		md_budget(f, sw, c, o->budget);
 	if (v)
-		tune_pool__md_validation(f, v);
+		tune_pool__md_validation(f, v, tune_pool__mean_of(&c->make));
 	fputs("Every configuration's outcome: tune-pool.json; the Pareto "
 	      "frontier (SLO metric against idle VM-seconds): pareto.csv, "
 	      "pareto.png.\n", f);
@@ -342,7 +367,8 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 					sw->c[sw->rec].peak_mib)
 				: -1.0));
 	if (v)
-		json_object_set_new(doc, "validation", tune_pool__validation_json(v));
+		json_object_set_new(doc, "validation",
+				    tune_pool__validation_json(v, o->out_dir));
 	if (v && *v->emulated)
 		result__warn(doc, "validation measured on an emulated host "
 			     "(%s): its latencies differ from real hardware's",
@@ -351,6 +377,11 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 		result__warn(doc, "the costs come from an emulated host (%s): "
 			     "the recommendation does not hold for real "
 			     "hardware", c->emulated);
+	if (far_from_load(c, a))
+		result__warn(doc, "the costs were measured at %.3g arrivals/s, "
+			     "the simulation runs at %.3g/s: making and miss "
+			     "times depend on load", c->measured_rate,
+			     arrivals__mean_rate(a));
 	if (c->make.n == 1)
 		result__warn(doc, "the making time is one mean "
 			     "(pool.stats.make_s), not samples");
@@ -443,6 +474,13 @@ int tune_pool__outputs(const struct tp_opts *o, const struct costs *c,
 		fprintf(stderr, "coldstart: warning: costs from an emulated "
 			"host (%s): the recommendation does not hold for real "
 			"hardware\n", c->emulated);
+	if (far_from_load(c, a))
+		fprintf(stderr, "coldstart: warning: the costs were measured "
+			"at %.3g arrivals/s, the simulation runs at %.3g/s: "
+			"measure them at this load for a recommendation that "
+			"holds\n", c->measured_rate, arrivals__mean_rate(a));
+	if (ret == 0 && o->out_dir && v)
+		ret = tune_pool__write_validation(o->out_dir, v);
 	if (ret == 0 && o->out_dir)
 		ret = result__write(doc, o->out_dir, md);
 	if (ret == 0 && o->out_dir)

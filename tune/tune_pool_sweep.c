@@ -399,10 +399,49 @@ static void take_measured(const json_t *doc, struct vrow *r,
 		snprintf(v->emulated, sizeof(v->emulated), "%s", emu);
 }
 
+/* Simulates r's size again with the costs of its own measured run: r's
+ * hits, misses and refills where the run has samples, else c's. */
+static int simulate_own(const struct tp_opts *o, const struct costs *c,
+			const struct arrivals *a, struct vrow *r)
+{
+	struct sweep one = { .max = r->sim.cfg.max, .c = &r->own };
+	struct poolsim_costs pc;
+	struct costs own;
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/validation/size-%u.json",
+		 o->out_dir ? o->out_dir : ".", r->size);
+	ret = tune_pool__run_costs(r->doc, path, c, &own);
+	if (ret == 0) {
+		pc = (struct poolsim_costs){
+			.hit_s = own.hit.s, .n_hit = own.hit.n,
+			.miss_s = own.miss.s, .n_miss = own.miss.n,
+			.make_s = own.make.s, .n_make = own.make.n,
+			.vm_mib = own.vm_mib,
+		};
+		tune_pool__add(&one, POOLSIM_FIXED, c, o->seed);
+		r->own.cfg = r->sim.cfg;
+		snprintf(r->own.label, sizeof(r->own.label), "%s",
+			 r->sim.label);
+		ret = tune_pool__simulate(&one, a, &pc, &o->slo);
+		r->own_make_mean_s = tune_pool__mean_of(&own.make);
+		r->have_own = ret == 0;
+	}
+	tune_pool__costs_free(&own);
+	if (ret == -EINVAL) { /* a document it cannot take costs from */
+		snprintf(r->note, sizeof(r->note), "not simulated with its "
+			 "own costs: %s", err__last());
+		ret = 0;
+	}
+	return ret;
+}
+
 /* Runs one size; a child that fails leaves a note, not an error, except
  * exit 77 (-ENOTSUP): this host cannot run VMs. */
 static int measure(const struct tp_opts *o, const struct costs *c,
-		   const char *exe, struct vrow *r, struct validation *v)
+		   const struct arrivals *a, const char *exe, struct vrow *r,
+		   struct validation *v)
 {
 	char bufs[20][PATH_MAX], *argv[52], st[32];
 	json_t *doc = NULL;
@@ -427,8 +466,39 @@ static int measure(const struct tp_opts *o, const struct costs *c,
 		snprintf(r->note, sizeof(r->note), "bench pool %s%s",
 			 child__status_text(status, st, sizeof(st)),
 			 r->measured ? " (a request failed)" : "");
-	json_decref(doc);
-	return 0;
+	if (!r->measured) {
+		json_decref(doc);
+		return 0;
+	}
+	r->doc = doc;
+	return simulate_own(o, c, a, r);
+}
+
+int tune_pool__write_validation(const char *dir, const struct validation *v)
+{
+	char sub[PATH_MAX], name[32];
+	int ret = 0;
+
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/" VALIDATION_DIR, dir) >=
+	    sizeof(sub))
+		return err__set(ENAMETOOLONG, "%s/" VALIDATION_DIR, dir);
+	for (size_t i = 0; ret == 0 && i < v->n; i++) {
+		if (!v->r[i].doc)
+			continue;
+		ret = output__mkdirs(sub);
+		if (ret < 0)
+			return err__sys(-ret, "%s", sub);
+		snprintf(name, sizeof(name), "size-%u.json", v->r[i].size);
+		ret = output__write_json(sub, name, v->r[i].doc);
+	}
+	return ret;
+}
+
+void tune_pool__validation_free(struct validation *v)
+{
+	for (size_t i = 0; v && i < v->n; i++)
+		json_decref(v->r[i].doc);
+	free(v);
 }
 
 int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
@@ -454,7 +524,7 @@ int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
 		snprintf(r->sim.label, sizeof(r->sim.label), "n=%u", r->size);
 		ret = tune_pool__simulate(&one, a, pc, &o->slo);
 		if (ret == 0)
-			ret = measure(o, c, exe, r, v);
+			ret = measure(o, c, a, exe, r, v);
 		if (ret < 0)
 			return ret;
 	}
@@ -478,18 +548,55 @@ int tune_pool__kvm_usable(const char *path)
 			"cannot: %s", why);
 }
 
-static double hit_diff_points(const struct vrow *r)
+/* Measured against simulated (`sim`: r->sim, or r->own). */
+static double hit_diff_points(const struct vrow *r, const struct cand *sim)
 {
-	return 100 * (r->hit_ratio - r->sim.hit_ratio);
+	return 100 * (r->hit_ratio - sim->hit_ratio);
 }
 
-static double p99_diff_pct(const struct vrow *r)
+static double p99_diff_pct(const struct vrow *r, const struct cand *sim)
 {
-	return r->sim.p[2] > 0 ? 100 * (r->p99_s - r->sim.p[2]) / r->sim.p[2]
-			       : 0;
+	return sim->p[2] > 0 ? 100 * (r->p99_s - sim->p[2]) / sim->p[2] : 0;
 }
 
-void tune_pool__md_validation(FILE *f, const struct validation *v)
+/* The table of rows with their own costs simulated: the run's refills'
+ * mean making time beside the results directory's, and measured against
+ * simulated with the run's costs. */
+static void md_own(FILE *f, const struct validation *v, double make_mean_s)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < v->n; i++)
+		any |= v->r[i].have_own;
+	if (!any)
+		return;
+	fprintf(f, "The same sizes simulated with each run's own costs (its "
+		"hits, misses and refills, where it had samples; else those "
+		"above): a difference left here is the model's; one that "
+		"shrinks here came from this host's costs changing since the "
+		"results directory was measured (mean making time there: "
+		"%.3f ms).\n\n"
+		"| size | the run's mean making time | simulated hit ratio | "
+		"measured hit ratio | difference (points) | simulated p99 | "
+		"measured p99 | difference (%%) |\n"
+		"|---|---|---|---|---|---|---|---|\n", make_mean_s * 1e3);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct vrow *r = &v->r[i];
+
+		if (r->have_own)
+			fprintf(f, "| %u | %.3f ms | %.2f %% | %.2f %% | %+.2f "
+				"| %.3f ms | %.3f ms | %+.1f |\n", r->size,
+				r->own_make_mean_s * 1e3,
+				100 * r->own.hit_ratio, 100 * r->hit_ratio,
+				hit_diff_points(r, &r->own),
+				r->own.p[2] * 1e3, r->p99_s * 1e3,
+				p99_diff_pct(r, &r->own));
+	}
+	fputs("\n", f);
+}
+
+void tune_pool__md_validation(FILE *f, const struct validation *v,
+			      double make_mean_s)
 {
 	fputs("## Validation\n\n"
 	      "The same arrivals replayed through a real fixed pool on this "
@@ -506,13 +613,14 @@ void tune_pool__md_validation(FILE *f, const struct validation *v)
 		if (r->measured)
 			fprintf(f, "%.2f %% | %+.2f | %.3f ms | %.3f ms | "
 				"%+.1f |\n", 100 * r->hit_ratio,
-				hit_diff_points(r), r->sim.p[2] * 1e3,
-				r->p99_s * 1e3, p99_diff_pct(r));
+				hit_diff_points(r, &r->sim), r->sim.p[2] * 1e3,
+				r->p99_s * 1e3, p99_diff_pct(r, &r->sim));
 		else
 			fprintf(f, "not measured | | %.3f ms | | |\n",
 				r->sim.p[2] * 1e3);
 	}
 	fputs("\n", f);
+	md_own(f, v, make_mean_s);
 	for (size_t i = 0; i < v->n; i++)
 		if (*v->r[i].note)
 			fprintf(f, "- size %u: %s\n%s", v->r[i].size,
@@ -524,25 +632,42 @@ void tune_pool__md_validation(FILE *f, const struct validation *v)
 			"host's costs.**\n\n", v->emulated);
 }
 
-json_t *tune_pool__validation_json(const struct validation *v)
+json_t *tune_pool__validation_json(const struct validation *v, bool written)
 {
 	json_t *rows = json_array();
+	char name[48];
 
 	for (size_t i = 0; rows && i < v->n; i++) {
 		const struct vrow *r = &v->r[i];
+
+		snprintf(name, sizeof(name), VALIDATION_DIR "/size-%u.json",
+			 r->size);
 		json_t *m = r->measured ? json_pack("{s:f, s:f}", "hit_ratio",
 						    r->hit_ratio, "p99_s",
 						    r->p99_s)
 					: json_null();
+		json_t *own = r->have_own
+			? json_pack("{s:f, s:f, s:f, s:f, s:f}", "hit_ratio",
+				    r->own.hit_ratio, "p99_s", r->own.p[2],
+				    "make_mean_s", r->own_make_mean_s,
+				    "hit_diff_points",
+				    hit_diff_points(r, &r->own),
+				    "p99_diff_pct", p99_diff_pct(r, &r->own))
+			: json_null();
 
 		if (json_array_append_new(rows, json_pack(
-			    "{s:I, s:{s:f, s:f}, s:o, s:o, s:o, s:s?}", "size",
+			    "{s:I, s:{s:f, s:f}, s:o, s:o, s:o, s:o, s:s?, "
+			    "s:s?}", "size",
 			    (json_int_t)r->size, "simulated", "hit_ratio",
 			    r->sim.hit_ratio, "p99_s", r->sim.p[2], "measured",
 			    m, "hit_diff_points", r->measured
-				? json_real(hit_diff_points(r)) : json_null(),
+				? json_real(hit_diff_points(r, &r->sim))
+				: json_null(),
 			    "p99_diff_pct", r->measured
-				? json_real(p99_diff_pct(r)) : json_null(),
+				? json_real(p99_diff_pct(r, &r->sim))
+				: json_null(),
+			    "simulated_own_costs", own,
+			    "document", r->doc && written ? name : NULL,
 			    "note", *r->note ? r->note : NULL)) < 0) {
 			json_decref(rows);
 			return NULL;

@@ -11,7 +11,8 @@ scratch
 
 # gen DIR [key=value...]: keys emulated (a label; default null), mem
 # (0: no pool.memory, the memory comes from density.json), miss (0: no
-# miss series), make (pool.stats.make_s, default 0.05).
+# miss series), make (pool.stats.make_s, default 0.05), rate
+# (pool.offered_rate, arrivals/s; default: absent).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, os, random, sys
@@ -31,6 +32,8 @@ if args.get("miss", "1") != "0":
 ss.append(series("arrival_to_first_run.all", []))
 pool = {"stats": {"make_s": float(args.get("make", 0.05))},
         "refill_vms_per_s": 20}
+if "rate" in args:
+    pool["offered_rate"] = float(args["rate"])
 if args.get("mem", "1") != "0":
     pool["memory"] = {"rss_kib_per_vm": 5000, "pss_kib_per_vm": 4096}
 json.dump({"schema": 1, "bench": "pool", "sysinfo": sysinfo,
@@ -113,6 +116,22 @@ expect 0 'density.json: density.fresh.marginal_kib_per_vm = 8192' tune pool \
 gen "$tmp/fast" make=0.005
 expect 0 "the pool's own refills 5.000 ms" tune pool --host "$tmp/fast" \
 	--arrivals poisson:5 --duration 1m --slo p99=10ms
+
+# costs measured at 10x the simulated rate: said, with the command that
+# measures them at this load; at 1.5x (or with no rate recorded) not
+gen "$tmp/load" rate=50
+expect 0 'Warning: the costs were measured at 50 arrivals/s .*, the simulation runs at [0-9.]+/s: .* Measure them at this load \(.coldstart bench pool --arrivals poisson:5 --out DIR.' \
+	tune pool --host "$tmp/load" --arrivals poisson:5 --duration 5m \
+	--slo p99=10ms --out "$tmp/o3"
+json_check 'any("measured at 50 arrivals/s" in w for w in d["warnings"])' \
+	"$tmp/o3/tune-pool.json"
+gen "$tmp/load" rate=7.5
+expect 0 '' tune pool --host "$tmp/load" --arrivals poisson:5 \
+	--duration 5m --slo p99=10ms
+! grep -q 'costs were measured at' "$out" && ok ||
+	fail "a rate within 2x of the simulated one is not warned about"
+grep -q 'costs were measured at' "$tmp/o1/tune-pool.md" &&
+	fail "warned without a recorded rate" || ok
 
 # no miss series: misses from restore.json's warm first_run times
 gen "$tmp/rest" miss=0
