@@ -214,8 +214,10 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 	fputs("\n", f);
 }
 
+/* load_off: the costs come from another load (far_from_load) */
 static void md_recommendation(FILE *f, const struct sweep *sw,
-			      const struct costs *c, const struct slo *slo)
+			      const struct costs *c, const struct slo *slo,
+			      bool load_off)
 {
 	const struct cand *x, *alt;
 	char cmd[PATH_MAX + 512];
@@ -223,9 +225,11 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 	fputs("## Recommendation\n\n", f);
 	if (sw->rec < 0) {
 		fprintf(f, "No configuration meets %s among the %zu simulated. "
-			"Relax the SLO, add refill workers (--workers), or see "
+			"%s the SLO, add refill workers (--workers), or see "
 			"pareto.csv for what each configuration reaches.\n\n",
-			slo->text, sw->n);
+			slo->text, sw->n, load_off ? "First measure the costs "
+			"at this load (the warning above): under a heavier one "
+			"VMs are made slower. Else relax" : "Relax");
 		return;
 	}
 	x = &sw->c[sw->rec];
@@ -295,7 +299,7 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 	md_costs(f, c);
 	md_load(f, o, c, a);
 	md_table(f, sw, &o->slo);
-	md_recommendation(f, sw, c, &o->slo);
+	md_recommendation(f, sw, c, &o->slo, far_from_load(c, a));
 	if (o->budget_set)
 		md_budget(f, sw, c, o->budget);
 	if (v)

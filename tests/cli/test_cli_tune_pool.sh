@@ -125,6 +125,10 @@ expect 0 'Warning: the costs were measured at 50 arrivals/s .*, the simulation r
 	--slo p99=10ms --out "$tmp/o3"
 json_check 'any("measured at 50 arrivals/s" in w for w in d["warnings"])' \
 	"$tmp/o3/tune-pool.json"
+# and when nothing meets the SLO, measuring at this load comes first
+expect 1 'No configuration meets p50=1us among the [0-9]+ simulated. First measure the costs at this load' \
+	tune pool --host "$tmp/load" --arrivals poisson:5 --duration 1m \
+	--slo p50=1us
 gen "$tmp/load" rate=7.5
 expect 0 '' tune pool --host "$tmp/load" --arrivals poisson:5 \
 	--duration 5m --slo p99=10ms
