@@ -143,10 +143,14 @@ static int miss_costs(struct costs *c, const char *strategy)
 	if (s)
 		return take_series(c->restore_path, s, false,
 				   &c->miss);
+	/* a pool that never missed: a miss makes its VM as a refill does */
+	s = compare__find(&c->pool, "refill.make");
+	if (s)
+		return take_series(c->pool_path, s, false, &c->miss);
 	return err__set(EINVAL, "%s: no miss latency samples (series "
-			"arrival_to_first_run.miss or baseline.fresh_restore_"
-			"to_first_run), and no restore.json with a warm "
-			"first_run series", c->pool_path);
+			"arrival_to_first_run.miss, baseline.fresh_restore_"
+			"to_first_run or refill.make), and no restore.json "
+			"with a warm first_run series", c->pool_path);
 }
 
 /* lifecycle.json's in-process create -> READY -> destroy samples into

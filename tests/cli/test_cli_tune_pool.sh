@@ -137,6 +137,20 @@ expect 0 '' tune pool --host "$tmp/load" --arrivals poisson:5 \
 grep -q 'costs were measured at' "$tmp/o1/tune-pool.md" &&
 	fail "warned without a recorded rate" || ok
 
+# a pool that never missed: misses from its refills' making times
+python3 - "$tmp/host/pool.json" "$tmp/nomiss2" <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+d["series"] = [s for s in d["series"] if s["name"] != "arrival_to_first_run.miss"]
+d["series"].append({"name": "refill.make", "unit": "ns", "params": {},
+                    "samples_ns": [30000000 + 1000 * i for i in range(25)]})
+os.makedirs(sys.argv[2], exist_ok=True)
+json.dump(d, open(sys.argv[2] + "/pool.json", "w"))
+EOF
+expect 0 'miss latency \(the request makes its VM\): pool.json: refill.make \(25 samples\), mean 30.012 ms' \
+	tune pool --host "$tmp/nomiss2" --arrivals poisson:5 --duration 1m \
+	--slo p99=10ms
+
 # no miss series: misses from restore.json's warm first_run times
 gen "$tmp/rest" miss=0
 python3 - "$tmp/rest/restore.json" <<'EOF'
