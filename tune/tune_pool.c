@@ -308,11 +308,7 @@ static int run(const struct tp_opts *o)
 	if (ret < 0)
 		goto out;
 	code = CLI_FAIL;
-	pc = (struct poolsim_costs){
-		.hit_s = c.hit.s, .n_hit = c.hit.n, .miss_s = c.miss.s,
-		.n_miss = c.miss.n, .make_s = c.make.s, .n_make = c.make.n,
-		.vm_mib = c.vm_mib,
-	};
+	pc = tune_pool__sim_costs(&c);
 	sw.max = tune_pool__pool_max(&a, tune_pool__mean_of(&c.make));
 	sw.c = calloc(MAX_CANDIDATES, sizeof(*sw.c));
 	if (!sw.c) {

@@ -356,6 +356,15 @@ static int own_or_base(struct costs *own, const char *path, const char *name,
 			 : cost_dup(base, c);
 }
 
+struct poolsim_costs tune_pool__sim_costs(const struct costs *c)
+{
+	return (struct poolsim_costs){
+		.hit_s = c->hit.s, .n_hit = c->hit.n, .miss_s = c->miss.s,
+		.n_miss = c->miss.n, .make_s = c->make.s, .n_make = c->make.n,
+		.vm_mib = c->vm_mib,
+	};
+}
+
 int tune_pool__run_costs(json_t *doc, const char *path,
 			 const struct costs *base, struct costs *own)
 {

@@ -109,6 +109,8 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o);
 int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
 int tune_pool__run_costs(json_t *doc, const char *path,
 			 const struct costs *base, struct costs *own);
+/* The simulator's view of c (borrowing its samples). */
+struct poolsim_costs tune_pool__sim_costs(const struct costs *c);
 void tune_pool__costs_free(struct costs *c);
 struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
 			    const struct costs *c, uint64_t seed);
@@ -120,7 +122,7 @@ unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s);
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 			   const struct costs *c);
 void tune_pool__choose(struct sweep *sw, const struct slo *slo);
-/* --validate's measured documents, under --out */
+/* --validate's measured documents, under --out: VALIDATION_DIR/size-N.json */
 #define VALIDATION_DIR "validation"
 void tune_pool__md_validation(FILE *f, const struct validation *v,
 			      double make_mean_s);

@@ -399,29 +399,30 @@ static void take_measured(const json_t *doc, struct vrow *r,
 		snprintf(v->emulated, sizeof(v->emulated), "%s", emu);
 }
 
+/* The name of size's document under --out (VALIDATION_DIR/size-N.json). */
+static void doc_name(char *buf, size_t len, unsigned int size)
+{
+	snprintf(buf, len, VALIDATION_DIR "/size-%u.json", size);
+}
+
 /* Simulates r's size again with the costs of its own measured run: r's
  * hits, misses and refills where the run has samples, else c's. */
 static int simulate_own(const struct tp_opts *o, const struct costs *c,
 			const struct arrivals *a, struct vrow *r)
 {
-	struct sweep one = { .max = r->sim.cfg.max, .c = &r->own };
+	struct sweep one = { .c = &r->own, .n = 1 };
 	struct poolsim_costs pc;
 	struct costs own;
-	char path[PATH_MAX];
+	char path[PATH_MAX], name[48];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/validation/size-%u.json",
-		 o->out_dir ? o->out_dir : ".", r->size);
+	doc_name(name, sizeof(name), r->size);
+	snprintf(path, sizeof(path), "%s/%s", o->out_dir ? o->out_dir : ".",
+		 name);
 	ret = tune_pool__run_costs(r->doc, path, c, &own);
 	if (ret == 0) {
-		pc = (struct poolsim_costs){
-			.hit_s = own.hit.s, .n_hit = own.hit.n,
-			.miss_s = own.miss.s, .n_miss = own.miss.n,
-			.make_s = own.make.s, .n_make = own.make.n,
-			.vm_mib = own.vm_mib,
-		};
-		tune_pool__add(&one, POOLSIM_FIXED, c, o->seed);
-		r->own.cfg = r->sim.cfg;
+		pc = tune_pool__sim_costs(&own);
+		r->own = (struct cand){ .cfg = r->sim.cfg };
 		snprintf(r->own.label, sizeof(r->own.label), "%s",
 			 r->sim.label);
 		ret = tune_pool__simulate(&one, a, &pc, &o->slo);
@@ -476,7 +477,7 @@ static int measure(const struct tp_opts *o, const struct costs *c,
 
 int tune_pool__write_validation(const char *dir, const struct validation *v)
 {
-	char sub[PATH_MAX], name[32];
+	char sub[PATH_MAX], name[48];
 	int ret = 0;
 
 	if ((size_t)snprintf(sub, sizeof(sub), "%s/" VALIDATION_DIR, dir) >=
@@ -488,8 +489,10 @@ int tune_pool__write_validation(const char *dir, const struct validation *v)
 		ret = output__mkdirs(sub);
 		if (ret < 0)
 			return err__sys(-ret, "%s", sub);
-		snprintf(name, sizeof(name), "size-%u.json", v->r[i].size);
-		ret = output__write_json(sub, name, v->r[i].doc);
+		doc_name(name, sizeof(name), v->r[i].size);
+		/* the temporary file goes beside it: write in sub */
+		ret = output__write_json(sub, strrchr(name, '/') + 1,
+					 v->r[i].doc);
 	}
 	return ret;
 }
@@ -639,9 +642,6 @@ json_t *tune_pool__validation_json(const struct validation *v, bool written)
 
 	for (size_t i = 0; rows && i < v->n; i++) {
 		const struct vrow *r = &v->r[i];
-
-		snprintf(name, sizeof(name), VALIDATION_DIR "/size-%u.json",
-			 r->size);
 		json_t *m = r->measured ? json_pack("{s:f, s:f}", "hit_ratio",
 						    r->hit_ratio, "p99_s",
 						    r->p99_s)
@@ -655,6 +655,7 @@ json_t *tune_pool__validation_json(const struct validation *v, bool written)
 				    "p99_diff_pct", p99_diff_pct(r, &r->own))
 			: json_null();
 
+		doc_name(name, sizeof(name), r->size);
 		if (json_array_append_new(rows, json_pack(
 			    "{s:I, s:{s:f, s:f}, s:o, s:o, s:o, s:o, s:s?, "
 			    "s:s?}", "size",
