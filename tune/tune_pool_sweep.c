@@ -431,8 +431,11 @@ static int simulate_own(const struct tp_opts *o, const struct costs *c,
 	}
 	tune_pool__costs_free(&own);
 	if (ret == -EINVAL) { /* a document it cannot take costs from */
-		snprintf(r->note, sizeof(r->note), "not simulated with its "
-			 "own costs: %s", err__last());
+		size_t len = strlen(r->note); /* after bench pool's, if any */
+
+		snprintf(r->note + len, sizeof(r->note) - len, "%snot "
+			 "simulated with its own costs: %s", len ? "; " : "",
+			 err__last());
 		ret = 0;
 	}
 	return ret;

@@ -280,12 +280,15 @@ static bool has_procs(const char *dir)
  * delegate() having failed with `err`. */
 static const char *why_no_controllers(const char *dir, int err)
 {
-	if (has_procs(dir))
-		return "processes are in it, and cgroup v2 gives controllers "
-		       "to the children of a group without processes only";
+	/* Linux checks what the parent gives before the processes: ENOENT
+	 * names the cause even where processes are in `dir` too (as this
+	 * process is in its own group) */
 	if (err == -ENOENT)
 		return "its parent does not give them to it (its "
 		       "cgroup.controllers)";
+	if (has_procs(dir))
+		return "processes are in it, and cgroup v2 gives controllers "
+		       "to the children of a group without processes only";
 	return strerror(-err);
 }
 
