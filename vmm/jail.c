@@ -578,3 +578,8 @@ int jail__uffd_dev(void)
 {
 	return uffd_dev;
 }
+
+bool jail__pending(void)
+{
+	return is_pending;
+}

@@ -88,6 +88,10 @@ int jail__enter(const struct jail_opts *o);
  * nothing done when there is none or it was entered. */
 int jail__enter_pending(void);
 
+/* Whether jail__start() prepared a jail not entered yet: the process
+ * must stay single-threaded until then. */
+bool jail__pending(void);
+
 /* Test hook (jail_selftest.c): writes to `fd` what the process sees:
  * uid, gid, pid, capabilities, network interfaces, whether a host file
  * (/etc/passwd) opens, /proc/self, its cgroup, no_new_privs. Closes fd. */

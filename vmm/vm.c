@@ -1,5 +1,7 @@
-/* VM lifecycle, vCPU threads and the exit-dispatch loop. */
+/* VM lifecycle: creation with rollback, start, pause, wait and teardown. */
 #include "vm.h"
+
+#include "vcpu.h"
 
 #include "cpu_x86.h"
 #include "err.h"
@@ -21,7 +23,6 @@
  * is idempotent, and one can be lost (nested KVM under an emulated CPU
  * was seen to drop them, leaving a vCPU in a guest loop for minutes). */
 #define REKICK_NS 100000000ull
-#define VCPU_STACK_SIZE (256u << 10) /* the run loop needs little */
 
 static const char *const exit_names[] = {
 	[KVM_EXIT_UNKNOWN] = "UNKNOWN",
@@ -62,31 +63,6 @@ const char *vm__outcome_name(enum vm_outcome outcome)
 	return names[outcome];
 }
 
-static void kick_handler(int sig)
-{
-	(void)sig;
-}
-
-static void install_kick_handler(void)
-{
-	struct sigaction sa = { .sa_handler = kick_handler };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(VCPU_KICK_SIGNAL, &sa, NULL);
-}
-
-static void kick_vcpus(struct vm *vm)
-{
-	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		struct vcpu *vcpu = &vm->vcpus[i];
-
-		__atomic_store_n(&vcpu->run->immediate_exit, 1,
-				 __ATOMIC_SEQ_CST);
-		if (vcpu->started)
-			pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
-	}
-}
-
 /* The waits' re-kick: the vCPUs are kicked again once the last kick
  * (*kicked, ns) is REKICK_NS old. */
 static void rekick(struct vm *vm, uint64_t *kicked)
@@ -94,7 +70,7 @@ static void rekick(struct vm *vm, uint64_t *kicked)
 	uint64_t now = timeline__now();
 
 	if (now - *kicked >= REKICK_NS) {
-		kick_vcpus(vm);
+		vcpu__kick_all(vm);
 		*kicked = now;
 	}
 }
@@ -107,7 +83,7 @@ static void vm_vend(struct vm *vm, enum vm_outcome outcome, const char *fmt,
 		vm->ending = 1;
 		vm->outcome = outcome;
 		vsnprintf(vm->reason, sizeof(vm->reason), fmt, ap);
-		kick_vcpus(vm);
+		vcpu__kick_all(vm);
 	}
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
@@ -127,101 +103,6 @@ void vm__interrupt(struct vm *vm)
 	vm->interrupted = 1;
 }
 
-static int handle_io(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	int ret = IOTRAP_CONTINUE;
-
-	for (uint32_t i = 0; i < run->io.count && ret == IOTRAP_CONTINUE; i++) {
-		struct io_access a = {
-			.space = IO_SPACE_PIO,
-			.addr = run->io.port,
-			.len = run->io.size,
-			.is_write = run->io.direction == KVM_EXIT_IO_OUT,
-			.data = data + (size_t)i * run->io.size,
-		};
-
-		ret = iotrap__dispatch(&vcpu->vm->io, vcpu, &a);
-	}
-	return ret;
-}
-
-static int handle_mmio(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	struct io_access a = {
-		.space = IO_SPACE_MMIO,
-		.addr = run->mmio.phys_addr,
-		.len = run->mmio.len,
-		.is_write = run->mmio.is_write,
-		.data = run->mmio.data,
-	};
-
-	return iotrap__dispatch(&vcpu->vm->io, vcpu, &a);
-}
-
-static int guest_stopped(struct vcpu *vcpu, const char *what)
-{
-	struct kvm_regs regs;
-
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
-		return err__set(EFAULT, "vCPU %u: %s", vcpu->id, what);
-	return err__set(EFAULT, "vCPU %u: %s (rip 0x%llx, rsp 0x%llx)",
-			vcpu->id, what, (unsigned long long)regs.rip,
-			(unsigned long long)regs.rsp);
-}
-
-/* IOTRAP_CONTINUE to run again, IOTRAP_STOP when the vCPU is finished,
- * -errno (message set) on failure. */
-static int handle_exit(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-
-	switch (run->exit_reason) {
-	case KVM_EXIT_IO:
-		return handle_io(vcpu);
-	case KVM_EXIT_MMIO:
-		return handle_mmio(vcpu);
-	case KVM_EXIT_INTR:
-		return IOTRAP_CONTINUE;
-	case KVM_EXIT_SHUTDOWN:
-		return guest_stopped(vcpu, "guest shut down (an exception with "
-				     "no handler, e.g. a page fault)");
-	case KVM_EXIT_HLT:
-		return guest_stopped(vcpu, "guest halted with no way to wake");
-	case KVM_EXIT_INTERNAL_ERROR:
-		return err__set(EIO, "vCPU %u: KVM internal error, suberror %u%s",
-				vcpu->id, run->internal.suberror,
-				run->internal.suberror ==
-						KVM_INTERNAL_ERROR_EMULATION
-					? " (instruction emulation failed)"
-					: "");
-	case KVM_EXIT_FAIL_ENTRY:
-		return err__set(EIO, "vCPU %u: VM entry failed, hardware reason "
-				"0x%llx", vcpu->id,
-				(unsigned long long)run->fail_entry
-					.hardware_entry_failure_reason);
-	default:
-		return err__set(EIO, "vCPU %u: unhandled exit %s (%u)", vcpu->id,
-				vm__exit_reason_name(run->exit_reason),
-				run->exit_reason);
-	}
-}
-
-static void vcpu_finished(struct vcpu *vcpu)
-{
-	struct vm *vm = vcpu->vm;
-
-	pthread_mutex_lock(&vm->lock);
-	if (--vm->running == 0 && !vm->ending) {
-		vm->ending = 1;
-		vm->outcome = VM_COMPLETED;
-	}
-	pthread_cond_broadcast(&vm->cond);
-	pthread_mutex_unlock(&vm->lock);
-}
-
 static void deadline_after(struct timespec *ts, uint64_t ns)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
@@ -234,7 +115,7 @@ void vm__request_pause_locked(struct vm *vm)
 {
 	if (!vm->ending && !vm->pause_req) {
 		vm->pause_req = 1;
-		kick_vcpus(vm);
+		vcpu__kick_all(vm);
 	}
 }
 
@@ -296,132 +177,6 @@ void vm__resume(struct vm *vm)
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
 }
-
-/* Parks the calling vCPU until resumed or the VM ends. A KVM_RUN with
- * immediate_exit set first completes an I/O instruction whose exit we just
- * handled (KVM finishes it, then returns EINTR without running the guest),
- * so the saved state is after the instruction. */
-static void park(struct vcpu *vcpu)
-{
-	struct vm *vm = vcpu->vm;
-
-	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
-	/* completes I/O the last exit left pending; a vCPU that never
-	 * entered has none (and may have no memory or state yet) */
-	if (vcpu->entered)
-		ioctl(vcpu->fd, KVM_RUN, 0); /* -EINTR by design */
-	pthread_mutex_lock(&vm->lock);
-	vm->parked++;
-	pthread_cond_broadcast(&vm->cond);
-	while (vm->pause_req && !vm->ending)
-		pthread_cond_wait(&vm->cond, &vm->lock);
-	vm->parked--;
-	if (!vm->ending)
-		__atomic_store_n(&vcpu->run->immediate_exit, 0,
-				 __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&vm->lock);
-}
-
-/* Ends the VM with the vCPU's error (err__last()). A lazily restored
- * guest whose memory file was truncated under it fails with a shutdown or
- * an EFAULT; the lost file is named as the cause then. */
-static void vcpu_failed(struct vm *vm)
-{
-	char what[sizeof(vm->reason)];
-
-	snprintf(what, sizeof(what), "%s", err__last());
-	if (mem__check_source(&vm->mem) < 0)
-		vm__end(vm, VM_FAILED, "guest memory: %s (%s)", err__last(),
-			what);
-	else
-		vm__end(vm, VM_FAILED, "%s", what);
-}
-
-static void *vcpu_thread(void *arg)
-{
-	struct vcpu *vcpu = arg;
-	struct vm *vm = vcpu->vm;
-	sigset_t kick;
-	int ret;
-
-	sigemptyset(&kick);
-	sigaddset(&kick, VCPU_KICK_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
-	/* the filter holds from before the guest's first instruction */
-	if (seccomp__install(SECCOMP_VCPU) < 0) {
-		vcpu_failed(vm);
-		vcpu_finished(vcpu);
-		return NULL;
-	}
-	while (!__atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE)) {
-		if (__atomic_load_n(&vm->pause_req, __ATOMIC_ACQUIRE)) {
-			park(vcpu);
-			continue;
-		}
-		timeline__mark(vm->tl, TL_FIRST_RUN);
-		vcpu->entered = true;
-		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			err__sys(errno, "vCPU %u: KVM_RUN", vcpu->id);
-			vcpu_failed(vm);
-			break;
-		}
-		vcpu->exits++;
-		ret = handle_exit(vcpu);
-		if (ret == IOTRAP_STOP)
-			break;
-		if (ret < 0) {
-			vcpu_failed(vm);
-			break;
-		}
-	}
-	vcpu_finished(vcpu);
-	return NULL;
-}
-
-static int create_vcpu(struct vm *vm, unsigned int id)
-{
-	struct vcpu *vcpu = &vm->vcpus[id];
-	void *run;
-	int ret;
-
-	vcpu->vm = vm;
-	vcpu->id = id;
-	vcpu->fd = KVM_IOCTL(vm->fd, KVM_CREATE_VCPU, (void *)(uintptr_t)id);
-	if (vcpu->fd < 0)
-		return vcpu->fd;
-	run = mmap(NULL, vm->kvm->vcpu_mmap_size, PROT_READ | PROT_WRITE,
-		   MAP_SHARED, vcpu->fd, 0);
-	if (run == MAP_FAILED) {
-		ret = err__sys(errno, "mmap of vCPU %u's kvm_run", id);
-		goto err_close;
-	}
-	vcpu->run = run;
-	if (vm->cpuid == VM_CPUID_HOST) {
-		ret = x86__vcpu_set_cpuid(vcpu);
-		if (ret < 0)
-			goto err_unmap;
-	}
-	return 0;
-
-err_unmap:
-	munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
-	vcpu->run = NULL;
-err_close:
-	close(vcpu->fd);
-	vcpu->fd = -1;
-	return ret;
-}
-
-static void destroy_vcpu(struct vm *vm, struct vcpu *vcpu)
-{
-	if (vcpu->run)
-		munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
-	if (vcpu->fd >= 0)
-		close(vcpu->fd);
-}
-
 static void mem_failed(void *ctx, const char *reason)
 {
 	vm__end(ctx, VM_FAILED, "guest memory: %s", reason);
@@ -500,6 +255,11 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 		free(vm);
 		return NULL;
 	}
+	for (unsigned int i = 0; i < cfg->nr_vcpus; i++) {
+		vm->vcpus[i].vm = vm;
+		vm->vcpus[i].id = i;
+	}
+	vm->max_vcpus = cfg->nr_vcpus;
 	vm->kvm = kvm;
 	vm->tl = tl;
 	vm->cpuid = cfg->cpuid;
@@ -519,6 +279,7 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 
 static void vm_free(struct vm *vm)
 {
+	vcpu__join_threads(vm);
 	pthread_cond_destroy(&vm->cond);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm->vcpus);
@@ -555,10 +316,10 @@ static int create_vcpus(struct vm *vm, unsigned int n)
 	int ret;
 
 	for (; vm->nr_vcpus < n; vm->nr_vcpus++) {
-		ret = create_vcpu(vm, vm->nr_vcpus);
+		ret = vcpu__create(vm, vm->nr_vcpus);
 		if (ret < 0) {
 			while (vm->nr_vcpus--)
-				destroy_vcpu(vm, &vm->vcpus[vm->nr_vcpus]);
+				vcpu__destroy(vm, &vm->vcpus[vm->nr_vcpus]);
 			vm->nr_vcpus = 0;
 			return ret;
 		}
@@ -612,6 +373,7 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	vm = vm_alloc(kvm, cfg, tl);
 	if (!vm)
 		return err__set(ENOMEM, "allocating a VM");
+	vcpu__make_threads_early(vm);
 	ret = create_vm_fd(vm, cfg->irqchip);
 	if (ret < 0)
 		goto err_free;
@@ -646,6 +408,7 @@ int vm__create_shell(struct kvm_host *kvm, const struct vm_config *cfg,
 	vm = vm_alloc(kvm, cfg, tl);
 	if (!vm)
 		return err__set(ENOMEM, "allocating a VM");
+	vcpu__make_threads_early(vm);
 	ret = create_vm_fd(vm, cfg->irqchip);
 	if (ret < 0)
 		goto err_free;
@@ -698,11 +461,7 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev)
 
 int vm__start(struct vm *vm)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	sigset_t all, old;
 	int ret = 0;
-
-	pthread_attr_t attr;
 
 	if (!vm->mem.ops && !vm->pause_req)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
@@ -715,28 +474,19 @@ int vm__start(struct vm *vm)
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return ret;
 	}
-	pthread_once(&once, install_kick_handler);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, VCPU_STACK_SIZE);
-	/* Threads inherit a fully blocked mask: process signals such as
-	 * SIGINT go to the caller; each vCPU unblocks only the kick. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	pthread_mutex_lock(&vm->lock);
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *vcpu = &vm->vcpus[i];
 
-		ret = pthread_create(&vcpu->thread, &attr, vcpu_thread, vcpu);
-		if (ret) {
-			ret = err__sys(ret, "creating the thread of vCPU %u", i);
+		if (!vcpu->early)
+			ret = vcpu__make_thread(vcpu);
+		if (ret < 0)
 			break;
-		}
-		vcpu->started = true;
+		vcpu->early = false;
 		vm->running++;
 	}
+	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (ret < 0) {
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return ret;
@@ -790,7 +540,7 @@ void vm__destroy(struct vm *vm)
 		vm__wait(vm, 0);
 	}
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
-		destroy_vcpu(vm, &vm->vcpus[i]);
+		vcpu__destroy(vm, &vm->vcpus[i]);
 	mem__destroy(&vm->mem);
 	close(vm->fd);
 	vm_free(vm);

@@ -26,7 +26,8 @@ struct vcpu {
 	int fd;
 	struct kvm_run *run;
 	pthread_t thread;
-	bool started;
+	bool started; /* the thread exists (joined by vm__wait or vm_free) */
+	bool early;   /* made with the VM, it waits for vm__start */
 	bool entered; /* KVM_RUN was called (vCPU thread only) */
 	uint64_t exits; /* KVM_RUN returns handled */
 };
@@ -62,6 +63,7 @@ struct vm {
 	struct guest_mem mem; /* ops NULL: none yet (a shell) */
 	struct iotrap_table io;
 	unsigned int nr_vcpus;
+	unsigned int max_vcpus; /* vcpus[] entries: the configured count */
 	struct vcpu *vcpus;
 	struct timeline *tl; /* borrowed, may be NULL */
 	enum vm_cpuid cpuid;
@@ -83,7 +85,9 @@ struct vm {
 
 /* Creates the VM, its memory (registered as slot 0 at GPA 0) and its vCPUs
  * (with CPUID as configured). Marks VM_CREATED, MEM_READY and VCPU_READY in tl.
- * On failure nothing is left behind. */
+ * Unless a jail is pending, the vCPU threads are made first and load
+ * their seccomp filters meanwhile; they wait for vm__start. On failure
+ * nothing is left behind. */
 int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	       struct timeline *tl, struct vm **out);
 
@@ -120,7 +124,10 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev);
 /* The registered device named `name`, or NULL. */
 struct device *vm__find_device(struct vm *vm, const char *name);
 
-/* Starts one thread per vCPU. Register traps and set registers first;
+/* Runs one thread per vCPU: the threads vm__create or vm__create_shell
+ * made (each has loaded its seccomp filter while the VM was set up), or
+ * new ones when there are none (a jail was pending, or the VM ran
+ * before). Register traps and set registers first;
  * or, for a shell without memory, request a pause first (else -EINVAL):
  * its threads then park before they ever enter KVM_RUN, and the shell is
  * filled and restored while they wait; vm__resume lets them run. */

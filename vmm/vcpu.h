@@ -1,0 +1,29 @@
+/* The vCPU side of a VM (vm.c's own): each vCPU's thread, the run loop
+ * that dispatches its exits, and the kick that stops it. */
+#ifndef COLDSTART_VCPU_H
+#define COLDSTART_VCPU_H
+
+#include "vm.h"
+
+/* KVM_CREATE_VCPU for vcpus[id], its kvm_run mapping and (VM_CPUID_HOST)
+ * CPUID. 0 or -errno with a message; on failure the vCPU has nothing. */
+int vcpu__create(struct vm *vm, unsigned int id);
+void vcpu__destroy(struct vm *vm, struct vcpu *vcpu);
+
+/* Makes every vCPU's thread before the VM itself (not under a pending
+ * jail); each loads its seccomp filter and waits until vm__start clears
+ * its `early` flag or the VM ends. */
+void vcpu__make_threads_early(struct vm *vm);
+
+/* Makes the vCPU's thread now; 0 or -errno with a message. */
+int vcpu__make_thread(struct vcpu *vcpu);
+
+/* Ends the threads still waiting for a start and joins every thread not
+ * joined yet. */
+void vcpu__join_threads(struct vm *vm);
+
+/* Sets immediate_exit on every vCPU and signals its thread out of
+ * KVM_RUN. Call with vm->lock held or from a vCPU thread. */
+void vcpu__kick_all(struct vm *vm);
+
+#endif
