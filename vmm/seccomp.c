@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ static const char *const thread_names[] = {
 
 static enum seccomp_mode mode;
 static int test_role = -1; /* COLDSTART_SECCOMP_TEST's role */
+static char test_call[16];  /* and the forbidden call it makes */
 static uint64_t installed[SECCOMP_NR_ROLES], install_ns;
 static __thread int thread_role = -1;
 static bool main_pending; /* the main filter is still to be loaded */
@@ -124,9 +126,16 @@ int seccomp__configure(enum seccomp_mode m, bool main_thread)
 	main_pending = main_thread;
 	main_tid = gettid();
 	test_role = -1;
-	for (int r = 0; hook && r < SECCOMP_NR_ROLES; r++)
-		if (!strcmp(hook, role_names[r]))
+	for (int r = 0; hook && r < SECCOMP_NR_ROLES; r++) {
+		size_t n = strlen(role_names[r]);
+
+		if (!strncmp(hook, role_names[r], n) &&
+		    (hook[n] == 0 || hook[n] == ':')) {
 			test_role = r;
+			snprintf(test_call, sizeof(test_call), "%s",
+				 hook[n] ? hook + n + 1 : "socket");
+		}
+	}
 	if (m != SECCOMP_KILL)
 		return 0;
 	sigemptyset(&sa.sa_mask);
@@ -140,23 +149,83 @@ enum seccomp_mode seccomp__mode(void)
 	return mode;
 }
 
-/* The test hook: a call no list holds, once per process. */
+/* The test hook's forbidden calls, by name: each is outside the role's
+ * list, or beside an allowed form of the call, and harmless if log mode
+ * lets it through. */
+static void forbidden_call(const char *name)
+{
+	long r = -1;
+
+	if (!strcmp(name, "fork")) /* clone with fork's flags */
+		r = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	else if (!strcmp(name, "newns")) /* a thread in a new user ns */
+		r = syscall(SYS_clone, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND |
+				       CLONE_NEWUSER, 0, 0, 0, 0);
+	else if (!strcmp(name, "opath"))
+		r = syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_CLOEXEC);
+	else if (!strcmp(name, "ocreat"))
+		r = syscall(SYS_openat, AT_FDCWD, "/dev/null",
+			    O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	else if (!strcmp(name, "prctl"))
+		syscall(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+	else if (!strcmp(name, "tgkill")) /* signal 0 to init: a probe */
+		syscall(SYS_tgkill, 1, 1, 0);
+	else
+		r = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+	if (r == 0 && !strcmp(name, "fork"))
+		_exit(0); /* the child log mode let be made */
+	if (r > 0 && strcmp(name, "fork"))
+		close((int)r);
+}
+
+/* The test hook: a forbidden call, once per process. */
 static void violate(void)
 {
 	static int done;
-	int fd;
 
 	if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
 		return;
-	fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
-	if (fd >= 0) /* log mode let it through */
-		close(fd);
+	forbidden_call(test_call);
+}
+
+/* The program with this process's id in place of the placeholder
+ * (tgkill may signal this process's threads only), or NULL. */
+static struct sock_filter *with_pid(const struct sock_fprog *prog)
+{
+	struct sock_filter *f = malloc(prog->len * sizeof(*f));
+	uint32_t pid = (uint32_t)getpid();
+
+	for (unsigned int i = 0; f && i < prog->len; i++) {
+		f[i] = prog->filter[i];
+		if (f[i].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
+		    f[i].k == SECCOMP_PID_PLACEHOLDER)
+			f[i].k = pid;
+	}
+	return f;
+}
+
+/* Loads the role's program on the calling thread. */
+static int load(enum seccomp_role role)
+{
+	struct sock_fprog prog = seccomp_progs[role][mode];
+	int ret = 0;
+
+	prog.filter = with_pid(&seccomp_progs[role][mode]);
+	if (!prog.filter)
+		return err__set(ENOMEM, "the %s thread's seccomp filter",
+				role_names[role]);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		ret = err__sys(errno, "loading the %s thread's seccomp "
+			       "filter", role_names[role]);
+	free(prog.filter);
+	return ret;
 }
 
 int seccomp__install(enum seccomp_role role)
 {
 	uint64_t t0 = timeline__now();
 	sigset_t sys;
+	int ret;
 
 	if (mode == SECCOMP_OFF || role >= SECCOMP_NR_ROLES)
 		return 0;
@@ -169,10 +238,9 @@ int seccomp__install(enum seccomp_role role)
 		prctl(PR_SET_NAME, thread_names[role], 0, 0, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return err__sys(errno, "PR_SET_NO_NEW_PRIVS");
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
-		    &seccomp_progs[role][mode]) < 0)
-		return err__sys(errno, "loading the %s thread's seccomp "
-				"filter", role_names[role]);
+	ret = load(role);
+	if (ret < 0)
+		return ret;
 	thread_role = (int)role;
 	__atomic_add_fetch(&installed[role], 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&install_ns, timeline__now() - t0,

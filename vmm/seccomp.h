@@ -24,14 +24,33 @@ enum seccomp_mode {
 	SECCOMP_NR_MODES,
 };
 
+/* How a row's argument is compared (the low 32 bits: every argument the
+ * lists name is an int or, for clone's flags, read by the kernel as
+ * one). */
+enum seccomp_cmp {
+	SECCOMP_CMP_EQ = 0, /* equal to `value` */
+	SECCOMP_CMP_BITS,   /* no bit set outside `value` (open flags) */
+	SECCOMP_CMP_PID,    /* this process's id, patched in at load time */
+};
+
+/* The stand-in for the process's id in the generated programs: the
+ * loader replaces it in every comparison; seccomp_gen checks that it
+ * occurs nowhere else. */
+#define SECCOMP_PID_PLACEHOLDER 0x5ecc0b1du
+
 /* One row of the lists: which roles may make `name`, optionally only
- * with argument `arg` equal to `value` (ioctl requests), and why. */
+ * with argument `arg` matching `value` as `cmp` says, and why. Several
+ * rows for one call allow any of their matches. With `fail` set the
+ * call is not allowed but fails with that errno (glibc's clone3, whose
+ * flags sit in memory a filter cannot read: glibc then uses clone). */
 struct seccomp_rule {
 	unsigned int roles; /* 1u << enum seccomp_role */
 	const char *name;   /* the system call, as libseccomp names it */
 	int arg;            /* -1: any arguments; else this one must match */
 	uint64_t value;
 	const char *reason;
+	enum seccomp_cmp cmp;
+	int fail;
 };
 
 extern const struct seccomp_rule seccomp_rules[];
@@ -43,9 +62,12 @@ extern const size_t seccomp_nr_rules;
  * loads the main filter at seccomp__enter_main(); without it (in-process
  * benchmark drivers, which go on making VMs) only the other roles load
  * theirs. The
- * environment variable COLDSTART_SECCOMP_TEST=ROLE (a test hook) makes
- * the first thread of that role make a forbidden call (socket) right
- * after its filter is loaded. */
+ * environment variable COLDSTART_SECCOMP_TEST=ROLE[:CALL] (a test hook)
+ * makes the first thread of that role make a forbidden call right after
+ * its filter is loaded: socket (the default), fork (clone with fork's
+ * flags), newns (clone of a thread in a new user namespace), opath
+ * (openat with O_PATH), ocreat (openat with O_CREAT), prctl (an option
+ * no list holds), tgkill (to another process). */
 int seccomp__configure(enum seccomp_mode mode, bool main_thread);
 
 /* The control thread's setup is done: loads the main filter when called

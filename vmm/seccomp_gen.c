@@ -18,9 +18,30 @@
 static const char *const roles[] = { "main", "vcpu", "uffd", "refill" };
 static const char *const modes[] = { "off", "kill", "log" };
 
+/* The row's comparison of its argument: the low 32 bits only (the
+ * kernel reads these arguments as 32-bit values). */
+static struct scmp_arg_cmp arg_cmp(const struct seccomp_rule *r)
+{
+	unsigned int arg = (unsigned int)r->arg;
+
+	switch (r->cmp) {
+	case SECCOMP_CMP_BITS:
+		return SCMP_CMP(arg, SCMP_CMP_MASKED_EQ,
+				~r->value & 0xffffffffull, 0);
+	case SECCOMP_CMP_PID:
+		return SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xffffffffull,
+				SECCOMP_PID_PLACEHOLDER);
+	default:
+		return SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xffffffffull,
+				r->value & 0xffffffffull);
+	}
+}
+
 static int add_rule(scmp_filter_ctx ctx, const struct seccomp_rule *r)
 {
 	int nr = seccomp_syscall_resolve_name(r->name);
+	uint32_t action = r->fail ? SCMP_ACT_ERRNO((uint32_t)r->fail)
+				  : SCMP_ACT_ALLOW;
 
 	if (nr == __NR_SCMP_ERROR) {
 		fprintf(stderr, "seccomp_gen: unknown system call '%s'\n",
@@ -28,12 +49,21 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_rule *r)
 		return -EINVAL;
 	}
 	if (r->arg < 0)
-		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-	/* compare the low 32 bits: the kernel's ioctl takes an unsigned int */
-	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-				SCMP_CMP((unsigned int)r->arg,
-					 SCMP_CMP_MASKED_EQ, 0xffffffffull,
-					 r->value & 0xffffffffull));
+		return seccomp_rule_add(ctx, action, nr, 0);
+	return seccomp_rule_add(ctx, action, nr, 1, arg_cmp(r));
+}
+
+/* The loader patches every constant equal to the placeholder: it may
+ * appear only as the operand of a comparison of an argument. */
+static int check_placeholder(const struct sock_filter *f)
+{
+	if (f->k != SECCOMP_PID_PLACEHOLDER ||
+	    f->code == (BPF_JMP | BPF_JEQ | BPF_K))
+		return 0;
+	fprintf(stderr, "seccomp_gen: the pid placeholder 0x%x occurs in an "
+		"instruction other than a comparison (code 0x%x)\n", f->k,
+		f->code);
+	return -EINVAL;
 }
 
 /* The role's program as struct sock_filter initialisers on `out`. */
@@ -56,9 +86,11 @@ static int emit_prog(FILE *out, int role, int mode)
 		rewind(tmp);
 		fprintf(out, "static const struct sock_filter prog_%s_%s[] = {\n",
 			roles[role], modes[mode]);
-		while (fread(&f, sizeof(f), 1, tmp) == 1)
+		while (ret == 0 && fread(&f, sizeof(f), 1, tmp) == 1) {
+			ret = check_placeholder(&f);
 			fprintf(out, "\t{ 0x%x, %u, %u, 0x%x },\n", f.code, f.jt,
 				f.jf, f.k);
+		}
 		fputs("};\n", out);
 	}
 	if (ret < 0)

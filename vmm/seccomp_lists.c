@@ -6,9 +6,14 @@
  * at exit). */
 #include "seccomp.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/kvm.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #define M (1u << SECCOMP_MAIN)
@@ -23,42 +28,68 @@
 #define SAN(roles) 0u
 #endif
 
+/* The flags glibc's pthread_create gives clone: a thread, nothing
+ * else (no new namespaces, no fork-like child). */
+#define THREAD_FLAGS                                                        \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
+	 CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |                \
+	 CLONE_CHILD_CLEARTID)
+/* The open flags each role may use: no O_PATH, O_TMPFILE, O_DIRECT,
+ * O_SYNC or O_NOATIME anywhere; refill workers read and map, and make
+ * no file. */
+#define OPEN_COMMON (O_RDWR | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define OPEN_MAIN                                                           \
+	(OPEN_COMMON | O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_APPEND)
+#define OPEN_REFILL OPEN_COMMON
+
+/* Rows: a call with any arguments; with argument `arg` equal to `value`;
+ * with no flag outside `value` in argument `arg`; with argument `arg`
+ * this process's id; a call that fails with errno `e` instead. */
+#define ANY(roles, name, why) { roles, name, -1, 0, why, SECCOMP_CMP_EQ, 0 }
+#define ARG(roles, name, arg, value, why) \
+	{ roles, name, arg, value, why, SECCOMP_CMP_EQ, 0 }
+#define FLAGS(roles, name, arg, value, why) \
+	{ roles, name, arg, value, why, SECCOMP_CMP_BITS, 0 }
+#define OWN_PID(roles, name, arg, why) \
+	{ roles, name, arg, 0, why, SECCOMP_CMP_PID, 0 }
+#define FAILS(roles, name, e, why) { roles, name, -1, 0, why, SECCOMP_CMP_EQ, e }
 /* An ioctl allowed only with this request number (argument 1). */
-#define IOCTL(roles, req, why) { roles, "ioctl", 1, (req), #req ": " why }
+#define IOCTL(roles, req, why) ARG(roles, "ioctl", 1, (req), #req ": " why)
 
 const struct seccomp_rule seccomp_rules[] = {
 	/* every thread */
-	{ ALL, "futex", -1, 0, "mutexes, condition variables, joins" },
-	{ ALL, "rt_sigreturn", -1, 0, "return from the vCPU kick and SIGSYS handlers" },
-	{ ALL, "rt_sigprocmask", -1, 0, "pthread_sigmask; glibc masks signals at thread exit" },
-	{ ALL, "exit", -1, 0, "a thread ends" },
-	{ ALL, "exit_group", -1, 0, "the process ends (also on fatal errors)" },
-	{ ALL, "write", -1, 0, "messages to stderr, the guest console" },
-	{ ALL, "mmap", -1, 0, "malloc of large blocks and new arenas" },
-	{ ALL, "munmap", -1, 0, "free of large blocks" },
-	{ ALL, "mprotect", -1, 0, "malloc grows a thread's arena" },
-	{ ALL, "madvise", -1, 0, "glibc releases an exiting thread's stack, malloc trims" },
-	{ ALL, "brk", -1, 0, "malloc grows the main heap" },
-	{ ALL, "clock_gettime", -1, 0, "timeline marks when the vDSO falls back to the kernel" },
-	{ ALL, "gettimeofday", -1, 0, "the same for wall-clock time" },
-	{ ALL, "getpid", -1, 0, "pthread_kill names the process" },
-	{ ALL, "gettid", -1, 0, "glibc's thread identity" },
-	{ ALL, "tgkill", -1, 0, "pthread_kill kicks vCPUs out of KVM_RUN when a VM ends" },
-	{ ALL, "sched_yield", -1, 0, "short spin-waits" },
-	{ ALL, "restart_syscall", -1, 0, "a sleep interrupted by the kick signal resumes" },
+	ANY(ALL, "futex", "mutexes, condition variables, joins"),
+	ANY(ALL, "rt_sigreturn", "return from the vCPU kick and SIGSYS handlers"),
+	ANY(ALL, "rt_sigprocmask", "pthread_sigmask; glibc masks signals at thread exit"),
+	ANY(ALL, "exit", "a thread ends"),
+	ANY(ALL, "exit_group", "the process ends (also on fatal errors)"),
+	ANY(ALL, "write", "messages to stderr, the guest console"),
+	ANY(ALL, "mmap", "malloc of large blocks and new arenas"),
+	ANY(ALL, "munmap", "free of large blocks"),
+	ANY(ALL, "mprotect", "malloc grows a thread's arena"),
+	ANY(ALL, "madvise", "glibc releases an exiting thread's stack, malloc trims"),
+	ANY(ALL, "brk", "malloc grows the main heap"),
+	ANY(ALL, "clock_gettime", "timeline marks when the vDSO falls back to the kernel"),
+	ANY(ALL, "gettimeofday", "the same for wall-clock time"),
+	ANY(ALL, "getpid", "pthread_kill names the process"),
+	ANY(ALL, "gettid", "glibc's thread identity"),
+	OWN_PID(ALL, "tgkill", 0, "pthread_kill kicks vCPUs out of KVM_RUN when a VM ends: "
+	  "only this process's threads"),
+	ANY(ALL, "sched_yield", "short spin-waits"),
+	ANY(ALL, "restart_syscall", "a sleep interrupted by the kick signal resumes"),
 
 	/* vCPU threads: the run loop and the devices its exits reach */
 	IOCTL(V | M | R, KVM_RUN, "enter the guest; parking completes pending I/O"),
 	IOCTL(V | M | R, KVM_GET_REGS, "name the guest's RIP when it stops"),
 	IOCTL(V | M | R, KVM_IRQ_LINE, "the serial port raises its interrupt"),
-	{ V | M | R, "fstat", -1, 0, "a failing vCPU checks whether its memory file shrank" },
-	{ V | M | R, "newfstatat", -1, 0, "the same through glibc's fstat" },
+	ANY(V | M | R, "fstat", "a failing vCPU checks whether its memory file shrank"),
+	ANY(V | M | R, "newfstatat", "the same through glibc's fstat"),
 
 	/* uffd handler threads */
-	{ U | M | R, "read", -1, 0, "userfaultfd events (also the pool socket, files)" },
-	{ U | M | R, "poll", -1, 0, "wait for a fault or the stop event" },
-	{ U | M | R, "ppoll", -1, 0, "the same as glibc may issue it" },
-	{ U | M | R, "pread64", -1, 0, "read a faulting page from the memory file" },
+	ANY(U | M | R, "read", "userfaultfd events (also the pool socket, files)"),
+	ANY(U | M | R, "poll", "wait for a fault or the stop event"),
+	ANY(U | M | R, "ppoll", "the same as glibc may issue it"),
+	ANY(U | M | R, "pread64", "read a faulting page from the memory file"),
 	IOCTL(U | M | R, UFFDIO_COPY, "fill a faulting page"),
 	IOCTL(U | M | R, UFFDIO_ZEROPAGE, "fill a faulting hole with zeros"),
 	IOCTL(U | M | R, UFFDIO_UNREGISTER, "give up the range when the handler fails"),
@@ -67,28 +98,37 @@ const struct seccomp_rule seccomp_rules[] = {
 	/* making, restoring, running and destroying VMs (refill workers,
 	 * and the control thread of the pool, whose requests may make
 	 * their own VMs) */
-	{ M | R, "close", -1, 0, "destroying a VM closes its fds" },
-	{ M | R, "openat", -1, 0, "/dev/userfaultfd, /proc files for memory figures, outputs" },
-	{ V | M | R, "lseek", -1, 0, "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush" },
-	{ M | R, "memfd_create", -1, 0, "memfd guest memory" },
-	{ M | R, "ftruncate", -1, 0, "size a memfd" },
-	{ M | R, "fallocate", -1, 0, "populate or punch guest memory files" },
-	{ M | R, "eventfd2", -1, 0, "the uffd handler's stop event" },
-	{ M | R, "userfaultfd", -1, 0, "the uffd restore strategy" },
-	{ M | R, "mremap", -1, 0, "realloc of large blocks" },
-	{ M | R, "clone", -1, 0, "pthread_create (older glibc)" },
-	{ M | R, "clone3", -1, 0, "pthread_create: vCPU and uffd threads" },
-	{ M | R, "set_robust_list", -1, 0, "a new thread registers its robust futexes" },
-	{ M | R, "rseq", -1, 0, "a new thread registers restartable sequences" },
-	{ M | R, "rt_sigaction", -1, 0, "the kick handler is installed with the first VM" },
-	{ M | R, "sched_getaffinity", -1, 0, "glibc sizes thread stacks and CPU sets" },
-	{ M | R, "getrandom", -1, 0, "malloc's tcache seeds, temporary file names" },
-	{ M | R, "nanosleep", -1, 0, "waits between retries" },
-	{ M | R, "clock_nanosleep", -1, 0, "the same through glibc" },
-	{ M | R, "getrusage", -1, 0, "CPU time of refill threads" },
-	{ M | R, "prctl", -1, 0, "new threads set no_new_privs before their own filter" },
-	{ M | R, "seccomp", -1, 0, "new vCPU and uffd threads load their own filter" },
-	{ M | R, "ioctl", 1, USERFAULTFD_IOC_NEW, "USERFAULTFD_IOC_NEW: a uffd through /dev/userfaultfd" },
+	ANY(M | R, "close", "destroying a VM closes its fds"),
+	FLAGS(M, "openat", 2, OPEN_MAIN, "/dev/userfaultfd, /proc files for memory figures, "
+	  "snapshots, outputs (made new, never through a link)"),
+	FLAGS(R, "openat", 2, OPEN_REFILL, "/dev/userfaultfd, /proc files, snapshots: "
+	  "never made, truncated or appended to"),
+	ANY(V | M | R, "lseek", "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush"),
+	ANY(M | R, "memfd_create", "memfd guest memory"),
+	ANY(M | R, "ftruncate", "size a memfd"),
+	ANY(M | R, "fallocate", "populate or punch guest memory files"),
+	ANY(M | R, "eventfd2", "the uffd handler's stop event"),
+	ANY(M | R, "userfaultfd", "the uffd restore strategy"),
+	ANY(M | R, "mremap", "realloc of large blocks"),
+	ARG(M | R, "clone", 0, THREAD_FLAGS, "pthread_create: vCPU and uffd threads, "
+	  "nothing but a thread"),
+	FAILS(M | R, "clone3", ENOSYS, "its flags are in memory a filter cannot read: "
+	  "fails, glibc's pthread_create then calls clone"),
+	ANY(M | R, "set_robust_list", "a new thread registers its robust futexes"),
+	ANY(M | R, "rseq", "a new thread registers restartable sequences"),
+	ANY(M | R, "rt_sigaction", "the kick handler is installed with the first VM"),
+	ANY(M | R, "sched_getaffinity", "glibc sizes thread stacks and CPU sets"),
+	ANY(M | R, "getrandom", "malloc's tcache seeds, temporary file names"),
+	ANY(M | R, "nanosleep", "waits between retries"),
+	ANY(M | R, "clock_nanosleep", "the same through glibc"),
+	ANY(M | R, "getrusage", "CPU time of refill threads"),
+	ARG(M | R, "prctl", 0, PR_SET_NO_NEW_PRIVS, "new threads set no_new_privs before "
+	  "their own filter"),
+	ARG(M | R, "prctl", 0, PR_SET_NAME, "log mode names new threads by role"),
+	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
+	ARG(M | R, "seccomp", 0, SECCOMP_SET_MODE_FILTER, "new vCPU and uffd threads load "
+	  "their own filter"),
+	ARG(M | R, "ioctl", 1, USERFAULTFD_IOC_NEW, "USERFAULTFD_IOC_NEW: a uffd through /dev/userfaultfd"),
 	IOCTL(M | R, UFFDIO_API, "set up a new uffd"),
 	IOCTL(M | R, UFFDIO_REGISTER, "register guest memory with a new uffd"),
 	IOCTL(M | R, KVM_CREATE_VM, "a new VM"),
@@ -135,48 +175,48 @@ const struct seccomp_rule seccomp_rules[] = {
 	IOCTL(M, TCGETS, "stdio asks whether stdout is a terminal"),
 
 	/* the control thread only: results, outputs, the pool socket */
-	{ M, "writev", -1, 0, "stdio and jansson output" },
-	{ M, "rename", -1, 0, "outputs are written atomically (temp + rename)" },
-	{ M, "renameat2", -1, 0, "the same as glibc may issue it" },
-	{ M, "unlink", -1, 0, "remove a temporary output after a failure" },
-	{ M, "fsync", -1, 0, "outputs reach the disk before they are renamed" },
-	{ M, "fchmod", -1, 0, "outputs get ordinary permissions" },
-	{ M, "mkdir", -1, 0, "--out directories" },
-	{ M, "getdents64", -1, 0, "list a directory (--out, /proc)" },
-	{ M, "accept4", -1, 0, "pool serve: a client connects" },
-	{ M, "recvfrom", -1, 0, "pool serve: a request" },
-	{ M, "sendto", -1, 0, "pool serve: a reply" },
-	{ M, "getsockopt", 2, SO_PEERCRED, "pool serve: logs a client's pid and uid" },
-	{ M, "shutdown", -1, 0, "pool serve: end a connection" },
-	{ M, "wait4", -1, 0, "reap a child" },
-	{ M, "uname", -1, 0, "host metadata in results" },
-	{ M, "sysinfo", -1, 0, "host metadata in results" },
-	{ M, "getuid", -1, 0, "host metadata in results" },
-	{ M, "geteuid", -1, 0, "host metadata in results" },
-	{ M, "readlink", -1, 0, "host metadata: /proc/self/exe" },
+	ANY(M, "writev", "stdio and jansson output"),
+	ANY(M, "rename", "outputs are written atomically (temp + rename)"),
+	ANY(M, "renameat2", "the same as glibc may issue it"),
+	ANY(M, "unlink", "remove a temporary output after a failure"),
+	ANY(M, "fsync", "outputs reach the disk before they are renamed"),
+	ANY(M, "fchmod", "outputs get ordinary permissions"),
+	ANY(M, "mkdir", "--out directories"),
+	ANY(M, "getdents64", "list a directory (--out, /proc)"),
+	ANY(M, "accept4", "pool serve: a client connects"),
+	ANY(M, "recvfrom", "pool serve: a request"),
+	ANY(M, "sendto", "pool serve: a reply"),
+	ARG(M, "getsockopt", 2, SO_PEERCRED, "pool serve: logs a client's pid and uid"),
+	ANY(M, "shutdown", "pool serve: end a connection"),
+	ANY(M, "wait4", "reap a child"),
+	ANY(M, "uname", "host metadata in results"),
+	ANY(M, "sysinfo", "host metadata in results"),
+	ANY(M, "getuid", "host metadata in results"),
+	ANY(M, "geteuid", "host metadata in results"),
+	ANY(M, "readlink", "host metadata: /proc/self/exe"),
 
 	/* sanitizer builds: ASan's allocator and thread bookkeeping, LSan's
 	 * leak check at exit (it stops the world with a ptrace helper) */
-	{ SAN(ALL), "sigaltstack", -1, 0, "ASan: each thread's alternate signal stack" },
-	{ SAN(ALL), "getpid", -1, 0, "ASan: its reports" },
-	{ SAN(ALL), "read", -1, 0, "ASan: /proc/self/maps" },
-	{ SAN(ALL), "open", -1, 0, "ASan: /proc/self/maps" },
-	{ SAN(ALL), "openat", -1, 0, "ASan: /proc/self/maps" },
-	{ SAN(ALL), "close", -1, 0, "ASan: /proc/self/maps" },
-	{ SAN(ALL), "sched_getaffinity", -1, 0, "ASan: thread setup" },
-	{ SAN(ALL), "prctl", -1, 0, "LSan: the tracer's PR_SET_PTRACER/PDEATHSIG" },
-	{ SAN(ALL), "clone", -1, 0, "LSan: its tracer thread" },
-	{ SAN(ALL), "ptrace", -1, 0, "LSan: the tracer stops every thread" },
-	{ SAN(ALL), "wait4", -1, 0, "LSan: the tracer waits for stopped threads" },
-	{ SAN(ALL), "getdents64", -1, 0, "LSan: lists /proc/self/task" },
-	{ SAN(ALL), "fstat", -1, 0, "LSan: reads /proc files" },
-	{ SAN(ALL), "newfstatat", -1, 0, "LSan: reads /proc files" },
-	{ SAN(ALL), "rt_sigaction", -1, 0, "LSan: the tracer's signal handlers" },
-	{ SAN(ALL), "readlink", -1, 0, "ASan: symbolizing a report" },
-	{ SAN(ALL), "pipe2", -1, 0, "ASan: symbolizing a report" },
-	{ SAN(ALL), "process_vm_readv", -1, 0, "LSan: reads other threads' registers" },
-	{ SAN(ALL), "nanosleep", -1, 0, "ASan: waits in its internal locks" },
-	{ SAN(ALL), "sched_yield", -1, 0, "ASan: spins in its internal locks" },
+	ANY(SAN(ALL), "sigaltstack", "ASan: each thread's alternate signal stack"),
+	ANY(SAN(ALL), "getpid", "ASan: its reports"),
+	ANY(SAN(ALL), "read", "ASan: /proc/self/maps"),
+	ANY(SAN(ALL), "open", "ASan: /proc/self/maps"),
+	ANY(SAN(ALL), "openat", "ASan: /proc/self/maps"),
+	ANY(SAN(ALL), "close", "ASan: /proc/self/maps"),
+	ANY(SAN(ALL), "sched_getaffinity", "ASan: thread setup"),
+	ANY(SAN(ALL), "prctl", "LSan: the tracer's PR_SET_PTRACER/PDEATHSIG"),
+	ANY(SAN(ALL), "clone", "LSan: its tracer thread"),
+	ANY(SAN(ALL), "ptrace", "LSan: the tracer stops every thread"),
+	ANY(SAN(ALL), "wait4", "LSan: the tracer waits for stopped threads"),
+	ANY(SAN(ALL), "getdents64", "LSan: lists /proc/self/task"),
+	ANY(SAN(ALL), "fstat", "LSan: reads /proc files"),
+	ANY(SAN(ALL), "newfstatat", "LSan: reads /proc files"),
+	ANY(SAN(ALL), "rt_sigaction", "LSan: the tracer's signal handlers"),
+	ANY(SAN(ALL), "readlink", "ASan: symbolizing a report"),
+	ANY(SAN(ALL), "pipe2", "ASan: symbolizing a report"),
+	ANY(SAN(ALL), "process_vm_readv", "LSan: reads other threads' registers"),
+	ANY(SAN(ALL), "nanosleep", "ASan: waits in its internal locks"),
+	ANY(SAN(ALL), "sched_yield", "ASan: spins in its internal locks"),
 };
 
 const size_t seccomp_nr_rules = sizeof(seccomp_rules) / sizeof(seccomp_rules[0]);

@@ -1,10 +1,13 @@
 #!/bin/bash
 # seccomp filters per thread role: a call outside a thread's list kills
 # the VMM by SIGSYS with the call named (test hook COLDSTART_SECCOMP_TEST,
-# in the vCPU, uffd, refill and main threads), log mode lets it through
-# and names it at exit, and with filters on (the default) a run, every
-# restore strategy, a pool of shells restored with uffd, the Linux boot
-# of the test kernel and bench lifecycle's document all work.
+# in the vCPU, uffd, refill and main threads), so do the forms of allowed
+# calls the argument filters refuse (fork-like or namespace clones, open
+# flags, prctl options, signals to other processes); log mode lets them
+# through and names them at exit; and with filters on (the default) a
+# run, every restore strategy (compressed snapshots too), a pool of
+# shells restored with uffd, the Linux boot of the test kernel and bench
+# lifecycle's document all work.
 # Usage: test_cli_seccomp.sh COLDSTART TESTKERNEL_ELF
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
@@ -29,6 +32,31 @@ expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M
 COLDSTART_SECCOMP_TEST=uffd expect 159 'the uffd thread made system call socket \(41\)' \
 	snapshot restore "$tmp/s" --mem-restore uffd
 COLDSTART_SECCOMP_TEST=refill expect 159 'the refill thread made system call socket \(41\)' pool run -n 2
+# The argument filters: each role's forbidden forms of calls it may make
+# in another form (a thread's clone, its own open flags, its prctl
+# options, signals to its own threads) kill it too.
+declare -A CALLNR=([fork]='clone \(56\)' [newns]='clone \(56\)' [opath]='openat \(257\)'
+	[ocreat]='openat \(257\)' [prctl]='prctl \(157\)' [tgkill]='tgkill \(234\)')
+forbidden() { # ROLE CALL COMMAND...
+	local role=$1 call=$2
+	shift 2
+	COLDSTART_SECCOMP_TEST=$role:$call expect 159 "the $role thread made system call ${CALLNR[$call]}" "$@"
+}
+# Sanitizer builds allow any clone, openat and prctl (their own rows, SAN)
+# and leave the control thread unfiltered: there only tgkill is checked.
+refill_calls="fork newns opath ocreat prctl tgkill" main_calls="fork newns opath prctl tgkill"
+ldd "$COLDSTART" 2>/dev/null | grep -q libasan && refill_calls=tgkill main_calls=
+forbidden vcpu tgkill run -q
+forbidden uffd tgkill snapshot restore "$tmp/s" --mem-restore uffd
+for call in $refill_calls; do
+	forbidden refill $call pool run -n 2
+done
+for call in $main_calls; do
+	forbidden main $call run -q
+done
+# In log mode the same call goes through and is named.
+COLDSTART_SECCOMP_TEST=refill:tgkill expect 0 'thread cs-refill made system call tgkill \(234\)|type=1326' \
+	pool run -n 2 --seccomp log
 # Log mode: the call goes through, the run succeeds, the call is named
 # (from the kernel log; where that cannot be read, where to look).
 COLDSTART_SECCOMP_TEST=vcpu expect 0 'thread cs-vcpu made system call socket \(41\)|type=1326' \
@@ -37,8 +65,22 @@ COLDSTART_SECCOMP_TEST=vcpu expect 0 'thread cs-vcpu made system call socket \(4
 expect 0 '' run -q --vcpus 2 --init 4M --ws 4M
 expect 0 '' run -q --seccomp log
 grep -q 'outside its list' "$err" && fail "log mode found calls outside the lists: $(cat "$err")" || ok
-for st in eager mmap populate uffd prefetch eager-thp; do
+# Every restore strategy with filters on: the hugetlb ones with 2 MiB
+# pages reserved for the test (the host's setting is put back).
+hugepages=$(cat /proc/sys/vm/nr_hugepages)
+trap 'echo "$hugepages" >/proc/sys/vm/nr_hugepages; rm -rf "$tmp" "$out" "$err"' EXIT
+echo $((hugepages + 64)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+strategies="eager mmap populate uffd prefetch eager-thp prefetch-thp"
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 64 ] && strategies+=" eager-huge uffd-huge" ||
+	echo "note: no 2 MiB hugetlb pages here: eager-huge and uffd-huge left out"
+for st in $strategies; do
 	expect 0 'checksum' snapshot restore "$tmp/s" --mem-restore $st
+	expect 0 'checksum' snapshot restore "$tmp/s" --mem-restore $st --seccomp log
+	grep -q 'outside its list' "$err" && fail "$st: log mode found calls outside the lists: $(cat "$err")" || ok
+done
+expect 0 '' snapshot create "$tmp/z" --init 4M --ws 2M --compress
+for st in eager uffd; do
+	expect 0 'checksum' snapshot restore "$tmp/z" --mem-restore $st
 done
 expect 0 "" pool run -n 6 --size 2 --snapshot "$tmp/s" --hold shell --mem-restore uffd --timeout 60s --json
 json_check 'd["served"] == 6 and d["failed"] == 0' "$out"
