@@ -2,6 +2,7 @@
 #include "plot.h"
 
 #include "err.h"
+#include "output.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -88,8 +89,10 @@ static void show_stderr(int fd)
 		fwrite(buf, 1, (size_t)n, stderr);
 }
 
-static int spawn_gnuplot(const char *dir, const char *expr, int err_fd,
-			 int *in_fd, pid_t *pid)
+/* gnuplot draws to its stdout, `out_fd`: it never opens a plot file by
+ * name (the scripts "set output" with no file when out is ''). */
+static int spawn_gnuplot(const char *dir, const char *expr, int out_fd,
+			 int err_fd, int *in_fd, pid_t *pid)
 {
 	char *argv[] = { "gnuplot", "-e", (char *)expr, "/dev/stdin", NULL };
 	posix_spawn_file_actions_t fa;
@@ -99,6 +102,7 @@ static int spawn_gnuplot(const char *dir, const char *expr, int err_fd,
 		return err__sys(errno, "pipe for gnuplot");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
 	posix_spawn_file_actions_addchdir_np(&fa, dir);
 	ret = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
@@ -148,55 +152,67 @@ static bool plain_name(const char *name)
 	return true;
 }
 
-int plot__run(const char *dir, const char *name, const char *vars,
-	      const char *out)
+/* Runs gnuplot on script `name` with `expr`, drawing `out` into out_fd;
+ * gnuplot's stderr is shown when it failed or drew nothing. */
+static int draw(const char *dir, const char *name, const char *expr,
+		const char *out, int out_fd)
 {
-	const char *script = plot__script(name);
-	char tmp[PATH_MAX], final[PATH_MAX], *expr = NULL;
 	struct stat st;
 	int fd = -1, err_fd, status, ret;
 	pid_t pid;
 
-	if (!script)
-		return err__set(EINVAL, "no plot script '%s'", name);
-	if (!plain_name(out))
-		return err__set(EINVAL, "plot file name '%s' is not a plain "
-				"file name", out);
-	if (snprintf(final, sizeof(final), "%s/%s", dir, out) >=
-		    (int)sizeof(final) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, out) >=
-		    (int)sizeof(tmp))
-		return err__set(ENAMETOOLONG, "plot path %s/%s is too long",
-				dir, out);
-	if (asprintf(&expr, "%s; out='.%s.tmp'", vars, out) < 0)
-		return err__set(ENOMEM, "gnuplot arguments");
 	/* gnuplot's chatter ("empty x range") is shown only on failure */
 	err_fd = memfd_create("gnuplot-stderr", MFD_CLOEXEC);
 	ret = err_fd < 0 ? err__sys(errno, "memfd_create")
-			 : spawn_gnuplot(dir, expr, err_fd, &fd, &pid);
-	free(expr);
+			 : spawn_gnuplot(dir, expr, out_fd, err_fd, &fd, &pid);
 	if (ret < 0)
 		goto out;
-	feed(fd, script);
+	feed(fd, plot__script(name));
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			ret = err__sys(errno, "waiting for gnuplot");
 			goto out;
 		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
-	    stat(tmp, &st) < 0 || st.st_size == 0) {
-		unlink(tmp);
+	    fstat(out_fd, &st) < 0 || st.st_size == 0) {
 		show_stderr(err_fd);
 		ret = err__set(EIO, "gnuplot failed to draw %s (plots/%s.gp, "
 			       "status 0x%x)", out, name, status);
-		goto out;
-	}
-	if (rename(tmp, final) < 0) {
-		ret = err__sys(errno, "renaming %s", tmp);
-		unlink(tmp);
 	}
 out:
 	if (err_fd >= 0)
 		close(err_fd);
 	return ret;
+}
+
+int plot__run(const char *dir, const char *name, const char *vars,
+	      const char *out)
+{
+	struct output_file f;
+	char final[PATH_MAX], *expr = NULL;
+	int ret;
+
+	if (!plot__script(name))
+		return err__set(EINVAL, "no plot script '%s'", name);
+	if (!plain_name(out))
+		return err__set(EINVAL, "plot file name '%s' is not a plain "
+				"file name", out);
+	if (snprintf(final, sizeof(final), "%s/%s", dir, out) >=
+	    (int)sizeof(final))
+		return err__set(ENAMETOOLONG, "plot path %s/%s is too long",
+				dir, out);
+	if (asprintf(&expr, "%s; out=''", vars) < 0)
+		return err__set(ENOMEM, "gnuplot arguments");
+	ret = output__file_open(&f, final, 0666);
+	if (ret < 0)
+		ret = err__sys(-ret, "creating a temporary file for %s", final);
+	else
+		ret = draw(dir, name, expr, out, f.fd);
+	free(expr);
+	if (ret < 0) {
+		output__file_abort(&f);
+		return ret;
+	}
+	ret = output__file_commit(&f, false);
+	return ret < 0 ? err__sys(-ret, "writing %s", final) : 0;
 }

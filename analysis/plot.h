@@ -21,8 +21,9 @@ void plot__file_name(char *out, size_t len, const char *base,
 
 /* Runs gnuplot in `dir` on script `name` with `vars` (gnuplot commands,
  * typically "in='x.csv'; fmt='png'; ..."), which must not set `out`:
- * the plot is written to dir/out through a temporary file and renamed
- * into place only when gnuplot succeeded and wrote something. 0 or
+ * gnuplot draws to its stdout, a temporary file made in `dir` (never a
+ * name gnuplot opens, so never through a planted link), which is renamed
+ * to dir/out only when gnuplot succeeded and wrote something. 0 or
  * -errno with a message (-ENOENT: no gnuplot; -EINVAL: `out` is not
  * a name plot__file_name makes). */
 int plot__run(const char *dir, const char *name, const char *vars,

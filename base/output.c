@@ -4,14 +4,20 @@
 #include "err.h"
 #include "regfile.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Names tried before giving up on a directory full of our temporaries. */
+#define TEMP_TRIES 100
 
 int output__text_open(struct output_text *t)
 {
@@ -42,15 +48,6 @@ int output__text_write(struct output_text *t, const char *dir,
 	free(t->text);
 	t->text = NULL;
 	return ret;
-}
-
-/* mkstemp creates 0600; results are for sharing, so use the umask. */
-static void fchmod_default(const char *path)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	chmod(path, 0666 & ~mask);
 }
 
 /* Appends a newline to a malloc'ed string; frees it on failure. */
@@ -106,34 +103,132 @@ int output__write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* Random bytes for the XXXXXX of a temporary name, from getrandom, or
+ * the clock when it has none to give yet (as mkstemp does): O_EXCL, not
+ * the name, is what makes the file ours, the name only makes it hard to
+ * plant anything in its way. */
+static void random_name(char x[6])
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	uint64_t r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+		     (uint64_t)getpid() << 40) * 0x9e3779b97f4a7c15ull;
+	}
+	for (int i = 0; i < 6; i++, r /= sizeof(set) - 1)
+		x[i] = set[r % (sizeof(set) - 1)];
+}
+
+/* "DIR/.BASE.XXXXXX" for path "DIR/BASE" (".BASE.XXXXXX" without DIR). */
+static int temp_template(char tmp[PATH_MAX], const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int dir_len = slash ? (int)(slash - path + 1) : 0;
+
+	if (!*base)
+		return -EISDIR;
+	if (snprintf(tmp, PATH_MAX, "%.*s.%s.XXXXXX", dir_len, path, base) >=
+	    PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int output__file_open(struct output_file *f, const char *path, mode_t mode)
+{
+	size_t len = strlen(path);
+	int ret = len < sizeof(f->path) ? temp_template(f->tmp, path)
+					: -ENAMETOOLONG;
+
+	f->fd = -1;
+	if (ret < 0) {
+		f->tmp[0] = '\0';
+		return ret;
+	}
+	memcpy(f->path, path, len + 1);
+	for (int i = 0; i < TEMP_TRIES; i++) {
+		random_name(f->tmp + strlen(f->tmp) - 6);
+		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				     O_CLOEXEC, mode);
+		if (f->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	ret = -errno;
+	f->tmp[0] = '\0';
+	return ret;
+}
+
+int output__file_commit(struct output_file *f, bool sync)
+{
+	int ret = sync && fsync(f->fd) < 0 ? -errno : 0;
+
+	if (close(f->fd) < 0 && ret == 0)
+		ret = -errno;
+	f->fd = -1;
+	if (ret == 0 && rename(f->tmp, f->path) < 0)
+		ret = -errno;
+	if (ret < 0)
+		unlink(f->tmp);
+	f->tmp[0] = '\0';
+	return ret;
+}
+
+void output__file_abort(struct output_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->tmp[0])
+		unlink(f->tmp);
+	f->fd = -1;
+	f->tmp[0] = '\0';
+}
+
+int output__mkdtemp(char *tmpl)
+{
+	size_t len = strlen(tmpl);
+
+	if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX"))
+		return -EINVAL;
+	for (int i = 0; i < TEMP_TRIES; i++) {
+		random_name(tmpl + len - 6);
+		if (mkdir(tmpl, 0777) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	return -errno;
+}
+
+int output__write_path(const char *path, const char *data, size_t len)
+{
+	struct output_file f;
+	int ret = output__file_open(&f, path, 0666);
+
+	if (ret < 0)
+		return err__sys(-ret, "creating a temporary file for %s", path);
+	ret = output__write_all(f.fd, data, len);
+	if (ret < 0)
+		output__file_abort(&f);
+	else
+		ret = output__file_commit(&f, true);
+	return ret < 0 ? err__sys(-ret, "writing %s", path) : 0;
+}
+
 int output__write_file(const char *dir, const char *name, const char *data,
 		       size_t len)
 {
-	char final[PATH_MAX], tmp[PATH_MAX];
-	int fd, ret;
+	char final[PATH_MAX];
 
-	if (snprintf(final, sizeof(final), "%s/%s", dir, name) >= PATH_MAX ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= PATH_MAX)
+	if (snprintf(final, sizeof(final), "%s/%s", dir, name) >= PATH_MAX)
 		return err__set(ENAMETOOLONG, "path %s/%s is too long", dir,
 				name);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return err__sys(errno, "creating a temporary file in %s", dir);
-	ret = output__write_all(fd, data, len);
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0) {
-		fchmod_default(tmp);
-		if (rename(tmp, final) < 0)
-			ret = -errno;
-	}
-	if (ret < 0) {
-		unlink(tmp);
-		return err__sys(-ret, "writing %s", final);
-	}
-	return 0;
+	return output__write_path(final, data, len);
 }
 
 int output__write_json(const char *dir, const char *name, const json_t *doc)

@@ -6,6 +6,9 @@
 #include "timeline.h"
 
 #include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 /* snprintf for paths: -ENAMETOOLONG with a message instead of a cut
  * path. */
@@ -19,8 +22,41 @@ int output__mkdirs(const char *dir);
  * -errno (no message: callers name the file). */
 int output__write_all(int fd, const void *data, size_t len);
 
-/* Writes `len` bytes to dir/name through a temporary file, fsync and
- * rename. 0 or -errno with a message. */
+/* A file being made beside its final name: every file coldstart writes
+ * next to user data goes through one. The temporary is created in the
+ * destination directory under a random name (".NAME.XXXXXX") with
+ * O_CREAT | O_EXCL | O_NOFOLLOW, so it is always a new file of ours and
+ * never a link someone planted; it is written through `fd` and renamed
+ * over `path`. rename() never follows links: a symlink at `path` itself
+ * is replaced, not written through. */
+struct output_file {
+	int fd;
+	char tmp[PATH_MAX];
+	char path[PATH_MAX];
+};
+
+/* Creates the temporary for `path` with `mode` less the umask (no chmod,
+ * by path or descriptor). 0 or -errno, no message (callers name the
+ * file); f->fd is -1 on failure. */
+int output__file_open(struct output_file *f, const char *path, mode_t mode);
+
+/* Closes the temporary (after fsync when `sync`) and renames it over
+ * f->path; removes it on any failure. 0 or -errno, no message. */
+int output__file_commit(struct output_file *f, bool sync);
+
+/* Closes and removes the temporary (nothing when it was never made). */
+void output__file_abort(struct output_file *f);
+
+/* Makes a new directory from `tmpl`, whose last six bytes are "XXXXXX"
+ * and become random, with mode 0777 less the umask (mkdtemp's 0700 would
+ * need a chmod by path). 0 or -errno, no message. */
+int output__mkdtemp(char *tmpl);
+
+/* Writes `len` bytes to `path` through a temporary file (output_file),
+ * fsync and rename. 0 or -errno with a message. */
+int output__write_path(const char *path, const char *data, size_t len);
+
+/* The same for dir/name. */
 int output__write_file(const char *dir, const char *name, const char *data,
 		       size_t len);
 

@@ -8,10 +8,12 @@
 #include "run_probes.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MiB ((uint64_t)1 << 20)
 
@@ -97,13 +99,28 @@ int run_linux__check_guest(const char *cmd, const char *kernel,
 int run_linux__open_console(const char *path, bool json, bool quiet,
 			    FILE **out)
 {
+	int fd;
+
 	if (!path || !strcmp(path, "-")) {
 		*out = quiet ? NULL : json ? stderr : stdout;
 		return 0;
 	}
-	*out = fopen(path, "w");
-	if (!*out)
+	/* a log read while the guest runs (and after a kill), so written
+	 * in place rather than renamed in at the end; but never through a
+	 * link someone left at the name (a device or FIFO named directly
+	 * is still opened) */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0666);
+	if (fd < 0)
+		return errno == ELOOP
+			       ? err__set(ELOOP, "--console %s is a symbolic "
+					  "link; not writing through it", path)
+			       : err__sys(errno, "--console %s", path);
+	*out = fdopen(fd, "w");
+	if (!*out) {
+		close(fd);
 		return err__sys(errno, "--console %s", path);
+	}
 	setvbuf(*out, NULL, _IOLBF, 0);
 	return 0;
 }

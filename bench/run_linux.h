@@ -41,9 +41,10 @@ int run_linux__check_guest(const char *cmd, const char *kernel,
 			   uint64_t mem_size, unsigned int nr_vcpus,
 			   bool allow_pvm);
 
-/* The console for --console PATH: a line-buffered file; for NULL or "-"
- * stdout, stderr under `json`, nothing (NULL) under `quiet`. 0, or -errno
- * with a message. */
+/* The console for --console PATH: a line-buffered file, written in place
+ * (it is read while the guest runs) and refused (-ELOOP) when PATH is a
+ * symbolic link; for NULL or "-" stdout, stderr under `json`, nothing
+ * (NULL) under `quiet`. 0, or -errno with a message. */
 int run_linux__open_console(const char *path, bool json, bool quiet,
 			    FILE **out);
 

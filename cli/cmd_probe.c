@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "output.h"
 #include "probe_report.h"
 
 #include <fcntl.h>
@@ -214,7 +215,7 @@ static void wait_target(pid_t pid, uint64_t duration_ns)
 static int report(const struct probe_cli *o, const struct probes_report *r)
 {
 	struct probe_report_opts ro = { .origin_ns = r->start_ns };
-	FILE *csv;
+	struct output_text csv;
 	json_t *doc;
 	int ret = 0;
 
@@ -230,13 +231,18 @@ static int report(const struct probe_cli *o, const struct probes_report *r)
 	}
 	if (!o->csv)
 		return 0;
-	csv = fopen(o->csv, "w");
-	if (!csv)
-		return err__sys(errno, "creating %s", o->csv);
-	ret = probe_report__write_csv(csv, r, &ro);
-	if (fclose(csv) || ret < 0)
-		return err__sys(EIO, "writing %s", o->csv);
-	return 0;
+	/* built in memory, then a new file beside o->csv renamed over it:
+	 * never written through a link someone left at that name */
+	ret = output__text_open(&csv);
+	if (ret < 0)
+		return ret;
+	ret = probe_report__write_csv(csv.f, r, &ro);
+	if (output__text_close(&csv, o->csv) < 0)
+		return -ENOMEM;
+	ret = ret < 0 ? err__sys(-ret, "writing %s", o->csv)
+		      : output__write_path(o->csv, csv.text, csv.len);
+	free(csv.text);
+	return ret;
 }
 
 /* Attaches to the target (starting COMMAND if given), waits, reports. */

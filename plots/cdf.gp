@@ -28,7 +28,8 @@ if (fmt eq 'svg') {
 } else {
 	set terminal pngcairo size 1200,600 noenhanced font 'sans,10'
 }
-set output out
+# out='' draws to stdout: coldstart hands gnuplot the file to draw into
+if (out eq '') { set output } else { set output out }
 set datafile separator ','
 set title title
 set xlabel sprintf('latency (%s, log scale)', unit)

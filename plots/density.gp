@@ -16,7 +16,8 @@ if (fmt eq 'svg') {
 } else {
 	set terminal pngcairo size 1000,600 noenhanced font 'sans,10'
 }
-set output out
+# out='' draws to stdout: coldstart hands gnuplot the file to draw into
+if (out eq '') { set output } else { set output out }
 set datafile separator ','
 set grid
 set key top left

@@ -34,7 +34,8 @@ if (fmt eq 'svg') {
 } else {
 	set terminal pngcairo size 1400,600 noenhanced font 'sans,10'
 }
-set output out
+# out='' draws to stdout: coldstart hands gnuplot the file to draw into
+if (out eq '') { set output } else { set output out }
 set datafile separator ','
 set logscale y 2
 set format y '%g'

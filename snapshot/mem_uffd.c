@@ -499,18 +499,13 @@ static int cmp_u32(const void *a, const void *b)
 /* Writes the recorded first-touch log next to the snapshot (temporary
  * file and rename, like every snapshot file). VMs restored from one
  * snapshot at once may all record: each writes its own temporary file
- * (named by thread ID, unique on the host while it runs) and the last
- * rename wins, so the file is always one whole log. */
+ * (a new file under a random name) and the last rename wins, so the file
+ * is always one whole log. */
 static void wset_write(struct uffd_state *u)
 {
-	char tmp[4096];
-
 	if (u->log_len > u->m->size / PAGE) /* wset_read would refuse it */
 		return;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", u->m->wset_path,
-		     (long)syscall(SYS_gettid)) < (int)sizeof(tmp))
-		mem_uffd__wset_write(u->m->wset_path, tmp, u->log,
-				     (uint32_t)u->log_len);
+	mem_uffd__wset_write(u->m->wset_path, u->log, (uint32_t)u->log_len);
 }
 
 /* Installs [first, last] pages with one read and one UFFDIO_COPY. */

@@ -26,10 +26,10 @@ int mem_uffd__kill_handler(struct guest_mem *m);
 int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,
 			uint32_t *count);
 
-/* Writes `n` pages as a working-set file at `path` through `tmp` (created
- * there, fsynced, renamed). 0 or -errno, no message. */
-int mem_uffd__wset_write(const char *path, const char *tmp,
-			 const uint32_t *pages, uint32_t n);
+/* Writes `n` pages as a working-set file at `path` through a new
+ * temporary file beside it (output__file_open: a random name, never a
+ * link), fsynced and renamed. 0 or -errno, no message. */
+int mem_uffd__wset_write(const char *path, const uint32_t *pages, uint32_t n);
 
 /* Installs [dst, dst + len) of a range registered with `uffd`: copied
  * from src, or zero pages when src is 0, in pages of `page` bytes, and

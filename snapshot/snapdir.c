@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "guest.h"
 #include "mem.h"
+#include "output.h"
 #include "regfile.h"
 #include "state_x86.h"
 #include "tmpdir.h"
@@ -39,7 +40,8 @@ int snapshot__write_file(const char *dir, const char *name, const void *data,
 
 	if (ret < 0)
 		return ret;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	if (fd < 0)
 		return err__sys(errno, "creating %s", path);
 	ret = fileio__pwrite_all(fd, data, len, 0);
@@ -56,18 +58,9 @@ int snapshot__new_file(const char *dir, const char *name)
 
 	if (fd < 0)
 		return fd;
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	return fd < 0 ? err__sys(errno, "creating %s", path) : fd;
-}
-
-/* mkdtemp creates 0700; a snapshot is meant to be shared like any file
- * the user creates, so follow the umask. */
-static void chmod_default(const char *dir)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	chmod(dir, 0777 & ~mask);
 }
 
 void snapshot__abort_dir(const char *dir)
@@ -175,10 +168,11 @@ int snapshot__begin_dir(const char *dir, bool replace, char tmp[PATH_MAX])
 	ret = tmpdir__template(dir, tmp);
 	if (ret < 0)
 		return ret;
-	if (!mkdtemp(tmp))
-		return err__sys(errno, "creating a directory next to %s", dir);
-	chmod_default(tmp);
-	return 0;
+	/* not mkdtemp, whose 0700 would need a chmod by path: a snapshot
+	 * is meant to be shared like any file the user creates */
+	ret = output__mkdtemp(tmp);
+	return ret < 0 ? err__sys(-ret, "creating a directory next to %s", dir)
+		       : 0;
 }
 
 static int read_state(struct snapshot *s)

@@ -2,6 +2,7 @@
 #include "mem_uffd.h"
 
 #include "err.h"
+#include "output.h"
 #include "regfile.h"
 
 #include <errno.h>
@@ -60,27 +61,23 @@ static int wset_read(const char *path, uint64_t pages, uint32_t **out,
 	return 0;
 }
 
-int mem_uffd__wset_write(const char *path, const char *tmp,
-			 const uint32_t *pages, uint32_t n)
+int mem_uffd__wset_write(const char *path, const uint32_t *pages, uint32_t n)
 {
 	struct wset_header h = { .count = n };
-	int fd;
+	struct output_file f;
+	int ret = output__file_open(&f, path, 0644);
 
+	if (ret < 0)
+		return ret;
 	memcpy(h.magic, WSET_MAGIC, 8);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, &h, sizeof(h)) == sizeof(h) &&
-	    write(fd, pages, n * 4ull) == (ssize_t)(n * 4ull) &&
-	    fsync(fd) == 0 && close(fd) == 0) {
-		if (rename(tmp, path) == 0)
-			return 0;
-		unlink(tmp);
-		return -EIO;
+	ret = output__write_all(f.fd, &h, sizeof(h));
+	if (ret == 0)
+		ret = output__write_all(f.fd, pages, n * 4ull);
+	if (ret < 0) {
+		output__file_abort(&f);
+		return ret;
 	}
-	close(fd);
-	unlink(tmp);
-	return -EIO;
+	return output__file_commit(&f, true);
 }
 
 int mem_uffd__wset_read(const char *path, uint64_t pages, uint32_t **out,

@@ -415,17 +415,16 @@ static void csv_row(FILE *f, const struct cand *x)
 static int write_csv(const char *dir, const struct sweep *sw)
 {
 	bool *done = calloc(sw->n ? sw->n : 1, sizeof(bool));
-	char path[PATH_MAX];
-	FILE *f;
+	struct output_text t;
+	int ret = done ? output__text_open(&t)
+		       : err__set(ENOMEM, "building pareto.csv");
 
-	snprintf(path, sizeof(path), "%s/pareto.csv", dir);
-	f = done ? fopen(path, "w") : NULL;
-	if (!f) {
+	if (ret < 0) {
 		free(done);
-		return err__sys(done ? errno : ENOMEM, "creating %s", path);
+		return ret;
 	}
 	fputs("policy,params,idle_vm_s,slo_metric,hit_pct,p99_ms,peak_mib,"
-	      "meets_slo,pareto\n", f);
+	      "meets_slo,pareto\n", t.f);
 	for (;;) {
 		ssize_t next = -1;
 
@@ -436,13 +435,13 @@ static int write_csv(const char *dir, const struct sweep *sw)
 		if (next < 0)
 			break;
 		done[next] = true;
-		csv_row(f, &sw->c[next]);
+		csv_row(t.f, &sw->c[next]);
 	}
 	for (size_t i = 0; i < sw->n; i++)
 		if (!done[i])
-			csv_row(f, &sw->c[i]);
+			csv_row(t.f, &sw->c[i]);
 	free(done);
-	return fclose(f) == 0 ? 0 : err__sys(errno, "writing %s", path);
+	return output__text_write(&t, dir, "pareto.csv");
 }
 
 static void draw(const char *dir, const struct slo *slo)

@@ -154,6 +154,17 @@ else
 fi
 
 expect 0 'stopped at boot complete' run --kernel "$TK_ELF" --allow-pvm --mem 32M --stop-at boot
+
+# linux.console_never_follows_links: --console FILE was opened with
+# fopen "w", writing through a symlink left at FILE (a file elsewhere
+# clobbered); a link there is now refused before the VM is made.
+echo victim >"$tmp/victim"
+ln -s victim "$tmp/linked.console"
+expect 1 'console .*linked.console is a symbolic link; not writing through it' \
+	run --kernel "$TK_ELF" --allow-pvm --mem 32M --stop-at boot \
+	--console "$tmp/linked.console"
+[ "$(cat "$tmp/victim")" = victim ] && ok ||
+	fail "run --console wrote through a link"
 grep -q 'workload done' "$out" && fail "ran past boot complete"
 expect 1 'guest shut down' run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.exit=shutdown
 expect 1 'guest kernel panic: Kernel panic - not syncing' run --kernel "$TK_ELF" \

@@ -546,6 +546,40 @@ if command -v gnuplot >/dev/null; then
 		ok || fail "the hostile group's plot is not in --out: $(ls "$dir/hp/out")"
 fi
 
+# report.outputs_never_follow_links: gnuplot drew each plot into
+# OUT/.NAME.tmp, a name anyone who can write to OUT could plant a symlink
+# at, and the link was written through (a file outside OUT clobbered) and
+# renamed into place. Every output is now a new file under a random name,
+# written through its descriptor and renamed; a link planted at a final
+# name is replaced, never written through.
+if command -v gnuplot >/dev/null; then
+	mkdir -p "$dir/sl/out"
+	echo victim >"$dir/sl/victim"
+	for p in cdf-lifecycle.png cdf-lifecycle.svg report.md; do
+		ln -s ../victim "$dir/sl/out/.$p.tmp"
+	done
+	ln -s ../victim "$dir/sl/out/series.csv"
+	mask=$(umask)
+	umask 027
+	expect 0 "report written" report "$dir/lifecycle.json" --out "$dir/sl/out"
+	umask "$mask"
+	[ "$(cat "$dir/sl/victim")" = victim ] && ok ||
+		fail "report wrote through a planted link: $(head -c 40 "$dir/sl/victim" | tr -dc '[:print:]')"
+	head -c 8 "$dir/sl/out/cdf-lifecycle.png" | grep -q PNG &&
+		grep -q "<svg" "$dir/sl/out/cdf-lifecycle.svg" &&
+		[ ! -L "$dir/sl/out/cdf-lifecycle.png" ] &&
+		[ ! -L "$dir/sl/out/series.csv" ] &&
+		grep -q "^label,bench,series," "$dir/sl/out/series.csv" &&
+		grep -q "inproc.coldstart" "$dir/sl/out/report.md" &&
+		ok || fail "report's outputs beside planted links: $(ls -l "$dir/sl/out")"
+	# the umask, not a chmod, gives the mode: 0666 less 027
+	[ "$(stat -c %a "$dir/sl/out/report.md" "$dir/sl/out/cdf-lifecycle.png" |
+		sort -u)" = 640 ] && ok ||
+		fail "outputs' modes: $(stat -c '%n %a' "$dir/sl/out"/*)"
+	[ "$(ls -A "$dir/sl/out" | grep -c '^\.')" -eq 3 ] && ok ||
+		fail "temporaries left in --out: $(ls -A "$dir/sl/out")"
+fi
+
 # Bad inputs: usage errors naming the file and the problem; nothing written.
 echo 'this is { not json' >"$dir/garbage.json"
 echo '{"schema": 2, "bench": "lifecycle", "series": []}' >"$dir/schema2.json"

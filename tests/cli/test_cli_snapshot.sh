@@ -78,6 +78,33 @@ json_check 'd["memory"]["bytes_read"] == 0' "$tmp/restore-mmap.json"
 # Restoring reads the snapshot only.
 if [ "$(sums "$tmp/s")" = "$ref" ]; then ok; else fail "restore modified the snapshot"; fi
 
+# --- the working set, recorded beside planted links --------------------------
+# snapshot.wset_never_follows_links: prefetch recorded DIR/wset through
+# DIR/wset.tmp.TID, opened with O_CREAT | O_TRUNC: a symlink planted at
+# that name (the thread IDs come next to the last pid) was written
+# through, clobbering a file outside DIR, and renamed in as DIR/wset. The
+# temporary is now a new file under a random name. Links at every name
+# the next thread IDs could give; the restore runs under the default
+# --seccomp kill.
+d=$(copy wsetlink)
+echo victim >"$tmp/victim"
+python3 - "$d" <<'PY'
+import os, sys
+last = int(open("/proc/sys/kernel/ns_last_pid").read())
+for tid in range(last + 1, last + 3000):
+    os.symlink("../victim", "%s/wset.tmp.%d" % (sys.argv[1], tid))
+PY
+expect 0 'matches the prediction' snapshot restore "$d" --mem-restore prefetch
+[ "$(cat "$tmp/victim")" = victim ] && ok ||
+	fail "recording the working set wrote through a planted link"
+[ -f "$d/wset" ] && [ ! -L "$d/wset" ] && head -c 8 "$d/wset" | grep -q CSWSET01 &&
+	ok || fail "no working set recorded beside the links: $(ls -l "$d/wset")"
+[ "$(ls -A "$d" | grep -cv '^wset\.tmp\.[0-9]*$')" -eq 3 ] && ok ||
+	fail "temporaries left in $d: $(ls -A "$d" | grep -v '^wset\.tmp\.[0-9]*$')"
+expect 0 '"success": true' snapshot restore "$d" --mem-restore prefetch --json
+json_check 'd["memory"]["bytes_read"] > 0' "$out"
+rm -rf "$d"
+
 # --- two vCPUs --------------------------------------------------------------
 expect 0 'memory 10\.0 MiB' snapshot create "$tmp/s2" --vcpus 2 --init 4M \
 	--ws 8M --pattern random --op write --seed 5

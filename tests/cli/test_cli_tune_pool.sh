@@ -251,5 +251,26 @@ expect 0 'tune-pool.json left out' report "$tmp/res/density.json" \
 expect 0 'results written' tune pool "${A[@]}" --slo p99=10ms --out "$tmp/o5"
 [ ! -e "$tmp/o5/report.md" ] && ok || fail "no report.md made from nothing"
 
+# tune_pool.outputs_never_follow_links: pareto.png was drawn into
+# OUT/.pareto.png.tmp and pareto.csv opened with fopen "w", both writing
+# through a symlink planted there (a file outside OUT clobbered). Each is
+# now a new file under a random name in OUT, renamed into place; a link
+# at the final name is replaced, never written through.
+mkdir -p "$tmp/o6"
+echo victim >"$tmp/victim"
+ln -s ../victim "$tmp/o6/.pareto.png.tmp"
+ln -s ../victim "$tmp/o6/pareto.csv"
+expect 0 'results written' tune pool "${A[@]}" --slo p99=10ms --out "$tmp/o6"
+[ "$(cat "$tmp/victim")" = victim ] && ok ||
+	fail "tune pool wrote through a planted link: $(head -c 40 "$tmp/victim" | tr -dc '[:print:]')"
+[ ! -L "$tmp/o6/pareto.csv" ] && grep -q '^policy,params,' "$tmp/o6/pareto.csv" &&
+	ok || fail "pareto.csv beside a planted link: $(ls -l "$tmp/o6")"
+if command -v gnuplot >/dev/null; then
+	[ ! -L "$tmp/o6/pareto.png" ] &&
+		head -c 8 "$tmp/o6/pareto.png" | grep -q PNG &&
+		[ "$(ls -A "$tmp/o6" | grep -c '^\.')" -eq 1 ] &&
+		ok || fail "pareto.png beside a planted link: $(ls -lA "$tmp/o6")"
+fi
+
 expect 0 'Usage: coldstart tune pool' tune pool --help
 finish

@@ -109,7 +109,7 @@ static void zmem_seed(const char *name, unsigned int pattern, uint64_t size)
 
 static void wset_seed(const char *name, uint32_t n, uint32_t step)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX];
 	uint32_t *pages = calloc(n ? n : 1, 4);
 
 	for (uint32_t i = 0; i < n; i++)
@@ -117,8 +117,7 @@ static void wset_seed(const char *name, uint32_t n, uint32_t step)
 	snprintf(dir, sizeof(dir), "%s/wset", out);
 	mkdir(dir, 0755);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (mem_uffd__wset_write(path, tmp, pages, n) < 0)
+	if (mem_uffd__wset_write(path, pages, n) < 0)
 		exit(1);
 	free(pages);
 }

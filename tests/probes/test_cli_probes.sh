@@ -53,6 +53,19 @@ else
 	echo "FAIL: the fault CSV lacks 512 guest faults"; head -3 "$tmp/faults.csv"
 	failed=$((failed + 1))
 fi
+# probe.csv_never_follows_links: --csv FILE was opened with fopen "w",
+# writing through a symlink left at FILE (a file elsewhere clobbered);
+# it is now a new file beside FILE renamed over it, replacing the link.
+echo victim >"$tmp/victim"
+ln -s victim "$tmp/linked.csv"
+expect 0 '' probe --csv "$tmp/linked.csv" -- "$COLDSTART" run -q --init 2M --mem-backend memfd
+if [ "$(cat "$tmp/victim")" = victim ] && [ ! -L "$tmp/linked.csv" ] &&
+   head -1 "$tmp/linked.csv" | grep -q '^time_ms,kind,'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: probe --csv wrote through a link: $(head -c 40 "$tmp/victim")"
+	failed=$((failed + 1))
+fi
 expect 1 'probe: false exited with 1' probe -- false
 
 # Without permission to load BPF (an unprivileged user): 77 and why.
