@@ -1,7 +1,8 @@
 #!/bin/bash
 # --jail's usage errors, on any host (they come before KVM is opened): a
 # missing DIR, a file, a non-empty DIR, jail options without --jail, bad
-# ids and limits, for run, snapshot restore and pool serve.
+# ids and limits (garbage around a number too), for run, snapshot restore
+# and pool serve.
 # Usage: test_cli_jail_usage.sh COLDSTART
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
@@ -21,6 +22,14 @@ expect 2 "--uid: 'bob' is not a numeric id" run --jail "$tmp/empty" --uid bob
 expect 2 "--gid: '-1' is not a numeric id" run --jail "$tmp/empty" --gid -1
 expect 2 "--cpus: '0' is not a number" run --jail "$tmp/empty" --cpus 0
 expect 2 "--memory: '12X' is not a size" run --jail "$tmp/empty" --memory 12X
+# garbage around a size or a CPU count is refused, not read as a suffix
+# (a trailing space was once 1024 TiB)
+for m in '1024 ' ' 1024' '' '-1' '0' '5T' '1.5G' '99999999999999999999'; do
+	expect 2 "--memory: '$m' is not a size" run --jail "$tmp/empty" --memory "$m"
+done
+for c in '1 ' ' 1' '' '-1' '1e0' '0x1p0' 'inf' '4097'; do
+	expect 2 "--cpus: '$c' is not a number" run --jail "$tmp/empty" --cpus "$c"
+done
 expect 2 '--probes and --jail exclude each other' run --jail "$tmp/empty" --probes
 # snapshot restore checks DIR before it looks for KVM (a snapshot is
 # made by a KVM host: a state file is enough to reach the jail's check)
