@@ -1,7 +1,8 @@
 /* KVM tests of the pool's socket server (serve.h) over a real warm pool of
  * probe guests: each op and its reply, malformed lines answered while the
  * connection goes on, requests in order, concurrent clients, clients that
- * leave mid-request, the connection cap, drain, the socket file's life
+ * leave mid-request, a full server making room by closing the connection
+ * idle longest, the idle timeout, drain, the socket file's life
  * (mode 0600; a live server's path refused, a regular file kept, a stale
  * socket replaced; removed at the end) and no descriptor leaked. Exits 77
  * without a usable /dev/kvm. */
@@ -46,6 +47,7 @@ struct server_run {
 	char path[128], log_path[128];
 	FILE *log;
 	volatile sig_atomic_t stop;
+	uint64_t idle_timeout_ns; /* 0: the default */
 	pthread_t thread;
 	int ret;
 	bool done; /* atomic */
@@ -232,8 +234,13 @@ static void wait_log(const struct server_run *r, const char *needle)
 static void *server_main(void *arg)
 {
 	struct server_run *r = arg;
+	struct pool_listener l;
 
-	r->ret = pool_serve__run(pool, r->path, &r->stop, r->log);
+	r->ret = pool_serve__listen(&l, r->path);
+	if (r->ret == 0 && r->idle_timeout_ns)
+		l.idle_timeout_ns = r->idle_timeout_ns;
+	if (r->ret == 0)
+		r->ret = pool_serve__run_on(pool, &l, &r->stop, r->log);
 	if (r->ret < 0)
 		fprintf(stderr, "server: %s\n", err__last());
 	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
@@ -245,15 +252,16 @@ static bool server_done(struct server_run *r)
 	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
 }
 
-/* Starts a server at the path (NULL: a new one in dir) and waits until it
- * takes connections. */
-static struct server_run *start_server(const char *path)
+/* Starts a server at the path (NULL: a new one in dir), with an idle
+ * timeout (0: the default), and waits until it takes connections. */
+static struct server_run *start_server(const char *path, uint64_t idle_ns)
 {
 	struct server_run *r = calloc(1, sizeof(*r));
 	struct stat st;
 	int fd = -1;
 
 	assert_non_null(r);
+	r->idle_timeout_ns = idle_ns;
 	servers++;
 	if (path)
 		snprintf(r->path, sizeof(r->path), "%s", path);
@@ -298,7 +306,7 @@ static void end_server(struct server_run *r, bool stop)
 
 static int setup_server(void **state)
 {
-	*state = start_server(NULL);
+	*state = start_server(NULL, 0);
 	return 0;
 }
 
@@ -598,50 +606,62 @@ static void test_client_leaves(void **state)
 	close(fd);
 }
 
-static void test_connection_cap(void **state)
+/* A full server (SERVE_MAX_CONNS open, all idle) takes a new client:
+ * the connection idle longest is closed to make room, the others go on. */
+static void test_full_server_evicts_idlest(void **state)
 {
 	struct server_run *r = *state;
-	int fds[SERVE_MAX_CONNS], extra = -1;
-	json_t *rep;
+	int fds[SERVE_MAX_CONNS], extra;
 
-	for (int i = 0; i < SERVE_MAX_CONNS; i++)
+	/* each answered in turn: fds[0] has waited longest for a line */
+	for (int i = 0; i < SERVE_MAX_CONNS; i++) {
 		fds[i] = client(r);
-	/* the last one answers: the server accepted every one before it */
-	json_decref(stats(fds[SERVE_MAX_CONNS - 1]));
-
-	extra = client(r);
-	rep = reply(extra);
-	assert_false(ok(rep));
-	assert_non_null(strstr(json_string_value(json_object_get(rep,
-								 "error")),
-			       "connections"));
-	json_decref(rep);
-	assert_null(read_line(extra));
-	close(extra);
-	wait_log(r, "connection refused: ");
-
-	/* a place freed is taken again */
-	close(fds[0]);
-	fds[0] = -1;
-	for (int i = 0; i < 100 && fds[0] < 0; i++) {
-		static const char req[] = "{\"op\":\"stats\"}\n";
-		int fd = client(r);
-
-		/* refused before it is sent, the request fails (EPIPE), but
-		 * the refusal is there to read */
-		send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL);
-		rep = reply(fd);
-		if (ok(rep)) {
-			fds[0] = fd;
-		} else {
-			close(fd);
-			sleep_ms(20);
-		}
-		json_decref(rep);
+		json_decref(stats(fds[i]));
 	}
-	assert_true(fds[0] >= 0);
+	extra = client(r);
+	json_decref(stats(extra));
+	assert_null(read_line(fds[0]));
+	wait_log(r, "its place went to a new connection");
+	/* the next one in line has not lost its place: nothing more came */
+	json_decref(stats(fds[1]));
+	json_decref(stats(fds[SERVE_MAX_CONNS - 1]));
+	close(extra);
 	for (int i = 0; i < SERVE_MAX_CONNS; i++)
 		close(fds[i]);
+}
+
+/* Idle connections are closed after the idle timeout, however many: a
+ * server full of them serves a new client once they are gone, and bytes
+ * that trickle in without a whole line do not put the timeout off. */
+static void test_idle_timeout(void **state)
+{
+	static const char req[] = "{\"op\":\"stats\"}";
+	struct server_run *r = start_server(NULL, SECOND / 2);
+	int fds[SERVE_MAX_CONNS], slow, fd;
+	struct pollfd pfd;
+
+	(void)state;
+	for (int i = 0; i < SERVE_MAX_CONNS; i++)
+		fds[i] = client(r);
+	/* read_line waits REPLY_TIMEOUT_MS at most: no test hangs */
+	for (int i = 0; i < SERVE_MAX_CONNS; i++) {
+		assert_null(read_line(fds[i]));
+		close(fds[i]);
+	}
+	wait_log(r, "no request line within the idle timeout, 0.5 s");
+	fd = client(r);
+	json_decref(stats(fd));
+	close(fd);
+
+	/* a byte every 100 ms, well under the timeout each: closed all the
+	 * same, long before the 300 bytes of the trickle are out */
+	slow = client(r);
+	pfd = (struct pollfd){ .fd = slow, .events = POLLIN };
+	for (int i = 0; i < 300 && poll(&pfd, 1, 100) == 0; i++)
+		send(slow, &req[i % (sizeof(req) - 1)], 1, MSG_NOSIGNAL);
+	assert_null(read_line(slow));
+	close(slow);
+	end_server(r, true);
 }
 
 /* A second server on the path of a live one, a regular file, a
@@ -704,7 +724,7 @@ static void test_stale_socket_replaced(void **state)
 	close(fd);
 	assert_int_equal(try_connect(addr.sun_path), -ECONNREFUSED);
 
-	r = start_server(addr.sun_path);
+	r = start_server(addr.sun_path, 0);
 	fd = client(r);
 	json_decref(stats(fd));
 	close(fd);
@@ -809,7 +829,8 @@ int main(void)
 		SERVED(test_id_echoed),
 		SERVED(test_order_and_concurrency),
 		SERVED(test_client_leaves),
-		SERVED(test_connection_cap),
+		SERVED(test_full_server_evicts_idlest),
+		cmocka_unit_test(test_idle_timeout),
 		SERVED(test_path_refused),
 		cmocka_unit_test(test_stale_socket_replaced),
 		SERVED(test_drain),
