@@ -24,7 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT };
+enum {
+	OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
+};
 
 static void usage(FILE *out)
 {
@@ -57,6 +60,14 @@ static void usage(FILE *out)
 	      "  {\"op\": \"resize\", \"size\": N}  a new target\n"
 	      "  {\"op\": \"drain\"}          finish and stop\n"
 	      "  --socket PATH        the socket (made with mode 0600)\n"
+	      "  --idle-timeout DUR   a connection that sends no whole request "
+	      "line for DUR\n"
+	      "                       after its opening or its last reply is "
+	      "closed (default\n"
+	      "                       30s, 0: never); and once 256 "
+	      "connections are open, a\n"
+	      "                       new one takes the place of the one "
+	      "idle longest\n"
 	      "  --jail DIR|off       the pool's process, once its socket is "
 	      "bound and its\n"
 	      "                       snapshot open, runs jailed: new "
@@ -84,10 +95,14 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* --idle-timeout: a day at most */
+#define MAX_IDLE_TIMEOUT_NS (86400 * 1000000000ull)
+
 struct pool_cmd {
 	struct pool_cli pc;
 	bool serve, json;
-	uint64_t requests, interval_ns, fill_timeout_ns;
+	uint64_t requests, interval_ns, fill_timeout_ns, idle_timeout_ns;
+	bool idle_given;
 	const char *socket;
 	struct jail_opts jail; /* serve: on by default, a private DIR */
 };
@@ -101,6 +116,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "fill-timeout", required_argument, NULL, OPT_FILL_TIMEOUT },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 		POOL_CLI_OPTIONS,
 		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +127,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 	jail__init(&o->jail);
 	o->requests = 100;
 	o->fill_timeout_ns = 60000000000ull;
+	o->idle_timeout_ns = SERVE_IDLE_TIMEOUT_S * 1000000000ull;
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "hn:", options,
@@ -136,6 +153,14 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 			ret = args__duration("--fill-timeout", optarg,
 					     &o->fill_timeout_ns);
 			break;
+		case OPT_IDLE_TIMEOUT:
+			o->idle_given = true;
+			ret = args__duration("--idle-timeout", optarg,
+					     &o->idle_timeout_ns);
+			if (ret == 0 && o->idle_timeout_ns > MAX_IDLE_TIMEOUT_NS)
+				ret = err__set(EINVAL, "--idle-timeout %s: at "
+					       "most a day", optarg);
+			break;
 		case '?':
 			return args__bad_option(argv);
 		default:
@@ -152,6 +177,8 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		ret = err__set(EINVAL, "serve needs --socket PATH");
 	if (ret == 0 && !o->serve && o->socket)
 		ret = err__set(EINVAL, "--socket is for 'pool serve'");
+	if (ret == 0 && !o->serve && o->idle_given)
+		ret = err__set(EINVAL, "--idle-timeout is for 'pool serve'");
 	if (ret == 0)
 		ret = pool_cli__finish(&o->pc);
 	/* a server is jailed unless told otherwise: in a private DIR */
@@ -333,6 +360,7 @@ static int serve_pool(struct pool_cmd *o)
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
 			o->pc.cfg.size, pool__hold_name(o->pc.cfg.hold),
 			o->socket);
+		l.idle_timeout_ns = o->idle_timeout_ns;
 		ret = pool_serve__run_on(p, &l, &pool_cli__stop, stderr);
 	} else if (o->serve) { /* not filled: the socket goes unused */
 		close(l.fd);

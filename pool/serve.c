@@ -43,16 +43,18 @@ struct server {
 	const char *path;
 	volatile sig_atomic_t *stop;
 	FILE *log;
-	int lfd;         /* the listening socket */
+	struct pool_listener *l; /* the listening socket and its file */
 	int efd;         /* readable once stopping */
-	bool bound;      /* the socket file at path is ours: */
-	dev_t dev;       /* its device and inode, so that only it is removed */
-	ino_t ino;
 	bool stopping;   /* atomic */
 	bool starved;    /* accept() is out of descriptors or memory */
 	struct conn *conns; /* the accepting thread's alone */
 	unsigned int nconns, next_id;
 };
+
+/* A connection waiting for a request line is idle: the accepting thread
+ * may take its place for a new one (CONN_EVICTED) until it has a line
+ * whole; the claim and the eviction are compare-and-swaps. */
+enum conn_state { CONN_BUSY, CONN_WAITING, CONN_EVICTED };
 
 struct conn {
 	struct server *srv;
@@ -61,6 +63,10 @@ struct conn {
 	pthread_t thread;
 	bool finished; /* atomic: its thread is returning */
 	bool drain;    /* it asked to drain: stop once the reply is out */
+	bool idled;    /* closed: no whole line within the idle timeout */
+	int state;     /* atomic: enum conn_state */
+	uint64_t idle_since; /* atomic: when it began to wait for a line */
+	uint64_t idle_until; /* timeline__now() the next line is due by */
 	struct conn *next;
 	uint64_t requests;
 	char *buf;     /* SERVE_MAX_LINE + 1: a longest line, its newline */
@@ -336,8 +342,23 @@ static json_t *answer(struct conn *c, const char *line, size_t n,
 
 /* ---- one connection ---- */
 
-/* Reads what the client sent: > 0 bytes, 0 at its end or at a stop, or
- * -errno. */
+/* How long poll() may wait for the next line: -1 for ever, 0 once it is
+ * overdue. */
+static int idle_ms(const struct conn *c)
+{
+	uint64_t now = timeline__now(), ms;
+
+	if (!c->srv->l->idle_timeout_ns)
+		return -1;
+	if (now >= c->idle_until)
+		return 0;
+	/* rounded up: poll() must not wake a little early, again and again */
+	ms = (c->idle_until - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Reads what the client sent: > 0 bytes, 0 at its end, at a stop or
+ * when the next line is overdue (c->idled), or -errno. */
 static int read_more(struct conn *c)
 {
 	struct pollfd pfd[2] = {
@@ -345,9 +366,15 @@ static int read_more(struct conn *c)
 		{ .fd = c->srv->efd, .events = POLLIN },
 	};
 	ssize_t n;
+	int got;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		got = poll(pfd, 2, idle_ms(c));
+		if (got == 0) {
+			c->idled = true;
+			return 0;
+		}
+		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -365,9 +392,30 @@ static int read_more(struct conn *c)
 	}
 }
 
+/* The connection waits for a line: idle, evictable. */
+static void begin_wait(struct conn *c)
+{
+	if (__atomic_load_n(&c->state, __ATOMIC_RELAXED) != CONN_BUSY)
+		return;
+	__atomic_store_n(&c->idle_since, timeline__now(), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->state, CONN_WAITING, __ATOMIC_RELEASE);
+}
+
+/* A line is whole: the connection serves it, unless it was evicted. */
+static bool claim(struct conn *c)
+{
+	int want = CONN_WAITING;
+
+	return __atomic_compare_exchange_n(&c->state, &want, CONN_BUSY, false,
+					   __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE) ||
+	       want == CONN_BUSY;
+}
+
 /* The next line into *line (its newline replaced by NUL) and *n: 1; or
  * LINE_TOO_LONG for a line longer than SERVE_MAX_LINE, dropped; 0 at the
- * connection's end or a stop; or -errno. */
+ * connection's end, a stop, its idle timeout or its eviction; or
+ * -errno. */
 static int next_line(struct conn *c, char **line, size_t *n)
 {
 	char *nl;
@@ -377,8 +425,12 @@ static int next_line(struct conn *c, char **line, size_t *n)
 	c->len -= c->used;
 	c->used = 0;
 	c->seen = 0;
+	/* bytes that trickle in do not put it off: the whole line is due */
+	c->idle_until = timeline__now() + c->srv->l->idle_timeout_ns;
 	for (;;) {
 		nl = memchr(c->buf + c->seen, '\n', c->len - c->seen);
+		if (nl && !claim(c))
+			return 0;
 		if (nl) {
 			c->used = (size_t)(nl - c->buf) + 1;
 			if (c->overlong) {
@@ -396,6 +448,7 @@ static int next_line(struct conn *c, char **line, size_t *n)
 			c->overlong = true;
 			c->len = c->seen = 0;
 		}
+		begin_wait(c);
 		ret = read_more(c);
 		if (ret <= 0)
 			return ret;
@@ -498,9 +551,19 @@ static void *conn_thread(void *arg)
 		why = "its client read no reply for a while after the stop";
 	else if (ret < 0)
 		why = strerror_r(-ret, ebuf, sizeof(ebuf));
+	else if (c->idled && snprintf(ebuf, sizeof(ebuf), "no request line "
+				       "within the idle timeout, %.3g s",
+				       (double)s->l->idle_timeout_ns / 1e9))
+		why = ebuf;
+	else if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CONN_EVICTED)
+		why = "the server was full, and it had waited longest for a "
+		      "request: its place went to a new connection";
 	else
 		why = stopping(s) ? "the server stops" : "the client closed it";
-	close(c->fd);
+	/* the client sees its end now; the descriptor is closed when the
+	 * thread is joined, by the thread that evicts, so that it never
+	 * shuts a number down that was closed and given to another file */
+	shutdown(c->fd, SHUT_RDWR);
 	say(s, "connection %u closed after %" PRIu64 " requests: %s", c->id,
 	    c->requests, why);
 	__atomic_store_n(&c->finished, true, __ATOMIC_RELEASE);
@@ -525,22 +588,74 @@ static void refuse(struct server *s, int fd, const char *why)
 	say(s, "connection refused: %s", why);
 }
 
+/* Joins the thread of the connection *pc, closes it and unlinks it. */
+static void drop(struct server *s, struct conn **pc)
+{
+	struct conn *c = *pc;
+
+	*pc = c->next;
+	pthread_join(c->thread, NULL);
+	close(c->fd);
+	free(c->buf);
+	free(c);
+	s->nconns--;
+}
+
 /* Joins the connection threads that finished (all: every one, waiting). */
 static void reap(struct server *s, bool all)
 {
-	struct conn **pc = &s->conns, *c;
+	struct conn **pc = &s->conns;
 
-	while ((c = *pc)) {
-		if (!all && !__atomic_load_n(&c->finished, __ATOMIC_ACQUIRE)) {
-			pc = &c->next;
-			continue;
-		}
-		*pc = c->next;
-		pthread_join(c->thread, NULL);
-		free(c->buf);
-		free(c);
-		s->nconns--;
+	while (*pc) {
+		if (all || __atomic_load_n(&(*pc)->finished, __ATOMIC_ACQUIRE))
+			drop(s, pc);
+		else
+			pc = &(*pc)->next;
 	}
+}
+
+/* The place of the connection that has waited longest for a request
+ * line, or NULL when every one is serving one. */
+static struct conn **idlest(struct server *s)
+{
+	struct conn **pc, **pick = NULL;
+	uint64_t oldest = UINT64_MAX, t;
+
+	for (pc = &s->conns; *pc; pc = &(*pc)->next) {
+		if (__atomic_load_n(&(*pc)->state, __ATOMIC_ACQUIRE) !=
+		    CONN_WAITING)
+			continue;
+		t = __atomic_load_n(&(*pc)->idle_since, __ATOMIC_RELAXED);
+		if (t < oldest) {
+			oldest = t;
+			pick = pc;
+		}
+	}
+	return pick;
+}
+
+/* Makes room for a new connection in a full server: closes the one that
+ * has waited longest for a request line, so idle clients never keep a
+ * busy one out. False when every one is serving a request. */
+static bool evict_idlest(struct server *s)
+{
+	struct conn **pc;
+	int want;
+
+	/* one that claimed its line meanwhile is skipped: the next */
+	for (unsigned int i = 0; i < SERVE_MAX_CONNS && (pc = idlest(s)); i++) {
+		want = CONN_WAITING;
+		if (!__atomic_compare_exchange_n(&(*pc)->state, &want,
+						 CONN_EVICTED, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		/* its thread wakes, sees the end and returns at once */
+		shutdown((*pc)->fd, SHUT_RDWR);
+		drop(s, pc);
+		return true;
+	}
+	return false;
 }
 
 static void log_opened(struct server *s, const struct conn *c)
@@ -590,8 +705,8 @@ static void start_conn(struct server *s, int fd)
  * error; running out of descriptors or memory is waited out. */
 static int accept_one(struct server *s)
 {
-	char why[96];
-	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+	char why[128];
+	int fd = accept4(s->l->fd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
@@ -611,9 +726,10 @@ static int accept_one(struct server *s)
 	}
 	s->starved = false;
 	reap(s, false);
-	if (s->nconns >= SERVE_MAX_CONNS) {
+	if (s->nconns >= SERVE_MAX_CONNS && !evict_idlest(s)) {
 		snprintf(why, sizeof(why), "the server has %u connections, its "
-			 "most; try again later", s->nconns);
+			 "most, each serving a request; try again later",
+			 s->nconns);
 		refuse(s, fd, why);
 		return 0;
 	}
@@ -624,7 +740,7 @@ static int accept_one(struct server *s)
 static int accept_loop(struct server *s)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = s->lfd, .events = POLLIN },
+		{ .fd = s->l->fd, .events = POLLIN },
 		{ .fd = s->efd, .events = POLLIN },
 	};
 	int ret = 0;
@@ -648,134 +764,17 @@ static int accept_loop(struct server *s)
 	return ret;
 }
 
-/* ---- the socket file ---- */
-
-/* Makes room at the path: nothing there, or a socket nobody listens on
- * (a server that died), which is removed. */
-static int clear_path(const struct server *s, const struct sockaddr_un *addr)
-{
-	struct stat st;
-	int fd, err;
-
-	if (lstat(s->path, &st) < 0)
-		return errno == ENOENT ? 0 : err__sys(errno, "%s", s->path);
-	if (!S_ISSOCK(st.st_mode))
-		return err__set(EEXIST, "%s exists and is not a socket; not "
-				"replacing it", s->path);
-	/* non-blocking: a live server with a full backlog says EAGAIN */
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return err__sys(errno, "socket(AF_UNIX)");
-	err = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) ? errno
-									   : 0;
-	close(fd);
-	if (err == 0 || err == EAGAIN)
-		return err__set(EADDRINUSE, "a server already listens on %s",
-				s->path);
-	if (err != ECONNREFUSED)
-		return err__sys(err, "looking for a server on %s", s->path);
-	if (unlink(s->path) < 0 && errno != ENOENT)
-		return err__sys(errno, "removing the stale socket %s", s->path);
-	return 0;
-}
-
-/* Removes the socket file, unless someone else's replaced it. */
-static void remove_socket(struct server *s)
-{
-	struct stat st;
-
-	if (s->bound && lstat(s->path, &st) == 0 && st.st_dev == s->dev &&
-	    st.st_ino == s->ino)
-		unlink(s->path);
-	s->bound = false;
-}
-
-static int bind_socket(struct server *s, const struct sockaddr_un *addr)
-{
-	struct stat st;
-
-	/* bind() gives the file the socket's mode less the umask: it is
-	 * never open to others, not even for a moment */
-	if (fchmod(s->lfd, 0600) < 0)
-		return err__sys(errno, "fchmod(0600) of the socket for %s",
-				s->path);
-	if (bind(s->lfd, (const struct sockaddr *)addr, sizeof(*addr)) < 0)
-		return errno == EADDRINUSE
-			? err__set(EADDRINUSE, "another server took %s first",
-				   s->path)
-			: err__sys(errno, "bind to %s", s->path);
-	if (lstat(s->path, &st) < 0)
-		return err__sys(errno, "%s after bind", s->path);
-	s->bound = true;
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
-	if (listen(s->lfd, SOMAXCONN) < 0)
-		return err__sys(errno, "listen on %s", s->path);
-	return 0;
-}
-
-static int listen_at(struct server *s)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	size_t len = s->path ? strlen(s->path) : 0;
-	int ret;
-
-	if (!len)
-		return err__set(EINVAL, "no socket path");
-	if (len >= sizeof(addr.sun_path))
-		return err__set(ENAMETOOLONG, "socket path %s is longer than "
-				"%zu bytes", s->path,
-				sizeof(addr.sun_path) - 1);
-	memcpy(addr.sun_path, s->path, len);
-	ret = clear_path(s, &addr);
-	if (ret < 0)
-		return ret;
-	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (s->lfd < 0)
-		return err__sys(errno, "socket(AF_UNIX)");
-	ret = bind_socket(s, &addr);
-	if (ret < 0) {
-		remove_socket(s);
-		close(s->lfd);
-	}
-	return ret;
-}
-
-int pool_serve__listen(struct pool_listener *l, const char *path)
-{
-	struct server s = { .path = path, .lfd = -1 };
-	int ret = listen_at(&s);
-
-	*l = (struct pool_listener){ .path = path, .fd = ret < 0 ? -1 : s.lfd,
-				     .bound = s.bound, .dev = s.dev,
-				     .ino = s.ino };
-	return ret;
-}
-
-int pool_serve__run(struct pool *p, const char *path,
-		    volatile sig_atomic_t *stop, FILE *log)
-{
-	struct pool_listener l;
-	int ret = pool_serve__listen(&l, path);
-
-	return ret < 0 ? ret : pool_serve__run_on(p, &l, stop, log);
-}
-
 int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		       volatile sig_atomic_t *stop, FILE *log)
 {
-	struct server s = {
-		.pool = p, .path = l->path, .stop = stop, .log = log,
-		.lfd = l->fd, .efd = -1, .bound = l->bound, .dev = l->dev,
-		.ino = l->ino,
-	};
+	struct server s = { .pool = p, .path = l->path, .stop = stop,
+			    .log = log, .l = l, .efd = -1 };
 	int ret;
 
 	s.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s.efd < 0) {
 		ret = err__sys(errno, "eventfd for the server on %s", s.path);
-		close(s.lfd);
-		remove_socket(&s);
+		pool_serve__unlisten(l);
 		return ret;
 	}
 	say(&s, "listening on %s", s.path);
@@ -783,13 +782,12 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 	ret = seccomp__enter_main();
 	if (ret == 0)
 		ret = accept_loop(&s);
-	/* no new connections, then the ones open finish their request */
+	/* no new connections, then the ones open finish their request;
+	 * a jailed server cannot remove the socket file: its parent does */
 	begin_stop(&s);
-	close(s.lfd);
-	remove_socket(&s); /* a jailed server cannot: its parent does */
+	pool_serve__unlisten(l);
 	reap(&s, true);
 	close(s.efd);
 	say(&s, "stopped after %u connections", s.next_id);
-	l->fd = -1;
 	return ret;
 }

@@ -37,7 +37,13 @@
  * SERVE_MAX_LINE bytes (it is read to its newline and dropped), an
  * unknown op, or a field missing, ill-typed or unknown to the op gets
  * {"ok": false, "error": "..."} and the connection goes on serving.
- * A connection beyond SERVE_MAX_CONNS gets one such reply and is closed.
+ * Idle connections cannot keep others out: one that sends no whole
+ * request line within the idle timeout (struct pool_listener's
+ * idle_timeout_ns) of its opening or of its last reply is closed, with
+ * no reply; and a new connection to a server that has SERVE_MAX_CONNS
+ * takes the place of the one that has waited longest for a request
+ * line, which is closed the same way. Only when all of them are serving
+ * a request does the new one get one error reply and is closed.
  *
  * Ownership: the server borrows the pool; it neither drains nor frees
  * it, and pool__drain must wait until pool_serve__run returned. */
@@ -49,6 +55,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -56,6 +63,8 @@
 #define SERVE_MAX_LINE 65536
 /* Connections served at once, one thread each. */
 #define SERVE_MAX_CONNS 256
+/* How long a connection may wait to send a request line, by default. */
+#define SERVE_IDLE_TIMEOUT_S 30
 
 /* Serves `p` on a Unix socket at `path` until a drain request or until
  * *stop becomes non-zero (a signal handler may set it; it is looked at
@@ -85,10 +94,16 @@ struct pool_listener {
 	bool bound; /* the socket file at path is ours: */
 	dev_t dev;  /* its device and inode */
 	ino_t ino;
+	/* SERVE_IDLE_TIMEOUT_S, set by pool_serve__listen; the caller may
+	 * change it before pool_serve__run_on. 0: no idle timeout */
+	uint64_t idle_timeout_ns;
 };
 
 int pool_serve__listen(struct pool_listener *l, const char *path);
 int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		       volatile sig_atomic_t *stop, FILE *log);
+/* Closes the listening socket and removes its file, unless another
+ * server's replaced it (a jailed server cannot: its parent does). */
+void pool_serve__unlisten(struct pool_listener *l);
 
 #endif

@@ -30,47 +30,81 @@ static struct jail_opts pending;
 static bool is_pending;
 static char cg_paths[2][PATH_MAX]; /* v2: [0]; v1: cpu, memory */
 static int uffd_dev = -1;
+static int private_parent = -1; /* the parent of a private DIR */
 static volatile pid_t child_pid;
 static const int ended_by[] = { SIGINT, SIGTERM, SIGHUP }; /* forwarded */
 
 void jail__init(struct jail_opts *o)
 {
 	*o = (struct jail_opts){ .uid = JAIL_DEFAULT_ID,
-				 .gid = JAIL_DEFAULT_ID };
+				 .gid = JAIL_DEFAULT_ID, .dir_fd = -1 };
+}
+
+/* A decimal number and nothing else: no sign, no leading or trailing
+ * space, which strtoul() and strtod() would take. */
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n > 0;
 }
 
 static int parse_id(const char *what, const char *arg, uid_t *id)
 {
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
+	unsigned long v;
 
-	if (end == arg || *end || arg[0] == '-' || v >= 65535 * 65536ul)
+	errno = 0;
+	v = all_digits(arg, strlen(arg)) ? strtoul(arg, NULL, 10) : ULONG_MAX;
+	if (errno || v >= 65535 * 65536ul)
 		return err__set(EINVAL, "%s: '%s' is not a numeric id", what,
 				arg);
 	*id = (uid_t)v;
 	return 0;
 }
 
-/* SIZE: bytes, or with a K, M or G suffix. */
+/* SIZE: bytes, or with a K, M or G suffix (either case), at most 1 PiB. */
 static int parse_size(const char *arg, uint64_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
-	const char *units = "KMG", *u = *end ? strchr(units, *end & ~0x20) : 0;
+	static const char units[] = "KMG";
+	size_t n = strlen(arg), digits = strspn(arg, "0123456789");
+	/* memchr, not strchr: that one finds the terminator too */
+	const char *u = n == digits + 1
+		? memchr(units, arg[digits] & ~0x20, sizeof(units) - 1) : NULL;
 	int shift = u ? 10 * (int)(u - units + 1) : 0;
+	unsigned long long v = 0;
 
-	if (end == arg || *(end + !!u) || arg[0] == '-' || v == 0 ||
-	    v > (1ull << (50 - shift)))
+	errno = 0;
+	if (all_digits(arg, digits) && (n == digits || u))
+		v = strtoull(arg, NULL, 10);
+	if (errno || v == 0 || v > (1ull << (50 - shift)))
 		return err__set(EINVAL, "--memory: '%s' is not a size such as "
 				"512M or 2G", arg);
 	*out = (uint64_t)v << shift;
 	return 0;
 }
 
+/* N CPUs: a decimal number (digits, and digits after a point) in
+ * 0.01..4096. */
+static int parse_cpus(const char *arg, double *out)
+{
+	size_t whole = strspn(arg, "0123456789"), frac = 0;
+	double v = 0;
+
+	if (arg[whole] == '.')
+		frac = strspn(arg + whole + 1, "0123456789");
+	if ((frac || (whole && !arg[whole])) &&
+	    whole + !!frac + frac == strlen(arg))
+		v = strtod(arg, NULL);
+	if (!(v >= 0.01 && v <= 4096))
+		return err__set(EINVAL, "--cpus: '%s' is not a number of CPUs "
+				"between 0.01 and 4096", arg);
+	*out = v;
+	return 0;
+}
+
 int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
 {
-	char *end;
-
 	switch (opt) {
 	case JAIL_OPT_DIR:
 		o->off = !strcmp(arg, "off");
@@ -83,12 +117,8 @@ int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
 		o->id_given = true;
 		return parse_id("--gid", arg, &o->gid);
 	case JAIL_OPT_CPUS:
-		o->cpus = strtod(arg, &end);
 		o->limit_given = true;
-		if (end == arg || *end || !(o->cpus >= 0.01 && o->cpus <= 4096))
-			return err__set(EINVAL, "--cpus: '%s' is not a number "
-					"of CPUs between 0.01 and 4096", arg);
-		return 0;
+		return parse_cpus(arg, &o->cpus);
 	case JAIL_OPT_MEMORY:
 		o->limit_given = true;
 		return parse_size(arg, &o->memory);
@@ -97,21 +127,100 @@ int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
 	}
 }
 
-int jail__check(const struct jail_opts *o)
+/* Who may change `st` (DIR, or its parent when `parent`): root or this
+ * process's user alone, so nobody else can fill DIR, or swap it for
+ * another directory or a link to one, between the checks and the jail.
+ * A parent others may write is fine with the sticky bit (/tmp): they
+ * cannot rename or remove a DIR they do not own there. */
+static int check_owner(const char *dir, const struct stat *st, bool parent)
 {
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
+	const char *what = parent ? "its parent directory" : "it";
+	unsigned int mode = (unsigned int)(st->st_mode & 07777);
 
-	if (!o->dir && !o->private_dir && (o->id_given || o->limit_given))
-		return err__set(EINVAL, "--uid, --gid, --cpus and --memory "
-				"need --jail DIR");
-	if (!o->dir || o->private_dir)
-		return 0;
-	if (stat(o->dir, &st) < 0)
-		return err__sys(errno, "--jail %s", o->dir);
-	if (!S_ISDIR(st.st_mode))
-		return err__set(ENOTDIR, "--jail %s: not a directory", o->dir);
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return err__set(EPERM, "--jail %s: %s is owned by uid %u, not "
+				"by root or this user (uid %u), who alone may "
+				"change the jail's root", dir, what,
+				(unsigned int)st->st_uid,
+				(unsigned int)geteuid());
+	if ((mode & (S_IWGRP | S_IWOTH)) && !(parent && (mode & S_ISVTX)))
+		return err__set(EPERM, "--jail %s: %s (mode %03o) is writable "
+				"by group or others (chmod go-w%s)", dir, what,
+				mode, parent ? ", or the sticky bit, as /tmp "
+				"has" : "");
+	return 0;
+}
+
+/* DIR opened, the path resolved this once: O_NOFOLLOW refuses a link
+ * as DIR itself (trailing slashes dropped, which would follow it). */
+static int open_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+	struct stat st;
+	int fd;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n >= sizeof(path))
+		return err__set(ENAMETOOLONG, "--jail %s: path too long", dir);
+	memcpy(path, dir, n);
+	path[n] = '\0';
+	fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if ((errno == ENOTDIR || errno == ELOOP) &&
+	    fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return err__set(ELOOP, "--jail %s: a symbolic link (the jail's "
+				"root must be a directory itself)", dir);
+	if (errno == ENOTDIR)
+		return err__set(ENOTDIR, "--jail %s: not a directory", dir);
+	return err__sys(errno, "--jail %s", dir);
+}
+
+/* DIR (`fd`) holds nothing but . and .. */
+static int check_empty(const char *dir, int fd)
+{
+	int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = rfd < 0 ? NULL : fdopendir(rfd);
+	struct dirent *e;
+
+	if (!d) {
+		if (rfd >= 0)
+			close(rfd);
+		return err__sys(errno, "--jail %s", dir);
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			break;
+	closedir(d);
+	if (e)
+		return err__set(ENOTEMPTY, "--jail %s: not empty (the jail's "
+				"root must be an empty directory)", dir);
+	return 0;
+}
+
+/* The checks of DIR and its parent, on the directories themselves: the
+ * parent is DIR's "..", not a path. */
+static int check_dir(const struct jail_opts *o, int fd)
+{
+	struct stat st, up;
+	int pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int ret;
+
+	if (pfd < 0 || fstat(pfd, &up) < 0 || fstat(fd, &st) < 0) {
+		ret = err__sys(errno, "--jail %s", o->dir);
+		if (pfd >= 0)
+			close(pfd);
+		return ret;
+	}
+	close(pfd);
+	ret = check_owner(o->dir, &st, false);
+	if (ret == 0)
+		ret = check_owner(o->dir, &up, true);
+	if (ret < 0)
+		return ret;
 	/* its root: the jailed user must search it to reach /proc */
 	if (!(st.st_mode & (st.st_uid == o->uid ? S_IXUSR
 			    : st.st_gid == o->gid ? S_IXGRP : S_IXOTH)))
@@ -119,17 +228,33 @@ int jail__check(const struct jail_opts *o)
 				"search it (chmod o+x)", o->dir,
 				(unsigned int)(st.st_mode & 0777),
 				(unsigned int)o->uid);
-	d = opendir(o->dir);
-	if (!d)
-		return err__sys(errno, "--jail %s", o->dir);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			break;
-	closedir(d);
-	if (e)
-		return err__set(ENOTEMPTY, "--jail %s: not empty (the jail's "
-				"root must be an empty directory)", o->dir);
+	return check_empty(o->dir, fd);
+}
+
+/* DIR opened into o->dir_fd and checked. */
+static int open_checked(struct jail_opts *o)
+{
+	int fd = open_dir(o->dir), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = check_dir(o, fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	o->dir_fd = fd;
 	return 0;
+}
+
+int jail__check(struct jail_opts *o)
+{
+	if (!o->dir && !o->private_dir && (o->id_given || o->limit_given))
+		return err__set(EINVAL, "--uid, --gid, --cpus and --memory "
+				"need --jail DIR");
+	if (!o->dir || o->private_dir || o->dir_fd >= 0)
+		return 0;
+	return open_checked(o);
 }
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -401,10 +526,19 @@ static void on_signal(int sig)
 		_exit(128 + sig);
 }
 
-/* The parent's side: waits, passes the status through, cleans up. */
-static int wait_child(const struct jail_opts *o, pid_t pid)
+/* Removes the private DIR (empty again), by its name in its parent. */
+static void remove_private(void)
 {
-	char proc[PATH_MAX + 8];
+	if (private_parent < 0)
+		return;
+	unlinkat(private_parent, strrchr(pending.dir, '/') + 1, AT_REMOVEDIR);
+	close(private_parent);
+	private_parent = -1;
+}
+
+/* The parent's side: waits, passes the status through, cleans up. */
+static int wait_child(pid_t pid)
+{
 	int status = 0;
 
 	child_pid = pid;
@@ -413,31 +547,59 @@ static int wait_child(const struct jail_opts *o, pid_t pid)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	cgroup_remove();
-	snprintf(proc, sizeof(proc), "%s/proc", o->dir);
-	rmdir(proc); /* the child's mount point, its mount gone with it */
-	if (o->private_dir)
-		rmdir(o->dir);
+	/* the child's mount point, its mount gone with it */
+	unlinkat(pending.dir_fd, "proc", AT_REMOVEDIR);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
 }
 
+/* A private DIR: made in /tmp, where the sticky bit keeps others from
+ * renaming or removing it, then opened and checked as a given one; its
+ * parent kept open to remove it by name there. */
+static int make_private(void)
+{
+	static char dir[] = "/tmp/coldstart-jail-XXXXXX";
+	int ret;
+
+	if (!mkdtemp(dir))
+		return err__sys(errno, "--jail: mkdtemp %s", dir);
+	pending.dir = dir;
+	ret = chmod(dir, 0711) < 0 ? err__sys(errno, "--jail %s: chmod", dir)
+				   : open_checked(&pending);
+	if (ret == 0)
+		private_parent = openat(pending.dir_fd, "..",
+					O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ret == 0 && private_parent < 0)
+		ret = err__sys(errno, "--jail %s: its parent", dir);
+	if (ret < 0)
+		rmdir(dir); /* ours, in sticky /tmp: not swapped */
+	return ret;
+}
+
+/* The parent, once the child is gone or was never made. */
+static void parent_done(void)
+{
+	remove_private();
+	if (pending.dir_fd >= 0)
+		close(pending.dir_fd);
+	pending.dir_fd = -1;
+}
+
 int jail__start(const struct jail_opts *o, int *exit_code)
 {
-	static char private_dir[] = "/tmp/coldstart-jail-XXXXXX";
 	pid_t pid;
 	int ret, own_ns;
 
 	if (!o->dir && !o->private_dir)
 		return 0;
 	pending = *o;
-	if (o->private_dir) {
-		if (!mkdtemp(private_dir))
-			return err__sys(errno, "--jail: mkdtemp %s",
-					private_dir);
-		chmod(private_dir, 0711);
-		pending.dir = private_dir;
-	}
+	if (o->private_dir)
+		ret = make_private();
+	else
+		ret = pending.dir_fd < 0 ? open_checked(&pending) : 0;
+	if (ret < 0)
+		return ret;
 	ret = o->limit_given ? cgroup_create(o) : 0;
 	/* the parent returns to its own after the fork: one whose init has
 	 * exited refuses new processes (LeakSanitizer's tracer at exit) */
@@ -457,16 +619,18 @@ int jail__start(const struct jail_opts *o, int *exit_code)
 		close(own_ns);
 	if (ret < 0 || pid > 0) {
 		if (ret == 0)
-			*exit_code = wait_child(&pending, pid);
+			*exit_code = wait_child(pid);
 		else
 			cgroup_remove();
-		if (ret < 0 && o->private_dir)
-			rmdir(private_dir);
+		parent_done();
 		return ret < 0 ? ret : 1;
 	}
 	/* the child: PID 1 of the new namespace, gone if the parent dies;
 	 * as PID 1 it gets only the signals it handles */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (private_parent >= 0) /* a way out of the jail: never kept */
+		close(private_parent);
+	private_parent = -1;
 	for (size_t i = 0; i < sizeof(ended_by) / sizeof(*ended_by); i++)
 		signal(ended_by[i], on_signal);
 	if (cgroup_join() < 0)
@@ -480,20 +644,34 @@ static int fail(const struct jail_opts *o, const char *step)
 	return err__sys(errno, "--jail %s: %s", o->dir, step);
 }
 
-/* The mount namespace and the new root: DIR bound on itself, pivoted
- * into with the old root stacked under it and detached, a fresh /proc
- * of the new PID namespace (the memory figures read /proc/self). */
+/* The mount namespace and the new root, from DIR's descriptor alone:
+ * DIR is the working directory before the new namespace (which carries
+ * the working directory over, not other descriptors), a copy of its
+ * mount tree is attached on it (open_tree, move_mount) and entered by
+ * that copy's descriptor, then pivoted into with the old root stacked
+ * under it and detached, and a fresh /proc of the new PID namespace is
+ * mounted (the memory figures read /proc/self). */
 static int enter_root(const struct jail_opts *o)
 {
+	int tree;
+
+	if (fchdir(o->dir_fd) < 0)
+		return fail(o, "fchdir");
 	if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
 		    CLONE_NEWUTS) < 0)
 		return fail(o, "unshare(mount, network, IPC, UTS)");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return fail(o, "making mounts private");
-	if (mount(o->dir, o->dir, NULL, MS_BIND | MS_REC, NULL) < 0)
+	tree = open_tree(AT_FDCWD, ".", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			 AT_RECURSIVE);
+	if (tree < 0)
+		return fail(o, "open_tree (a bind mount of it)");
+	if (move_mount(tree, "", AT_FDCWD, ".", MOVE_MOUNT_F_EMPTY_PATH) < 0 ||
+	    fchdir(tree) < 0) {
+		close(tree);
 		return fail(o, "bind mount on itself");
-	if (chdir(o->dir) < 0)
-		return fail(o, "chdir");
+	}
+	close(tree);
 	if (mkdir("proc", 0555) < 0 && errno != EEXIST)
 		return fail(o, "mkdir proc");
 	/* pivot_root(".", "."): the old root ends up under the new one,
@@ -557,6 +735,8 @@ int jail__enter(const struct jail_opts *o)
 	if (uffd_dev < 0) /* absent on kernels before 6.1: fine */
 		uffd_dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
 	ret = enter_root(o);
+	/* DIR's descriptor reaches the host's tree by "..": never kept */
+	close(o->dir_fd);
 	if (ret == 0)
 		ret = drop_privileges(o);
 	if (fd >= 0 && ret == 0)
@@ -568,10 +748,14 @@ int jail__enter(const struct jail_opts *o)
 
 int jail__enter_pending(void)
 {
+	int ret;
+
 	if (!is_pending)
 		return 0;
 	is_pending = false;
-	return jail__enter(&pending);
+	ret = jail__enter(&pending);
+	pending.dir_fd = -1;
+	return ret;
 }
 
 int jail__uffd_dev(void)

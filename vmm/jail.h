@@ -25,6 +25,7 @@ struct jail_opts {
 	const char *dir;  /* NULL: no jail */
 	bool off;         /* --jail off given (pool serve's default is on) */
 	bool private_dir; /* jail__start creates DIR and removes it after */
+	int dir_fd;       /* DIR, opened and checked by jail__check; -1 */
 	uid_t uid;
 	gid_t gid;
 	double cpus;      /* 0: no CPU limit */
@@ -63,10 +64,14 @@ void jail__init(struct jail_opts *o);
  * with a message, or 1 when `opt` is not a jail option. */
 int jail__parse_option(struct jail_opts *o, int opt, const char *arg);
 
-/* The usage checks, before KVM is touched: DIR exists, is a directory
- * and is empty; --uid, --gid, --cpus and --memory need a jail. 0 or
- * -errno with a message. */
-int jail__check(const struct jail_opts *o);
+/* The usage checks, before KVM is touched: --uid, --gid, --cpus and
+ * --memory need a jail; DIR exists, is a directory, not a symbolic link,
+ * and is empty; DIR and its parent are owned by root or this user, and
+ * neither is writable by group or others (the parent may be, with the
+ * sticky bit, as /tmp). DIR is opened once, here, into o->dir_fd: the
+ * jail works from that descriptor and never looks the path up again.
+ * 0 or -errno with a message. */
+int jail__check(struct jail_opts *o);
 
 /* Without a jail: returns 0. With one: creates the cgroup if limits are
  * asked for (and DIR if private), enters a new PID namespace and forks.
@@ -79,7 +84,8 @@ int jail__start(const struct jail_opts *o, int *exit_code);
 
 /* Enters the jail (the calling process must be single-threaded): new
  * mount, network, IPC and UTS namespaces, cgroup join, pivot_root into
- * DIR, a fresh /proc, the uid/gid drop, no capabilities, no_new_privs.
+ * DIR (o->dir_fd, which it closes: it would reach the host's tree), a
+ * fresh /proc, the uid/gid drop, no capabilities, no_new_privs.
  * 0 or -errno with a message naming the step ("--jail DIR: pivot_root:
  * ..."). */
 int jail__enter(const struct jail_opts *o);

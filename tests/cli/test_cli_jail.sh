@@ -78,7 +78,33 @@ nested_cgroups
 # a guest that fails still fails through the parent, with its code
 expect 1 'run failed' run --jail "$tmp/j" --misbehave abort -q
 
-# restores: uffd (its handler thread starts after the jail) and mmap
+# DIR in a parent like /tmp (sticky, world-writable), and named with a
+# trailing slash: both fine
+mkdir "$tmp/sticky" && chmod 1777 "$tmp/sticky" && mkdir "$tmp/sticky/j"
+expect 0 'checksum: 0x[0-9a-f]{16} \(matches the prediction' run --jail "$tmp/sticky/j/"
+empty_after "$tmp/sticky/j"
+# DIR is looked up once, at the checks: swapped for a link to / after
+# them (while the jailed VMM waits to open its console, a FIFO), the
+# jail is still the directory checked, not the host's root
+mkdir -p "$tmp/swap/j" && mkfifo "$tmp/con"
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see "$COLDSTART" run --kernel "$TK_ELF" --mem 32M \
+	--allow-pvm -q --jail "$tmp/swap/j" --console "$tmp/con" >"$tmp/swap.out" 2>&1 &
+runner=$!
+# the jail's child exists: the checks are done and DIR is open
+for i in $(seq 600); do
+	[ -n "$(cat /proc/$runner/task/*/children 2>/dev/null)" ] && break
+	kill -0 $runner 2>/dev/null || break
+	sleep 0.1
+done
+mv "$tmp/swap/j" "$tmp/swap/real" && ln -s / "$tmp/swap/j"
+# the reader lets the console's open go on (a run that died first leaves
+# none to wait for: the timeout)
+kill -0 $runner 2>/dev/null && timeout 120 cat "$tmp/con" >/dev/null
+wait $runner && ok || { fail "the run after the swap failed"; sed 's/^/  | /' "$tmp/swap.out"; }
+check_view "$tmp/see" 65534 65534
+empty_after "$tmp/swap/real"
+
 expect 0 '' snapshot create "$tmp/s" --init 4M --ws 2M ||
 	{ finish; exit 1; } # what follows needs it
 for st in uffd mmap; do

@@ -3,7 +3,7 @@
 # and of restored snapshots (warm and shells) serving every request with
 # the right checksum, a burst larger than the pool (misses counted, none
 # lost), waiting for refills, failing guests replaced, a following target,
-# the marginal target with its peak rate,
+# the marginal target with its peak rate, pool serve's idle timeout,
 # bench pool's document for Poisson, MMPP and trace arrivals, and pools of
 # a Linux guest's snapshot (the ring-0 test kernel, TK_ELF).
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +64,52 @@ wait $pid
 code=$?
 [ "$code" = 0 ] && [ ! -e "$tmp/p.sock" ] && ok ||
 	fail "SIGINT to pool serve: exit $code, socket $(ls "$tmp/p.sock" 2>&1)"
+
+# pool serve --idle-timeout: idle clients are closed (as many as the
+# server holds: a second client process is still served meanwhile, the
+# place of the one idle longest given to it), with the default jail and
+# seccomp filters.
+expect 2 "--idle-timeout is for 'pool serve'" pool run --idle-timeout 1s
+expect 2 "--idle-timeout: '1s ' is not a duration" pool serve --socket "$tmp/i.sock" --idle-timeout '1s '
+expect 2 '--idle-timeout 25h: at most a day' pool serve --socket "$tmp/i.sock" --idle-timeout 25h
+expect 0 'idle-timeout DUR' pool --help
+timeout 120 "$COLDSTART" pool serve --socket "$tmp/i.sock" --size 1 --idle-timeout 1s >"$tmp/i.out" 2>&1 &
+pid=$!
+for i in $(seq 300); do grep -q 'listening on' "$tmp/i.out" && break; sleep 0.1; done
+python3 - "$tmp/i.sock" <<'PY' && ok || { fail "pool serve --idle-timeout"; sed 's/^/  | /' "$tmp/i.out" | tail -5; }
+import json, select, socket, subprocess, sys
+path = sys.argv[1]
+def stats(s):
+    s.sendall(b'{"op": "stats"}\n')
+    f = s.makefile("r")
+    return json.loads(f.readline())
+idle = []
+for _ in range(256):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    idle.append(s)
+assert stats(idle[-1])["ok"], "the 256th connection is not served"
+# another process, while all 256 places are taken
+other = subprocess.run([sys.executable, "-c", """
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1])
+s.sendall(b'{"op": "stats"}\\n')
+print(json.loads(s.makefile("r").readline()))
+""", path], capture_output=True, text=True, timeout=60)
+assert "'ok': True" in other.stdout, other.stdout + other.stderr
+# every idle one is closed by the server (EOF) within 30 s
+for s in idle:
+    r, _, _ = select.select([s], [], [], 30)
+    assert r and s.recv(1) == b"", "an idle connection stayed open"
+s = socket.socket(socket.AF_UNIX)
+s.connect(path)
+assert stats(s)["ok"]
+PY
+grep -q 'no request line within the idle timeout, 1 s' "$tmp/i.out" && ok || fail "pool serve did not log the idle timeout"
+kill -TERM $pid
+wait $pid
+code=$?
+[ "$code" = 0 ] && ok || { fail "pool serve --idle-timeout exited $code"; sed 's/^/  | /' "$tmp/i.out" | tail -5; }
 
 # bench pool: SIGINT ends the run with 130 and says so (it once printed
 # the name of its stop flag), and writes no document.
