@@ -125,6 +125,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M | R, "prctl", 0, PR_SET_NO_NEW_PRIVS, "new threads set no_new_privs before "
 	  "their own filter"),
 	ARG(M | R, "prctl", 0, PR_SET_NAME, "log mode names new threads by role"),
+	ARG(M | R, "fcntl", 1, F_GETFL, "regfile__open clears O_NONBLOCK (a snapshot's wset)"),
+	ARG(M | R, "fcntl", 1, F_SETFL, "the same"),
 	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
 	ARG(M | R, "seccomp", 0, SECCOMP_SET_MODE_FILTER, "new vCPU and uffd threads load "
 	  "their own filter"),
@@ -172,7 +174,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	IOCTL(M | R, KVM_GET_XSAVE, "snapshot a vCPU"),
 	IOCTL(M | R, KVM_GET_XSAVE2, "snapshot a vCPU (large XSAVE areas)"),
 	IOCTL(M | R, KVM_SET_XSAVE, "restore a vCPU"),
-	IOCTL(M, TCGETS, "stdio asks whether stdout is a terminal"),
+	IOCTL(M | V, TCGETS, "stdio asks whether its stream (stdout, the guest console: a "
+	      "tty, /dev/null) is a terminal at its first write"),
 
 	/* the control thread only: results, outputs, the pool socket */
 	ANY(M, "writev", "stdio and jansson output"),
@@ -190,7 +193,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(M, "shutdown", "pool serve: end a connection"),
 	ANY(M, "wait4", "reap a child"),
 	ANY(M, "uname", "host metadata in results"),
-	ANY(M, "sysinfo", "host metadata in results"),
+	ANY(M | R, "sysinfo", "host metadata in results; glibc's qsort sizes its buffer "
+	    "by the host's memory (the prefetch strategy sorts its working set)"),
 	ANY(M, "getuid", "host metadata in results"),
 	ANY(M, "geteuid", "host metadata in results"),
 	ANY(M, "readlink", "host metadata: /proc/self/exe"),

@@ -78,6 +78,13 @@ for st in $strategies; do
 	expect 0 'checksum' snapshot restore "$tmp/s" --mem-restore $st --seccomp log
 	grep -q 'outside its list' "$err" && fail "$st: log mode found calls outside the lists: $(cat "$err")" || ok
 done
+# A pool restores in its refill threads: every strategy there too, with
+# the working set the prefetch restore above recorded (read through
+# regfile__open, sorted by glibc's qsort).
+for st in $strategies; do
+	expect 0 '' pool run -n 4 --size 2 --snapshot "$tmp/s" --mem-restore $st --json
+	json_check 'd["served"] == 4 and d["failed"] == 0' "$out"
+done
 expect 0 '' snapshot create "$tmp/z" --init 4M --ws 2M --compress
 for st in eager uffd; do
 	expect 0 'checksum' snapshot restore "$tmp/z" --mem-restore $st
@@ -85,6 +92,9 @@ done
 expect 0 "" pool run -n 6 --size 2 --snapshot "$tmp/s" --hold shell --mem-restore uffd --timeout 60s --json
 json_check 'd["served"] == 6 and d["failed"] == 0' "$out"
 expect 0 '' run --kernel "$TK_ELF" --mem 32M --allow-pvm -q
+# The guest console on a character device: stdio asks whether it is a
+# terminal at the vCPU thread's first write.
+expect 0 '' run --kernel "$TK_ELF" --mem 32M --allow-pvm -q --console /dev/null
 expect 0 '' bench lifecycle -n 3 -w 1 --json
 json_check 'd["seccomp"]["mode"] == "kill" and d["seccomp"]["installed"]["vcpu"] >= 4 and "process_added_ns_median" in d["seccomp"]' "$out"
 expect 0 '' bench lifecycle -n 2 -w 0 --mode in-process --seccomp off --json
