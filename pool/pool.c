@@ -8,6 +8,7 @@
 #include "err.h"
 #include "jail.h"
 #include "kvm.h"
+#include "mem_restore.h"
 #include "policy.h"
 #include "seccomp.h"
 #include "snapshot.h"
@@ -320,6 +321,9 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 						       cfg->nr_vcpus);
 	}
 	p->idle_since = timeline__now();
+	/* what the THP strategies ask of /sys, read before a jail hides it
+	 * (their refusal, where THP is off, comes with the first VM) */
+	mem_restore__thp_available();
 	/* the snapshot is open: a jail comes before the refill workers */
 	ret = jail__enter_pending();
 	if (ret < 0) {

@@ -127,19 +127,36 @@ static int eager_map(struct guest_mem *m)
 	return eager_fill(m);
 }
 
-int mem_restore__thp_available(void)
+/* What the kernel said of THP, read once: a jail entered later hides
+ * /sys. 1 available, -1 no such file, -2 set to never. */
+static int thp_state;
+
+static int read_thp_state(const char *path)
 {
-	static const char path[] = "/sys/kernel/mm/transparent_hugepage/enabled";
 	char buf[128] = "";
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return err__set(ENOTSUP, "transparent huge pages: %s is "
-				"missing (no THP in this kernel)", path);
+		return -1;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);
-	if (strstr(buf, "[never]") || !strchr(buf, '['))
+	return strstr(buf, "[never]") || !strchr(buf, '[') ? -2 : 1;
+}
+
+int mem_restore__thp_available(void)
+{
+	static const char path[] = "/sys/kernel/mm/transparent_hugepage/enabled";
+	int state = __atomic_load_n(&thp_state, __ATOMIC_ACQUIRE);
+
+	if (state == 0) {
+		state = read_thp_state(path);
+		__atomic_store_n(&thp_state, state, __ATOMIC_RELEASE);
+	}
+	if (state == -1)
+		return err__set(ENOTSUP, "transparent huge pages: %s is "
+				"missing (no THP in this kernel)", path);
+	if (state == -2)
 		return err__set(ENOTSUP, "transparent huge pages are disabled "
 				"(%s says never; enable them with: echo madvise "
 				"> %s)", path, path);

@@ -15,7 +15,8 @@ const struct guest_mem_ops *mem_restore__strategy(const char *name);
 const struct guest_mem_ops *const *mem_restore__strategies(void);
 
 /* 0 when transparent huge pages can be used (enabled is always or
- * madvise), else -ENOTSUP with a message. */
+ * madvise), else -ENOTSUP with a message. The kernel's setting is read
+ * at the first call and kept: call it before a jail hides /sys. */
 int mem_restore__thp_available(void);
 
 /* `size` bytes of 2 MiB-aligned anonymous memory advised MADV_HUGEPAGE,

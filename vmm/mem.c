@@ -80,26 +80,44 @@ static int memfd_map(struct guest_mem *m)
 	return memfd_backed(m, 0, "memfd");
 }
 
-static long free_hugepages(void)
+/* The first number after `key` in the small file at `path`, or -1. */
+static long read_number(const char *path, const char *key)
 {
-	static const char path[] =
-		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
-	char buf[32] = "";
+	char buf[4096] = "";
+	const char *p = buf;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : 0;
+	if (n <= 0 || (key && !(p = strstr(buf, key))))
+		return -1;
+	p += key ? strlen(key) : 0;
+	return strtol(p, NULL, 10);
+}
+
+/* Free 2 MiB hugetlb pages, from sysfs or else (in a jail, which has its
+ * own /proc but no /sys) /proc/meminfo when its default size is 2 MiB;
+ * -1 when neither tells. */
+static long free_hugepages(void)
+{
+	long n = read_number(
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
+		NULL);
+
+	if (n >= 0 ||
+	    read_number("/proc/meminfo", "Hugepagesize:") != 2048)
+		return n;
+	return read_number("/proc/meminfo", "HugePages_Free:");
 }
 
 int mem__need_hugepages(size_t size, const char *what)
 {
 	long need = (long)(size / MEM_ALIGN), have = free_hugepages();
 
-	if (have < need)
+	if (have < need && have >= 0)
 		return err__set(ENOTSUP,
 				"%s needs %ld free 2 MiB pages, the host has "
 				"%ld (reserve them with: echo N > "

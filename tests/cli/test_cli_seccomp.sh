@@ -81,9 +81,16 @@ done
 # A pool restores in its refill threads: every strategy there too, with
 # the working set the prefetch restore above recorded (read through
 # regfile__open, sorted by glibc's qsort).
+# And jailed, where /sys is gone (the THP and hugetlb strategies read the
+# host's settings before the jail) and new VMs get their uffd through the
+# /dev/userfaultfd kept open.
 for st in $strategies; do
 	expect 0 '' pool run -n 4 --size 2 --snapshot "$tmp/s" --mem-restore $st --json
 	json_check 'd["served"] == 4 and d["failed"] == 0' "$out"
+	mkdir "$tmp/jail"
+	expect 0 '' pool run -n 4 --size 2 --snapshot "$tmp/s" --mem-restore $st --json --jail "$tmp/jail"
+	json_check 'd["served"] == 4 and d["failed"] == 0' "$out"
+	rmdir "$tmp/jail"
 done
 expect 0 '' snapshot create "$tmp/z" --init 4M --ws 2M --compress
 for st in eager uffd; do
