@@ -5,6 +5,7 @@
 #include "serve.h"
 
 #include "err.h"
+#include "jail.h"
 #include "seccomp.h"
 #include "timeline.h"
 
@@ -777,7 +778,10 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		pool_serve__unlisten(l);
 		return ret;
 	}
-	say(&s, "listening on %s", s.path);
+	if (jail__dir())
+		say(&s, "listening on %s (jailed in %s)", s.path, jail__dir());
+	else
+		say(&s, "listening on %s", s.path);
 	/* set up: from here the control thread only serves */
 	ret = seccomp__enter_main();
 	if (ret == 0)

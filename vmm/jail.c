@@ -28,6 +28,7 @@
 /* The jail jail__start() prepared, entered at the first thread start */
 static struct jail_opts pending;
 static bool is_pending;
+static bool entered; /* jail__enter_pending() succeeded */
 static char cg_paths[2][PATH_MAX]; /* v2: [0]; v1: cpu, memory */
 static int uffd_dev = -1;
 static int private_parent = -1; /* the parent of a private DIR */
@@ -755,6 +756,7 @@ int jail__enter_pending(void)
 	is_pending = false;
 	ret = jail__enter(&pending);
 	pending.dir_fd = -1;
+	entered = ret == 0;
 	return ret;
 }
 
@@ -766,4 +768,9 @@ int jail__uffd_dev(void)
 bool jail__pending(void)
 {
 	return is_pending;
+}
+
+const char *jail__dir(void)
+{
+	return entered ? pending.dir : NULL;
 }

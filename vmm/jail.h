@@ -98,6 +98,10 @@ int jail__enter_pending(void);
  * must stay single-threaded until then. */
 bool jail__pending(void);
 
+/* The host's path of the directory this process is jailed in (it sees
+ * it as /), or NULL when it entered no jail. */
+const char *jail__dir(void);
+
 /* Test hook (jail_selftest.c): writes to `fd` what the process sees:
  * uid, gid, pid, capabilities, network interfaces, whether a host file
  * (/etc/passwd) opens, /proc/self, its cgroup, no_new_privs. Closes fd. */
