@@ -281,11 +281,11 @@ int arrivals__make(const struct arrivals_spec *spec, double duration_s,
 		   double time_scale, uint64_t seed, struct arrivals *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!isfinite(duration_s) || duration_s < 0)
+	if (!(duration_s >= 0 && duration_s <= ARRIVALS_SPAN_MAX))
 		return err__set(EINVAL,
 				"arrivals: duration %g s is not a "
-				"number >= 0",
-				duration_s);
+				"number from 0 to %g s",
+				duration_s, ARRIVALS_SPAN_MAX);
 	switch (spec->kind) {
 	case ARRIVALS_POISSON:
 	case ARRIVALS_MMPP:

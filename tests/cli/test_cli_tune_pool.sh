@@ -187,6 +187,39 @@ printf 'timestamp\n1.0\nsoon\n' >"$tmp/bad.csv"
 expect 2 "$tmp/bad.csv.*line 3" tune pool --host "$tmp/host" \
 	--arrivals "trace:$tmp/bad.csv" --slo hits=50%
 
+# Azure 2019 counts, each valid, that add up to 2^64 (some 240 MB): once
+# a wrapped sum sized the array, now exit 2 naming the file and the line
+python3 - "$tmp/wrap2019.csv" <<'EOF'
+import sys
+k, n = 1440, 18446744  # minutes a row, counts of 999999999999
+row = "\no,a,f,http" + ",999999999999" * k
+last = ([999999999999] * (n % k) + [2**64 - n * 999999999999] +
+        [0] * (k - n % k - 1))
+with open(sys.argv[1], "w") as f:
+    f.write("HashOwner,HashApp,HashFunction,Trigger," +
+            ",".join(str(m) for m in range(1, k + 1)))
+    for _ in range(n // k):
+        f.write(row)
+    f.write("\no,a,f,http," + ",".join(map(str, last)) + "\n")
+EOF
+expect 2 "tune pool: trace $tmp/wrap2019.csv line 12812: the counts add up to more than 2\^64 arrivals" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/wrap2019.csv" \
+	--slo hits=50%
+rm -f "$tmp/wrap2019.csv"
+# a trace spanning 10^16 s (whose 100 ms ticks the simulator could not
+# advance), one whose times differ by more than a double holds, and a
+# time scale out of range: exit 2, at once
+printf 'timestamp\n0\n1e16\n' >"$tmp/far.csv"
+EXPECT_TIMEOUT=30 expect 2 "trace $tmp/far.csv spans 1e\+16 s \(time x1\), more than the 1e\+10 s" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/far.csv" \
+	--slo hits=50%
+printf 'timestamp\n-1e308\n1e308\n' >"$tmp/inf.csv"
+expect 2 "trace $tmp/inf.csv spans inf s" tune pool --host "$tmp/host" \
+	--arrivals "trace:$tmp/inf.csv" --slo hits=50%
+expect 2 "time scale 1e\+300 is not a number from 1e-06 to 1e\+06" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/trace.csv" \
+	--slo hits=50% --time-scale 1e300
+
 # refusals: exit 2 naming the file or the text
 expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
 expect 2 "--slo: 'hits=99'" tune pool "${A[@]}" --slo hits=99
