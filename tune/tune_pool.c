@@ -222,9 +222,11 @@ static int parse_one(int c, char *arg, void *ctx)
 	case OPT_BUDGET:
 		o->budget_set = true;
 		ret = args__size("--memory-budget", arg, &o->budget);
-		return ret == 0 && !o->budget ? err__set(EINVAL, "--memory-"
-						 "budget: must be above 0")
-					      : ret;
+		if (ret == 0 && (!o->budget || o->budget > TP_MAX_BYTES))
+			ret = err__set(EINVAL, "--memory-budget: '%s' is not "
+				       "from 1 byte to 1024T (2^50 bytes, more "
+				       "than any host has)", arg);
+		return ret;
 	case OPT_WORKERS:
 		ret = args__u64("--workers", arg, 1, POOLSIM_MAX_WORKERS, &v);
 		o->workers = (unsigned int)v;

@@ -12,7 +12,9 @@ scratch
 # gen DIR [key=value...]: keys emulated (a label; default null), mem
 # (0: no pool.memory, the memory comes from density.json), miss (0: no
 # miss series), make (pool.stats.make_s, default 0.05), rate
-# (pool.offered_rate, arrivals/s; default: absent).
+# (pool.offered_rate, arrivals/s; default: absent), kib (pool.memory's
+# pss_kib_per_vm, default 4096), marginal (density.json's KiB per VM,
+# default 8192).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, os, random, sys
@@ -35,13 +37,15 @@ pool = {"stats": {"make_s": float(args.get("make", 0.05))},
 if "rate" in args:
     pool["offered_rate"] = float(args["rate"])
 if args.get("mem", "1") != "0":
-    pool["memory"] = {"rss_kib_per_vm": 5000, "pss_kib_per_vm": 4096}
+    pool["memory"] = {"rss_kib_per_vm": 5000,
+                      "pss_kib_per_vm": json.loads(args.get("kib", "4096"))}
 json.dump({"schema": 1, "bench": "pool", "sysinfo": sysinfo,
            "config": {"source": "probe", "workers": 1, "on_empty": "make"},
            "series": ss, "pool": pool}, open(d + "/pool.json", "w"))
 json.dump({"schema": 1, "bench": "density", "sysinfo": sysinfo, "config": {},
            "series": [{"name": "n", "unit": "kib", "samples": [1]}],
-           "density": {"fresh": {"marginal_kib_per_vm": 8192}}},
+           "density": {"fresh": {"marginal_kib_per_vm":
+                                 json.loads(args.get("marginal", "8192"))}}},
           open(d + "/density.json", "w"))
 EOF
 }
@@ -239,6 +243,27 @@ gen "$tmp/nomiss" miss=0 mem=0
 rm "$tmp/nomiss/density.json"
 expect 2 "pool.json: no miss latency" tune pool --host "$tmp/nomiss" \
 	--arrivals poisson:5 --slo p99=10ms
+
+# a memory per VM, or a budget, past 2^50 bytes (or a VM below a byte):
+# exit 2 naming the file and key, not a 309-digit count of VMs that fit
+gen "$tmp/huge" kib=1e308
+expect 2 "$tmp/huge/pool.json: pool.memory.pss_kib_per_vm = 1e\+308 KiB is not a memory per VM from 1 byte to 2\^50 bytes" \
+	tune pool --host "$tmp/huge" --arrivals poisson:5 --slo p99=10ms \
+	--memory-budget 1G
+gen "$tmp/tiny" kib=1e-300
+expect 2 "pss_kib_per_vm = 1e-300 KiB is not a memory per VM" tune pool \
+	--host "$tmp/tiny" --arrivals poisson:5 --slo p99=10ms
+gen "$tmp/hugeden" mem=0 marginal=1e308
+expect 2 "$tmp/hugeden/density.json: density.fresh.marginal_kib_per_vm = 1e\+308 KiB is not" \
+	tune pool --host "$tmp/hugeden" --arrivals poisson:5 --slo p99=10ms
+gen "$tmp/peta" kib=1099511627776
+expect 0 'pss_kib_per_vm = 1099511627776 KiB' tune pool --host "$tmp/peta" \
+	--arrivals poisson:5 --duration 1m --slo p99=10ms --memory-budget 1024T
+grep -q 'warm VMs that fit: 1 ' "$out" && ok || fail "1 PiB holds one VM of 1 PiB"
+for b in 1025T 16777215T 0; do
+	expect 2 "--memory-budget: '$b' is not from 1 byte to 1024T" tune pool \
+		"${A[@]}" --slo p99=10ms --memory-budget "$b"
+done
 
 # an emulated host: accepted, with a warning in the output and document
 gen "$tmp/emu" emulated=qemu-tcg-svm
