@@ -73,7 +73,7 @@ struct reader {
 	size_t field;	 /* fields seen in the current row */
 	bool last_cr;	 /* the last row ended in CR: an LF now is its CRLF */
 	char **names;	 /* header fields, until the header is done */
-	size_t nnames;
+	size_t nnames, names_cap;
 	size_t ncols;	/* 0 before the header */
 	size_t tcol;	/* csv: the timestamp column */
 	char tname[64]; /* csv: its name, for messages */
@@ -229,11 +229,19 @@ static int header_field(struct reader *r, const char *s)
 
 	if (r->field >= TRACE_MAX_COLUMNS)
 		return bad_line(r, "more than %d columns", TRACE_MAX_COLUMNS);
-	names = realloc(r->names, (r->field + 1) * sizeof(*names));
-	if (!names)
-		return r->err = err__set(ENOMEM, "trace %s: out of memory",
-					 r->path);
-	r->names = names;
+	/* Doubled: an Azure 2019 header has 1444 names. */
+	if (r->field == r->names_cap) {
+		size_t cap = r->names_cap ? 2 * r->names_cap : 16;
+
+		names = realloc(r->names, cap * sizeof(*names));
+		if (!names)
+			return r->err = err__set(ENOMEM,
+						 "trace %s: out of memory",
+						 r->path);
+		r->names = names;
+		r->names_cap = cap;
+	}
+	names = r->names;
 	names[r->field] = strdup(s);
 	if (!names[r->field])
 		return r->err = err__set(ENOMEM, "trace %s: out of memory",
@@ -387,7 +395,7 @@ static void free_names(struct reader *r)
 		free(r->names[i]);
 	free(r->names);
 	r->names = NULL;
-	r->nnames = 0;
+	r->nnames = r->names_cap = 0;
 }
 
 static void end_row(struct reader *r)
