@@ -308,5 +308,8 @@ double arrivals__mean_rate(const struct arrivals *a)
 {
 	double span = a->span_s > 0 ? a->span_s : a->n ? a->t[a->n - 1] : 0;
 
-	return span > 0 ? (double)a->n / span : 0;
+	double rate = span > 0 ? (double)a->n / span : 0;
+
+	/* a span of a few denormals is no time either */
+	return isfinite(rate) ? rate : 0;
 }

@@ -99,7 +99,7 @@ int arrivals__make(const struct arrivals_spec *spec, double duration_s,
 void arrivals__free(struct arrivals *a);
 
 /* n / span_s (span_s, or else the last arrival's time); 0 when the span
- * is 0. */
+ * is 0 or too short for the quotient to be finite. */
 double arrivals__mean_rate(const struct arrivals *a);
 
 #endif

@@ -695,6 +695,11 @@ static void spans(void **state)
 	assert_int_equal(a.n, 1);
 	arrivals__free(&a);
 	assert_int_equal(make_trace(path, "", 2e10, 1, 1, &a), -EINVAL);
+	/* and a span too short to divide by: no rate, not an infinite one */
+	write_file(state, "near.csv", "timestamp\n0\n5e-324\n", path);
+	assert_int_equal(make_trace(path, "", 0, 1, 1, &a), 0);
+	assert_true(arrivals__mean_rate(&a) == 0);
+	arrivals__free(&a);
 	/* finite times whose difference is not */
 	expect_bad(state, "inf.csv", "timestamp\n-1e308\n1e308\n", "",
 		   "spans inf s");
