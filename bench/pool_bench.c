@@ -62,7 +62,8 @@ static void usage(FILE *out)
 	      "  --duration DUR       the window replayed (default 10s; traces: "
 	      "0 = all)\n"
 	      "  --time-scale F       traces: multiply trace time by F (0.1: "
-	      "10x faster)\n"
+	      "10x faster;\n"
+	      "                       1e-6 to 1e6)\n"
 	      "  --seed N             every random choice (default 1)\n"
 	      "  --concurrency N      requests in flight at most (default 64); "
 	      "later ones\n"
@@ -136,9 +137,12 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 			errno = 0;
 			o->time_scale = strtod(optarg, &end);
 			if (errno || end == optarg || *end ||
-			    !(o->time_scale > 0 && o->time_scale <= 1e6))
+			    !(o->time_scale >= ARRIVALS_SCALE_MIN &&
+			      o->time_scale <= ARRIVALS_SCALE_MAX))
 				ret = err__set(EINVAL, "--time-scale: '%s' is not "
-					       "a number above 0", optarg);
+					       "a number from %g to %g", optarg,
+					       ARRIVALS_SCALE_MIN,
+					       ARRIVALS_SCALE_MAX);
 			break;
 		case OPT_SEED:
 			ret = args__u64("--seed", optarg, 0, UINT64_MAX,

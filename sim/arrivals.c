@@ -281,11 +281,11 @@ int arrivals__make(const struct arrivals_spec *spec, double duration_s,
 		   double time_scale, uint64_t seed, struct arrivals *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!isfinite(duration_s) || duration_s < 0)
+	if (!(duration_s >= 0 && duration_s <= ARRIVALS_SPAN_MAX))
 		return err__set(EINVAL,
 				"arrivals: duration %g s is not a "
-				"number >= 0",
-				duration_s);
+				"number from 0 to %g s",
+				duration_s, ARRIVALS_SPAN_MAX);
 	switch (spec->kind) {
 	case ARRIVALS_POISSON:
 	case ARRIVALS_MMPP:
@@ -308,5 +308,8 @@ double arrivals__mean_rate(const struct arrivals *a)
 {
 	double span = a->span_s > 0 ? a->span_s : a->n ? a->t[a->n - 1] : 0;
 
-	return span > 0 ? (double)a->n / span : 0;
+	double rate = span > 0 ? (double)a->n / span : 0;
+
+	/* a span of a few denormals is no time either */
+	return isfinite(rate) ? rate : 0;
 }

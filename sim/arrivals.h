@@ -17,6 +17,16 @@
 #define ARRIVALS_MAX 50000000
 #endif
 
+/* The longest time line, in seconds (some 300 years): a longer duration,
+ * or a whole trace that spans more once scaled, is refused with -EINVAL.
+ * Past about 10^15 s a double no longer resolves the simulator's 100 ms
+ * ticks, and a tick that cannot advance the clock never ends. */
+#define ARRIVALS_SPAN_MAX 1e10
+
+/* The time scales a trace accepts (-EINVAL otherwise). */
+#define ARRIVALS_SCALE_MIN 1e-6
+#define ARRIVALS_SCALE_MAX 1e6
+
 /* The --arrivals text, parsed. */
 struct arrivals_spec {
 	enum arrivals_kind {
@@ -60,13 +70,15 @@ struct arrivals {
 	char desc[256]; /* one line for reports */
 };
 
-/* Arrivals in [0, duration_s) of the (scaled) time line.
+/* Arrivals in [0, duration_s) of the (scaled) time line; duration_s is at
+ * most ARRIVALS_SPAN_MAX.
  *
  * poisson/mmpp: duration_s > 0 is required; time_scale is ignored. The MMPP
  * starts in state 0; dwell times are exponential with the given means.
  *
- * traces: duration_s 0 keeps the whole trace; time_scale (> 0) multiplies
- * trace time, so 0.1 replays it ten times faster. CSV and Azure 2021 times
+ * traces: duration_s 0 keeps the whole trace; time_scale (from
+ * ARRIVALS_SCALE_MIN to ARRIVALS_SCALE_MAX) multiplies trace time, so 0.1
+ * replays it ten times faster. CSV and Azure 2021 times
  * are made relative to the earliest arrival (which is at 0); rows need not
  * be sorted. CSV timestamps are seconds ("12.5") or UTC date-times
  * ("2023-11-16 18:17:03.9799600", 'T' separator and a final 'Z' accepted,
@@ -74,8 +86,10 @@ struct arrivals {
  * [60 (k - 1), 60 k) s, its count spread uniformly at random. Azure 2021
  * arrivals are end_timestamp - duration. The format is detected from the
  * header unless spec->format says it. A malformed line, an empty trace or
- * window, a file that is not a regular file, or more than ARRIVALS_MAX
- * arrivals is an error whose message names the file (and the line).
+ * window, a file that is not a regular file, a whole trace that spans more
+ * than ARRIVALS_SPAN_MAX once scaled, or more than ARRIVALS_MAX arrivals
+ * (-E2BIG; Azure 2019 counts that add up past 2^64 too, wherever they
+ * are) is an error whose message names the file (and the line).
  *
  * The same inputs and seed give identical arrays. On success *out owns
  * the array (arrivals__free); on error *out is empty. 0 or -errno. */
@@ -85,7 +99,7 @@ int arrivals__make(const struct arrivals_spec *spec, double duration_s,
 void arrivals__free(struct arrivals *a);
 
 /* n / span_s (span_s, or else the last arrival's time); 0 when the span
- * is 0. */
+ * is 0 or too short for the quotient to be finite. */
 double arrivals__mean_rate(const struct arrivals *a);
 
 #endif

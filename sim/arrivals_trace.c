@@ -73,7 +73,7 @@ struct reader {
 	size_t field;	 /* fields seen in the current row */
 	bool last_cr;	 /* the last row ended in CR: an LF now is its CRLF */
 	char **names;	 /* header fields, until the header is done */
-	size_t nnames;
+	size_t nnames, names_cap;
 	size_t ncols;	/* 0 before the header */
 	size_t tcol;	/* csv: the timestamp column */
 	char tname[64]; /* csv: its name, for messages */
@@ -85,11 +85,12 @@ struct reader {
 	uint64_t total;
 };
 
-static int bad_line(struct reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int line_error(struct reader *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-/* "FILE line N: ..." for the row being read; keeps the first error. */
-static int bad_line(struct reader *r, const char *fmt, ...)
+/* "FILE line N: ..." for the row being read, as -code; keeps the first
+ * error. */
+static int line_error(struct reader *r, int code, const char *fmt, ...)
 {
 	char what[384];
 	va_list ap;
@@ -97,10 +98,12 @@ static int bad_line(struct reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	r->err = err__set(EINVAL, "trace %s line %zu: %s", r->path,
+	r->err = err__set(code, "trace %s line %zu: %s", r->path,
 			  r->field ? r->row_line : r->line, what);
 	return r->err;
 }
+
+#define bad_line(r, ...) line_error(r, EINVAL, __VA_ARGS__)
 
 /* "YYYY-MM-DD[ T]HH:MM:SS[.F][Z]", UTC, up to 9 fraction digits. Whole
  * seconds and fraction stay apart: a double of epoch seconds would keep
@@ -195,9 +198,16 @@ static int azure2019_count(struct reader *r, const char *s, size_t len)
 	}
 	if (len == 0)
 		return bad_line(r, "empty count in minute %zu", minute + 1);
-	/* Sums stay below 2^64: each count < 10^12, rows < file size. */
-	r->minutes[minute] += c;
-	r->total += c;
+	/* Each count is below 10^12, but rows are many: some 240 MB of them
+	 * reach 2^64. A minute's sum is at most the total, which is kept
+	 * for the description, so the whole file is refused. */
+	if (__builtin_add_overflow(r->minutes[minute], c, &r->minutes[minute]) ||
+	    __builtin_add_overflow(r->total, c, &r->total))
+		return line_error(r, E2BIG,
+				  "the counts add up to more than 2^64 "
+				  "arrivals by minute %zu (at most %d are "
+				  "held)",
+				  minute + 1, ARRIVALS_MAX);
 	return 0;
 }
 
@@ -219,11 +229,19 @@ static int header_field(struct reader *r, const char *s)
 
 	if (r->field >= TRACE_MAX_COLUMNS)
 		return bad_line(r, "more than %d columns", TRACE_MAX_COLUMNS);
-	names = realloc(r->names, (r->field + 1) * sizeof(*names));
-	if (!names)
-		return r->err = err__set(ENOMEM, "trace %s: out of memory",
-					 r->path);
-	r->names = names;
+	/* Doubled: an Azure 2019 header has 1444 names. */
+	if (r->field == r->names_cap) {
+		size_t cap = r->names_cap ? 2 * r->names_cap : 16;
+
+		names = realloc(r->names, cap * sizeof(*names));
+		if (!names)
+			return r->err = err__set(ENOMEM,
+						 "trace %s: out of memory",
+						 r->path);
+		r->names = names;
+		r->names_cap = cap;
+	}
+	names = r->names;
 	names[r->field] = strdup(s);
 	if (!names[r->field])
 		return r->err = err__set(ENOMEM, "trace %s: out of memory",
@@ -377,11 +395,13 @@ static void free_names(struct reader *r)
 		free(r->names[i]);
 	free(r->names);
 	r->names = NULL;
-	r->nnames = 0;
+	r->nnames = r->names_cap = 0;
 }
 
 static void end_row(struct reader *r)
 {
+	double t = r->format == ARRIVALS_AZURE2021 ? r->v[0] - r->v[1]
+						   : r->v[0];
 	int err;
 
 	if (r->ncols == 0) {
@@ -397,9 +417,12 @@ static void end_row(struct reader *r)
 	}
 	if (r->format == ARRIVALS_AZURE2019)
 		return;
-	err = series_push(&r->s, r->format == ARRIVALS_AZURE2021
-					 ? r->v[0] - r->v[1]
-					 : r->v[0]);
+	/* Each number is finite, their difference may not be. */
+	if (!isfinite(t)) {
+		bad_line(r, "end_timestamp - duration is out of range");
+		return;
+	}
+	err = series_push(&r->s, t);
 	if (err == -E2BIG)
 		r->err = too_many(r->path, "a shorter trace");
 	else if (err < 0)
@@ -511,14 +534,29 @@ out_close:
 	return err;
 }
 
-/* csv, azure2021: relative to the earliest, scaled, cut to the window. */
-static void trace_window(struct reader *r, double duration, double scale)
+static int too_long(struct reader *r, double span, double scale)
 {
-	double min = INFINITY;
+	return err__set(EINVAL,
+			"trace %s spans %g s (time x%g), more than the %g s "
+			"a time line may last; keep a shorter window",
+			r->path, span, scale, ARRIVALS_SPAN_MAX);
+}
+
+/* csv, azure2021: relative to the earliest, scaled, cut to the window.
+ * A time past the window is dropped, even an infinite one. */
+static int trace_window(struct reader *r, double duration, double scale)
+{
+	double min = INFINITY, max = -INFINITY;
 	size_t kept = 0;
 
-	for (size_t i = 0; i < r->s.n; i++)
+	for (size_t i = 0; i < r->s.n; i++) {
 		min = fmin(min, r->s.t[i]);
+		max = fmax(max, r->s.t[i]);
+	}
+	/* Finite times may differ by more than a double holds. */
+	if (duration == 0 && r->s.n && !((max - min) * scale <=
+					 ARRIVALS_SPAN_MAX))
+		return too_long(r, (max - min) * scale, scale);
 	for (size_t i = 0; i < r->s.n; i++) {
 		double t = (r->s.t[i] - min) * scale;
 
@@ -527,6 +565,17 @@ static void trace_window(struct reader *r, double duration, double scale)
 	}
 	r->total = r->s.n;
 	r->s.n = kept;
+	return 0;
+}
+
+/* The counts of the first n minutes; false past 2^64. */
+static bool minutes_sum(const uint64_t *minutes, size_t n, uint64_t *sum)
+{
+	*sum = 0;
+	for (size_t m = 0; m < n; m++)
+		if (__builtin_add_overflow(*sum, minutes[m], sum))
+			return false;
+	return true;
 }
 
 /* azure2019: each minute's count spread uniformly over that minute. The
@@ -535,16 +584,17 @@ static int spread_minutes(struct reader *r, double duration, double scale,
 			  uint64_t seed)
 {
 	size_t nmin = r->ncols - 4;
-	uint64_t want = 0;
+	uint64_t want;
 	struct stats_rng rng;
 
 	/* Only the minutes starting inside the window count and are held. */
 	while (duration > 0 && nmin > 0 &&
 	       60.0 * (double)(nmin - 1) * scale >= duration)
 		nmin--;
-	for (size_t m = 0; m < nmin; m++)
-		want += r->minutes[m];
-	if (want > ARRIVALS_MAX)
+	if (duration == 0 && 60.0 * (double)nmin * scale > ARRIVALS_SPAN_MAX)
+		return too_long(r, 60.0 * (double)nmin * scale, scale);
+	/* The array is sized by the sum: it must not wrap. */
+	if (!minutes_sum(r->minutes, nmin, &want) || want > ARRIVALS_MAX)
 		return too_many(r->path, "a shorter duration");
 	r->s.t = malloc((want ? want : 1) * sizeof(*r->s.t));
 	if (!r->s.t)
@@ -597,7 +647,7 @@ static int finish_trace(struct reader *r, double duration, double scale,
 	if (r->format == ARRIVALS_AZURE2019)
 		err = spread_minutes(r, duration, scale, seed);
 	else
-		trace_window(r, duration, scale);
+		err = trace_window(r, duration, scale);
 	if (err < 0)
 		return err;
 	if (r->total == 0)
@@ -627,11 +677,12 @@ int arrivals__make_trace(const struct arrivals_spec *spec, double duration,
 	};
 	int err;
 
-	if (!isfinite(scale) || scale <= 0)
+	if (!(scale >= ARRIVALS_SCALE_MIN && scale <= ARRIVALS_SCALE_MAX))
 		return err__set(EINVAL,
-				"trace %s: time scale %g is not a "
-				"positive number",
-				spec->path, scale);
+				"trace %s: time scale %g is not a number "
+				"from %g to %g",
+				spec->path, scale, ARRIVALS_SCALE_MIN,
+				ARRIVALS_SCALE_MAX);
 	err = read_trace(&r);
 	if (err == 0)
 		err = finish_trace(&r, duration, scale, seed);

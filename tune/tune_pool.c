@@ -103,7 +103,8 @@ static void usage(FILE *out)
 	      "  --duration DUR       time line of poisson/mmpp (default 1h), "
 	      "window of a trace\n"
 	      "                       (default: the whole trace)\n"
-	      "  --time-scale F       multiplies trace time (default 1)\n"
+	      "  --time-scale F       multiplies trace time, 1e-6 to 1e6 "
+	      "(default 1)\n"
 	      "  --seed N             arrivals and cost resampling (default 1)"
 	      "\n"
 	      "  --slo SLO            p50|p90|p99|p99.9=TIME of arrival -> "
@@ -222,9 +223,11 @@ static int parse_one(int c, char *arg, void *ctx)
 	case OPT_BUDGET:
 		o->budget_set = true;
 		ret = args__size("--memory-budget", arg, &o->budget);
-		return ret == 0 && !o->budget ? err__set(EINVAL, "--memory-"
-						 "budget: must be above 0")
-					      : ret;
+		if (ret == 0 && (!o->budget || o->budget > TP_MAX_BYTES))
+			ret = err__set(EINVAL, "--memory-budget: '%s' is not "
+				       "from 1 byte to 1024T (2^50 bytes, more "
+				       "than any host has)", arg);
+		return ret;
 	case OPT_WORKERS:
 		ret = args__u64("--workers", arg, 1, POOLSIM_MAX_WORKERS, &v);
 		o->workers = (unsigned int)v;

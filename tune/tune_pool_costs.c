@@ -225,6 +225,21 @@ static double positive(const json_t *o, const char *key)
 		       : 0;
 }
 
+/* kib, the document path's `key`, as c's memory per VM; -EINVAL outside
+ * 1 byte to TP_MAX_BYTES. */
+static int vm_memory(struct costs *c, double kib, const char *path,
+		     const char *key)
+{
+	if (!(kib * 1024 >= 1 && kib * 1024 <= (double)TP_MAX_BYTES))
+		return err__set(EINVAL, "%s: %s = %g KiB is not a memory per "
+				"VM from 1 byte to 2^50 bytes (1 PiB, more "
+				"than any host has)", path, key, kib);
+	c->vm_mib = kib / 1024;
+	snprintf(c->mem_from, sizeof(c->mem_from), "%.40s: %s = %.0f KiB",
+		 strrchr(path, '/') + 1, key, kib);
+	return 0;
+}
+
 /* pool.json's memory per VM held (PSS, else RSS), else density.json's
  * marginal KiB per fresh VM. */
 static int memory_cost(struct costs *c, const char *host)
@@ -236,15 +251,12 @@ static int memory_cost(struct costs *c, const char *host)
 	double kib;
 	int ret;
 
-	if ((kib = positive(mem, "pss_kib_per_vm")) > 0 ||
-	    (kib = positive(mem, "rss_kib_per_vm")) > 0) {
-		c->vm_mib = kib / 1024;
-		snprintf(c->mem_from, sizeof(c->mem_from), "pool.json: "
-			 "pool.memory.%s_kib_per_vm = %.0f KiB",
-			 positive(mem, "pss_kib_per_vm") > 0 ? "pss" : "rss",
-			 kib);
-		return 0;
-	}
+	if ((kib = positive(mem, "pss_kib_per_vm")) > 0)
+		return vm_memory(c, kib, c->pool_path,
+				 "pool.memory.pss_kib_per_vm");
+	if ((kib = positive(mem, "rss_kib_per_vm")) > 0)
+		return vm_memory(c, kib, c->pool_path,
+				 "pool.memory.rss_kib_per_vm");
 	ret = load_doc(host, "density.json", false, path, sizeof(path), &d);
 	if (ret == -ENOENT)
 		return err__set(EINVAL, "%s: no pool.memory.pss_kib_per_vm or "
@@ -259,10 +271,7 @@ static int memory_cost(struct costs *c, const char *host)
 		return err__set(EINVAL, "%s: no density.fresh.marginal_kib_per_"
 				"vm above 0 (and pool.json has no memory per "
 				"VM)", path);
-	c->vm_mib = kib / 1024;
-	snprintf(c->mem_from, sizeof(c->mem_from), "density.json: density."
-		 "fresh.marginal_kib_per_vm = %.0f KiB", kib);
-	return 0;
+	return vm_memory(c, kib, path, "density.fresh.marginal_kib_per_vm");
 }
 
 void tune_pool__costs_free(struct costs *c)

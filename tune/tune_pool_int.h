@@ -19,6 +19,11 @@
 #include <sys/types.h>
 
 #define MiB_F (1024.0 * 1024.0)
+/* The most memory a host plausibly has, 2^50 bytes (1 PiB): a larger
+ * memory per VM or --memory-budget is refused, and so is a VM of less
+ * than a byte; what the report derives from them (VMs that fit) then
+ * stays below 2^60 and json_int_t holds the budget. */
+#define TP_MAX_BYTES (1ull << 50)
 #define MAX_CANDIDATES 512
 #define MAX_VALIDATE 8
 

@@ -12,7 +12,9 @@ scratch
 # gen DIR [key=value...]: keys emulated (a label; default null), mem
 # (0: no pool.memory, the memory comes from density.json), miss (0: no
 # miss series), make (pool.stats.make_s, default 0.05), rate
-# (pool.offered_rate, arrivals/s; default: absent).
+# (pool.offered_rate, arrivals/s; default: absent), kib (pool.memory's
+# pss_kib_per_vm, default 4096), marginal (density.json's KiB per VM,
+# default 8192).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, os, random, sys
@@ -35,13 +37,15 @@ pool = {"stats": {"make_s": float(args.get("make", 0.05))},
 if "rate" in args:
     pool["offered_rate"] = float(args["rate"])
 if args.get("mem", "1") != "0":
-    pool["memory"] = {"rss_kib_per_vm": 5000, "pss_kib_per_vm": 4096}
+    pool["memory"] = {"rss_kib_per_vm": 5000,
+                      "pss_kib_per_vm": json.loads(args.get("kib", "4096"))}
 json.dump({"schema": 1, "bench": "pool", "sysinfo": sysinfo,
            "config": {"source": "probe", "workers": 1, "on_empty": "make"},
            "series": ss, "pool": pool}, open(d + "/pool.json", "w"))
 json.dump({"schema": 1, "bench": "density", "sysinfo": sysinfo, "config": {},
            "series": [{"name": "n", "unit": "kib", "samples": [1]}],
-           "density": {"fresh": {"marginal_kib_per_vm": 8192}}},
+           "density": {"fresh": {"marginal_kib_per_vm":
+                                 json.loads(args.get("marginal", "8192"))}}},
           open(d + "/density.json", "w"))
 EOF
 }
@@ -187,6 +191,39 @@ printf 'timestamp\n1.0\nsoon\n' >"$tmp/bad.csv"
 expect 2 "$tmp/bad.csv.*line 3" tune pool --host "$tmp/host" \
 	--arrivals "trace:$tmp/bad.csv" --slo hits=50%
 
+# Azure 2019 counts, each valid, that add up to 2^64 (some 240 MB): once
+# a wrapped sum sized the array, now exit 2 naming the file and the line
+python3 - "$tmp/wrap2019.csv" <<'EOF'
+import sys
+k, n = 1440, 18446744  # minutes a row, counts of 999999999999
+row = "\no,a,f,http" + ",999999999999" * k
+last = ([999999999999] * (n % k) + [2**64 - n * 999999999999] +
+        [0] * (k - n % k - 1))
+with open(sys.argv[1], "w") as f:
+    f.write("HashOwner,HashApp,HashFunction,Trigger," +
+            ",".join(str(m) for m in range(1, k + 1)))
+    for _ in range(n // k):
+        f.write(row)
+    f.write("\no,a,f,http," + ",".join(map(str, last)) + "\n")
+EOF
+expect 2 "tune pool: trace $tmp/wrap2019.csv line 12812: the counts add up to more than 2\^64 arrivals" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/wrap2019.csv" \
+	--slo hits=50%
+rm -f "$tmp/wrap2019.csv"
+# a trace spanning 10^16 s (whose 100 ms ticks the simulator could not
+# advance), one whose times differ by more than a double holds, and a
+# time scale out of range: exit 2, at once
+printf 'timestamp\n0\n1e16\n' >"$tmp/far.csv"
+EXPECT_TIMEOUT=30 expect 2 "trace $tmp/far.csv spans 1e\+16 s \(time x1\), more than the 1e\+10 s" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/far.csv" \
+	--slo hits=50%
+printf 'timestamp\n-1e308\n1e308\n' >"$tmp/inf.csv"
+expect 2 "trace $tmp/inf.csv spans inf s" tune pool --host "$tmp/host" \
+	--arrivals "trace:$tmp/inf.csv" --slo hits=50%
+expect 2 "time scale 1e\+300 is not a number from 1e-06 to 1e\+06" \
+	tune pool --host "$tmp/host" --arrivals "trace:$tmp/trace.csv" \
+	--slo hits=50% --time-scale 1e300
+
 # refusals: exit 2 naming the file or the text
 expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
 expect 2 "--slo: 'hits=99'" tune pool "${A[@]}" --slo hits=99
@@ -206,6 +243,27 @@ gen "$tmp/nomiss" miss=0 mem=0
 rm "$tmp/nomiss/density.json"
 expect 2 "pool.json: no miss latency" tune pool --host "$tmp/nomiss" \
 	--arrivals poisson:5 --slo p99=10ms
+
+# a memory per VM, or a budget, past 2^50 bytes (or a VM below a byte):
+# exit 2 naming the file and key, not a 309-digit count of VMs that fit
+gen "$tmp/huge" kib=1e308
+expect 2 "$tmp/huge/pool.json: pool.memory.pss_kib_per_vm = 1e\+308 KiB is not a memory per VM from 1 byte to 2\^50 bytes" \
+	tune pool --host "$tmp/huge" --arrivals poisson:5 --slo p99=10ms \
+	--memory-budget 1G
+gen "$tmp/tiny" kib=1e-300
+expect 2 "pss_kib_per_vm = 1e-300 KiB is not a memory per VM" tune pool \
+	--host "$tmp/tiny" --arrivals poisson:5 --slo p99=10ms
+gen "$tmp/hugeden" mem=0 marginal=1e308
+expect 2 "$tmp/hugeden/density.json: density.fresh.marginal_kib_per_vm = 1e\+308 KiB is not" \
+	tune pool --host "$tmp/hugeden" --arrivals poisson:5 --slo p99=10ms
+gen "$tmp/peta" kib=1099511627776
+expect 0 'pss_kib_per_vm = 1099511627776 KiB' tune pool --host "$tmp/peta" \
+	--arrivals poisson:5 --duration 1m --slo p99=10ms --memory-budget 1024T
+grep -q 'warm VMs that fit: 1 ' "$out" && ok || fail "1 PiB holds one VM of 1 PiB"
+for b in 1025T 16777215T 0; do
+	expect 2 "--memory-budget: '$b' is not from 1 byte to 1024T" tune pool \
+		"${A[@]}" --slo p99=10ms --memory-budget "$b"
+done
 
 # an emulated host: accepted, with a warning in the output and document
 gen "$tmp/emu" emulated=qemu-tcg-svm

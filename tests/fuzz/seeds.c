@@ -203,6 +203,79 @@ static void arrivals_seeds(void)
 		      "a,f,10.5,0.5\na,g,5.0,2.0\nb,h,20,0\n");
 }
 
+/* The one-format trace targets (fuzz_trace.h: byte 0 picks the window
+ * in bits 0-1, the time scale in bits 2-3): valid files, with counts and
+ * times near the limits, which few mutations carry past them. */
+static void trace_seed(const char *format, const char *name, uint8_t mode,
+		       const char *text)
+{
+	char target[32];
+	size_t len = strlen(text);
+	uint8_t *buf = malloc(len + 1);
+
+	snprintf(target, sizeof(target), "trace_%s", format);
+	buf[0] = mode;
+	memcpy(buf + 1, text, len);
+	seed(target, name, buf, len + 1);
+	free(buf);
+}
+
+/* A day of Azure 2019 minutes, two functions, sparse counts. */
+static void trace_day_seed(void)
+{
+	char *text = malloc(65536), *p = text;
+
+	p += sprintf(p, "HashOwner,HashApp,HashFunction,Trigger");
+	for (int m = 1; m <= 1440; m++)
+		p += sprintf(p, ",%d", m);
+	for (int f = 0; f < 2; f++) {
+		p += sprintf(p, "\no%d,a%d,f%d,%s", f, f, f,
+			     f ? "timer" : "http");
+		for (int m = 1; m <= 1440; m++)
+			p += sprintf(p, ",%d", m % (97 + f) == 0 ? 1 + f : 0);
+	}
+	strcpy(p, "\n");
+	trace_seed("azure2019", "day", 1 << 2, text);
+	free(text);
+}
+
+static void trace_seeds(void)
+{
+	trace_seed("csv", "seconds", 0, "timestamp,function\n12.5,a\n3,b\n"
+		   "7.25,a\n");
+	trace_seed("csv", "datetimes", 1, "id,start_time\n1,2023-11-16 "
+		   "18:17:03.9799600\n2,2023-11-16T18:17:05Z\n3,2023-11-16 "
+		   "18:18:00\n");
+	trace_seed("csv", "epoch-quoted-crlf", 2 | 1 << 2,
+		   "\"Timestamp\",\"what\"\r\n1700000000.5,\"a,b\"\r\n"
+		   "\"1700000090.25\",c\r\n");
+	/* just within the longest time line, at time x1 */
+	trace_seed("csv", "near-the-longest", 0,
+		   "timestamp\n0\n9999999999.5\n-1e-9\n");
+	trace_seed("csv", "years-apart", 2 << 2,
+		   "time\n0001-01-01 00:00:00\n9999-12-31T23:59:59.999999999Z"
+		   "\n");
+	trace_seed("azure2019", "small", 0,
+		   "HashOwner,HashApp,HashFunction,Trigger,1,2,3\n"
+		   "o1,a1,f1,http,2,0,1\no2,a2,f2,timer,1,0,3\n");
+	/* The largest counts outside the 60 s window: summed, not drawn */
+	trace_seed("azure2019", "large-counts", 1,
+		   "HashOwner,HashApp,HashFunction,Trigger,1,2,3\n"
+		   "o,a,f,http,1999,999999999999,0\n"
+		   "o,a,g,timer,0,999999999999,999999999999\n"
+		   "o,b,h,queue,1,999999999999,999999999999\n");
+	trace_day_seed();
+	trace_seed("azure2021", "small", 0, "app,func,end_timestamp,duration\n"
+		   "a,f,10.5,0.5\na,g,5.0,2.0\nb,h,20,0\n");
+	trace_seed("azure2021", "epoch", 2 | 1 << 2,
+		   "app,func,end_timestamp,duration\n"
+		   "a,f,1700000000.123,0.5\nb,g,1700003599.9,3599.9\n");
+	trace_seed("azure2021", "extremes", 3 | 2 << 2,
+		   "app,func,end_timestamp,duration\n"
+		   "a,f,1.7976931348623157e308,0\n"
+		   "b,g,-1.7976931348623157e308,1e-300\n");
+}
+
 /* Records as fuzz_devices.c decodes them: op, register index, value. */
 static void devices_seeds(void)
 {
@@ -259,6 +332,7 @@ int main(int argc, char **argv)
 	kernel_seeds(argv[2], argv[3]);
 	result_seeds();
 	arrivals_seeds();
+	trace_seeds();
 	devices_seeds();
 	return 0;
 }

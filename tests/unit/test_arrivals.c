@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -238,6 +240,8 @@ static void drawn_refusals(void **state)
 	assert_msg("duration > 0");
 	assert_int_equal(arrivals__make(&s, -1, 1, 1, &a), -EINVAL);
 	assert_int_equal(arrivals__make(&s, NAN, 1, 1, &a), -EINVAL);
+	assert_int_equal(arrivals__make(&s, 2e10, 1, 1, &a), -EINVAL);
+	assert_msg("from 0 to 1e+10 s");
 	/* 10^9 expected arrivals are refused before any is drawn */
 	assert_int_equal(arrivals__parse_spec("poisson:1e9", &s), 0);
 	assert_int_equal(arrivals__make(&s, 1, 1, 1, &a), -E2BIG);
@@ -626,6 +630,101 @@ static void azure2021_malformed(void **state)
 		   "", "has no arrivals (only a header line)");
 }
 
+/* ---- sums and spans past what the numbers hold ---- */
+
+/* An Azure 2019 trace in memory (some 240 MB) whose counts, each valid,
+ * add up to exactly 2^64: 18446744 of 999999999999 and one remainder,
+ * in rows of 1440 minutes. Wrapped, the sum asked for no memory at all. */
+static int wrapping_2019(void)
+{
+	enum { K = 1440, ROWS = 18446744 / K, LEFT = 18446744 % K };
+	static char row[16 + K * 13];
+	int fd = memfd_create("wrap2019", 0);
+	size_t len = 0;
+	FILE *fp;
+
+	assert_true(fd >= 0);
+	fp = fdopen(dup(fd), "w");
+	assert_non_null(fp);
+	fputs("HashOwner,HashApp,HashFunction,Trigger", fp);
+	for (int m = 1; m <= K; m++)
+		fprintf(fp, ",%d", m);
+	len = (size_t)sprintf(row, "o,a,f,http");
+	for (int m = 0; m < K; m++)
+		len += (size_t)sprintf(row + len, ",999999999999");
+	for (int i = 0; i < ROWS; i++)
+		fprintf(fp, "\n%s", row);
+	fputs("\no,a,f,http", fp);
+	for (int m = 0; m < K; m++)
+		fprintf(fp, ",%" PRIu64,
+			m < LEFT    ? UINT64_C(999999999999)
+			: m == LEFT ? UINT64_C(0) - UINT64_C(18446744) *
+					  UINT64_C(999999999999)
+				    : 0);
+	fputs("\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	return fd;
+}
+
+static void azure2019_sum_wraps(void **state)
+{
+	char path[64];
+	struct arrivals a;
+	int fd = wrapping_2019();
+
+	(void)state;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	assert_int_equal(make_trace(path, "", 0, 1, 1, &a), -E2BIG);
+	assert_msg(path);
+	assert_msg("line 12812: the counts add up to more than 2^64 arrivals "
+		   "by minute 345");
+	assert_null(a.t);
+	close(fd);
+}
+
+static void spans(void **state)
+{
+	char path[PATH_MAX], head[4096];
+	struct arrivals a;
+
+	/* 10^16 s apart: a double's tick there is 2 s */
+	write_file(state, "far.csv", "timestamp\n0\n1e16\n", path);
+	assert_int_equal(make_trace(path, "", 0, 1, 1, &a), -EINVAL);
+	assert_msg("far.csv spans 1e+16 s (time x1), more than the 1e+10 s");
+	assert_int_equal(make_trace(path, "", 100, 1, 1, &a), 0);
+	assert_int_equal(a.n, 1);
+	arrivals__free(&a);
+	assert_int_equal(make_trace(path, "", 2e10, 1, 1, &a), -EINVAL);
+	/* and a span too short to divide by: no rate, not an infinite one */
+	write_file(state, "near.csv", "timestamp\n0\n5e-324\n", path);
+	assert_int_equal(make_trace(path, "", 0, 1, 1, &a), 0);
+	assert_true(arrivals__mean_rate(&a) == 0);
+	arrivals__free(&a);
+	/* finite times whose difference is not */
+	expect_bad(state, "inf.csv", "timestamp\n-1e308\n1e308\n", "",
+		   "spans inf s");
+	expect_bad(state, "inf2021.csv",
+		   "app,func,end_timestamp,duration\na,f,-1e308,1e308\n", "",
+		   "line 2: end_timestamp - duration is out of range");
+	/* 200 minutes a million times slower: 1.2e10 s */
+	strcpy(head, "HashOwner,HashApp,HashFunction,Trigger");
+	for (int m = 1; m <= 200; m++)
+		snprintf(head + strlen(head), sizeof(head) - strlen(head),
+			 ",%d", m);
+	strcat(head, "\no,a,f,http,1");
+	for (int m = 1; m < 200; m++)
+		strcat(head, ",0");
+	write_file(state, "slow2019.csv", strcat(head, "\n"), path);
+	assert_int_equal(make_trace(path, "", 0, 1e6, 1, &a), -EINVAL);
+	assert_msg("slow2019.csv spans 1.2e+10 s (time x1e+06)");
+	assert_int_equal(make_trace(path, "", 0, 1e5, 1, &a), 0);
+	arrivals__free(&a);
+	assert_int_equal(make_trace(path, "", 0, 1e7, 1, &a), -EINVAL);
+	assert_msg("time scale 1e+07 is not a number from 1e-06 to 1e+06");
+	assert_int_equal(make_trace(path, "", 0, 1e-7, 1, &a), -EINVAL);
+	assert_int_equal(make_trace(path, "", 0, INFINITY, 1, &a), -EINVAL);
+}
+
 /* ---- files that are not traces ---- */
 
 static void not_traces(void **state)
@@ -673,6 +772,8 @@ int main(void)
 		cmocka_unit_test(azure2019_malformed),
 		cmocka_unit_test(azure2021_trace),
 		cmocka_unit_test(azure2021_malformed),
+		cmocka_unit_test(azure2019_sum_wraps),
+		cmocka_unit_test(spans),
 		cmocka_unit_test(not_traces),
 	};
 
