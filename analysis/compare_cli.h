@@ -12,7 +12,8 @@ enum compare_exit {
 	COMPARE_EXIT_REGRESSION = 1,   /* a series regressed */
 	COMPARE_EXIT_USAGE = 2,        /* usage, unreadable or incomparable */
 	COMPARE_EXIT_INCONCLUSIVE = 3, /* no regression, but some series
-					* could not have shown one */
+					* could not show it was within its
+					* threshold, or is missing from NEW */
 	COMPARE_EXIT_EXPORT = 4,       /* the verdicts stand, an export
 					* could not be written */
 };
@@ -22,6 +23,7 @@ struct compare_cli {
 	struct compare_opts o;
 	struct metric_threshold *overrides; /* room for argc entries */
 	bool force;
+	bool strict; /* a series missing from NEW is a failure (exit 1) */
 	bool json; /* verdicts as one JSON document on stdout */
 	const char *github_path, *gobench_path;
 	char **hosts; /* --hosts DIR...: the cross-host table instead */
@@ -42,6 +44,7 @@ struct compare_run {
 	size_t nr_pairs;
 	bool dirs; /* directories were compared: names are BENCH/SERIES */
 	size_t rows, regressions, inconclusive;
+	size_t missing; /* BASE's series that NEW lacks or left empty */
 };
 
 /* The table (benchstat-like), geomean rows, one-sided series and the

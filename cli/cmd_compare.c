@@ -25,6 +25,7 @@ enum {
 	OPT_JSON,
 	OPT_MIN_SAMPLES,
 	OPT_HOSTS,
+	OPT_STRICT,
 };
 
 static void usage(FILE *out)
@@ -35,19 +36,22 @@ static void usage(FILE *out)
 	      "`coldstart bench\n... --out` writes) or two directories of "
 	      "results (series matched by driver\nand name), series by "
 	      "series: median ± spread (half the 95 % bootstrap\ninterval "
-	      "of the median), the change of the median, the p-value of a "
-	      "two-sided\nMann-Whitney U test and the samples per side; '~' "
-	      "when the change is not\nsignificant; a geomean row per unit. "
-	      "A series regresses when p < alpha AND its\nmedian got worse "
-	      "by more than the threshold. It is INCONCLUSIVE ('?') when it\n"
-	      "did not regress but could not have shown a regression of the "
-	      "threshold's size:\ntoo few samples for p < alpha, a minimum "
-	      "detectable effect (80 % power, from\nthe MAD noise) above the "
-	      "threshold, or fewer than --min-samples; it then says\nhow many "
-	      "samples per side it needs at this noise. Results from different "
-	      "hosts\n(hostname, CPU model, KVM flavour), an emulated host "
-	      "against a native one, or\ndifferent configurations (config, "
-	      "apart from count) are refused.\n\n"
+	      "of the median), the change of the median, the confidence "
+	      "bound of the\nchange in the worse direction, the p-value of a "
+	      "two-sided Mann-Whitney U test\nand the samples per side; '~' "
+	      "when the change is not significant; a geomean\nrow per unit. "
+	      "A series regresses when p < alpha AND its median got worse by\n"
+	      "more than the threshold. It passes only on evidence: when the "
+	      "one-sided\n1 - alpha confidence bound of its change "
+	      "(Hodges-Lehmann ratio NEW / BASE, the\nMoses interval the U "
+	      "test inverts to) lies below the threshold. Any other\nseries "
+	      "is INCONCLUSIVE ('?'), as is one with fewer than --min-samples; "
+	      "it then\nsays how many samples per side it needs at this "
+	      "noise. A series or a driver\nof BASE that NEW lacks or left "
+	      "without samples is never a pass (listed as\nMISSING). Results "
+	      "from different hosts (hostname, CPU model, KVM flavour), an\n"
+	      "emulated host against a native one, or different configurations "
+	      "(config,\napart from count) are refused.\n\n"
 	      "  --threshold PCT          practical threshold in percent "
 	      "(default 5)\n"
 	      "  --metric-threshold NAME=PCT\n"
@@ -62,6 +66,8 @@ static void usage(FILE *out)
 	      "permutation test on the\n"
 	      "                           difference of medians (10000 "
 	      "resamples, seeded)\n"
+	      "  --strict                 a series missing from NEW fails "
+	      "(exit 1, not 3)\n"
 	      "  --force                  compare results from different "
 	      "hosts (emulated or\n                           native) or "
 	      "configurations, with a warning\n"
@@ -79,10 +85,12 @@ static void usage(FILE *out)
 	      "                           and KVM flavour, with each "
 	      "driver's headline medians\n"
 	      "  -h, --help               this help\n\n"
-	      "Exit codes: 0 no regression (every series decided), 1 "
-	      "regression,\n2 usage error or inputs that are missing, "
-	      "malformed or not comparable,\n3 inconclusive (no regression "
-	      "found, but a series could not have shown one),\n4 an export "
+	      "Exit codes: 0 every series shown within its threshold, 1 "
+	      "regression (or a\nseries missing from NEW with --strict), 2 "
+	      "usage error or inputs that are\nmissing, malformed or not "
+	      "comparable, 3 inconclusive (no regression found,\nbut a series "
+	      "could not be shown within its threshold, or is missing from "
+	      "NEW),\n4 an export "
 	      "could not be written (the verdicts were no regression or\n"
 	      "inconclusive; a regression keeps 1).\n", out);
 }
@@ -144,6 +152,9 @@ static int parse_option(int c, char *arg, void *ctx)
 	case OPT_FORCE:
 		cli->force = true;
 		return 0;
+	case OPT_STRICT:
+		cli->strict = true;
+		return 0;
 	case OPT_GITHUB:
 		cli->github_path = arg;
 		return 0;
@@ -192,6 +203,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -330,6 +342,7 @@ static int compare_pair(const struct compare_cli *cli, struct compare_run *r,
 	if (ret < 0)
 		return ret;
 	p->compared = true;
+	r->missing += p->res.nr_only_base;
 	r->rows += p->res.nr_rows;
 	r->regressions += p->res.regressions;
 	r->inconclusive += p->res.inconclusive;
@@ -379,9 +392,12 @@ static int compare_all(const struct compare_cli *cli, struct compare_run *r)
 {
 	int ret = load_run(cli, r);
 
-	for (size_t i = 0; ret == 0 && i < r->nr_pairs; i++)
+	for (size_t i = 0; ret == 0 && i < r->nr_pairs; i++) {
 		if (r->pairs[i].base && r->pairs[i].new_)
 			ret = compare_pair(cli, r, &r->pairs[i]);
+		else if (r->pairs[i].base) /* a driver NEW lacks */
+			r->missing += r->pairs[i].base->doc.nr_series;
+	}
 	if (ret == 0 && r->rows == 0)
 		ret = err__set(EINVAL, "no bench in common between %s and %s",
 			       cli->base_path, cli->new_path);
@@ -397,11 +413,13 @@ static void free_run(struct compare_run *r)
 	compare__free_set(&r->new_);
 }
 
-static int verdict_code(const struct compare_run *r)
+static int verdict_code(const struct compare_cli *cli,
+			const struct compare_run *r)
 {
-	if (r->regressions)
+	if (r->regressions || (r->missing && cli->strict))
 		return COMPARE_EXIT_REGRESSION;
-	return r->inconclusive ? COMPARE_EXIT_INCONCLUSIVE : COMPARE_EXIT_OK;
+	return r->inconclusive || r->missing ? COMPARE_EXIT_INCONCLUSIVE
+					     : COMPARE_EXIT_OK;
 }
 
 static int run(const struct compare_cli *cli)
@@ -418,7 +436,7 @@ static int run(const struct compare_cli *cli)
 		compare_print__json(cli, &r);
 	else
 		compare_print__table(cli, &r);
-	code = verdict_code(&r);
+	code = verdict_code(cli, &r);
 	if (exports(cli, &r.new_) < 0) {
 		cli__error(COMPARE_EXIT_EXPORT, "compare: %s", err__last());
 		if (code != COMPARE_EXIT_REGRESSION)
