@@ -64,6 +64,16 @@ int compare__same_bench(const struct result_doc *base,
 int compare__same_setup(const struct result_doc *base,
 			const struct result_doc *new_);
 
+/* Changes of the host between two documents that same_setup lets pass
+ * but that move timings: kernel release and command line, CPU
+ * microcode, KVM module parameters (sysinfo; a field one side does not
+ * record is no change). Their description, "kernel 6.1 -> 6.12; CPU
+ * microcode 0x1 -> 0x2; kvm.halt_poll_ns 200000 -> 0", goes into buf
+ * (truncated to len); returns how many there are. */
+size_t compare__host_changes(const struct result_doc *base,
+			     const struct result_doc *new_, char *buf,
+			     size_t len);
+
 enum compare_test {
 	COMPARE_UTEST,       /* Mann-Whitney U (default, as benchstat) */
 	COMPARE_PERMUTATION, /* permutation test on the median difference */

@@ -24,6 +24,7 @@ struct compare_cli {
 	struct metric_threshold *overrides; /* room for argc entries */
 	bool force;
 	bool strict; /* a series missing from NEW is a failure (exit 1) */
+	bool strict_host; /* a changed kernel, microcode, KVM: exit 2 */
 	bool json; /* verdicts as one JSON document on stdout */
 	const char *github_path, *gobench_path;
 	char **hosts; /* --hosts DIR...: the cross-host table instead */

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
 	OPT_THRESHOLD = 0x100,
@@ -26,6 +27,7 @@ enum {
 	OPT_MIN_SAMPLES,
 	OPT_HOSTS,
 	OPT_STRICT,
+	OPT_STRICT_HOST,
 };
 
 static void usage(FILE *out)
@@ -68,6 +70,9 @@ static void usage(FILE *out)
 	      "resamples, seeded)\n"
 	      "  --strict                 a series missing from NEW fails "
 	      "(exit 1, not 3)\n"
+	      "  --strict-host            refuse (exit 2) a host whose kernel, "
+	      "CPU microcode or\n                           KVM module "
+	      "parameters changed (default: a warning)\n"
 	      "  --force                  compare results from different "
 	      "hosts (emulated or\n                           native) or "
 	      "configurations, with a warning\n"
@@ -155,6 +160,9 @@ static int parse_option(int c, char *arg, void *ctx)
 	case OPT_STRICT:
 		cli->strict = true;
 		return 0;
+	case OPT_STRICT_HOST:
+		cli->strict_host = true;
+		return 0;
 	case OPT_GITHUB:
 		cli->github_path = arg;
 		return 0;
@@ -204,6 +212,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "strict-host", no_argument, NULL, OPT_STRICT_HOST },
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -304,8 +313,28 @@ static int exports(const struct compare_cli *cli, const struct result_set *set)
 
 /* ---- the command ---- */
 
-/* 0 when the pair may be compared (with a warning when emulated or
- * forced), else -EINVAL with a message. */
+/* A kernel, microcode or KVM parameter change between BASE and NEW: a
+ * warning naming it, or with --strict-host a refusal (-EINVAL). */
+static int host_changes(const struct compare_cli *cli,
+			const struct compare_pair *p)
+{
+	char what[1024];
+	size_t n = compare__host_changes(&p->base->doc, &p->new_->doc, what,
+					 sizeof(what));
+
+	if (!n)
+		return 0;
+	if (cli->strict_host)
+		return err__set(EINVAL, "%s and %s: the host changed (%s); "
+				"--strict-host refuses it", p->base->path,
+				p->new_->path, what);
+	fprintf(stderr, "warning: %s: the host changed between BASE and NEW, "
+		"timings may move with it: %s\n", p->base->doc.bench, what);
+	return 0;
+}
+
+/* 0 when the pair may be compared (with a warning when emulated,
+ * forced or on a changed host), else -EINVAL with a message. */
 static int comparable(const struct compare_cli *cli,
 		      const struct compare_pair *p)
 {
@@ -318,7 +347,7 @@ static int comparable(const struct compare_cli *cli,
 				"measured inside an emulated host (%s): timings "
 				"are functional; compare only ratios within a "
 				"run\n", b->bench, sysinfo__emulated(b->sysinfo));
-		return 0;
+		return host_changes(cli, p);
 	}
 	if (!cli->force) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -367,20 +396,43 @@ static int pair_up(struct compare_run *r)
 	return 0;
 }
 
+/* A file against a directory is refused before either is read, so the
+ * message is this one whatever they hold. */
+static int same_kind(const struct compare_cli *cli)
+{
+	struct stat b, n;
+
+	if (stat(cli->base_path, &b) < 0 || stat(cli->new_path, &n) < 0)
+		return 0; /* compare__load_set names the path */
+	if (S_ISDIR(b.st_mode) == S_ISDIR(n.st_mode))
+		return 0;
+	return err__set(EINVAL, "BASE and NEW must both be result files or "
+			"both directories (%s is a %s, %s a %s)", cli->base_path,
+			S_ISDIR(b.st_mode) ? "directory" : "file", cli->new_path,
+			S_ISDIR(n.st_mode) ? "directory" : "file");
+}
+
+static void note_skipped(const struct result_set *set)
+{
+	for (size_t i = 0; i < set->nr_skipped; i++)
+		fprintf(stderr, "note: %s skipped: a tuner's document, not a "
+			"benchmark result\n", set->skipped[i]);
+}
+
 /* Two files: one bench (no --force makes different benches
  * comparable). Two directories: matched by bench. */
 static int load_run(const struct compare_cli *cli, struct compare_run *r)
 {
-	int ret = compare__load_set(cli->base_path, &r->base);
+	int ret = same_kind(cli);
 
+	if (ret == 0)
+		ret = compare__load_set(cli->base_path, &r->base);
 	if (ret == 0)
 		ret = compare__load_set(cli->new_path, &r->new_);
 	if (ret < 0)
 		return ret;
-	if (r->base.is_dir != r->new_.is_dir)
-		return err__set(EINVAL, "BASE and NEW must both be result files "
-				"or both directories (%s is a %s)", cli->new_path,
-				r->new_.is_dir ? "directory" : "file");
+	note_skipped(&r->base);
+	note_skipped(&r->new_);
 	r->dirs = r->base.is_dir;
 	if (!r->dirs && compare__same_bench(&r->base.docs[0].doc,
 					    &r->new_.docs[0].doc) < 0)

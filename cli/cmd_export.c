@@ -7,6 +7,7 @@
 #include "err.h"
 #include "openmetrics.h"
 #include "output.h"
+#include "report_tune.h"
 #include "push.h"
 
 #include <dirent.h>
@@ -144,7 +145,18 @@ static void inputs_free(struct inputs *in)
 	*in = (struct inputs){ 0 };
 }
 
-static int load_file(struct inputs *in, const char *path)
+/* A tuner's document (tune-pool.json beside the results that `tune pool
+ * --out` wrote into a results directory) is no result to export. */
+static bool is_tuner_doc(const json_t *root)
+{
+	const char *bench = json_string_value(json_object_get(root, "bench"));
+
+	return bench && report_tune__is_tune(bench);
+}
+
+/* `in_dir`: found in a directory, where a tuner's document is skipped
+ * with a note; named on the command line, it is an error. */
+static int load_file(struct inputs *in, const char *path, bool in_dir)
 {
 	struct result_doc *docs;
 	char **paths, why[400];
@@ -165,6 +177,13 @@ static int load_file(struct inputs *in, const char *path)
 		free(in->paths[in->n]);
 		return err__set(EINVAL, "%s is not a readable JSON document: %s "
 				"(line %d)", path, e.text, e.line);
+	}
+	if (in_dir && is_tuner_doc(root)) {
+		fprintf(stderr, "note: %s skipped: a tuner's document, not a "
+			"benchmark result\n", path);
+		free(in->paths[in->n]);
+		json_decref(root);
+		return 0;
 	}
 	ret = compare__parse_all(root, &in->docs[in->n]);
 	json_decref(root);
@@ -202,7 +221,7 @@ static int load_dir(struct inputs *in, const char *dir)
 			ret = output__pathf(path, sizeof(path), "%s/%s", dir,
 					    names[i]->d_name);
 		if (ret == 0)
-			ret = load_file(in, path);
+			ret = load_file(in, path, true);
 		free(names[i]);
 	}
 	free(names);
@@ -222,7 +241,7 @@ static int load_all(struct inputs *in, const struct export_cli *cli)
 		else if (S_ISDIR(st.st_mode))
 			ret = load_dir(in, p);
 		else
-			ret = load_file(in, p);
+			ret = load_file(in, p, false);
 	}
 	return ret;
 }

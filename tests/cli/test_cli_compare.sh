@@ -10,7 +10,8 @@ dir=$tmp
 # gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, sd
 # (lognormal log-sd, 0.03), shift
 # (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema,
-# emulated (sysinfo schema 2's kvm.emulated label; empty: null).
+# emulated (sysinfo schema 2's kvm.emulated label; empty: null), krel
+# (kernel release), ucode (CPU microcode), halt (kvm.halt_poll_ns).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, math, random, sys
@@ -35,6 +36,12 @@ doc = {
     ],
     "memory": None,
 }
+if "krel" in args:
+    doc["sysinfo"]["kernel"] = {"release": args["krel"]}
+if "ucode" in args:
+    doc["sysinfo"]["cpu"]["microcode"] = args["ucode"]
+if "halt" in args:
+    doc["sysinfo"]["kvm"]["modules"] = {"kvm": {"halt_poll_ns": args["halt"]}}
 if "emulated" in args:
     doc["sysinfo"]["schema"] = 2
     doc["sysinfo"]["kvm"]["emulated"] = args["emulated"] or None
@@ -128,6 +135,18 @@ gen "$dir/linux2.json" seed=2 kernel=/srv/images/vmlinuz
 gen "$dir/linux3.json" seed=2 kernel=/boot/vmlinuz-a ksum=$(printf 'cd%.0s' $(seq 32))
 expect 0 "no regression" compare "$dir/linux1.json" "$dir/linux2.json"
 expect 2 "different guests: linux abab.* vs linux cdcd.*; use --force" compare "$dir/linux1.json" "$dir/linux3.json"
+
+# A kernel, microcode or KVM module parameter change on the same host is
+# named (a warning on stderr); --strict-host refuses it (exit 2). A field
+# one side does not record is no change.
+gen "$dir/k1.json" seed=1 krel=6.1.0-18-amd64 ucode=0xb4 halt=200000
+gen "$dir/k2.json" seed=2 krel=6.12.9-amd64 ucode=0xb6 halt=0
+gen "$dir/k3.json" seed=2 krel=6.1.0-18-amd64 ucode=0xb4 halt=200000
+expect 0 '^warning: lifecycle: the host changed between BASE and NEW, timings may move with it: kernel 6\.1\.0-18-amd64 -> 6\.12\.9-amd64; CPU microcode 0xb4 -> 0xb6; kvm\.halt_poll_ns 200000 -> 0$' compare "$dir/k1.json" "$dir/k2.json"
+expect 2 "k1\.json and $dir/k2\.json: the host changed \\(kernel 6\.1\.0-18-amd64 -> 6\.12\.9-amd64; .*\\); --strict-host refuses it" compare "$dir/k1.json" "$dir/k2.json" --strict-host
+expect 0 'no regression' compare "$dir/k1.json" "$dir/k3.json" --strict-host
+grep -q 'host changed' "$err" && fail "an unchanged host was named as changed" || ok
+expect 0 'no regression' compare "$B" "$dir/k2.json" --strict-host
 
 # Verdicts and the '~' marker.
 expect 0 'no regression in 2 series' compare "$B" "$B"
@@ -260,6 +279,8 @@ gen "$dir/C/peers.json" seed=1 bench=peers
 expect 2 "no bench in common between $dir/A and $dir/C" compare "$dir/A" "$dir/C"
 cp "$dir/A/lifecycle.json" "$dir/D/lifecycle.json"
 cp "$dir/garbage.json" "$dir/D/notes.json"
+# a file against a directory says so, whatever the directory holds
+expect 2 "must both be result files or both directories \\($B is a file, $dir/D a directory\\)" compare "$B" "$dir/D"
 expect 2 "$dir/D/notes.json is not JSON" compare "$dir/A" "$dir/D"
 rm "$dir/D/notes.json"
 cp "$dir/A/lifecycle.json" "$dir/D/lifecycle-old.json"
@@ -371,4 +392,40 @@ gen "$dir/tight-b.json" seed=12 n=200 sd=0.01
 expect 0 "no regression in 2 series: each change's 99% confidence bound is within its threshold" compare "$dir/tight-a.json" "$dir/tight-b.json"
 timeout 60 "$COLDSTART" compare "$dir/tight-a.json" "$dir/tight-b.json" --json >"$dir/tight.json" 2>/dev/null
 json_check 'all(r["ci_lo"] < r["shift"] < r["ci_hi"] == r["worst"] < 0.01 for r in d["series"]) and d["missing"] == 0' "$dir/tight.json"
+
+# ---- docs/commands.md's examples are what the command prints ----
+DOCS=$(dirname "$0")/../../docs/commands.md
+mkdir -p "$dir/docs"
+gen "$dir/docs/base.json" seed=1
+gen "$dir/docs/new.json" seed=3 shift=0.2
+python3 - "$dir/docs" <<'EOF2'
+import json, math, random, sys
+for name, seed, scale in (("base", 101, 1.0), ("new", 102, 0.85)):
+    path = "%s/%s.json" % (sys.argv[1], name)
+    d = json.load(open(path))
+    r = random.Random(seed)
+    d["series"].append({"name": "process.coldstart", "mode": "process-per-VM",
+        "impl": "coldstart", "unit": "ns", "samples_ns": [
+            round(1.2e6 * scale * math.exp(r.gauss(0, 0.03))) for _ in range(20)]})
+    json.dump(d, open(path, "w"), indent=1)
+EOF2
+gen "$dir/docs/base3.json" seed=1 n=3
+gen "$dir/docs/new3.json" seed=2 n=3 shift=1.0
+# docs_example 'COMMAND LINE' CODE: the block under "$ COMMAND LINE" up to
+# "$ echo $?" and the code after it, against a run in $dir/docs.
+docs_example() {
+	local want got bin
+	bin=$(realpath "$COLDSTART")
+	want=$(awk -v cmd="\$ $1" 'index($0, cmd) == 1 {on = 1; next}
+		on && /^\$ echo/ {exit} on' "$DOCS")
+	got=$(cd "$dir/docs" && timeout 60 "$bin" ${1#coldstart } 2>&1)
+	if [ $? -eq "$2" ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
+		ok
+	else
+		fail "docs/commands.md's '$1' is not what it prints"
+		diff <(echo "$want") <(echo "$got") | head -10 | sed 's/^/  | /'
+	fi
+}
+docs_example 'coldstart compare base.json new.json' 1
+docs_example 'coldstart compare base3.json new3.json' 3
 finish

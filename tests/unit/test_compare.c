@@ -524,6 +524,49 @@ static void docs_match_series_by_name(void **state)
 	compare__free(&a);
 }
 
+/* Kernel, microcode and KVM module parameters that changed are named;
+ * what a side does not record is no change; a short buffer is cut, the
+ * count is not. */
+static void host_changes(void **state)
+{
+	struct result_doc a, b;
+	char buf[256], small[12];
+	json_t *root;
+
+	(void)state;
+	root = doc_json("a", 2 << 20, N, 1, 1);
+	json_object_set_new(json_object_get(root, "sysinfo"), "kernel",
+			    json_pack("{s:s}", "release", "6.1"));
+	json_object_set_new(json_object_get(json_object_get(root, "sysinfo"),
+					    "kvm"), "modules",
+			    json_pack("{s:{s:s, s:s}, s:{}}", "kvm",
+				      "halt_poll_ns", "200000", "tdp_mmu", "Y",
+				      "kvm_intel"));
+	parse(root, &a);
+	parse(doc_json("a", 2 << 20, N, 1, 2), &b);
+	assert_int_equal(compare__host_changes(&a, &b, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	root = doc_json("a", 2 << 20, N, 1, 2);
+	json_object_set_new(json_object_get(root, "sysinfo"), "kernel",
+			    json_pack("{s:s}", "release", "6.12"));
+	json_object_set_new(json_object_get(json_object_get(root, "sysinfo"),
+					    "kvm"), "modules",
+			    json_pack("{s:{s:s, s:s}, s:{}}", "kvm",
+				      "halt_poll_ns", "0", "tdp_mmu", "Y",
+				      "kvm_amd"));
+	compare__free(&b);
+	parse(root, &b);
+	assert_int_equal(compare__host_changes(&a, &b, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "kernel 6.1 -> 6.12; kvm.halt_poll_ns 200000 "
+			    "-> 0; module kvm_intel loaded only in BASE; "
+			    "module kvm_amd loaded only in NEW");
+	assert_int_equal(compare__host_changes(&a, &b, small, sizeof(small)),
+			 4);
+	assert_string_equal(small, "kernel 6.1 ");
+	compare__free(&a);
+	compare__free(&b);
+}
+
 static void github_export(void **state)
 {
 	struct result_doc d;
@@ -596,6 +639,7 @@ int main(void)
 		cmocka_unit_test(setup_checks),
 		cmocka_unit_test(emulated_against_native_is_refused),
 		cmocka_unit_test(docs_match_series_by_name),
+		cmocka_unit_test(host_changes),
 		cmocka_unit_test(github_export),
 		cmocka_unit_test(gobench_export),
 	};
