@@ -1,13 +1,17 @@
 /* How often `coldstart compare`'s rule (p < alpha AND the median worse by
  * more than the threshold) flags a regression on synthetic noise: A/A
  * trials (both sides from one distribution; every flag is a false alarm)
- * and trials where NEW is 10 % slower (every miss is a missed regression),
- * and how often the gate says it cannot decide (inconclusive: exit 3).
- * A benchmark that prints numbers, not a pass/fail test:
+ * and trials where NEW is 10 % slower, twice the 5 % threshold (every
+ * miss is a missed regression, every pass a wrong exit 0), how often the
+ * gate passes (exit 0: the change's confidence bound below the
+ * threshold) and how often it says it cannot decide (inconclusive: exit
+ * 3). A benchmark that prints numbers, not a pass/fail test:
  *
  *   build/tests/unit/compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]
+ *   build/tests/unit/compare_power -g [TRIALS]
  *
- * (defaults: 20 samples per side, 100 trials).
+ * (defaults: 20 samples per side, 100 trials; -g: the U test over a grid
+ * of sample counts and noise levels).
  * With RESULTS.json (e.g. results/reference-pvm-2core/lifecycle.json),
  * each of its series also serves as empirical noise: samples are drawn
  * from it with replacement. */
@@ -57,7 +61,14 @@ static void sample(const struct noise *nz, double scale, uint64_t seed,
 struct tally {
 	unsigned int aa_flagged, aa_significant, detected;
 	unsigned int aa_inconclusive, shift_inconclusive;
+	unsigned int aa_passed, shift_passed;
 };
+
+static bool passed(const struct compare_row *r)
+{
+	return r->verdict != COMPARE_REGRESSED &&
+	       r->verdict != COMPARE_INCONCLUSIVE;
+}
 
 static int trials(const struct noise *nz, enum compare_test test,
 		  unsigned int count, uint64_t seed0, struct tally *t)
@@ -79,12 +90,14 @@ static int trials(const struct noise *nz, enum compare_test test,
 		t->aa_flagged += r.verdict == COMPARE_REGRESSED;
 		t->aa_significant += r.p < o.alpha;
 		t->aa_inconclusive += r.verdict == COMPARE_INCONCLUSIVE;
+		t->aa_passed += passed(&r);
 		sample(nz, 1, seed + 2, a);
 		sample(nz, SHIFT, seed + 3, b);
 		if (compare__samples(a, n, b, n, false, o.threshold, &o, &r))
 			return -1;
 		t->detected += r.verdict == COMPARE_REGRESSED;
 		t->shift_inconclusive += r.verdict == COMPARE_INCONCLUSIVE;
+		t->shift_passed += passed(&r);
 	}
 	return 0;
 }
@@ -101,9 +114,10 @@ static int report(const struct noise *nz, unsigned int count, uint64_t seed)
 			return -1;
 		}
 		printf("%-34s %-12s %6u/%-5u %9u/%-5u %9u/%-5u %7u/%-5u "
-		       "%7u/%u\n", nz->name, names[test], t.aa_flagged, count,
-		       t.aa_significant, count, t.detected, count,
-		       t.aa_inconclusive, count, t.shift_inconclusive, count);
+		       "%7u/%-5u %7u/%-5u %7u/%u\n", nz->name, names[test],
+		       t.aa_flagged, count, t.aa_significant, count, t.detected,
+		       count, t.aa_inconclusive, count, t.shift_inconclusive,
+		       count, t.aa_passed, count, t.shift_passed, count);
 	}
 	return 0;
 }
@@ -140,6 +154,39 @@ out:
 	return ret;
 }
 
+/* The U test at several sample counts per noise model, one Markdown
+ * row each: the targets are A/A flagged <= 1 % and 10 % passed <= 1 %
+ * everywhere. */
+static int grid(const struct noise *models, size_t nr_models,
+		unsigned int count)
+{
+	static const int counts[] = { 5, 10, 20, 30, 50, 100, 200 };
+
+	printf("| noise (lognormal) | n per side | A/A flagged | A/A passed | "
+	       "10 %% detected | 10 %% passed | A/A inconclusive | 10 %% "
+	       "inconclusive |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < nr_models; i++)
+		for (size_t k = 0; k < sizeof(counts) / sizeof(*counts); k++) {
+			struct tally t;
+
+			n = counts[k];
+			if (trials(&models[i], COMPARE_UTEST, count,
+				   1000 * (i + 1) + 100000 * k, &t) < 0) {
+				fprintf(stderr, "compare_power: %s\n",
+					err__last());
+				return -1;
+			}
+			printf("| %s | %d | %u/%u | %u/%u | %u/%u | %u/%u | "
+			       "%u/%u | %u/%u |\n", models[i].name, n,
+			       t.aa_flagged, count, t.aa_passed, count,
+			       t.detected, count, t.shift_passed, count,
+			       t.aa_inconclusive, count, t.shift_inconclusive,
+			       count);
+			fflush(stdout);
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct noise models[] = {
@@ -150,18 +197,25 @@ int main(int argc, char **argv)
 		{ "lognormal, sd 15 %", 0.15, 0, NULL, 0 },
 	};
 	unsigned int count = 100;
+	bool by_n = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:")) != -1)
-		if (c != 'n' || (n = atoi(optarg)) < 1 || n > MAX_N)
+	while ((c = getopt(argc, argv, "gn:")) != -1) {
+		if (c == 'g')
+			by_n = true;
+		else if (c != 'n' || (n = atoi(optarg)) < 1 || n > MAX_N)
 			goto usage;
+	}
 	if (optind < argc && (count = (unsigned int)atoi(argv[optind++])) == 0)
 		goto usage;
+	if (by_n)
+		return grid(models, sizeof(models) / sizeof(models[0]), count)
+			       ? 1 : 0;
 	printf("n = %d per side, alpha 0.01, threshold 5 %%; %u trials per "
 	       "row; shift: NEW = 1.10 x\n\n", n, count);
-	printf("%-34s %-12s %12s %15s %15s %13s %13s\n", "noise", "test",
-	       "A/A flagged", "A/A p < alpha", "10 % detected", "A/A inconcl.",
-	       "10 % inconcl.");
+	printf("%-34s %-12s %12s %15s %15s %13s %13s %13s %13s\n", "noise",
+	       "test", "A/A flagged", "A/A p < alpha", "10 % detected",
+	       "A/A inconcl.", "10 % inconcl.", "A/A passed", "10 % passed");
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
 		if (report(&models[i], count, 1000 * (i + 1)) < 0)
 			return 1;
@@ -169,7 +223,7 @@ int main(int argc, char **argv)
 		return 1;
 	return 0;
 usage:
-	fputs("usage: compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]\n",
-	      stderr);
+	fputs("usage: compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]\n"
+	      "       compare_power -g [TRIALS]\n", stderr);
 	return 2;
 }
