@@ -63,7 +63,8 @@ static void usage_prometheus(FILE *out)
 	      "  --textfile-dir DIR  write DIR/coldstart.prom atomically "
 	      "(temporary file and\n"
 	      "                      rename), for node_exporter's "
-	      "--collector.textfile.directory\n"
+	      "--collector.textfile.directory;\n"
+	      "                      DIR must exist (it is not made)\n"
 	      "  --name NAME         the file's name in DIR (default "
 	      "coldstart.prom)\n"
 	      "  --push URL          PUT the metrics to the Pushgateway at "
@@ -314,8 +315,6 @@ static int write_outputs(const struct inputs *in,
 	    (fwrite(t.text, 1, t.len, stdout) != t.len || fflush(stdout)))
 		ret = err__sys(errno, "writing the metrics to stdout");
 	if (ret == 0 && cli->textfile_dir)
-		ret = output__mkdirs(cli->textfile_dir);
-	if (ret == 0 && cli->textfile_dir)
 		ret = output__write_file(cli->textfile_dir, cli->name, t.text,
 					 t.len);
 	free(t.text);
@@ -323,6 +322,22 @@ static int write_outputs(const struct inputs *in,
 		ret = push_all(in, cli);
 	return ret < 0 ? cli__error(CLI_FAIL, "export: %s", err__last())
 		       : CLI_OK;
+}
+
+/* node_exporter reads only the directory it was given: one made here
+ * (a typo, another path) would hold metrics nobody collects. */
+static int textfile_dir_exists(const struct export_cli *cli)
+{
+	struct stat st;
+
+	if (!cli->textfile_dir)
+		return 0;
+	if (stat(cli->textfile_dir, &st) < 0)
+		return err__sys(errno, "--textfile-dir %s", cli->textfile_dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(ENOTDIR, "--textfile-dir %s: not a directory",
+				cli->textfile_dir);
+	return 0;
 }
 
 static int run_prometheus(int argc, char **argv)
@@ -333,7 +348,7 @@ static int run_prometheus(int argc, char **argv)
 
 	if (ret)
 		return cli__parsed(ret, "export", usage_prometheus);
-	if (load_all(&in, &cli) < 0)
+	if (textfile_dir_exists(&cli) < 0 || load_all(&in, &cli) < 0)
 		ret = cli__error(CLI_USAGE, "export: %s", err__last());
 	else
 		ret = write_outputs(&in, &cli);

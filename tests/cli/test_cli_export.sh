@@ -29,9 +29,10 @@ echo 'this is { not json' >"$tmp/bad/lifecycle.json"
 echo '{"hello": "world"}' >"$tmp/notres/x.json"
 expect 2 "cannot read $tmp/missing: No such file" export prometheus "$tmp/missing"
 expect 2 "$tmp/empty holds no result documents" export prometheus "$tmp/empty"
+mkdir "$tmp/never"
 expect 2 "$tmp/bad/lifecycle.json is not a readable JSON document" \
 	export prometheus "$REF" "$tmp/bad" --textfile-dir "$tmp/never"
-[ ! -e "$tmp/never" ] && ok || fail "a failed export created its textfile dir"
+[ -z "$(ls -A "$tmp/never")" ] && ok || fail "a failed export wrote into its textfile dir"
 expect 2 "x.json: not a coldstart result" export prometheus "$tmp/notres/x.json"
 expect 2 'give the same metric .*: the same run twice' \
 	export prometheus "$REF" "$REF/lifecycle.json"
@@ -183,6 +184,11 @@ grep -q '^# EOF' "$tmp/all.prom" && fail "an OpenMetrics '# EOF' in the Promethe
 # second export replaces it (a new file renamed over it, not rewritten
 # in place).
 tf=$tmp/textfile/sub
+# node_exporter reads only its own directory: one that does not exist is
+# a usage error (a typo), not made
+expect 2 "export: --textfile-dir $tf: No such file or directory" export prometheus "$REF" --textfile-dir "$tf"
+[ ! -e "$tmp/textfile" ] && ok || fail "--textfile-dir made a directory"
+mkdir -p "$tf"
 expect 0 '' export prometheus "$REF" --textfile-dir "$tf"
 [ ! -s "$out" ] && ok || fail "--textfile-dir also wrote stdout"
 [ "$(ls -A "$tf")" = coldstart.prom ] && ok || fail "textfile dir holds: $(ls -A "$tf")"
@@ -198,7 +204,8 @@ check "$tf/coldstart.prom" "$REF/rate.json"
 expect 0 '' export prometheus "$REF/boot.json" --textfile-dir "$tf" --name boot.prom
 [ "$(ls -A "$tf" | tr '\n' ' ')" = "boot.prom coldstart.prom " ] && ok || fail "--name: $(ls -A "$tf")"
 touch "$tmp/plainfile"
-expect 1 "creating $tmp/plainfile/dir" export prometheus "$REF" --textfile-dir "$tmp/plainfile/dir"
+expect 2 "export: --textfile-dir $tmp/plainfile/dir: Not a directory" export prometheus "$REF" --textfile-dir "$tmp/plainfile/dir"
+expect 2 "export: --textfile-dir $tmp/plainfile: not a directory" export prometheus "$REF" --textfile-dir "$tmp/plainfile"
 
 # A push nobody answers, and one to a scheme that is not HTTP: exit 1
 # with curl's reason and the group's URL.
