@@ -687,15 +687,15 @@ static json_t *github_entry(const struct result_doc *doc,
 	return e;
 }
 
-json_t *compare__github_json(const struct result_doc *doc)
+json_t *compare__github_json(const struct result_doc *doc, bool bigger)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < doc->nr_series; i++) {
 		json_t *e;
 
-		if (doc->series[i].higher_is_better)
-			continue; /* customSmallerIsBetter cannot say it */
+		if (doc->series[i].higher_is_better != bigger)
+			continue; /* the other direction's file */
 		e = github_entry(doc, &doc->series[i]);
 		if (!e || json_array_append_new(arr, e) < 0) {
 			json_decref(arr);

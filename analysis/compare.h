@@ -207,8 +207,10 @@ void compare__free_result(struct compare_result *res);
 
 /* github-action-benchmark's customSmallerIsBetter JSON: one entry per
  * lower-is-better series, {"name": "BENCH/SERIES", "unit", "value":
- * median (ns series in ms), "range": "± x%"}. New reference. */
-json_t *compare__github_json(const struct result_doc *doc);
+ * median (ns series in ms), "range": "± x%"}; with `bigger`, the
+ * customBiggerIsBetter JSON of the higher-is-better series instead (the
+ * tool takes one direction per file). New reference. */
+json_t *compare__github_json(const struct result_doc *doc, bool bigger);
 
 /* Go benchmark text format, one line per sample
  * ("BenchmarkBENCH/SERIES 1 123456 ns/op") after "key: value"

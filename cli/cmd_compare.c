@@ -79,7 +79,11 @@ static void usage(FILE *out)
 	      "  --export-github FILE     NEW's medians as "
 	      "github-action-benchmark\n"
 	      "                           customSmallerIsBetter JSON (ns "
-	      "series in ms)\n"
+	      "series in ms); its\n"
+	      "                           higher-is-better series as "
+	      "customBiggerIsBetter\n"
+	      "                           JSON in FILE-bigger.json "
+	      "(FILE without .json)\n"
 	      "  --export-gobench FILE    NEW's samples in Go benchmark "
 	      "format, for benchstat\n"
 	      "  --json                   the verdicts as one JSON document "
@@ -248,14 +252,15 @@ static int write_path(const char *path, const char *data, size_t len)
 	return ret;
 }
 
-static int export_github(const struct result_set *set, const char *path)
+/* One direction's github-action-benchmark entries of every document;
+ * *n: how many. */
+static int github_text(const struct result_set *set, bool bigger,
+		       char **text, size_t *n)
 {
 	json_t *arr = json_array(), *one;
-	char *text;
-	int ret;
 
 	for (size_t i = 0; arr && i < set->n; i++) {
-		one = compare__github_json(&set->docs[i].doc);
+		one = compare__github_json(&set->docs[i].doc, bigger);
 		if (!one || json_array_extend(arr, one) < 0) {
 			json_decref(one);
 			json_decref(arr);
@@ -265,11 +270,48 @@ static int export_github(const struct result_set *set, const char *path)
 	}
 	if (!arr)
 		return err__set(ENOMEM, "building the github JSON");
-	text = json_dumps(arr, JSON_INDENT(2));
+	*n = json_array_size(arr);
+	*text = json_dumps(arr, JSON_INDENT(2));
 	json_decref(arr);
-	if (!text)
-		return err__set(ENOMEM, "formatting the github JSON");
+	return *text ? 0 : err__set(ENOMEM, "formatting the github JSON");
+}
+
+/* FILE.json's bigger-is-better sibling: FILE-bigger.json. */
+static char *bigger_path(const char *path)
+{
+	size_t len = strlen(path);
+	char *p = NULL;
+
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		return asprintf(&p, "%.*s-bigger.json", (int)(len - 5), path) < 0
+			       ? NULL : p;
+	return asprintf(&p, "%s-bigger", path) < 0 ? NULL : p;
+}
+
+/* customSmallerIsBetter into `path`, and when NEW has higher-is-better
+ * series (VMs/s, VMs/GiB) customBiggerIsBetter beside it. */
+static int export_github(const struct result_set *set, const char *path)
+{
+	char *text, *bigger;
+	size_t n;
+	int ret = github_text(set, false, &text, &n);
+
+	if (ret < 0)
+		return ret;
 	ret = write_path(path, text, strlen(text));
+	free(text);
+	if (ret == 0)
+		ret = github_text(set, true, &text, &n);
+	if (ret < 0)
+		return ret;
+	if (n == 0) {
+		free(text);
+		return 0;
+	}
+	bigger = bigger_path(path);
+	ret = bigger ? write_path(bigger, text, strlen(text))
+		     : err__set(ENOMEM, "allocating a path");
+	free(bigger);
 	free(text);
 	return ret;
 }

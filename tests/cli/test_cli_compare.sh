@@ -192,6 +192,20 @@ else
 	echo "FAIL: Go benchmark export lacks NEW's first sample $first"
 	failed=$((failed + 1))
 fi
+[ ! -e "$dir/gh-bigger.json" ] && ok || fail "a bigger-is-better file without such series"
+# Higher-is-better series (VMs/s) go to customBiggerIsBetter JSON beside
+# the file, not dropped.
+python3 - "$B" "$dir/aa.json" "$dir/hb-a.json" "$dir/hb-b.json" <<'EOF2'
+import json, sys
+for src, dst, base in ((sys.argv[1], sys.argv[3], 600), (sys.argv[2], sys.argv[4], 601)):
+    d = json.load(open(src))
+    d["series"].append({"name": "vms_per_s", "unit": "vms_per_s", "better": "higher",
+                        "samples": [base + k for k in range(20)]})
+    json.dump(d, open(dst, "w"))
+EOF2
+expect 0 '' compare "$dir/hb-a.json" "$dir/hb-b.json" --export-github "$dir/ghb.json"
+json_check '[e["name"] for e in d] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor"]' "$dir/ghb.json"
+json_check '[(e["name"], e["unit"], e["value"]) for e in d] == [("lifecycle/vms_per_s", "vms_per_s", 610.5)]' "$dir/ghb-bigger.json"
 # A failed export is exit 4, not a regression's 1; a regression keeps 1.
 expect 4 "--export-github $dir/no/such/dir/gh.json: .*No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
 expect 4 "no regression in 2 series" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"

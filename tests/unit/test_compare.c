@@ -575,8 +575,14 @@ static void github_export(void **state)
 
 	(void)state;
 	parse(doc_json("a", 2 << 20, N, 1, 1), &d);
-	d.series[1].higher_is_better = true; /* left out */
-	arr = compare__github_json(&d);
+	d.series[1].higher_is_better = true; /* the other file's */
+	arr = compare__github_json(&d, true);
+	assert_int_equal(json_array_size(arr), 1);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(arr, 0), "name")),
+			    "lifecycle/inproc.floor");
+	json_decref(arr);
+	arr = compare__github_json(&d, false);
 	assert_non_null(arr);
 	assert_int_equal(json_array_size(arr), 1);
 	e = json_array_get(arr, 0);
