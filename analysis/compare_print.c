@@ -27,8 +27,9 @@ static struct scale scale_for(const char *unit, double v)
 
 /* The name a row is shown under: BENCH/SERIES when directories were
  * compared. */
-static void row_name(char *buf, size_t len, const struct compare_run *run,
-		     const struct compare_pair *p, const char *series)
+void compare_print__row_name(char *buf, size_t len,
+			     const struct compare_run *run,
+			     const struct compare_pair *p, const char *series)
 {
 	if (run->dirs)
 		snprintf(buf, len, "%s/%s", p->base->doc.bench, series);
@@ -105,7 +106,7 @@ static int name_width(const struct compare_run *run)
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			if (strlen(name) > w)
 				w = strlen(name);
@@ -114,26 +115,34 @@ static int name_width(const struct compare_run *run)
 	return (int)w;
 }
 
+void compare_print__cells(const struct compare_row *r,
+			  struct compare_cells *c)
+{
+	struct scale sc = scale_for(r->unit, r->base_median);
+
+	format_value(c->base, sizeof(c->base), r->base_median, r->base_spread,
+		     sc);
+	format_value(c->new_, sizeof(c->new_), r->new_median, r->new_spread,
+		     sc);
+	format_delta(c->delta, sizeof(c->delta), r);
+	format_bound(c->bound, sizeof(c->bound), r);
+	format_p(c->p, sizeof(c->p), r->p);
+	snprintf(c->n, sizeof(c->n), "%zu+%zu", r->n_base, r->n_new);
+	format_verdict(c->verdict, sizeof(c->verdict), r);
+}
+
 /* Cells hold one "±", two bytes wide in UTF-8 but one column on screen. */
 static void print_row(int w, const char *name, const struct compare_row *r)
 {
-	struct scale sc = scale_for(r->unit, r->base_median);
-	char base[48], new_[48], delta[24], n[48], verdict[48], p[16];
-	char bound[24];
+	struct compare_cells c;
 
-	format_value(base, sizeof(base), r->base_median, r->base_spread, sc);
-	format_value(new_, sizeof(new_), r->new_median, r->new_spread, sc);
-	format_delta(delta, sizeof(delta), r);
-	format_bound(bound, sizeof(bound), r);
-	format_p(p, sizeof(p), r->p);
-	snprintf(n, sizeof(n), "%zu+%zu", r->n_base, r->n_new);
-	format_verdict(verdict, sizeof(verdict), r);
-	printf("%-*s  %-22s  %-22s  %8s  %8s  %7s  ", w, name, base, new_,
-	       delta, bound, p);
-	if (*verdict)
-		printf("%-9s  %s\n", n, verdict);
+	compare_print__cells(r, &c);
+	printf("%-*s  %-22s  %-22s  %8s  %8s  %7s  ", w, name, c.base, c.new_,
+	       c.delta, c.bound, c.p);
+	if (*c.verdict)
+		printf("%-9s  %s\n", c.n, c.verdict);
 	else
-		printf("%s\n", n);
+		printf("%s\n", c.n);
 }
 
 /* ---- geomean rows ---- */
@@ -216,7 +225,7 @@ static void print_names(const struct compare_run *run,
 		return;
 	printf("%s:", side);
 	for (size_t i = 0; i < n; i++) {
-		row_name(name, sizeof(name), run, p, names[i]);
+		compare_print__row_name(name, sizeof(name), run, p, names[i]);
 		printf(" %s", name);
 	}
 	putchar('\n');
@@ -253,42 +262,42 @@ static void warn_first(const char *name, const char *side,
 			name, side, o->median / sc.div, sc.unit);
 }
 
-static void print_needed(const struct compare_cli *cli,
+static void print_needed(FILE *out, const struct compare_cli *cli,
 			 const struct compare_row *r)
 {
 	if (r->needed)
-		printf("; needs about %zu samples per side at this noise\n",
-		       r->needed > cli->o.min_samples ? r->needed
-						      : cli->o.min_samples);
+		fprintf(out, "; needs about %zu samples per side at this "
+			"noise", r->needed > cli->o.min_samples
+				 ? r->needed : cli->o.min_samples);
 	else if (r->threshold > 0)
-		printf("; the estimated change itself is not within the "
-		       "threshold: more samples will not show it is\n");
+		fprintf(out, "; the estimated change itself is not within the "
+			"threshold: more samples will not show it is");
 	else
-		printf("; no sample count reaches a threshold of 0\n");
+		fprintf(out, "; no sample count reaches a threshold of 0");
 }
 
-/* Why a series is inconclusive, and what would decide it. */
-static void print_why(const struct compare_cli *cli, const char *name,
-		      const struct compare_row *r)
+/* Why a series is inconclusive, and what would decide it (one line,
+ * without its end). */
+void compare_print__why(FILE *out, const struct compare_cli *cli,
+			const struct compare_row *r)
 {
 	double level = 100 * (1 - cli->o.alpha);
 
-	printf("  %s: ", name);
 	if (r->n_base < cli->o.min_samples || r->n_new < cli->o.min_samples)
-		printf("%zu+%zu samples, fewer than --min-samples %zu", r->n_base,
-		       r->n_new, cli->o.min_samples);
+		fprintf(out, "%zu+%zu samples, fewer than --min-samples %zu",
+			r->n_base, r->n_new, cli->o.min_samples);
 	else if (!isfinite(r->worst))
-		printf("%zu+%zu samples are too few for a %.12g%% confidence "
-		       "bound", r->n_base, r->n_new, level);
+		fprintf(out, "%zu+%zu samples are too few for a %.12g%% "
+			"confidence bound", r->n_base, r->n_new, level);
 	else
-		printf("the change could be %s%+.1f%% (%.12g%% confidence bound; "
-		       "estimate %+.1f%%, noise %.1f%%/%.1f%%), beyond the "
-		       "threshold %g%%", r->higher_is_better ? "as low as "
-							     : "as high as ",
-		       100 * (r->higher_is_better ? r->ci_lo : r->ci_hi),
-		       level, 100 * r->shift, 100 * r->base_noise,
-		       100 * r->new_noise, 100 * r->threshold);
-	print_needed(cli, r);
+		fprintf(out, "the change could be %s%+.1f%% (%.12g%% confidence "
+			"bound; estimate %+.1f%%, noise %.1f%%/%.1f%%), beyond "
+			"the threshold %g%%", r->higher_is_better
+				? "as low as " : "as high as ",
+			100 * (r->higher_is_better ? r->ci_lo : r->ci_hi),
+			level, 100 * r->shift, 100 * r->base_noise,
+			100 * r->new_noise, 100 * r->threshold);
+	print_needed(out, cli, r);
 }
 
 typedef void row_fn(const struct compare_cli *cli, const char *name,
@@ -304,7 +313,7 @@ static void each_row(const struct compare_cli *cli,
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			fn(cli, name, &p->res.rows[k]);
 		}
@@ -335,8 +344,11 @@ static void name_regression(const struct compare_cli *cli, const char *name,
 static void explain_inconclusive(const struct compare_cli *cli,
 				 const char *name, const struct compare_row *r)
 {
-	if (r->verdict == COMPARE_INCONCLUSIVE)
-		print_why(cli, name, r);
+	if (r->verdict != COMPARE_INCONCLUSIVE)
+		return;
+	printf("  %s: ", name);
+	compare_print__why(stdout, cli, r);
+	putchar('\n');
 }
 
 static void print_summary(const struct compare_cli *cli,
@@ -393,7 +405,7 @@ void compare_print__table(const struct compare_cli *cli,
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			print_row(w, name, &p->res.rows[k]);
 		}
@@ -453,7 +465,7 @@ static void append_names(json_t *a, const struct compare_run *run,
 	char name[256];
 
 	for (size_t i = 0; i < n; i++) {
-		row_name(name, sizeof(name), run, p, names[i]);
+		compare_print__row_name(name, sizeof(name), run, p, names[i]);
 		json_array_append_new(a, json_string(name));
 	}
 }
@@ -489,7 +501,7 @@ static void collect(const struct compare_run *run, json_t *rows,
 			continue;
 		}
 		for (size_t k = 0; k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			json_array_append_new(rows, row_json(name,
 							     &p->res.rows[k]));

@@ -28,6 +28,7 @@ enum {
 	OPT_HOSTS,
 	OPT_STRICT,
 	OPT_STRICT_HOST,
+	OPT_FORMAT,
 };
 
 static void usage(FILE *out)
@@ -86,8 +87,13 @@ static void usage(FILE *out)
 	      "(FILE without .json)\n"
 	      "  --export-gobench FILE    NEW's samples in Go benchmark "
 	      "format, for benchstat\n"
-	      "  --json                   the verdicts as one JSON document "
-	      "on stdout\n"
+	      "  --format text|markdown|json|junit\n"
+	      "                           stdout: the table (default), "
+	      "Markdown for a job\n"
+	      "                           summary or a pull-request comment, "
+	      "one JSON document,\n"
+	      "                           or JUnit XML for CI test tabs\n"
+	      "  --json                   the same as --format json\n"
 	      "  --hosts DIR DIR...       instead: a Markdown table of the "
 	      "hosts whose result\n                           directories "
 	      "are given, grouped by CPU model, kernel\n"
@@ -138,7 +144,10 @@ static int parse_option(int c, char *arg, void *ctx)
 {
 	struct compare_cli *cli = ctx;
 	static const char *const tests[] = { "utest", "permutation", NULL };
-	unsigned int test;
+	/* in enum compare_format's order */
+	static const char *const formats[] = { "text", "markdown", "json",
+					       "junit", NULL };
+	unsigned int test, format;
 	uint64_t n;
 	int ret;
 
@@ -174,8 +183,12 @@ static int parse_option(int c, char *arg, void *ctx)
 		cli->gobench_path = arg;
 		return 0;
 	case OPT_JSON:
-		cli->json = true;
+		cli->format = COMPARE_JSON;
 		return 0;
+	case OPT_FORMAT:
+		ret = args__choice("--format", arg, formats, &format);
+		cli->format = (enum compare_format)format;
+		return ret;
 	case OPT_HOSTS:
 		cli->nr_hosts = 1; /* the operands are the directories */
 		return 0;
@@ -220,6 +233,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "hosts", no_argument, NULL, OPT_HOSTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -526,8 +540,12 @@ static int run(const struct compare_cli *cli)
 				  err__last());
 		goto out;
 	}
-	if (cli->json)
+	if (cli->format == COMPARE_JSON)
 		compare_print__json(cli, &r);
+	else if (cli->format == COMPARE_MARKDOWN)
+		compare_ci__markdown(cli, &r);
+	else if (cli->format == COMPARE_JUNIT)
+		compare_ci__junit(cli, &r);
 	else
 		compare_print__table(cli, &r);
 	code = verdict_code(cli, &r);

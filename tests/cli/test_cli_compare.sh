@@ -283,6 +283,40 @@ timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --json >"$dir/dirs.json" 2>/de
 [ $? -eq 1 ] && ok || fail "compare DIR DIR --json exit code"
 json_check '[r["name"] for r in d["series"]] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart"] and d["missing"] == 3 and d["only_base"] == ["boot/inproc.coldstart", "boot/inproc.floor", "rate/inproc.floor"] and d["only_new"] == ["rate/inproc.renamed", "density/inproc.coldstart", "density/inproc.floor"] and "bench" not in d' "$dir/dirs.json"
 expect 0 'no regression in 6 series' compare "$dir/A" "$dir/A"
+# --format: Markdown for a job summary, JUnit XML for CI test tabs, JSON;
+# the exit codes are the same.
+expect 2 "--format: 'yaml' is not one of: text, markdown, json, junit" compare "$dir/A" "$dir/B" --format yaml
+expect 1 '^### coldstart compare: REGRESSION$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^\| lifecycle/inproc\.coldstart \| [0-9.]+ ms ± [0-9]+% \| [0-9.]+ ms ± [0-9]+% \| \+[0-9.]+% \| <\+[0-9.]+% \| [0-9.e-]+ \| 20\+20 \| :x: REGRESSION beyond 5% \|$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^- `rate/inproc\.floor`$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^\*\*Missing from NEW\*\* \(3 series' compare "$dir/A" "$dir/B" --format markdown
+expect 0 '^### coldstart compare: no regression$' compare "$dir/A" "$dir/A" --format markdown
+expect 3 '^- `inproc\.coldstart`: 3\+3 samples are too few' compare "$dir/b3.json" "$dir/slow3.json" --format markdown
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --format junit >"$dir/junit.xml" 2>/dev/null
+[ $? -eq 1 ] && ok || fail "compare --format junit exit code"
+python3 - "$dir/junit.xml" <<'EOF2' && ok || { fail "compare --format junit"; sed 's/^/  | /' "$dir/junit.xml" | head -20; }
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root.find("testsuite")
+assert (root.tag, suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("testsuites", "6", "1", "3"), suite.attrib
+cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+assert set(cases) == {("coldstart.lifecycle", "inproc.coldstart"), ("coldstart.lifecycle", "inproc.floor"),
+    ("coldstart.rate", "inproc.coldstart"), ("coldstart.rate", "inproc.floor"),
+    ("coldstart.boot", "inproc.coldstart"), ("coldstart.boot", "inproc.floor")}, set(cases)
+f = cases[("coldstart.lifecycle", "inproc.coldstart")].find("failure")
+assert f is not None and "REGRESSION beyond 5%" in f.get("message") and "bound <+" in cases[("coldstart.lifecycle", "inproc.coldstart")].find("system-out").text
+assert cases[("coldstart.rate", "inproc.floor")].find("error").get("type") == "missing"
+assert cases[("coldstart.lifecycle", "inproc.floor")].find("failure") is None
+EOF2
+timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" --format junit >"$dir/junit3.xml" 2>/dev/null
+[ $? -eq 3 ] && ok || fail "compare --format junit of 3+3: exit code"
+python3 -c "
+import sys, xml.etree.ElementTree as ET
+e = [c.find('error') for c in ET.parse(sys.argv[1]).iter('testcase')]
+sys.exit(0 if len(e) == 2 and all(x is not None and x.get('type') == 'inconclusive' and 'too few' in x.get('message') for x in e) else 1)" "$dir/junit3.xml" && ok || fail "inconclusive series in JUnit"
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --format json >"$dir/f.json" 2>/dev/null
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --json >"$dir/j.json" 2>/dev/null
+cmp -s "$dir/f.json" "$dir/j.json" && ok || fail "--format json is not --json"
 # Exports over a directory hold every document of NEW.
 expect 1 '' compare "$dir/A" "$dir/B" --export-github "$dir/gh-dir.json"
 json_check 'sorted(e["name"] for e in d) == ["density/inproc.coldstart", "density/inproc.floor", "lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart", "rate/inproc.renamed"]' "$dir/gh-dir.json"
