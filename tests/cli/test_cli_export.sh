@@ -117,7 +117,7 @@ for path in sys.argv[2:]:
     d = json.load(open(path))
     host, bench = d["sysinfo"]["hostname"], d["bench"]
     ident = dict(host=host, kernel=d["sysinfo"]["kernel"]["release"],
-                 commit=d["coldstart"]["commit"], guest=d["guest"]["name"],
+                 guest=d["guest"]["name"],
                  guest_sha256=d["guest"]["sha256"],
                  kvm_flavour=d["sysinfo"]["kvm"]["flavour"], kvm_mode="native")
     for s in d["series"]:
@@ -148,6 +148,11 @@ for path in sys.argv[2:]:
                     ("series", "arrival_to_first_run.miss") in k[1] and
                     "quantile" in dict(k[1])], "quantiles of an empty series"
     find("coldstart_run_timestamp_seconds", bench=bench, **ident)
+    # version and commit once per host and build, not on every sample
+    close(find("coldstart_build_info", host=host, version=d["coldstart"]["version"],
+               commit=d["coldstart"]["commit"]), 1)
+assert not [k for k in samples if k[0] != "coldstart_build_info" and
+            {"version", "commit"} & set(dict(k[1]))], "version or commit on a sample"
 print("checked %d series in %d families" % (checked, len(fams)))
 EOF
 
