@@ -12,6 +12,9 @@ struct changes {
 };
 
 static void add(struct changes *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add(struct changes *c, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
