@@ -9,9 +9,12 @@
  *
  *   build/tests/unit/compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]
  *   build/tests/unit/compare_power -g [TRIALS]
+ *   build/tests/unit/compare_power -D DRIFT_PCT [TRIALS]
  *
  * (defaults: 20 samples per side, 100 trials; -g: the U test over a grid
- * of sample counts and noise levels).
+ * of sample counts and noise levels; -D: with the host drifting between
+ * runs, BASE and NEW as separate runs against interleaved blocks, as
+ * `bench ab` runs them).
  * With RESULTS.json (e.g. results/reference-pvm-2core/lifecycle.json),
  * each of its series also serves as empirical noise: samples are drawn
  * from it with replacement. */
@@ -187,6 +190,92 @@ static int grid(const struct noise *models, size_t nr_models,
 	return 0;
 }
 
+/* ---- drift: separate runs against interleaved blocks (bench ab) ---- */
+
+#define BLOCK 10
+
+/* n samples of lognormal noise sd 5 % times `scale`, with the host's
+ * drift: one offset per run (separate), or one per block of BLOCK
+ * samples shared by both sides' blocks (interleaved: `shared` holds
+ * them; NULL draws the offsets here). */
+static void drifting(double *x, double scale, double drift,
+		     const double *shared, struct stats_rng *rng)
+{
+	double run = exp(drift * stats__rng_normal(rng));
+
+	for (int i = 0; i < n; i++)
+		x[i] = scale * 1.5e6 * exp(0.05 * stats__rng_normal(rng)) *
+		       (shared ? shared[i / BLOCK] : run);
+}
+
+struct drift_tally {
+	unsigned int aa_flagged, detected, passed;
+};
+
+static int drift_trials(double drift, bool interleaved, unsigned int count,
+			struct drift_tally *t)
+{
+	static double a[MAX_N], b[MAX_N], off[MAX_N / BLOCK + 1];
+	struct compare_opts o;
+	struct compare_row r;
+	struct stats_rng rng;
+
+	compare__default_opts(&o);
+	*t = (struct drift_tally){ 0 };
+	stats__rng_seed(&rng, 77 + (uint64_t)n + (interleaved ? 1u << 20 : 0));
+	for (unsigned int i = 0; i < count; i++) {
+		for (double shift = 1.0; shift <= 1.11; shift += 0.1) {
+			for (int k = 0; k <= n / BLOCK; k++)
+				off[k] = exp(drift * stats__rng_normal(&rng));
+			drifting(a, 1, drift, interleaved ? off : NULL, &rng);
+			drifting(b, shift, drift, interleaved ? off : NULL,
+				 &rng);
+			if (compare__samples(a, n, b, n, false, o.threshold, &o,
+					     &r))
+				return -1;
+			if (shift == 1.0)
+				t->aa_flagged += r.verdict == COMPARE_REGRESSED;
+			else {
+				t->detected += r.verdict == COMPARE_REGRESSED;
+				t->passed += passed(&r);
+			}
+		}
+	}
+	return 0;
+}
+
+/* The same gate on the same noise (sd 5 %) with the host drifting by
+ * `drift` (log-sd) between runs: BASE and NEW as two separate runs, or
+ * interleaved in blocks of BLOCK samples as bench ab runs them. */
+static int drift_table(double drift, unsigned int count)
+{
+	static const int counts[] = { 10, 20, 30, 50, 100, 200 };
+
+	printf("noise sd 5 %%, drift sd %g %% between runs (interleaved: "
+	       "per block of %d); %u trials; shift: NEW = 1.10 x\n\n"
+	       "| n per side | separate: A/A flagged | separate: 10 %% "
+	       "detected | separate: 10 %% passed | interleaved: A/A "
+	       "flagged | interleaved: 10 %% detected | interleaved: 10 %% "
+	       "passed |\n|---:|---:|---:|---:|---:|---:|---:|\n",
+	       100 * drift, BLOCK, count);
+	for (size_t k = 0; k < sizeof(counts) / sizeof(*counts); k++) {
+		struct drift_tally s, i;
+
+		n = counts[k];
+		if (drift_trials(drift, false, count, &s) < 0 ||
+		    drift_trials(drift, true, count, &i) < 0) {
+			fprintf(stderr, "compare_power: %s\n", err__last());
+			return -1;
+		}
+		printf("| %d | %u/%u | %u/%u | %u/%u | %u/%u | %u/%u | %u/%u "
+		       "|\n", n, s.aa_flagged, count, s.detected, count,
+		       s.passed, count, i.aa_flagged, count, i.detected, count,
+		       i.passed, count);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct noise models[] = {
@@ -198,11 +287,14 @@ int main(int argc, char **argv)
 	};
 	unsigned int count = 100;
 	bool by_n = false;
+	double drift = -1;
 	int c;
 
-	while ((c = getopt(argc, argv, "gn:")) != -1) {
+	while ((c = getopt(argc, argv, "gn:D:")) != -1) {
 		if (c == 'g')
 			by_n = true;
+		else if (c == 'D')
+			drift = atof(optarg) / 100;
 		else if (c != 'n' || (n = atoi(optarg)) < 1 || n > MAX_N)
 			goto usage;
 	}
@@ -211,6 +303,8 @@ int main(int argc, char **argv)
 	if (by_n)
 		return grid(models, sizeof(models) / sizeof(models[0]), count)
 			       ? 1 : 0;
+	if (drift >= 0)
+		return drift_table(drift, count) ? 1 : 0;
 	printf("n = %d per side, alpha 0.01, threshold 5 %%; %u trials per "
 	       "row; shift: NEW = 1.10 x\n\n", n, count);
 	printf("%-34s %-12s %12s %15s %15s %13s %13s %13s %13s\n", "noise",
@@ -224,6 +318,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fputs("usage: compare_power [-n SAMPLES] [TRIALS] [RESULTS.json]\n"
-	      "       compare_power -g [TRIALS]\n", stderr);
+	      "       compare_power -g [TRIALS]\n"
+	      "       compare_power -D DRIFT_PCT [TRIALS]\n", stderr);
 	return 2;
 }
