@@ -407,8 +407,10 @@ static enum compare_verdict verdict(const struct compare_row *r,
 	return worse > 0 ? COMPARE_REGRESSED : COMPARE_IMPROVED;
 }
 
-/* A regression found stands; anything else is only as good as the
- * samples' power to have found one. */
+/* A regression found stands; anything else passes only when the
+ * change's confidence bound rules out a worsening of the threshold's
+ * size (a point estimate within it, or no significance, is no
+ * evidence). */
 static enum compare_verdict decidable(const struct compare_row *r,
 				      const struct compare_opts *o)
 {
@@ -416,8 +418,7 @@ static enum compare_verdict decidable(const struct compare_row *r,
 		return r->verdict;
 	if (r->n_base < o->min_samples || r->n_new < o->min_samples)
 		return COMPARE_INCONCLUSIVE;
-	if (r->verdict == COMPARE_SAME &&
-	    (r->min_p >= o->alpha || !(r->mde <= r->threshold)))
+	if (!(r->worst < r->threshold))
 		return COMPARE_INCONCLUSIVE;
 	return r->verdict;
 }
@@ -489,6 +490,59 @@ static int describe_side(const double *x, size_t n, double *median,
 	return median_spread(x, n, *median, spread);
 }
 
+static bool all_positive(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0))
+			return false;
+	return true;
+}
+
+/* A shift of the values as a change relative to BASE's median. */
+static double relative_shift(double d, double median)
+{
+	if (median != 0)
+		return d / fabs(median);
+	return d == 0 ? 0 : copysign(INFINITY, d);
+}
+
+/* row->shift, ci_lo, ci_hi and worst: the Hodges-Lehmann change and its
+ * one-sided bounds at confidence 1 - alpha. */
+static int change_bounds(const double *base, size_t nb, const double *new_,
+			 size_t nn, bool higher_is_better,
+			 const struct compare_opts *o, struct compare_row *row)
+{
+	bool logs = all_positive(base, nb) && all_positive(new_, nn);
+	struct shift_ci ci;
+	int ret = stats__shift_ci(base, nb, new_, nn,
+				  compare__z_upper(o->alpha), logs, &ci);
+
+	if (ret < 0)
+		return err__set(-ret, "confidence interval of the change");
+	if (logs) {
+		row->shift = expm1(ci.estimate);
+		row->ci_lo = expm1(ci.lo);
+		row->ci_hi = expm1(ci.hi);
+	} else {
+		row->shift = relative_shift(ci.estimate, row->base_median);
+		row->ci_lo = relative_shift(ci.lo, row->base_median);
+		row->ci_hi = relative_shift(ci.hi, row->base_median);
+	}
+	row->worst = higher_is_better ? -row->ci_lo : row->ci_hi;
+	return 0;
+}
+
+/* The margin the bound must stay within is the threshold less the
+ * estimated worsening; none left: no count is enough. */
+static size_t needed_for_margin(const struct compare_row *r,
+				bool higher_is_better, double alpha)
+{
+	double worse = higher_is_better ? -r->shift : r->shift;
+
+	return compare__needed_n(r->base_noise, r->new_noise,
+				 r->threshold - fmax(worse, 0), alpha);
+}
+
 int compare__samples(const double *base, size_t nb, const double *new_,
 		     size_t nn, bool higher_is_better, double threshold,
 		     const struct compare_opts *o, struct compare_row *row)
@@ -499,6 +553,7 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 		return err__set(EINVAL, "a series without samples");
 	row->n_base = nb;
 	row->n_new = nn;
+	row->higher_is_better = higher_is_better;
 	row->threshold = threshold;
 	ret = describe_side(base, nb, &row->base_median, &row->base_spread,
 			    &row->base_noise, &row->base_out);
@@ -517,8 +572,10 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 	row->delta = relative_delta(row->base_median, row->new_median);
 	row->mde = compare__mde(row->base_noise, nb, row->new_noise, nn,
 				o->alpha);
-	row->needed = compare__needed_n(row->base_noise, row->new_noise,
-					threshold, o->alpha);
+	ret = change_bounds(base, nb, new_, nn, higher_is_better, o, row);
+	if (ret < 0)
+		return ret;
+	row->needed = needed_for_margin(row, higher_is_better, o->alpha);
 	row->verdict = verdict(row, higher_is_better, o->alpha);
 	row->verdict = decidable(row, o);
 	return 0;
@@ -630,15 +687,15 @@ static json_t *github_entry(const struct result_doc *doc,
 	return e;
 }
 
-json_t *compare__github_json(const struct result_doc *doc)
+json_t *compare__github_json(const struct result_doc *doc, bool bigger)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < doc->nr_series; i++) {
 		json_t *e;
 
-		if (doc->series[i].higher_is_better)
-			continue; /* customSmallerIsBetter cannot say it */
+		if (doc->series[i].higher_is_better != bigger)
+			continue; /* the other direction's file */
 		e = github_entry(doc, &doc->series[i]);
 		if (!e || json_array_append_new(arr, e) < 0) {
 			json_decref(arr);

@@ -64,6 +64,16 @@ int compare__same_bench(const struct result_doc *base,
 int compare__same_setup(const struct result_doc *base,
 			const struct result_doc *new_);
 
+/* Changes of the host between two documents that same_setup lets pass
+ * but that move timings: kernel release and command line, CPU
+ * microcode, KVM module parameters (sysinfo; a field one side does not
+ * record is no change). Their description, "kernel 6.1 -> 6.12; CPU
+ * microcode 0x1 -> 0x2; kvm.halt_poll_ns 200000 -> 0", goes into buf
+ * (truncated to len); returns how many there are. */
+size_t compare__host_changes(const struct result_doc *base,
+			     const struct result_doc *new_, char *buf,
+			     size_t len);
+
 enum compare_test {
 	COMPARE_UTEST,       /* Mann-Whitney U (default, as benchstat) */
 	COMPARE_PERMUTATION, /* permutation test on the median difference */
@@ -95,6 +105,9 @@ void compare__default_opts(struct compare_opts *o);
 double compare__threshold_for(const struct compare_opts *o,
 			      const char *name);
 
+/* Every verdict but REGRESSED and INCONCLUSIVE is a pass, and needs
+ * evidence: the change's confidence bound (compare_row.worst) below the
+ * threshold. */
 enum compare_verdict {
 	COMPARE_SAME,      /* not significant: benchstat's "~" */
 	COMPARE_WITHIN,    /* significant, |delta| within the threshold */
@@ -118,8 +131,21 @@ struct compare_row {
 	double min_p; /* the smallest p these sample sizes can give */
 	double base_noise, new_noise; /* robust sd / median (1.4826 MAD) */
 	double mde;    /* compare__mde at this noise and these counts */
-	size_t needed; /* compare__needed_n; 0: no count is enough */
+	size_t needed; /* compare__needed_n for the margin between the
+			* threshold and the estimated change; 0: no count
+			* is enough */
+	/* The change as NEW / BASE - 1 by Hodges-Lehmann (on the samples'
+	 * logarithms, so a ratio; on the values over BASE's median when a
+	 * sample is <= 0), and its two one-sided bounds at confidence
+	 * 1 - alpha (a two-sided 1 - 2 alpha interval), infinite when the
+	 * counts allow none: see stats__shift_ci. */
+	double shift, ci_lo, ci_hi;
+	/* The bound in the worse direction, as a worsening: ci_hi, or
+	 * -ci_lo for higher-is-better series. A pass needs worst <
+	 * threshold: a non-inferiority test at level alpha. */
+	double worst;
 	enum compare_verdict verdict;
+	bool higher_is_better;
 	struct outliers base_out, new_out;
 };
 
@@ -151,12 +177,12 @@ size_t compare__needed_n(double sb, double sn, double threshold,
 			 double alpha);
 
 /* Compares samples of one metric. A series regresses when p < alpha AND
- * its median got worse by more than `threshold`. Any other series is
- * INCONCLUSIVE when a side has fewer than o->min_samples samples, or when
- * the change is not significant and either no p below alpha is possible
- * with these counts (min_p >= alpha) or the minimum detectable effect
- * exceeds `threshold` (a regression of the threshold's size could have
- * gone unseen). -EINVAL when a side has no samples, -ENOMEM. */
+ * its median got worse by more than `threshold`. Any other series passes
+ * only on evidence: it is INCONCLUSIVE unless the confidence bound of
+ * its change in the worse direction lies below `threshold` (row->worst
+ * < threshold: at most an alpha chance to pass a change of the
+ * threshold's size), and when a side has fewer than o->min_samples
+ * samples. -EINVAL when a side has no samples, -ENOMEM. */
 int compare__samples(const double *base, size_t nb, const double *new_,
 		     size_t nn, bool higher_is_better, double threshold,
 		     const struct compare_opts *o, struct compare_row *row);
@@ -166,7 +192,9 @@ struct compare_result {
 	size_t nr_rows;
 	size_t regressions;
 	size_t inconclusive;
-	const char **only_base, **only_new; /* names in one side only */
+	/* names in one side only; one only in BASE (missing from NEW, or
+	 * without samples there) is never a pass */
+	const char **only_base, **only_new;
 	size_t nr_only_base, nr_only_new;
 };
 
@@ -179,8 +207,10 @@ void compare__free_result(struct compare_result *res);
 
 /* github-action-benchmark's customSmallerIsBetter JSON: one entry per
  * lower-is-better series, {"name": "BENCH/SERIES", "unit", "value":
- * median (ns series in ms), "range": "± x%"}. New reference. */
-json_t *compare__github_json(const struct result_doc *doc);
+ * median (ns series in ms), "range": "± x%"}; with `bigger`, the
+ * customBiggerIsBetter JSON of the higher-is-better series instead (the
+ * tool takes one direction per file). New reference. */
+json_t *compare__github_json(const struct result_doc *doc, bool bigger);
 
 /* Go benchmark text format, one line per sample
  * ("BenchmarkBENCH/SERIES 1 123456 ns/op") after "key: value"

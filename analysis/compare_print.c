@@ -27,8 +27,9 @@ static struct scale scale_for(const char *unit, double v)
 
 /* The name a row is shown under: BENCH/SERIES when directories were
  * compared. */
-static void row_name(char *buf, size_t len, const struct compare_run *run,
-		     const struct compare_pair *p, const char *series)
+void compare_print__row_name(char *buf, size_t len,
+			     const struct compare_run *run,
+			     const struct compare_pair *p, const char *series)
 {
 	if (run->dirs)
 		snprintf(buf, len, "%s/%s", p->base->doc.bench, series);
@@ -53,6 +54,20 @@ static void format_delta(char *buf, size_t len, const struct compare_row *r)
 		snprintf(buf, len, "? %+.1f%%", 100 * r->delta);
 	else
 		snprintf(buf, len, "%+.2f%%", 100 * r->delta);
+}
+
+/* The confidence bound of the change in the worse direction: NEW's
+ * median is below "<+6.1%" of BASE's, or above ">-6.1%" for
+ * higher-is-better series, at confidence 1 - alpha. */
+static void format_bound(char *buf, size_t len, const struct compare_row *r)
+{
+	bool higher = r->higher_is_better;
+
+	if (!isfinite(r->worst))
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%s%+.1f%%", higher ? ">" : "<",
+			 100 * (higher ? r->ci_lo : r->ci_hi));
 }
 
 /* Three decimals where they say something; tiny p in exponent form
@@ -91,7 +106,7 @@ static int name_width(const struct compare_run *run)
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			if (strlen(name) > w)
 				w = strlen(name);
@@ -100,24 +115,34 @@ static int name_width(const struct compare_run *run)
 	return (int)w;
 }
 
+void compare_print__cells(const struct compare_row *r,
+			  struct compare_cells *c)
+{
+	struct scale sc = scale_for(r->unit, r->base_median);
+
+	format_value(c->base, sizeof(c->base), r->base_median, r->base_spread,
+		     sc);
+	format_value(c->new_, sizeof(c->new_), r->new_median, r->new_spread,
+		     sc);
+	format_delta(c->delta, sizeof(c->delta), r);
+	format_bound(c->bound, sizeof(c->bound), r);
+	format_p(c->p, sizeof(c->p), r->p);
+	snprintf(c->n, sizeof(c->n), "%zu+%zu", r->n_base, r->n_new);
+	format_verdict(c->verdict, sizeof(c->verdict), r);
+}
+
 /* Cells hold one "±", two bytes wide in UTF-8 but one column on screen. */
 static void print_row(int w, const char *name, const struct compare_row *r)
 {
-	struct scale sc = scale_for(r->unit, r->base_median);
-	char base[48], new_[48], delta[24], n[48], verdict[48], p[16];
+	struct compare_cells c;
 
-	format_value(base, sizeof(base), r->base_median, r->base_spread, sc);
-	format_value(new_, sizeof(new_), r->new_median, r->new_spread, sc);
-	format_delta(delta, sizeof(delta), r);
-	format_p(p, sizeof(p), r->p);
-	snprintf(n, sizeof(n), "%zu+%zu", r->n_base, r->n_new);
-	format_verdict(verdict, sizeof(verdict), r);
-	printf("%-*s  %-22s  %-22s  %8s  %7s  ", w, name, base, new_, delta,
-	       p);
-	if (*verdict)
-		printf("%-9s  %s\n", n, verdict);
+	compare_print__cells(r, &c);
+	printf("%-*s  %-22s  %-22s  %8s  %8s  %7s  ", w, name, c.base, c.new_,
+	       c.delta, c.bound, c.p);
+	if (*c.verdict)
+		printf("%-9s  %s\n", c.n, c.verdict);
 	else
-		printf("%s\n", n);
+		printf("%s\n", c.n);
 }
 
 /* ---- geomean rows ---- */
@@ -174,8 +199,8 @@ static void print_geomeans(int w, const struct compare_run *run)
 		snprintf(bs, sizeof(bs), "%.4g %s", b / sc.div, sc.unit);
 		snprintf(ns, sizeof(ns), "%.4g %s", n / sc.div, sc.unit);
 		snprintf(d, sizeof(d), "%+.2f%%", 100 * (n / b - 1));
-		printf("%-*s  %-21s  %-21s  %8s  %7s  %zu series\n", w, name,
-		       bs, ns, d, "", g[i].n);
+		printf("%-*s  %-21s  %-21s  %8s  %8s  %7s  %zu series\n", w,
+		       name, bs, ns, d, "", "", g[i].n);
 	}
 	free(g);
 }
@@ -184,7 +209,7 @@ static void print_geomeans(int w, const struct compare_run *run)
 
 static void print_missing_doc(const char *side, const struct result_entry *e)
 {
-	printf("only in %s: %s (%s):", side, e->doc.bench, e->path);
+	printf("%s: %s (%s):", side, e->doc.bench, e->path);
 	for (size_t i = 0; i < e->doc.nr_series; i++)
 		printf(" %s", e->doc.series[i].name);
 	putchar('\n');
@@ -198,9 +223,9 @@ static void print_names(const struct compare_run *run,
 
 	if (!n)
 		return;
-	printf("only in %s:", side);
+	printf("%s:", side);
 	for (size_t i = 0; i < n; i++) {
-		row_name(name, sizeof(name), run, p, names[i]);
+		compare_print__row_name(name, sizeof(name), run, p, names[i]);
 		printf(" %s", name);
 	}
 	putchar('\n');
@@ -212,13 +237,13 @@ static void print_one_sided(const struct compare_run *run)
 		const struct compare_pair *p = &run->pairs[i];
 
 		if (!p->new_)
-			print_missing_doc("BASE", p->base);
+			print_missing_doc("MISSING from NEW", p->base);
 		else if (!p->base)
-			print_missing_doc("NEW", p->new_);
+			print_missing_doc("only in NEW", p->new_);
 		else {
-			print_names(run, p, "BASE", p->res.only_base,
-				    p->res.nr_only_base);
-			print_names(run, p, "NEW", p->res.only_new,
+			print_names(run, p, "MISSING from NEW",
+				    p->res.only_base, p->res.nr_only_base);
+			print_names(run, p, "only in NEW", p->res.only_new,
 				    p->res.nr_only_new);
 		}
 	}
@@ -237,28 +262,42 @@ static void warn_first(const char *name, const char *side,
 			name, side, o->median / sc.div, sc.unit);
 }
 
-/* Why a series is inconclusive, and what would decide it. */
-static void print_why(const struct compare_cli *cli, const char *name,
-		      const struct compare_row *r)
+static void print_needed(FILE *out, const struct compare_cli *cli,
+			 const struct compare_row *r)
 {
-	printf("  %s: ", name);
-	if (r->n_base < cli->o.min_samples || r->n_new < cli->o.min_samples)
-		printf("%zu+%zu samples, fewer than --min-samples %zu", r->n_base,
-		       r->n_new, cli->o.min_samples);
-	else if (r->min_p >= cli->o.alpha)
-		printf("%zu+%zu samples can never give p < %g (at best p = "
-		       "%.3g)", r->n_base, r->n_new, cli->o.alpha, r->min_p);
-	else
-		printf("could miss a change of %.1f%% (the minimum detectable "
-		       "effect at 80%% power, noise %.1f%%/%.1f%%), more than "
-		       "the threshold %g%%", 100 * r->mde, 100 * r->base_noise,
-		       100 * r->new_noise, 100 * r->threshold);
 	if (r->needed)
-		printf("; needs about %zu samples per side at this noise\n",
-		       r->needed > cli->o.min_samples ? r->needed
-						      : cli->o.min_samples);
+		fprintf(out, "; needs about %zu samples per side at this "
+			"noise", r->needed > cli->o.min_samples
+				 ? r->needed : cli->o.min_samples);
+	else if (r->threshold > 0)
+		fprintf(out, "; the estimated change itself is not within the "
+			"threshold: more samples will not show it is");
 	else
-		printf("; no sample count reaches a threshold of 0\n");
+		fprintf(out, "; no sample count reaches a threshold of 0");
+}
+
+/* Why a series is inconclusive, and what would decide it (one line,
+ * without its end). */
+void compare_print__why(FILE *out, const struct compare_cli *cli,
+			const struct compare_row *r)
+{
+	double level = 100 * (1 - cli->o.alpha);
+
+	if (r->n_base < cli->o.min_samples || r->n_new < cli->o.min_samples)
+		fprintf(out, "%zu+%zu samples, fewer than --min-samples %zu",
+			r->n_base, r->n_new, cli->o.min_samples);
+	else if (!isfinite(r->worst))
+		fprintf(out, "%zu+%zu samples are too few for a %.12g%% "
+			"confidence bound", r->n_base, r->n_new, level);
+	else
+		fprintf(out, "the change could be %s%+.1f%% (%.12g%% confidence "
+			"bound; estimate %+.1f%%, noise %.1f%%/%.1f%%), beyond "
+			"the threshold %g%%", r->higher_is_better
+				? "as low as " : "as high as ",
+			100 * (r->higher_is_better ? r->ci_lo : r->ci_hi),
+			level, 100 * r->shift, 100 * r->base_noise,
+			100 * r->new_noise, 100 * r->threshold);
+	print_needed(out, cli, r);
 }
 
 typedef void row_fn(const struct compare_cli *cli, const char *name,
@@ -274,7 +313,7 @@ static void each_row(const struct compare_cli *cli,
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			fn(cli, name, &p->res.rows[k]);
 		}
@@ -305,8 +344,11 @@ static void name_regression(const struct compare_cli *cli, const char *name,
 static void explain_inconclusive(const struct compare_cli *cli,
 				 const char *name, const struct compare_row *r)
 {
-	if (r->verdict == COMPARE_INCONCLUSIVE)
-		print_why(cli, name, r);
+	if (r->verdict != COMPARE_INCONCLUSIVE)
+		return;
+	printf("  %s: ", name);
+	compare_print__why(stdout, cli, r);
+	putchar('\n');
 }
 
 static void print_summary(const struct compare_cli *cli,
@@ -325,8 +367,15 @@ static void print_summary(const struct compare_cli *cli,
 		       run->inconclusive, run->rows);
 		each_row(cli, run, explain_inconclusive);
 	}
-	if (!run->regressions && !run->inconclusive)
-		printf("no regression in %zu series\n", run->rows);
+	if (run->missing)
+		printf("MISSING: %zu series of BASE %s absent from NEW or "
+		       "without samples there (listed above): never a pass%s\n",
+		       run->missing, run->missing == 1 ? "is" : "are",
+		       cli->strict ? " (--strict: a failure)" : "");
+	if (!run->regressions && !run->inconclusive && !run->missing)
+		printf("no regression in %zu series: each change's %.12g%% "
+		       "confidence bound is within its threshold\n", run->rows,
+		       100 * (1 - cli->o.alpha));
 }
 
 static void print_header(const struct compare_cli *cli,
@@ -334,10 +383,10 @@ static void print_header(const struct compare_cli *cli,
 {
 	if (!run->dirs)
 		printf("%s: ", run->base.docs[0].doc.bench);
-	printf("BASE %s, NEW %s (%s, alpha %g, threshold %g%%", cli->base_path,
-	       cli->new_path, cli->o.test == COMPARE_UTEST ? "Mann-Whitney U"
-							    : "permutation test",
-	       cli->o.alpha, 100 * cli->o.threshold);
+	printf("BASE %s, NEW %s (%s, alpha %g, threshold %g%%, bound %.12g%%",
+	       cli->base_path, cli->new_path, cli->o.test == COMPARE_UTEST
+		       ? "Mann-Whitney U" : "permutation test", cli->o.alpha,
+	       100 * cli->o.threshold, 100 * (1 - cli->o.alpha));
 	if (cli->o.min_samples)
 		printf(", min samples %zu", cli->o.min_samples);
 	printf(")\n");
@@ -350,13 +399,13 @@ void compare_print__table(const struct compare_cli *cli,
 	char name[256];
 
 	print_header(cli, run);
-	printf("%-*s  %-21s  %-21s  %8s  %7s  %s\n", w, "series",
-	       "base median", "new median", "delta", "p", "n");
+	printf("%-*s  %-21s  %-21s  %8s  %8s  %7s  %s\n", w, "series",
+	       "base median", "new median", "delta", "bound", "p", "n");
 	for (size_t i = 0; i < run->nr_pairs; i++) {
 		const struct compare_pair *p = &run->pairs[i];
 
 		for (size_t k = 0; p->compared && k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			print_row(w, name, &p->res.rows[k]);
 		}
@@ -382,19 +431,31 @@ static const char *verdict_key(enum compare_verdict v)
 	return keys[v];
 }
 
+/* An infinite bound is no number in JSON: null. */
+static json_t *number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *row_json(const char *name, const struct compare_row *r)
 {
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:f, s:f, "
-			 "s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "name", name,
-			 "unit", r->unit, "verdict", verdict_key(r->verdict),
-			 "delta", r->delta, "p", r->p, "threshold",
-			 r->threshold, "n_base", (json_int_t)r->n_base,
-			 "n_new", (json_int_t)r->n_new, "base_median",
-			 r->base_median, "new_median", r->new_median,
-			 "base_spread", r->base_spread, "new_spread",
-			 r->new_spread, "min_p", r->min_p, "base_noise",
-			 r->base_noise, "new_noise", r->new_noise, "mde",
-			 r->mde, "needed_per_side", (json_int_t)r->needed);
+	json_t *row = json_pack(
+		"{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:f, "
+		"s:f, s:f, s:f, s:f, s:I}", "name", name, "unit", r->unit,
+		"verdict", verdict_key(r->verdict), "delta", r->delta, "p",
+		r->p, "threshold", r->threshold, "n_base",
+		(json_int_t)r->n_base, "n_new", (json_int_t)r->n_new,
+		"base_median", r->base_median, "new_median", r->new_median,
+		"base_spread", r->base_spread, "new_spread", r->new_spread,
+		"min_p", r->min_p, "base_noise", r->base_noise, "new_noise",
+		r->new_noise, "mde", r->mde, "needed_per_side",
+		(json_int_t)r->needed);
+
+	json_object_set_new(row, "shift", number_or_null(r->shift));
+	json_object_set_new(row, "ci_lo", number_or_null(r->ci_lo));
+	json_object_set_new(row, "ci_hi", number_or_null(r->ci_hi));
+	json_object_set_new(row, "worst", number_or_null(r->worst));
+	return row;
 }
 
 static void append_names(json_t *a, const struct compare_run *run,
@@ -404,7 +465,7 @@ static void append_names(json_t *a, const struct compare_run *run,
 	char name[256];
 
 	for (size_t i = 0; i < n; i++) {
-		row_name(name, sizeof(name), run, p, names[i]);
+		compare_print__row_name(name, sizeof(name), run, p, names[i]);
 		json_array_append_new(a, json_string(name));
 	}
 }
@@ -440,7 +501,7 @@ static void collect(const struct compare_run *run, json_t *rows,
 			continue;
 		}
 		for (size_t k = 0; k < p->res.nr_rows; k++) {
-			row_name(name, sizeof(name), run, p,
+			compare_print__row_name(name, sizeof(name), run, p,
 				 p->res.rows[k].name);
 			json_array_append_new(rows, row_json(name,
 							     &p->res.rows[k]));
@@ -472,8 +533,8 @@ static json_t *geomeans_json(const struct compare_run *run)
 }
 
 /* {"bench" (files only), "base", "new", "test", "alpha", "threshold",
- *  "min_samples", "regressions", "inconclusive", "series_compared",
- *  "series": [...],
+ *  "min_samples", "regressions", "inconclusive", "missing",
+ *  "series_compared", "series": [...],
  *  "geomean": [...], "only_base", "only_new"}; spreads, noise, mde and
  *  thresholds are fractions. */
 void compare_print__json(const struct compare_cli *cli,
@@ -494,6 +555,8 @@ void compare_print__json(const struct compare_cli *cli,
 			"series_compared", (json_int_t)run->rows, "series",
 			rows, "geomean", geomeans_json(run), "only_base", ob,
 			"only_new", on);
+	json_object_set_new(doc, "missing", json_integer(
+		(json_int_t)run->missing));
 	if (!run->dirs)
 		json_object_set_new(doc, "bench", json_string(
 			run->base.docs[0].doc.bench));

@@ -3,6 +3,7 @@
 
 #include "err.h"
 #include "regfile.h"
+#include "report_tune.h"
 #include "result.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 int compare__load_file(const char *path, struct result_doc *doc)
 {
 	char why[400];
+	const char *bench;
 	json_error_t e;
 	json_t *root;
 	FILE *f = regfile__fopen(path); /* a FIFO must not hang compare */
@@ -29,6 +31,13 @@ int compare__load_file(const char *path, struct result_doc *doc)
 	if (!root)
 		return err__set(EINVAL, "%s is not JSON: %s (line %d, column "
 				"%d)", path, e.text, e.line, e.column);
+	bench = json_string_value(json_object_get(root, "bench"));
+	if (bench && report_tune__is_tune(bench)) {
+		ret = err__set(ENOMSG, "%s is a tuner's document (%s), not a "
+			       "benchmark result", path, bench);
+		json_decref(root);
+		return ret;
+	}
 	/* a pool run without misses has an empty .miss series: nothing to
 	 * compare, not a malformed document */
 	result__drop_empty_series(root);
@@ -61,6 +70,10 @@ static int add_file(struct result_set *set, const char *dir,
 		return err__set(ENOMEM, "allocating a path");
 	}
 	ret = compare__load_file(e->path, &e->doc);
+	if (ret == -ENOMSG) /* a tuner's document beside the results */
+		set->skipped[set->nr_skipped++] = e->path;
+	if (ret == -ENOMSG)
+		return 0;
 	if (ret < 0) {
 		free(e->path);
 		return ret;
@@ -82,7 +95,8 @@ static int load_dir(const char *path, struct result_set *set)
 	if (n < 0)
 		return err__sys(errno, "cannot list %s", path);
 	set->docs = calloc((size_t)n + 1, sizeof(*set->docs));
-	if (!set->docs)
+	set->skipped = calloc((size_t)n + 1, sizeof(*set->skipped));
+	if (!set->docs || !set->skipped)
 		ret = err__set(ENOMEM, "allocating results");
 	for (int i = 0; i < n; i++) {
 		if (ret == 0)
@@ -134,6 +148,9 @@ void compare__free_set(struct result_set *set)
 		free(set->docs[i].path);
 	}
 	free(set->docs);
+	for (size_t i = 0; i < set->nr_skipped; i++)
+		free(set->skipped[i]);
+	free(set->skipped);
 	*set = (struct result_set){ 0 };
 }
 

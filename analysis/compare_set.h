@@ -20,14 +20,21 @@ struct result_set {
 	bool is_dir;
 	struct result_entry *docs;
 	size_t n;
+	/* a directory's documents that are not benchmark results (a
+	 * tuner's tune-pool.json beside them), left out: owned paths */
+	char **skipped;
+	size_t nr_skipped;
 };
 
 /* Reads one result document. -errno with a message naming the file and
- * the problem (unreadable, not JSON, not a result). */
+ * the problem (unreadable, not JSON, not a result); -ENOMSG for a
+ * tuner's document (tune-pool.json, tune-restore.json), which is JSON of
+ * another kind rather than a malformed result. */
 int compare__load_file(const char *path, struct result_doc *doc);
 
 /* Reads `path`: a result file, or a directory whose *.json files must all
- * be result documents. -EINVAL with a message when one is not, when the
+ * be result documents, apart from tuners' documents, which are skipped
+ * (set->skipped). -EINVAL with a message when one is not, when the
  * directory has none, or when two are of one bench; -errno otherwise. */
 int compare__load_set(const char *path, struct result_set *set);
 void compare__free_set(struct result_set *set);

@@ -263,8 +263,6 @@ static void labels_doc(struct labels *l, const struct result_doc *doc)
 	label_add(l, "guest", text_at(guest, "name", NULL), NULL);
 	label_add(l, "guest_sha256", sha ? sha : text_at(guest, "kernel",
 							 "sha256"), NULL);
-	label_add(l, "version", text_at(root, "coldstart", "version"), NULL);
-	label_add(l, "commit", text_at(root, "coldstart", "commit"), NULL);
 }
 
 static int labels_open(struct labels *l, const struct result_doc *doc)
@@ -594,6 +592,52 @@ static int write_time(struct exposition *x, const struct result_doc *doc,
 	return ret;
 }
 
+static bool key_known(const struct exposition *x, const char *name,
+		      const char *labels)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < x->nr_keys; i++)
+		if (!strncmp(x->keys[i].text, name, len) &&
+		    x->keys[i].text[len] == '{' &&
+		    !strncmp(x->keys[i].text + len + 1, labels,
+			     strlen(labels)) &&
+		    !strcmp(x->keys[i].text + len + 1 + strlen(labels), "}"))
+			return true;
+	return false;
+}
+
+/* Which coldstart measured, once per host and build rather than as two
+ * labels on every sample (a join: `* on(host) group_left(version,
+ * commit) coldstart_build_info`). */
+static int write_build_info(struct exposition *x,
+			    const struct result_doc *doc)
+{
+	static const char name[] = "coldstart_build_info";
+	const char *version = text_at(doc->root, "coldstart", "version");
+	const char *commit = text_at(doc->root, "coldstart", "commit");
+	struct labels l = { 0 };
+	int ret;
+
+	if (!version && !commit)
+		return 0;
+	ret = output__text_open(&l.t);
+	if (ret < 0)
+		return ret;
+	label_add(&l, "host", text_at(doc->sysinfo, "hostname", NULL), NULL);
+	label_add(&l, "version", version, NULL);
+	label_add(&l, "commit", commit, NULL);
+	ret = labels_close(&l);
+	if (ret < 0)
+		return ret;
+	if (!key_known(x, name, l.t.text))
+		ret = gauge(x, name, "coldstart: the version and commit that "
+			    "measured a host's results (always 1)", l.t.text,
+			    1);
+	free(l.t.text);
+	return ret;
+}
+
 static int write_doc(struct exposition *x, const struct result_doc *doc)
 {
 	char bench[64];
@@ -606,7 +650,9 @@ static int write_doc(struct exposition *x, const struct result_doc *doc)
 		ret = write_density(x, doc);
 	if (ret == 0 && !strcmp(doc->bench, "pool"))
 		ret = write_pool(x, doc);
-	return ret ? ret : write_time(x, doc, bench);
+	if (ret == 0)
+		ret = write_time(x, doc, bench);
+	return ret ? ret : write_build_info(x, doc);
 }
 
 /* ---- the exposition ---- */

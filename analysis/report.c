@@ -437,7 +437,10 @@ int report__generate(const struct report_opts *o, bool *plots_skipped)
 }
 
 /* Whether path holds a coldstart result document (any bench). */
-static bool is_result(const char *path)
+/* 1 for a result document (or a tuner's), 0 for other JSON, -EINVAL
+ * with a message naming the file and the JSON error when it is not
+ * JSON. */
+static int classify(const char *path)
 {
 	json_error_t e;
 	json_t *root = output__json_load(path, &e);
@@ -445,8 +448,16 @@ static bool is_result(const char *path)
 		   json_is_string(get(root, "bench")) &&
 		   json_is_integer(get(root, "schema"));
 
+	if (!root)
+		return err__set(EINVAL, "%s is not JSON: %s (line %d, column "
+				"%d)", path, e.text, e.line, e.column);
 	json_decref(root);
 	return yes;
+}
+
+static bool is_result(const char *path)
+{
+	return classify(path) == 1;
 }
 
 int report__refresh_dir(const char *dir, bool *refreshed)
@@ -686,10 +697,17 @@ static int dir_inputs(struct report_opts *o, glob_t *g)
 	if (!in)
 		return err__set(ENOMEM, "out of memory");
 	o->nr_inputs = 0;
-	for (size_t i = 0; i < g->gl_pathc; i++)
-		if (is_result(g->gl_pathv[i]))
-			in[o->nr_inputs++] = g->gl_pathv[i];
 	o->inputs = in;
+	/* other JSON may lie beside the results; a broken document is
+	 * named rather than left out of the report without a word */
+	for (size_t i = 0; i < g->gl_pathc; i++) {
+		int kind = classify(g->gl_pathv[i]);
+
+		if (kind < 0)
+			return kind;
+		if (kind)
+			in[o->nr_inputs++] = g->gl_pathv[i];
+	}
 	return o->nr_inputs ? 0
 			    : err__set(EINVAL, "no result documents in it");
 }

@@ -126,4 +126,23 @@ int stats__permutation_test(const double *x, size_t nx, const double *y,
 			    unsigned int resamples, uint64_t seed,
 			    struct permutation *out);
 
+struct shift_ci {
+	double estimate; /* Hodges-Lehmann: median of all y[j] - x[i] */
+	double lo, hi;   /* -INFINITY / INFINITY when no bound exists */
+};
+
+/* The shift of y against x (y - x, or log y - log x with `logs`, whose
+ * exp is the ratio y / x) and a distribution-free confidence interval
+ * for it (Moses; the Mann-Whitney U test's inversion): [lo, hi] are the
+ * k-th smallest and k-th largest of the nx * ny pairwise differences,
+ * k from the normal approximation of U's null distribution at quantile
+ * z, without the tie correction and rounded down, so each side bounds
+ * the shift with error probability at most about P(Z > z). With so few
+ * samples that no k >= 1 exists, the bounds are infinite. Exact
+ * selection by bisection on the value, without an nx * ny array. `logs`
+ * needs every sample > 0. -EINVAL when a side is empty or z < 0,
+ * -ENOMEM. */
+int stats__shift_ci(const double *x, size_t nx, const double *y, size_t ny,
+		    double z, bool logs, struct shift_ci *out);
+
 #endif

@@ -5,6 +5,7 @@
 #include "kvm.h"
 #include "output.h"
 #include "floor.h"
+#include "ab.h"
 #include "args.h"
 #include "lifecycle.h"
 #include "bench_probes.h"
@@ -75,6 +76,8 @@ static const struct bench_driver drivers[] = {
 		    "--probes", cmd_bench_probes, { .quick = NULL } },
 	{ "soak", "10,000 cycles in one process: descriptor, RSS and slab "
 		  "growth (not in suite)", cmd_bench_soak, { .quick = NULL } },
+	{ "ab", "one driver as A and B (two binaries or option sets), "
+		"interleaved, gated", cmd_bench_ab, { .quick = NULL } },
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

@@ -50,7 +50,7 @@ static void usage(FILE *out)
 	      "idle VM-seconds, refill CPU and memory per VM.\n\n"
 	      "  --arrivals SPEC      poisson:RATE (per second), "
 	      "mmpp:R0,R1,D0,D1 (bursty:\n"
-	      "                       two rates and mean dwell times in s), or "
+	      "                       two rates, mean dwell times: 5, 500ms, 2m), or "
 	      "trace:FILE\n"
 	      "                       (CSV with a timestamp column, Azure "
 	      "Functions 2019\n"

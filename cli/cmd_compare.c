@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
 	OPT_THRESHOLD = 0x100,
@@ -25,6 +26,9 @@ enum {
 	OPT_JSON,
 	OPT_MIN_SAMPLES,
 	OPT_HOSTS,
+	OPT_STRICT,
+	OPT_STRICT_HOST,
+	OPT_FORMAT,
 };
 
 static void usage(FILE *out)
@@ -35,19 +39,22 @@ static void usage(FILE *out)
 	      "`coldstart bench\n... --out` writes) or two directories of "
 	      "results (series matched by driver\nand name), series by "
 	      "series: median ± spread (half the 95 % bootstrap\ninterval "
-	      "of the median), the change of the median, the p-value of a "
-	      "two-sided\nMann-Whitney U test and the samples per side; '~' "
-	      "when the change is not\nsignificant; a geomean row per unit. "
-	      "A series regresses when p < alpha AND its\nmedian got worse "
-	      "by more than the threshold. It is INCONCLUSIVE ('?') when it\n"
-	      "did not regress but could not have shown a regression of the "
-	      "threshold's size:\ntoo few samples for p < alpha, a minimum "
-	      "detectable effect (80 % power, from\nthe MAD noise) above the "
-	      "threshold, or fewer than --min-samples; it then says\nhow many "
-	      "samples per side it needs at this noise. Results from different "
-	      "hosts\n(hostname, CPU model, KVM flavour), an emulated host "
-	      "against a native one, or\ndifferent configurations (config, "
-	      "apart from count) are refused.\n\n"
+	      "of the median), the change of the median, the confidence "
+	      "bound of the\nchange in the worse direction, the p-value of a "
+	      "two-sided Mann-Whitney U test\nand the samples per side; '~' "
+	      "when the change is not significant; a geomean\nrow per unit. "
+	      "A series regresses when p < alpha AND its median got worse by\n"
+	      "more than the threshold. It passes only on evidence: when the "
+	      "one-sided\n1 - alpha confidence bound of its change "
+	      "(Hodges-Lehmann ratio NEW / BASE, the\nMoses interval the U "
+	      "test inverts to) lies below the threshold. Any other\nseries "
+	      "is INCONCLUSIVE ('?'), as is one with fewer than --min-samples; "
+	      "it then\nsays how many samples per side it needs at this "
+	      "noise. A series or a driver\nof BASE that NEW lacks or left "
+	      "without samples is never a pass (listed as\nMISSING). Results "
+	      "from different hosts (hostname, CPU model, KVM flavour), an\n"
+	      "emulated host against a native one, or different configurations "
+	      "(config,\napart from count) are refused.\n\n"
 	      "  --threshold PCT          practical threshold in percent "
 	      "(default 5)\n"
 	      "  --metric-threshold NAME=PCT\n"
@@ -62,27 +69,43 @@ static void usage(FILE *out)
 	      "permutation test on the\n"
 	      "                           difference of medians (10000 "
 	      "resamples, seeded)\n"
+	      "  --strict                 a series missing from NEW fails "
+	      "(exit 1, not 3)\n"
+	      "  --strict-host            refuse (exit 2) a host whose kernel, "
+	      "CPU microcode or\n                           KVM module "
+	      "parameters changed (default: a warning)\n"
 	      "  --force                  compare results from different "
 	      "hosts (emulated or\n                           native) or "
 	      "configurations, with a warning\n"
 	      "  --export-github FILE     NEW's medians as "
 	      "github-action-benchmark\n"
 	      "                           customSmallerIsBetter JSON (ns "
-	      "series in ms)\n"
+	      "series in ms); its\n"
+	      "                           higher-is-better series as "
+	      "customBiggerIsBetter\n"
+	      "                           JSON in FILE-bigger.json "
+	      "(FILE without .json)\n"
 	      "  --export-gobench FILE    NEW's samples in Go benchmark "
 	      "format, for benchstat\n"
-	      "  --json                   the verdicts as one JSON document "
-	      "on stdout\n"
+	      "  --format text|markdown|json|junit\n"
+	      "                           stdout: the table (default), "
+	      "Markdown for a job\n"
+	      "                           summary or a pull-request comment, "
+	      "one JSON document,\n"
+	      "                           or JUnit XML for CI test tabs\n"
+	      "  --json                   the same as --format json\n"
 	      "  --hosts DIR DIR...       instead: a Markdown table of the "
 	      "hosts whose result\n                           directories "
 	      "are given, grouped by CPU model, kernel\n"
 	      "                           and KVM flavour, with each "
 	      "driver's headline medians\n"
 	      "  -h, --help               this help\n\n"
-	      "Exit codes: 0 no regression (every series decided), 1 "
-	      "regression,\n2 usage error or inputs that are missing, "
-	      "malformed or not comparable,\n3 inconclusive (no regression "
-	      "found, but a series could not have shown one),\n4 an export "
+	      "Exit codes: 0 every series shown within its threshold, 1 "
+	      "regression (or a\nseries missing from NEW with --strict), 2 "
+	      "usage error or inputs that are\nmissing, malformed or not "
+	      "comparable, 3 inconclusive (no regression found,\nbut a series "
+	      "could not be shown within its threshold, or is missing from "
+	      "NEW),\n4 an export "
 	      "could not be written (the verdicts were no regression or\n"
 	      "inconclusive; a regression keeps 1).\n", out);
 }
@@ -121,7 +144,10 @@ static int parse_option(int c, char *arg, void *ctx)
 {
 	struct compare_cli *cli = ctx;
 	static const char *const tests[] = { "utest", "permutation", NULL };
-	unsigned int test;
+	/* in enum compare_format's order */
+	static const char *const formats[] = { "text", "markdown", "json",
+					       "junit", NULL };
+	unsigned int test, format;
 	uint64_t n;
 	int ret;
 
@@ -144,6 +170,12 @@ static int parse_option(int c, char *arg, void *ctx)
 	case OPT_FORCE:
 		cli->force = true;
 		return 0;
+	case OPT_STRICT:
+		cli->strict = true;
+		return 0;
+	case OPT_STRICT_HOST:
+		cli->strict_host = true;
+		return 0;
 	case OPT_GITHUB:
 		cli->github_path = arg;
 		return 0;
@@ -151,8 +183,12 @@ static int parse_option(int c, char *arg, void *ctx)
 		cli->gobench_path = arg;
 		return 0;
 	case OPT_JSON:
-		cli->json = true;
+		cli->format = COMPARE_JSON;
 		return 0;
+	case OPT_FORMAT:
+		ret = args__choice("--format", arg, formats, &format);
+		cli->format = (enum compare_format)format;
+		return ret;
 	case OPT_HOSTS:
 		cli->nr_hosts = 1; /* the operands are the directories */
 		return 0;
@@ -192,9 +228,12 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "strict-host", no_argument, NULL, OPT_STRICT_HOST },
 		{ "export-github", required_argument, NULL, OPT_GITHUB },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "hosts", no_argument, NULL, OPT_HOSTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -227,14 +266,15 @@ static int write_path(const char *path, const char *data, size_t len)
 	return ret;
 }
 
-static int export_github(const struct result_set *set, const char *path)
+/* One direction's github-action-benchmark entries of every document;
+ * *n: how many. */
+static int github_text(const struct result_set *set, bool bigger,
+		       char **text, size_t *n)
 {
 	json_t *arr = json_array(), *one;
-	char *text;
-	int ret;
 
 	for (size_t i = 0; arr && i < set->n; i++) {
-		one = compare__github_json(&set->docs[i].doc);
+		one = compare__github_json(&set->docs[i].doc, bigger);
 		if (!one || json_array_extend(arr, one) < 0) {
 			json_decref(one);
 			json_decref(arr);
@@ -244,11 +284,48 @@ static int export_github(const struct result_set *set, const char *path)
 	}
 	if (!arr)
 		return err__set(ENOMEM, "building the github JSON");
-	text = json_dumps(arr, JSON_INDENT(2));
+	*n = json_array_size(arr);
+	*text = json_dumps(arr, JSON_INDENT(2));
 	json_decref(arr);
-	if (!text)
-		return err__set(ENOMEM, "formatting the github JSON");
+	return *text ? 0 : err__set(ENOMEM, "formatting the github JSON");
+}
+
+/* FILE.json's bigger-is-better sibling: FILE-bigger.json. */
+static char *bigger_path(const char *path)
+{
+	size_t len = strlen(path);
+	char *p = NULL;
+
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		return asprintf(&p, "%.*s-bigger.json", (int)(len - 5), path) < 0
+			       ? NULL : p;
+	return asprintf(&p, "%s-bigger", path) < 0 ? NULL : p;
+}
+
+/* customSmallerIsBetter into `path`, and when NEW has higher-is-better
+ * series (VMs/s, VMs/GiB) customBiggerIsBetter beside it. */
+static int export_github(const struct result_set *set, const char *path)
+{
+	char *text, *bigger;
+	size_t n;
+	int ret = github_text(set, false, &text, &n);
+
+	if (ret < 0)
+		return ret;
 	ret = write_path(path, text, strlen(text));
+	free(text);
+	if (ret == 0)
+		ret = github_text(set, true, &text, &n);
+	if (ret < 0)
+		return ret;
+	if (n == 0) {
+		free(text);
+		return 0;
+	}
+	bigger = bigger_path(path);
+	ret = bigger ? write_path(bigger, text, strlen(text))
+		     : err__set(ENOMEM, "allocating a path");
+	free(bigger);
 	free(text);
 	return ret;
 }
@@ -292,8 +369,28 @@ static int exports(const struct compare_cli *cli, const struct result_set *set)
 
 /* ---- the command ---- */
 
-/* 0 when the pair may be compared (with a warning when emulated or
- * forced), else -EINVAL with a message. */
+/* A kernel, microcode or KVM parameter change between BASE and NEW: a
+ * warning naming it, or with --strict-host a refusal (-EINVAL). */
+static int host_changes(const struct compare_cli *cli,
+			const struct compare_pair *p)
+{
+	char what[1024];
+	size_t n = compare__host_changes(&p->base->doc, &p->new_->doc, what,
+					 sizeof(what));
+
+	if (!n)
+		return 0;
+	if (cli->strict_host)
+		return err__set(EINVAL, "%s and %s: the host changed (%s); "
+				"--strict-host refuses it", p->base->path,
+				p->new_->path, what);
+	fprintf(stderr, "warning: %s: the host changed between BASE and NEW, "
+		"timings may move with it: %s\n", p->base->doc.bench, what);
+	return 0;
+}
+
+/* 0 when the pair may be compared (with a warning when emulated,
+ * forced or on a changed host), else -EINVAL with a message. */
 static int comparable(const struct compare_cli *cli,
 		      const struct compare_pair *p)
 {
@@ -306,7 +403,7 @@ static int comparable(const struct compare_cli *cli,
 				"measured inside an emulated host (%s): timings "
 				"are functional; compare only ratios within a "
 				"run\n", b->bench, sysinfo__emulated(b->sysinfo));
-		return 0;
+		return host_changes(cli, p);
 	}
 	if (!cli->force) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -330,6 +427,7 @@ static int compare_pair(const struct compare_cli *cli, struct compare_run *r,
 	if (ret < 0)
 		return ret;
 	p->compared = true;
+	r->missing += p->res.nr_only_base;
 	r->rows += p->res.nr_rows;
 	r->regressions += p->res.regressions;
 	r->inconclusive += p->res.inconclusive;
@@ -354,20 +452,43 @@ static int pair_up(struct compare_run *r)
 	return 0;
 }
 
+/* A file against a directory is refused before either is read, so the
+ * message is this one whatever they hold. */
+static int same_kind(const struct compare_cli *cli)
+{
+	struct stat b, n;
+
+	if (stat(cli->base_path, &b) < 0 || stat(cli->new_path, &n) < 0)
+		return 0; /* compare__load_set names the path */
+	if (S_ISDIR(b.st_mode) == S_ISDIR(n.st_mode))
+		return 0;
+	return err__set(EINVAL, "BASE and NEW must both be result files or "
+			"both directories (%s is a %s, %s a %s)", cli->base_path,
+			S_ISDIR(b.st_mode) ? "directory" : "file", cli->new_path,
+			S_ISDIR(n.st_mode) ? "directory" : "file");
+}
+
+static void note_skipped(const struct result_set *set)
+{
+	for (size_t i = 0; i < set->nr_skipped; i++)
+		fprintf(stderr, "note: %s skipped: a tuner's document, not a "
+			"benchmark result\n", set->skipped[i]);
+}
+
 /* Two files: one bench (no --force makes different benches
  * comparable). Two directories: matched by bench. */
 static int load_run(const struct compare_cli *cli, struct compare_run *r)
 {
-	int ret = compare__load_set(cli->base_path, &r->base);
+	int ret = same_kind(cli);
 
+	if (ret == 0)
+		ret = compare__load_set(cli->base_path, &r->base);
 	if (ret == 0)
 		ret = compare__load_set(cli->new_path, &r->new_);
 	if (ret < 0)
 		return ret;
-	if (r->base.is_dir != r->new_.is_dir)
-		return err__set(EINVAL, "BASE and NEW must both be result files "
-				"or both directories (%s is a %s)", cli->new_path,
-				r->new_.is_dir ? "directory" : "file");
+	note_skipped(&r->base);
+	note_skipped(&r->new_);
 	r->dirs = r->base.is_dir;
 	if (!r->dirs && compare__same_bench(&r->base.docs[0].doc,
 					    &r->new_.docs[0].doc) < 0)
@@ -379,9 +500,12 @@ static int compare_all(const struct compare_cli *cli, struct compare_run *r)
 {
 	int ret = load_run(cli, r);
 
-	for (size_t i = 0; ret == 0 && i < r->nr_pairs; i++)
+	for (size_t i = 0; ret == 0 && i < r->nr_pairs; i++) {
 		if (r->pairs[i].base && r->pairs[i].new_)
 			ret = compare_pair(cli, r, &r->pairs[i]);
+		else if (r->pairs[i].base) /* a driver NEW lacks */
+			r->missing += r->pairs[i].base->doc.nr_series;
+	}
 	if (ret == 0 && r->rows == 0)
 		ret = err__set(EINVAL, "no bench in common between %s and %s",
 			       cli->base_path, cli->new_path);
@@ -397,11 +521,13 @@ static void free_run(struct compare_run *r)
 	compare__free_set(&r->new_);
 }
 
-static int verdict_code(const struct compare_run *r)
+static int verdict_code(const struct compare_cli *cli,
+			const struct compare_run *r)
 {
-	if (r->regressions)
+	if (r->regressions || (r->missing && cli->strict))
 		return COMPARE_EXIT_REGRESSION;
-	return r->inconclusive ? COMPARE_EXIT_INCONCLUSIVE : COMPARE_EXIT_OK;
+	return r->inconclusive || r->missing ? COMPARE_EXIT_INCONCLUSIVE
+					     : COMPARE_EXIT_OK;
 }
 
 static int run(const struct compare_cli *cli)
@@ -414,11 +540,15 @@ static int run(const struct compare_cli *cli)
 				  err__last());
 		goto out;
 	}
-	if (cli->json)
+	if (cli->format == COMPARE_JSON)
 		compare_print__json(cli, &r);
+	else if (cli->format == COMPARE_MARKDOWN)
+		compare_ci__markdown(cli, &r);
+	else if (cli->format == COMPARE_JUNIT)
+		compare_ci__junit(cli, &r);
 	else
 		compare_print__table(cli, &r);
-	code = verdict_code(&r);
+	code = verdict_code(cli, &r);
 	if (exports(cli, &r.new_) < 0) {
 		cli__error(COMPARE_EXIT_EXPORT, "compare: %s", err__last());
 		if (code != COMPARE_EXIT_REGRESSION)

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "openmetrics.h"
 #include "output.h"
+#include "report_tune.h"
 #include "push.h"
 
 #include <dirent.h>
@@ -56,13 +57,16 @@ static void usage_prometheus(FILE *out)
 	      "marginal_bytes,\n"
 	      "  coldstart_pool_* (hit ratio, requests, rates, memory), "
 	      "coldstart_run_timestamp_seconds\n"
+	      "  coldstart_build_info{host, version, commit} 1, once per host "
+	      "and build\n"
 	      "Labels: host, kernel, kvm_flavour, kvm_mode (native or "
-	      "emulated), emulation,\nguest, guest_sha256, version, commit, "
-	      "strategy, series and the series' params.\n\n"
+	      "emulated), emulation,\nguest, guest_sha256, strategy, series "
+	      "and the series' params.\n\n"
 	      "  --textfile-dir DIR  write DIR/coldstart.prom atomically "
 	      "(temporary file and\n"
 	      "                      rename), for node_exporter's "
-	      "--collector.textfile.directory\n"
+	      "--collector.textfile.directory;\n"
+	      "                      DIR must exist (it is not made)\n"
 	      "  --name NAME         the file's name in DIR (default "
 	      "coldstart.prom)\n"
 	      "  --push URL          PUT the metrics to the Pushgateway at "
@@ -144,7 +148,18 @@ static void inputs_free(struct inputs *in)
 	*in = (struct inputs){ 0 };
 }
 
-static int load_file(struct inputs *in, const char *path)
+/* A tuner's document (tune-pool.json beside the results that `tune pool
+ * --out` wrote into a results directory) is no result to export. */
+static bool is_tuner_doc(const json_t *root)
+{
+	const char *bench = json_string_value(json_object_get(root, "bench"));
+
+	return bench && report_tune__is_tune(bench);
+}
+
+/* `in_dir`: found in a directory, where a tuner's document is skipped
+ * with a note; named on the command line, it is an error. */
+static int load_file(struct inputs *in, const char *path, bool in_dir)
 {
 	struct result_doc *docs;
 	char **paths, why[400];
@@ -165,6 +180,13 @@ static int load_file(struct inputs *in, const char *path)
 		free(in->paths[in->n]);
 		return err__set(EINVAL, "%s is not a readable JSON document: %s "
 				"(line %d)", path, e.text, e.line);
+	}
+	if (in_dir && is_tuner_doc(root)) {
+		fprintf(stderr, "note: %s skipped: a tuner's document, not a "
+			"benchmark result\n", path);
+		free(in->paths[in->n]);
+		json_decref(root);
+		return 0;
 	}
 	ret = compare__parse_all(root, &in->docs[in->n]);
 	json_decref(root);
@@ -202,7 +224,7 @@ static int load_dir(struct inputs *in, const char *dir)
 			ret = output__pathf(path, sizeof(path), "%s/%s", dir,
 					    names[i]->d_name);
 		if (ret == 0)
-			ret = load_file(in, path);
+			ret = load_file(in, path, true);
 		free(names[i]);
 	}
 	free(names);
@@ -222,7 +244,7 @@ static int load_all(struct inputs *in, const struct export_cli *cli)
 		else if (S_ISDIR(st.st_mode))
 			ret = load_dir(in, p);
 		else
-			ret = load_file(in, p);
+			ret = load_file(in, p, false);
 	}
 	return ret;
 }
@@ -295,8 +317,6 @@ static int write_outputs(const struct inputs *in,
 	    (fwrite(t.text, 1, t.len, stdout) != t.len || fflush(stdout)))
 		ret = err__sys(errno, "writing the metrics to stdout");
 	if (ret == 0 && cli->textfile_dir)
-		ret = output__mkdirs(cli->textfile_dir);
-	if (ret == 0 && cli->textfile_dir)
 		ret = output__write_file(cli->textfile_dir, cli->name, t.text,
 					 t.len);
 	free(t.text);
@@ -304,6 +324,22 @@ static int write_outputs(const struct inputs *in,
 		ret = push_all(in, cli);
 	return ret < 0 ? cli__error(CLI_FAIL, "export: %s", err__last())
 		       : CLI_OK;
+}
+
+/* node_exporter reads only the directory it was given: one made here
+ * (a typo, another path) would hold metrics nobody collects. */
+static int textfile_dir_exists(const struct export_cli *cli)
+{
+	struct stat st;
+
+	if (!cli->textfile_dir)
+		return 0;
+	if (stat(cli->textfile_dir, &st) < 0)
+		return err__sys(errno, "--textfile-dir %s", cli->textfile_dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(ENOTDIR, "--textfile-dir %s: not a directory",
+				cli->textfile_dir);
+	return 0;
 }
 
 static int run_prometheus(int argc, char **argv)
@@ -314,7 +350,7 @@ static int run_prometheus(int argc, char **argv)
 
 	if (ret)
 		return cli__parsed(ret, "export", usage_prometheus);
-	if (load_all(&in, &cli) < 0)
+	if (textfile_dir_exists(&cli) < 0 || load_all(&in, &cli) < 0)
 		ret = cli__error(CLI_USAGE, "export: %s", err__last());
 	else
 		ret = write_outputs(&in, &cli);

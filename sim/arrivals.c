@@ -32,6 +32,30 @@ static int parse_poisson(const char *text, const char *rest,
 	return 0;
 }
 
+/* A dwell time: a number of seconds, or with a unit as every other
+ * duration ("500ms", "2m"; fractions too, "1.5s"). */
+static int dwell_in(const char *s, size_t len, double *out)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
+		      { "s", 1 },     { "m", 60 },     { "h", 3600 } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
+		size_t u = strlen(units[i].unit);
+
+		if (len > u && !strncmp(s + len - u, units[i].unit, u) &&
+		    !isalpha((unsigned char)s[len - u - 1])) {
+			if (number_in(s, len - u, out) < 0)
+				return -EINVAL;
+			*out *= units[i].s;
+			return 0;
+		}
+	}
+	return number_in(s, len, out);
+}
+
 static int parse_mmpp(const char *text, const char *rest,
 		      struct arrivals_spec *out)
 {
@@ -50,16 +74,19 @@ static int parse_mmpp(const char *text, const char *rest,
 				EINVAL,
 				"--arrivals '%s': mmpp takes "
 				"four numbers R0,R1,D0,D1 (rates per "
-				"second, mean dwell times in seconds); %s",
+				"second, mean dwell times: seconds or "
+				"500ms, 2m...); %s",
 				text, spec_forms);
 		/* A silent state (rate 0) makes an on/off process. */
-		if (number_in(p, len, dst[i]) < 0 || *dst[i] < 0 ||
+		if ((i < 2 ? number_in(p, len, dst[i])
+			   : dwell_in(p, len, dst[i])) < 0 || *dst[i] < 0 ||
 		    (i >= 2 && *dst[i] == 0))
 			return err__set(EINVAL,
 					"--arrivals '%s': %s '%.*s' is "
-					"not a %s number; %s",
+					"not a %s; %s",
 					text, what[i], (int)len, p,
-					i < 2 ? "non-negative" : "positive",
+					i < 2 ? "non-negative number"
+					      : "positive duration",
 					spec_forms);
 		p += len + 1;
 	}

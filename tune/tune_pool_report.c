@@ -304,9 +304,13 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 		md_budget(f, sw, c, o->budget);
 	if (v)
 		tune_pool__md_validation(f, v, tune_pool__mean_of(&c->make));
-	fputs("Every configuration's outcome: tune-pool.json; the Pareto "
-	      "frontier (SLO metric against idle VM-seconds): pareto.csv, "
-	      "pareto.png.\n", f);
+	/* the files are named only where they are written, the plot only
+	 * when gnuplot can draw it */
+	if (o->out_dir)
+		fprintf(f, "Every configuration's outcome: tune-pool.json; the "
+			"Pareto frontier (SLO metric against idle "
+			"VM-seconds): pareto.csv%s.\n", plot__available()
+			? ", pareto.png" : "");
 	fclose(f);
 	return text;
 }

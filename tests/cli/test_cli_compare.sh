@@ -10,7 +10,8 @@ dir=$tmp
 # gen FILE [key=value...]: a lifecycle-like result. Keys: seed, n, sd
 # (lognormal log-sd, 0.03), shift
 # (applied to inproc.coldstart), host, cpu, flavour, mem, bench, schema,
-# emulated (sysinfo schema 2's kvm.emulated label; empty: null).
+# emulated (sysinfo schema 2's kvm.emulated label; empty: null), krel
+# (kernel release), ucode (CPU microcode), halt (kvm.halt_poll_ns).
 gen() {
 	python3 - "$@" <<'EOF'
 import json, math, random, sys
@@ -35,6 +36,12 @@ doc = {
     ],
     "memory": None,
 }
+if "krel" in args:
+    doc["sysinfo"]["kernel"] = {"release": args["krel"]}
+if "ucode" in args:
+    doc["sysinfo"]["cpu"]["microcode"] = args["ucode"]
+if "halt" in args:
+    doc["sysinfo"]["kvm"]["modules"] = {"kvm": {"halt_poll_ns": args["halt"]}}
 if "emulated" in args:
     doc["sysinfo"]["schema"] = 2
     doc["sysinfo"]["kvm"]["emulated"] = args["emulated"] or None
@@ -129,13 +136,25 @@ gen "$dir/linux3.json" seed=2 kernel=/boot/vmlinuz-a ksum=$(printf 'cd%.0s' $(se
 expect 0 "no regression" compare "$dir/linux1.json" "$dir/linux2.json"
 expect 2 "different guests: linux abab.* vs linux cdcd.*; use --force" compare "$dir/linux1.json" "$dir/linux3.json"
 
+# A kernel, microcode or KVM module parameter change on the same host is
+# named (a warning on stderr); --strict-host refuses it (exit 2). A field
+# one side does not record is no change.
+gen "$dir/k1.json" seed=1 krel=6.1.0-18-amd64 ucode=0xb4 halt=200000
+gen "$dir/k2.json" seed=2 krel=6.12.9-amd64 ucode=0xb6 halt=0
+gen "$dir/k3.json" seed=2 krel=6.1.0-18-amd64 ucode=0xb4 halt=200000
+expect 0 '^warning: lifecycle: the host changed between BASE and NEW, timings may move with it: kernel 6\.1\.0-18-amd64 -> 6\.12\.9-amd64; CPU microcode 0xb4 -> 0xb6; kvm\.halt_poll_ns 200000 -> 0$' compare "$dir/k1.json" "$dir/k2.json"
+expect 2 "k1\.json and $dir/k2\.json: the host changed \\(kernel 6\.1\.0-18-amd64 -> 6\.12\.9-amd64; .*\\); --strict-host refuses it" compare "$dir/k1.json" "$dir/k2.json" --strict-host
+expect 0 'no regression' compare "$dir/k1.json" "$dir/k3.json" --strict-host
+grep -q 'host changed' "$err" && fail "an unchanged host was named as changed" || ok
+expect 0 'no regression' compare "$B" "$dir/k2.json" --strict-host
+
 # Verdicts and the '~' marker.
 expect 0 'no regression in 2 series' compare "$B" "$B"
-expect 0 '^inproc\.coldstart +[0-9.]+ ms ± [0-9]+% +[0-9.]+ ms ± [0-9]+% +~ +1\.000 +20\+20$' compare "$B" "$B"
+expect 0 '^inproc\.coldstart +[0-9.]+ ms ± [0-9]+% +[0-9.]+ ms ± [0-9]+% +~ +<\+[0-9]\.[0-9]% +1\.000 +20\+20$' compare "$B" "$B"
 expect 0 '^inproc\.floor .* ~ ' compare "$B" "$dir/aa.json"
 expect 1 'REGRESSION in 1 of 2 series: inproc\.coldstart \(\+[0-9.]+%\)' compare "$B" "$dir/slow.json"
 # A tiny p in exponent form, not 0.000.
-expect 1 '^inproc\.coldstart .* \+[12][0-9]\.[0-9]+% +[0-9]\.[0-9]e-[0-9]+ +20\+20 +REGRESSION beyond 5%$' compare "$B" "$dir/slow.json"
+expect 1 '^inproc\.coldstart .* \+[12][0-9]\.[0-9]+% +<\+[0-9.]+% +[0-9]\.[0-9]e-[0-9]+ +20\+20 +REGRESSION beyond 5%$' compare "$B" "$dir/slow.json"
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --test permutation
 expect 0 '^inproc\.coldstart .* -[12][0-9]\.[0-9]+% .*improved beyond 5%$' compare "$B" "$dir/fast.json"
 # A practical threshold above the shift, globally or for that series.
@@ -145,7 +164,7 @@ expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --metric-threshold 'inproc.f
 # A stricter alpha than any p these samples reach: inconclusive (3),
 # not "no regression".
 expect 3 '^INCONCLUSIVE: 2 of 2 series cannot rule out a regression' compare "$B" "$dir/slow.json" --alpha 1e-12
-expect 3 '20\+20 samples can never give p < 1e-12.*needs about [0-9]+ samples per side' compare "$B" "$dir/slow.json" --alpha 1e-12
+expect 3 '20\+20 samples are too few for a 99\.9999999999% confidence bound' compare "$B" "$dir/slow.json" --alpha 1e-12
 
 # Exports describe NEW; written even when the gate fails.
 expect 1 'REGRESSION' compare "$B" "$dir/slow.json" --export-github "$dir/gh.json" --export-gobench "$dir/go.txt"
@@ -173,6 +192,20 @@ else
 	echo "FAIL: Go benchmark export lacks NEW's first sample $first"
 	failed=$((failed + 1))
 fi
+[ ! -e "$dir/gh-bigger.json" ] && ok || fail "a bigger-is-better file without such series"
+# Higher-is-better series (VMs/s) go to customBiggerIsBetter JSON beside
+# the file, not dropped.
+python3 - "$B" "$dir/aa.json" "$dir/hb-a.json" "$dir/hb-b.json" <<'EOF2'
+import json, sys
+for src, dst, base in ((sys.argv[1], sys.argv[3], 600), (sys.argv[2], sys.argv[4], 601)):
+    d = json.load(open(src))
+    d["series"].append({"name": "vms_per_s", "unit": "vms_per_s", "better": "higher",
+                        "samples": [base + k for k in range(20)]})
+    json.dump(d, open(dst, "w"))
+EOF2
+expect 0 '' compare "$dir/hb-a.json" "$dir/hb-b.json" --export-github "$dir/ghb.json"
+json_check '[e["name"] for e in d] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor"]' "$dir/ghb.json"
+json_check '[(e["name"], e["unit"], e["value"]) for e in d] == [("lifecycle/vms_per_s", "vms_per_s", 610.5)]' "$dir/ghb-bigger.json"
 # A failed export is exit 4, not a regression's 1; a regression keeps 1.
 expect 4 "--export-github $dir/no/such/dir/gh.json: .*No such file" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
 expect 4 "no regression in 2 series" compare "$B" "$B" --export-github "$dir/no/such/dir/gh.json"
@@ -190,19 +223,20 @@ json_check 'd["regressions"] == 0 and all(r["verdict"] != "regressed" for r in d
 gen "$dir/b3.json" seed=1 n=3
 gen "$dir/slow3.json" seed=2 n=3 shift=1.0
 expect 3 '^INCONCLUSIVE: 2 of 2 series cannot rule out a regression beyond their threshold' compare "$dir/b3.json" "$dir/slow3.json"
-expect 3 '^  inproc\.coldstart: 3\+3 samples can never give p < 0\.01 \(at best p = 0\.1\); needs about [0-9]+ samples per side at this noise$' compare "$dir/b3.json" "$dir/slow3.json"
-expect 3 '^inproc\.coldstart .* \? \+(9|10)[0-9]\.[0-9]% +0\.100 +3\+3 +INCONCLUSIVE$' compare "$dir/b3.json" "$dir/slow3.json"
+expect 3 '^  inproc\.coldstart: 3\+3 samples are too few for a 99% confidence bound; the estimated change itself is not within the threshold: more samples will not show it is$' compare "$dir/b3.json" "$dir/slow3.json"
+expect 3 '^  inproc\.floor: 3\+3 samples are too few for a 99% confidence bound; needs about [0-9]+ samples per side at this noise$' compare "$dir/b3.json" "$dir/slow3.json"
+expect 3 '^inproc\.coldstart .* \? \+(9|10)[0-9]\.[0-9]% +none +0\.100 +3\+3 +INCONCLUSIVE$' compare "$dir/b3.json" "$dir/slow3.json"
 timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" >"$dir/o3.txt" 2>/dev/null
 grep -q 'no regression' "$dir/o3.txt" && fail "3+3 samples printed 'no regression'" || ok
 # The same with --json: the verdict and what would decide it.
 timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" --json >"$dir/v3.json" 2>/dev/null
 [ $? -eq 3 ] && ok || fail "compare --json of 3+3 samples: exit code"
-json_check 'd["inconclusive"] == 2 and d["regressions"] == 0 and all(r["verdict"] == "inconclusive" and abs(r["min_p"] - 0.1) < 1e-9 and r["needed_per_side"] >= 5 for r in d["series"])' "$dir/v3.json"
-# Noise the samples cannot see through: a minimum detectable effect above
-# the threshold, with the count that would do.
+json_check 'd["inconclusive"] == 2 and d["regressions"] == 0 and all(r["verdict"] == "inconclusive" and abs(r["min_p"] - 0.1) < 1e-9 and r["worst"] is None for r in d["series"]) and d["series"][0]["needed_per_side"] == 0 and d["series"][1]["needed_per_side"] >= 5' "$dir/v3.json"
+# Noise the samples cannot see through: a confidence bound beyond the
+# threshold, with the count that would do.
 gen "$dir/noisy-a.json" seed=6 sd=0.12
 gen "$dir/noisy-b.json" seed=7 sd=0.12
-expect 3 'could miss a change of [0-9.]+% \(the minimum detectable effect at 80% power.*more than the threshold 5%; needs about [0-9]+ samples per side at this noise' compare "$dir/noisy-a.json" "$dir/noisy-b.json"
+expect 3 'the change could be as high as \+[0-9.]+% \(99% confidence bound; estimate [-+][0-9.]+%, noise [0-9.]+%/[0-9.]+%\), beyond the threshold 5%; needs about [0-9]+ samples per side at this noise' compare "$dir/noisy-a.json" "$dir/noisy-b.json"
 expect 0 'no regression' compare "$dir/noisy-a.json" "$dir/noisy-b.json" --threshold 30
 # --min-samples: fewer samples than asked for are inconclusive.
 expect 3 '20\+20 samples, fewer than --min-samples 30; needs about 30 samples per side' compare "$B" "$dir/aa.json" --min-samples 30
@@ -239,15 +273,50 @@ expect 1 '^lifecycle/inproc\.coldstart .*REGRESSION beyond 5%$' compare "$dir/A"
 expect 1 '^rate/inproc\.coldstart .* ~ ' compare "$dir/A" "$dir/B"
 expect 1 '^geomean \[ns\] .* 3 series$' compare "$dir/A" "$dir/B"
 # One-sided series and documents are listed, not dropped.
-expect 1 '^only in BASE: rate/inproc\.floor$' compare "$dir/A" "$dir/B"
+expect 1 '^MISSING from NEW: rate/inproc\.floor$' compare "$dir/A" "$dir/B"
 expect 1 '^only in NEW: rate/inproc\.renamed$' compare "$dir/A" "$dir/B"
-expect 1 "^only in BASE: boot \\($dir/A/boot\\.json\\): inproc\\.coldstart inproc\\.floor$" compare "$dir/A" "$dir/B"
+expect 1 "^MISSING from NEW: boot \\($dir/A/boot\\.json\\): inproc\\.coldstart inproc\\.floor$" compare "$dir/A" "$dir/B"
+expect 1 '^MISSING: 3 series of BASE are absent from NEW or without samples there \(listed above\): never a pass$' compare "$dir/A" "$dir/B"
 expect 1 "^only in NEW: density \\($dir/B/density\\.json\\)" compare "$dir/A" "$dir/B"
 expect 1 'REGRESSION in 1 of 3 series: lifecycle/inproc\.coldstart' compare "$dir/A" "$dir/B"
 timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --json >"$dir/dirs.json" 2>/dev/null
 [ $? -eq 1 ] && ok || fail "compare DIR DIR --json exit code"
-json_check '[r["name"] for r in d["series"]] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart"] and d["only_base"] == ["boot/inproc.coldstart", "boot/inproc.floor", "rate/inproc.floor"] and d["only_new"] == ["rate/inproc.renamed", "density/inproc.coldstart", "density/inproc.floor"] and "bench" not in d' "$dir/dirs.json"
+json_check '[r["name"] for r in d["series"]] == ["lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart"] and d["missing"] == 3 and d["only_base"] == ["boot/inproc.coldstart", "boot/inproc.floor", "rate/inproc.floor"] and d["only_new"] == ["rate/inproc.renamed", "density/inproc.coldstart", "density/inproc.floor"] and "bench" not in d' "$dir/dirs.json"
 expect 0 'no regression in 6 series' compare "$dir/A" "$dir/A"
+# --format: Markdown for a job summary, JUnit XML for CI test tabs, JSON;
+# the exit codes are the same.
+expect 2 "--format: 'yaml' is not one of: text, markdown, json, junit" compare "$dir/A" "$dir/B" --format yaml
+expect 1 '^### coldstart compare: REGRESSION$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^\| lifecycle/inproc\.coldstart \| [0-9.]+ ms ± [0-9]+% \| [0-9.]+ ms ± [0-9]+% \| \+[0-9.]+% \| <\+[0-9.]+% \| [0-9.e-]+ \| 20\+20 \| :x: REGRESSION beyond 5% \|$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^- `rate/inproc\.floor`$' compare "$dir/A" "$dir/B" --format markdown
+expect 1 '^\*\*Missing from NEW\*\* \(3 series' compare "$dir/A" "$dir/B" --format markdown
+expect 0 '^### coldstart compare: no regression$' compare "$dir/A" "$dir/A" --format markdown
+expect 3 '^- `inproc\.coldstart`: 3\+3 samples are too few' compare "$dir/b3.json" "$dir/slow3.json" --format markdown
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --format junit >"$dir/junit.xml" 2>/dev/null
+[ $? -eq 1 ] && ok || fail "compare --format junit exit code"
+python3 - "$dir/junit.xml" <<'EOF2' && ok || { fail "compare --format junit"; sed 's/^/  | /' "$dir/junit.xml" | head -20; }
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root.find("testsuite")
+assert (root.tag, suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("testsuites", "6", "1", "3"), suite.attrib
+cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+assert set(cases) == {("coldstart.lifecycle", "inproc.coldstart"), ("coldstart.lifecycle", "inproc.floor"),
+    ("coldstart.rate", "inproc.coldstart"), ("coldstart.rate", "inproc.floor"),
+    ("coldstart.boot", "inproc.coldstart"), ("coldstart.boot", "inproc.floor")}, set(cases)
+f = cases[("coldstart.lifecycle", "inproc.coldstart")].find("failure")
+assert f is not None and "REGRESSION beyond 5%" in f.get("message") and "bound <+" in cases[("coldstart.lifecycle", "inproc.coldstart")].find("system-out").text
+assert cases[("coldstart.rate", "inproc.floor")].find("error").get("type") == "missing"
+assert cases[("coldstart.lifecycle", "inproc.floor")].find("failure") is None
+EOF2
+timeout 60 "$COLDSTART" compare "$dir/b3.json" "$dir/slow3.json" --format junit >"$dir/junit3.xml" 2>/dev/null
+[ $? -eq 3 ] && ok || fail "compare --format junit of 3+3: exit code"
+python3 -c "
+import sys, xml.etree.ElementTree as ET
+e = [c.find('error') for c in ET.parse(sys.argv[1]).iter('testcase')]
+sys.exit(0 if len(e) == 2 and all(x is not None and x.get('type') == 'inconclusive' and 'too few' in x.get('message') for x in e) else 1)" "$dir/junit3.xml" && ok || fail "inconclusive series in JUnit"
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --format json >"$dir/f.json" 2>/dev/null
+timeout 60 "$COLDSTART" compare "$dir/A" "$dir/B" --json >"$dir/j.json" 2>/dev/null
+cmp -s "$dir/f.json" "$dir/j.json" && ok || fail "--format json is not --json"
 # Exports over a directory hold every document of NEW.
 expect 1 '' compare "$dir/A" "$dir/B" --export-github "$dir/gh-dir.json"
 json_check 'sorted(e["name"] for e in d) == ["density/inproc.coldstart", "density/inproc.floor", "lifecycle/inproc.coldstart", "lifecycle/inproc.floor", "rate/inproc.coldstart", "rate/inproc.renamed"]' "$dir/gh-dir.json"
@@ -258,6 +327,8 @@ gen "$dir/C/peers.json" seed=1 bench=peers
 expect 2 "no bench in common between $dir/A and $dir/C" compare "$dir/A" "$dir/C"
 cp "$dir/A/lifecycle.json" "$dir/D/lifecycle.json"
 cp "$dir/garbage.json" "$dir/D/notes.json"
+# a file against a directory says so, whatever the directory holds
+expect 2 "must both be result files or both directories \\($B is a file, $dir/D a directory\\)" compare "$B" "$dir/D"
 expect 2 "$dir/D/notes.json is not JSON" compare "$dir/A" "$dir/D"
 rm "$dir/D/notes.json"
 cp "$dir/A/lifecycle.json" "$dir/D/lifecycle-old.json"
@@ -315,7 +386,8 @@ expect 2 '--hosts needs result directories' compare --hosts
 expect 2 "$B is not a directory of results" compare --hosts "$B"
 expect 2 "cannot read $dir/nosuch" compare --hosts "$dir/hosts/h1" "$dir/nosuch"
 # a pool run without misses writes an empty .miss series: compared as a
-# series NEW lacks, not refused as malformed
+# series NEW lacks (never a pass: exit 3, 1 with --strict), not refused as
+# malformed
 python3 - "$dir" <<'EOF'
 import json, random, sys
 r = random.Random(5)
@@ -330,7 +402,78 @@ json.dump(doc([int(5e7) + i for i in range(20)]),
           open(sys.argv[1] + "/pool-a.json", "w"))
 json.dump(doc([]), open(sys.argv[1] + "/pool-b.json", "w"))
 EOF
-expect 0 'arrival_to_first_run.hit' compare "$dir/pool-a.json" "$dir/pool-b.json"
-grep -q 'arrival_to_first_run.miss' "$out" "$err" && ok ||
+expect 3 'arrival_to_first_run.hit' compare "$dir/pool-a.json" "$dir/pool-b.json"
+grep -q '^MISSING from NEW: arrival_to_first_run.miss$' "$out" && ok ||
 	fail "the series only BASE has is listed"
+expect 1 'never a pass \(--strict: a failure\)' compare "$dir/pool-a.json" "$dir/pool-b.json" --strict
+# ...but two empty ones are nothing to compare
+expect 0 'no regression in 1 series' compare "$dir/pool-b.json" "$dir/pool-b.json"
+
+# ---- pass only on evidence ----
+# A series renamed in NEW (the others unchanged) is not a pass: listed by
+# name, exit 3, or 1 with --strict; a whole driver missing from NEW too.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['series'][1]['name'] = 'inproc.floor.v2'
+json.dump(d, open(sys.argv[2], 'w'))" "$dir/aa.json" "$dir/renamed1.json"
+expect 3 '^MISSING from NEW: inproc\.floor$' compare "$B" "$dir/renamed1.json"
+expect 3 '^only in NEW: inproc\.floor\.v2$' compare "$B" "$dir/renamed1.json"
+expect 1 '^MISSING: 1 series of BASE is absent' compare "$B" "$dir/renamed1.json" --strict
+mkdir -p "$dir/F" "$dir/G"
+gen "$dir/F/lifecycle.json" seed=1
+gen "$dir/F/boot.json" seed=8 bench=boot
+gen "$dir/G/lifecycle.json" seed=2
+expect 3 "^MISSING from NEW: boot \\($dir/F/boot\\.json\\): inproc\\.coldstart inproc\\.floor$" compare "$dir/F" "$dir/G"
+expect 1 'MISSING: 2 series' compare "$dir/F" "$dir/G" --strict
+# 5 % noise, 10 samples per side, NEW truly 10 % slower: no run this small
+# resolves 5 %, so it must not pass, whatever its point estimate says
+# (these seeds once passed, "+4.58%, p=0.004, within 5%"; the other
+# series is let through by its own threshold).
+gen "$dir/n10-base.json" seed=40 n=10 sd=0.05
+gen "$dir/n10-slow.json" seed=41 n=10 sd=0.05 shift=0.10
+expect 3 '^  inproc\.coldstart: the change could be as high as \+[0-9.]+%' compare "$dir/n10-base.json" "$dir/n10-slow.json" --metric-threshold 'inproc.floor=50'
+expect 3 '^inproc\.coldstart .* \? \+4\.6% +<\+1[0-9]\.[0-9]% +0\.004 +10\+10 +INCONCLUSIVE$' compare "$dir/n10-base.json" "$dir/n10-slow.json" --metric-threshold 'inproc.floor=50'
+# Many quiet samples and no change: the bound decides, exit 0, and says so.
+gen "$dir/tight-a.json" seed=11 n=200 sd=0.01
+gen "$dir/tight-b.json" seed=12 n=200 sd=0.01
+expect 0 "no regression in 2 series: each change's 99% confidence bound is within its threshold" compare "$dir/tight-a.json" "$dir/tight-b.json"
+timeout 60 "$COLDSTART" compare "$dir/tight-a.json" "$dir/tight-b.json" --json >"$dir/tight.json" 2>/dev/null
+json_check 'all(r["ci_lo"] < r["shift"] < r["ci_hi"] == r["worst"] < 0.01 for r in d["series"]) and d["missing"] == 0' "$dir/tight.json"
+
+# ---- docs/commands.md's examples are what the command prints ----
+DOCS=$(dirname "$0")/../../docs/commands.md
+mkdir -p "$dir/docs"
+gen "$dir/docs/base.json" seed=1
+gen "$dir/docs/new.json" seed=3 shift=0.2
+python3 - "$dir/docs" <<'EOF2'
+import json, math, random, sys
+for name, seed, scale in (("base", 101, 1.0), ("new", 102, 0.85)):
+    path = "%s/%s.json" % (sys.argv[1], name)
+    d = json.load(open(path))
+    r = random.Random(seed)
+    d["series"].append({"name": "process.coldstart", "mode": "process-per-VM",
+        "impl": "coldstart", "unit": "ns", "samples_ns": [
+            round(1.2e6 * scale * math.exp(r.gauss(0, 0.03))) for _ in range(20)]})
+    json.dump(d, open(path, "w"), indent=1)
+EOF2
+gen "$dir/docs/base3.json" seed=1 n=3
+gen "$dir/docs/new3.json" seed=2 n=3 shift=1.0
+# docs_example 'COMMAND LINE' CODE: the block under "$ COMMAND LINE" up to
+# "$ echo $?" and the code after it, against a run in $dir/docs.
+docs_example() {
+	local want got bin
+	bin=$(realpath "$COLDSTART")
+	want=$(awk -v cmd="\$ $1" 'index($0, cmd) == 1 {on = 1; next}
+		on && /^\$ echo/ {exit} on' "$DOCS")
+	got=$(cd "$dir/docs" && timeout 60 "$bin" ${1#coldstart } 2>&1)
+	if [ $? -eq "$2" ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
+		ok
+	else
+		fail "docs/commands.md's '$1' is not what it prints"
+		diff <(echo "$want") <(echo "$got") | head -10 | sed 's/^/  | /'
+	fi
+}
+docs_example 'coldstart compare base.json new.json' 1
+docs_example 'coldstart compare base3.json new3.json' 3
 finish

@@ -29,9 +29,10 @@ echo 'this is { not json' >"$tmp/bad/lifecycle.json"
 echo '{"hello": "world"}' >"$tmp/notres/x.json"
 expect 2 "cannot read $tmp/missing: No such file" export prometheus "$tmp/missing"
 expect 2 "$tmp/empty holds no result documents" export prometheus "$tmp/empty"
+mkdir "$tmp/never"
 expect 2 "$tmp/bad/lifecycle.json is not a readable JSON document" \
 	export prometheus "$REF" "$tmp/bad" --textfile-dir "$tmp/never"
-[ ! -e "$tmp/never" ] && ok || fail "a failed export created its textfile dir"
+[ -z "$(ls -A "$tmp/never")" ] && ok || fail "a failed export wrote into its textfile dir"
 expect 2 "x.json: not a coldstart result" export prometheus "$tmp/notres/x.json"
 expect 2 'give the same metric .*: the same run twice' \
 	export prometheus "$REF" "$REF/lifecycle.json"
@@ -116,7 +117,7 @@ for path in sys.argv[2:]:
     d = json.load(open(path))
     host, bench = d["sysinfo"]["hostname"], d["bench"]
     ident = dict(host=host, kernel=d["sysinfo"]["kernel"]["release"],
-                 commit=d["coldstart"]["commit"], guest=d["guest"]["name"],
+                 guest=d["guest"]["name"],
                  guest_sha256=d["guest"]["sha256"],
                  kvm_flavour=d["sysinfo"]["kvm"]["flavour"], kvm_mode="native")
     for s in d["series"]:
@@ -147,6 +148,11 @@ for path in sys.argv[2:]:
                     ("series", "arrival_to_first_run.miss") in k[1] and
                     "quantile" in dict(k[1])], "quantiles of an empty series"
     find("coldstart_run_timestamp_seconds", bench=bench, **ident)
+    # version and commit once per host and build, not on every sample
+    close(find("coldstart_build_info", host=host, version=d["coldstart"]["version"],
+               commit=d["coldstart"]["commit"]), 1)
+assert not [k for k in samples if k[0] != "coldstart_build_info" and
+            {"version", "commit"} & set(dict(k[1]))], "version or commit on a sample"
 print("checked %d series in %d families" % (checked, len(fams)))
 EOF
 
@@ -183,6 +189,11 @@ grep -q '^# EOF' "$tmp/all.prom" && fail "an OpenMetrics '# EOF' in the Promethe
 # second export replaces it (a new file renamed over it, not rewritten
 # in place).
 tf=$tmp/textfile/sub
+# node_exporter reads only its own directory: one that does not exist is
+# a usage error (a typo), not made
+expect 2 "export: --textfile-dir $tf: No such file or directory" export prometheus "$REF" --textfile-dir "$tf"
+[ ! -e "$tmp/textfile" ] && ok || fail "--textfile-dir made a directory"
+mkdir -p "$tf"
 expect 0 '' export prometheus "$REF" --textfile-dir "$tf"
 [ ! -s "$out" ] && ok || fail "--textfile-dir also wrote stdout"
 [ "$(ls -A "$tf")" = coldstart.prom ] && ok || fail "textfile dir holds: $(ls -A "$tf")"
@@ -198,7 +209,8 @@ check "$tf/coldstart.prom" "$REF/rate.json"
 expect 0 '' export prometheus "$REF/boot.json" --textfile-dir "$tf" --name boot.prom
 [ "$(ls -A "$tf" | tr '\n' ' ')" = "boot.prom coldstart.prom " ] && ok || fail "--name: $(ls -A "$tf")"
 touch "$tmp/plainfile"
-expect 1 "creating $tmp/plainfile/dir" export prometheus "$REF" --textfile-dir "$tmp/plainfile/dir"
+expect 2 "export: --textfile-dir $tmp/plainfile/dir: Not a directory" export prometheus "$REF" --textfile-dir "$tmp/plainfile/dir"
+expect 2 "export: --textfile-dir $tmp/plainfile: not a directory" export prometheus "$REF" --textfile-dir "$tmp/plainfile"
 
 # A push nobody answers, and one to a scheme that is not HTTP: exit 1
 # with curl's reason and the group's URL.

@@ -641,4 +641,12 @@ grep -q '^| host-b | ' "$dir/hosts/fleet/report.md" && grep -q '^| vm | ' "$dir/
 expect 2 'not both' report "$dir/hosts/a" "$dir/hosts/b/lifecycle.json" --out "$dir/hosts/x"
 mkdir -p "$dir/hosts/empty"
 expect 2 'no result documents in it' report "$dir/hosts/empty" --out "$dir/hosts/y"
+# A broken document in the directory is named with its JSON error, not
+# left out of the report without a word (exit 0 once).
+mkdir -p "$dir/hosts/broken"
+cp "$dir/hosts/a/lifecycle.json" "$dir/hosts/broken/"
+echo '{"schema": 1, "bench": "boot", oops' >"$dir/hosts/broken/boot.json"
+expect 2 "report: $dir/hosts/broken: $dir/hosts/broken/boot.json is not JSON: .* \\(line 1, column [0-9]+\\)$" \
+	report "$dir/hosts/broken" --out "$dir/hosts/z"
+[ ! -e "$dir/hosts/z/report.md" ] && ok || fail "a report was written past a broken document"
 finish

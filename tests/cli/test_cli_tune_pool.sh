@@ -331,4 +331,26 @@ if command -v gnuplot >/dev/null; then
 fi
 
 expect 0 'Usage: coldstart tune pool' tune pool --help
+# Without --out nothing is written, and the output names no file as
+# written (it once pointed at tune-pool.json and pareto.png).
+expect 0 'Recommendation' tune pool "${A[@]}" --slo p99=10ms
+grep -q 'tune-pool.json\|pareto.csv\|pareto.png' "$out" &&
+	fail "tune pool without --out names files it did not write" || ok
+# README's flow: tune pool --out into the results directory it read, then
+# compare and export that directory: the tuner's document is skipped with
+# a note, not a malformed result (exit 2).
+cp -r "$tmp/host" "$tmp/flow"
+expect 0 'results written to' tune pool --host "$tmp/flow" --arrivals poisson:5 \
+	--duration 5m --seed 3 --slo p99=10ms --out "$tmp/flow"
+expect 3 "^note: $tmp/flow/tune-pool.json skipped: a tuner's document, not a benchmark result$" \
+	compare "$tmp/flow" "$tmp/flow"
+grep -q 'pool/arrival_to_first_run.hit' "$out" && ok ||
+	fail "compare DIR DIR beside tune-pool.json compares the results"
+expect 0 "^note: $tmp/flow/tune-pool.json skipped: a tuner's document" \
+	export prometheus "$tmp/flow"
+grep -q '^coldstart_pool_seconds{' "$out" && ok ||
+	fail "export prometheus DIR beside tune-pool.json exports the results"
+# named alone, it is still no result to compare or export
+expect 2 "tune-pool.json is a tuner's document \\(tune-pool\\), not a benchmark result" \
+	compare "$tmp/flow/tune-pool.json" "$tmp/flow/tune-pool.json"
 finish

@@ -170,7 +170,7 @@ w2 = series(rate, "inproc.w2")["vms_per_s"]
 gib = dens["density"]["fresh"]["vms_per_gib"]
 p99 = series(rest, "uffd/mem64M/ws16M/cold/request")["summary"]["p99"] / 1e9
 host, name = os.environ["HOSTILE"], os.environ["HOSTILE_SERIES"]
-node = 'job="node",host="vm",commit="d74ef8f90bd8"'
+node = 'job="node",host="vm"'
 gw = 'job="coldstart-test",host="vm",instance="vm"'
 checks = [
     ('coldstart_lifecycle_seconds{%s,series="inproc.coldstart",quantile="0.5"}' % node,
@@ -184,15 +184,20 @@ checks = [
      lambda v, m: v == gib),
     ('coldstart_restore_seconds{%s,strategy="uffd",mem_bytes="67108864",cache="cold",'
      'phase="request",quantile="0.99"}' % node, lambda v, m: v == p99),
+    # the build once per host, joined where wanted
+    ('coldstart_build_info{%s}' % node,
+     lambda v, m: v == 1 and m["version"] == "0.1.0" and m["commit"] == "d74ef8f90bd8"),
     # the hostile labels came through the textfile unchanged
-    ('coldstart_lifecycle_seconds_count{job="node",commit="hostile",mode="in-process",'
-     'impl="coldstart"}', lambda v, m: v == n and m["host"] == host
-     and m["series"] == name and m["kernel"] == '6.1\\"\n'),
+    ('coldstart_lifecycle_seconds_count{job="node",mode="in-process",impl="coldstart"}'
+     ' * on(host) group_left(version, commit) coldstart_build_info{job="node",commit="hostile"}',
+     lambda v, m: v == n and m["host"] == host
+     and m["series"] == name and m["kernel"] == '6.1\\"\n' and m["commit"] == "hostile"),
     # and through the Pushgateway, whose instance is the host
     ('coldstart_rate_vms_per_second{%s,series="inproc.w2"}' % gw, lambda v, m: v == w2),
     ('coldstart_density_vms_per_gibibyte{%s,mode="fresh"}' % gw, lambda v, m: v == gib),
-    ('coldstart_lifecycle_seconds_count{job="coldstart-test",commit="hostile",'
-     'mode="in-process",impl="coldstart"}',
+    ('coldstart_lifecycle_seconds_count{job="coldstart-test",mode="in-process",'
+     'impl="coldstart"} * on(host) group_left(commit) '
+     'coldstart_build_info{job="coldstart-test",commit="hostile"}',
      lambda v, m: v == n and m["instance"] == m["host"] == host),
 ]
 passed = failed = 0

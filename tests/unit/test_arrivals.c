@@ -142,6 +142,16 @@ static void spec_good(void **state)
 	assert_close(s.mmpp_dwell[1], 0.5, 0);
 	/* on/off: a silent state is allowed */
 	assert_int_equal(arrivals__parse_spec("mmpp:0,100,1,1", &s), 0);
+	/* dwell times take units like every other duration */
+	assert_int_equal(arrivals__parse_spec("mmpp:10,200,2m,500ms", &s), 0);
+	assert_close(s.mmpp_dwell[0], 120, 0);
+	assert_close(s.mmpp_dwell[1], 0.5, 1e-12);
+	assert_int_equal(arrivals__parse_spec("mmpp:1,2,1.5s,1h", &s), 0);
+	assert_close(s.mmpp_dwell[0], 1.5, 0);
+	assert_close(s.mmpp_dwell[1], 3600, 0);
+	assert_int_equal(arrivals__parse_spec("mmpp:1,2,250us,1e3ns", &s), 0);
+	assert_close(s.mmpp_dwell[0], 250e-6, 1e-15);
+	assert_close(s.mmpp_dwell[1], 1e-6, 1e-15);
 
 	assert_int_equal(arrivals__parse_spec("trace:f.csv", &s), 0);
 	assert_int_equal(s.kind, ARRIVALS_TRACE);
@@ -185,6 +195,11 @@ static void spec_bad(void **state)
 		{ "mmpp:1,2,3,4,5", "four numbers" },
 		{ "mmpp:1,x,3,4", "R1 'x'" },
 		{ "mmpp:1,2,0,4", "D0 '0'" },
+		{ "mmpp:1,2,0ms,4", "D0 '0ms' is not a positive duration" },
+		{ "mmpp:1,2,3,4x", "D1 '4x'" },
+		{ "mmpp:1,2,3,ms", "D1 'ms'" },
+		{ "mmpp:1,2,3,5 s", "D1 '5 s'" },
+		{ "mmpp:1,2ms,3,4", "R1 '2ms'" },
 		{ "mmpp:1,-2,3,4", "R1 '-2'" },
 		{ "mmpp:0,0,1,1", "both 0" },
 		{ "uniform:5", "unknown arrival process 'uniform'" },

@@ -117,7 +117,96 @@ static void tiny_samples_are_inconclusive(void **state)
 	assert_true(fabs(r.min_p - 0.1) < 1e-12);
 	assert_true(fabs(r.p - 0.1) < 1e-12);
 	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
+	assert_true(isinf(r.worst));
+	/* NEW estimated 10x slower: no count shows it within 5 % */
+	assert_int_equal(r.needed, 0);
+	r = compare(a, 3, a, 3, false, 0.05, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
 	assert_true(r.needed >= compare__min_n(0.01));
+}
+
+/* The Moses interval by hand: x = 1 2 3, y = 4 5 6 have the nine
+ * differences 1 2 2 3 3 3 4 4 5. z = 1: k = floor(9/2 - sqrt(9 * 7 /
+ * 12)) = 2, so [2nd, 8th] = [2, 4]; z = 0: k = 4, [3, 3]; z = 3: no
+ * k >= 1, no bound. */
+static void shift_interval_by_hand(void **state)
+{
+	static const double x[] = { 3, 1, 2 }, y[] = { 6, 4, 5 };
+	struct shift_ci ci;
+
+	(void)state;
+	assert_int_equal(stats__shift_ci(x, 3, y, 3, 1, false, &ci), 0);
+	assert_true(ci.estimate == 3 && ci.lo == 2 && ci.hi == 4);
+	assert_int_equal(stats__shift_ci(x, 3, y, 3, 0, false, &ci), 0);
+	assert_true(ci.lo == 3 && ci.hi == 3);
+	assert_int_equal(stats__shift_ci(x, 3, y, 3, 3, false, &ci), 0);
+	assert_true(isinf(ci.lo) && ci.lo < 0 && isinf(ci.hi) && ci.hi > 0);
+	/* even count of differences (1, 2): the mean of the middle two */
+	assert_int_equal(stats__shift_ci(x, 1, y + 1, 2, 0, false, &ci), 0);
+	assert_true(ci.estimate == 1.5);
+	/* on logarithms: y = 2x is a ratio of exactly 2 */
+	{
+		static const double a[] = { 1, 2, 4, 8 }, b[] = { 2, 4, 8, 16 };
+
+		assert_int_equal(stats__shift_ci(a, 4, b, 4, 0, true, &ci), 0);
+		assert_true(fabs(exp(ci.estimate) - 2) < 1e-9);
+	}
+	assert_int_equal(stats__shift_ci(x, 0, y, 3, 1, false, &ci), -EINVAL);
+}
+
+static bool passes(const struct compare_row *r)
+{
+	return r->verdict != COMPARE_REGRESSED &&
+	       r->verdict != COMPARE_INCONCLUSIVE;
+}
+
+/* 5 % noise, 10 samples per side: no run resolves a 5 % threshold, so a
+ * true 10 % slowdown never passes (the point estimate alone once said
+ * "within 5%" for some), and a change right at the threshold passes at
+ * most about alpha of the time. 300 seeded trials each. */
+static void no_pass_without_evidence(void **state)
+{
+	double a[10], b[10];
+	struct compare_row r;
+	unsigned int passed10 = 0, passed5 = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		samples__lognormal(a, 10, 1.5e6, 0.05, 2 * seed);
+		samples__lognormal(b, 10, 1.65e6, 0.05, 2 * seed + 1);
+		r = compare(a, 10, b, 10, false, 0.05, COMPARE_UTEST);
+		passed10 += passes(&r);
+		assert_true(r.worst > r.shift);
+		samples__lognormal(b, 10, 1.575e6, 0.05, 2 * seed + 1);
+		r = compare(a, 10, b, 10, false, 0.05, COMPARE_UTEST);
+		passed5 += passes(&r);
+	}
+	assert_int_equal(passed10, 0);
+	assert_true(passed5 <= 6);
+}
+
+/* Many tight samples and no change: the bound is well inside 5 %, a
+ * pass; the same for a higher-is-better series, bounded from below. */
+static void tight_no_change_passes(void **state)
+{
+	static double a[200], b[200];
+	struct compare_row r;
+
+	(void)state;
+	samples__lognormal(a, 200, 1.5e6, 0.01, 21);
+	samples__lognormal(b, 200, 1.5e6, 0.01, 22);
+	r = compare(a, 200, b, 200, false, 0.05, COMPARE_UTEST);
+	assert_true(passes(&r));
+	assert_true(r.worst < 0.01 && r.worst == r.ci_hi);
+	assert_true(r.ci_lo < r.shift && r.shift < r.ci_hi);
+	r = compare(a, 200, b, 200, true, 0.05, COMPARE_UTEST);
+	assert_true(passes(&r));
+	assert_true(r.worst < 0.01 && r.worst == -r.ci_lo);
+	r = compare(a, 200, b, 200, false, 0.05, COMPARE_PERMUTATION);
+	assert_true(passes(&r));
+	/* a threshold of 0 is never met by a change of 0 */
+	r = compare(a, 200, b, 200, false, 0, COMPARE_UTEST);
+	assert_int_equal(r.verdict, COMPARE_INCONCLUSIVE);
 }
 
 /* The normal quantiles the power formula uses. */
@@ -435,6 +524,49 @@ static void docs_match_series_by_name(void **state)
 	compare__free(&a);
 }
 
+/* Kernel, microcode and KVM module parameters that changed are named;
+ * what a side does not record is no change; a short buffer is cut, the
+ * count is not. */
+static void host_changes(void **state)
+{
+	struct result_doc a, b;
+	char buf[256], small[12];
+	json_t *root;
+
+	(void)state;
+	root = doc_json("a", 2 << 20, N, 1, 1);
+	json_object_set_new(json_object_get(root, "sysinfo"), "kernel",
+			    json_pack("{s:s}", "release", "6.1"));
+	json_object_set_new(json_object_get(json_object_get(root, "sysinfo"),
+					    "kvm"), "modules",
+			    json_pack("{s:{s:s, s:s}, s:{}}", "kvm",
+				      "halt_poll_ns", "200000", "tdp_mmu", "Y",
+				      "kvm_intel"));
+	parse(root, &a);
+	parse(doc_json("a", 2 << 20, N, 1, 2), &b);
+	assert_int_equal(compare__host_changes(&a, &b, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	root = doc_json("a", 2 << 20, N, 1, 2);
+	json_object_set_new(json_object_get(root, "sysinfo"), "kernel",
+			    json_pack("{s:s}", "release", "6.12"));
+	json_object_set_new(json_object_get(json_object_get(root, "sysinfo"),
+					    "kvm"), "modules",
+			    json_pack("{s:{s:s, s:s}, s:{}}", "kvm",
+				      "halt_poll_ns", "0", "tdp_mmu", "Y",
+				      "kvm_amd"));
+	compare__free(&b);
+	parse(root, &b);
+	assert_int_equal(compare__host_changes(&a, &b, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "kernel 6.1 -> 6.12; kvm.halt_poll_ns 200000 "
+			    "-> 0; module kvm_intel loaded only in BASE; "
+			    "module kvm_amd loaded only in NEW");
+	assert_int_equal(compare__host_changes(&a, &b, small, sizeof(small)),
+			 4);
+	assert_string_equal(small, "kernel 6.1 ");
+	compare__free(&a);
+	compare__free(&b);
+}
+
 static void github_export(void **state)
 {
 	struct result_doc d;
@@ -443,8 +575,14 @@ static void github_export(void **state)
 
 	(void)state;
 	parse(doc_json("a", 2 << 20, N, 1, 1), &d);
-	d.series[1].higher_is_better = true; /* left out */
-	arr = compare__github_json(&d);
+	d.series[1].higher_is_better = true; /* the other file's */
+	arr = compare__github_json(&d, true);
+	assert_int_equal(json_array_size(arr), 1);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(arr, 0), "name")),
+			    "lifecycle/inproc.floor");
+	json_decref(arr);
+	arr = compare__github_json(&d, false);
 	assert_non_null(arr);
 	assert_int_equal(json_array_size(arr), 1);
 	e = json_array_get(arr, 0);
@@ -494,6 +632,9 @@ int main(void)
 		cmocka_unit_test(noise_within_threshold_is_not_a_regression),
 		cmocka_unit_test(improvement_is_not_a_regression),
 		cmocka_unit_test(tiny_samples_are_inconclusive),
+		cmocka_unit_test(shift_interval_by_hand),
+		cmocka_unit_test(no_pass_without_evidence),
+		cmocka_unit_test(tight_no_change_passes),
 		cmocka_unit_test(normal_quantiles),
 		cmocka_unit_test(minimum_detectable_effect),
 		cmocka_unit_test(noisy_series_are_inconclusive),
@@ -504,6 +645,7 @@ int main(void)
 		cmocka_unit_test(setup_checks),
 		cmocka_unit_test(emulated_against_native_is_refused),
 		cmocka_unit_test(docs_match_series_by_name),
+		cmocka_unit_test(host_changes),
 		cmocka_unit_test(github_export),
 		cmocka_unit_test(gobench_export),
 	};

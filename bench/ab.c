@@ -1,0 +1,430 @@
+/* `coldstart bench ab`: one driver run alternately as A and B (two
+ * coldstart binaries, or two option sets), interleaved in blocks on this
+ * host so that drift hits both sides alike, the samples pooled per side
+ * and gated with compare's verdict; --until-decided keeps adding blocks
+ * until every series is decided or the time budget ends. */
+#include "ab.h"
+#include "args.h"
+#include "cli.h"
+#include "compare_cli.h"
+#include "err.h"
+#include "output.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+extern char **environ;
+
+#define AB_MAX_ARGS 96
+
+struct side {
+	const char *name; /* "A", "B" */
+	const char *bin;
+	char *opts;       /* extra driver options, split on blanks */
+	json_t *first;    /* the first block's document */
+	struct result_series *series; /* pooled samples, by first's order */
+	size_t nr_series;
+	struct result_doc doc; /* first's header with the pooled series */
+};
+
+struct ab {
+	struct side s[2];
+	char **driver; /* DRIVER [OPTIONS] */
+	int nr_driver;
+	const char *out;
+	unsigned int blocks;
+	bool until_decided;
+	uint64_t budget_ns;
+	struct compare_cli cli;
+};
+
+enum { OPT_A_BIN = 0x100, OPT_B_BIN, OPT_A_OPTS, OPT_B_OPTS, OPT_BLOCKS,
+       OPT_UNTIL, OPT_BUDGET, OPT_OUT, OPT_THRESHOLD, OPT_ALPHA };
+
+static void usage(FILE *out)
+{
+	fputs("Usage: coldstart bench ab [OPTIONS] -- DRIVER [DRIVER OPTIONS]\n"
+	      "Runs `coldstart bench DRIVER` alternately as A and B, in "
+	      "blocks interleaved\nA B, B A, A B... on this host (drift then "
+	      "hits both sides alike), pools each\nside's samples per series "
+	      "and gates B against A as `coldstart compare` does\n(B passes "
+	      "only when each change's confidence bound lies below the "
+	      "threshold).\n\n"
+	      "  --a-bin PATH, --b-bin PATH   the coldstart binary of each "
+	      "side (default: this one)\n"
+	      "  --a-opts OPTS, --b-opts OPTS driver options of one side "
+	      "only (split on blanks),\n"
+	      "                               e.g. --b-opts '--strategy "
+	      "uffd'\n"
+	      "  --blocks N                   blocks per side (default 10)\n"
+	      "  --until-decided              then more blocks until every "
+	      "series is decided\n"
+	      "  --budget DUR                 ...or this much time has passed "
+	      "(default 10m)\n"
+	      "  --out DIR                    each block's output, and a.json, "
+	      "b.json (the pooled\n"
+	      "                               samples), in DIR (default: a "
+	      "new temporary directory)\n"
+	      "  --threshold PCT, --alpha P   as for compare (5, 0.01)\n\n"
+	      "Exit codes: those of compare (0 B within the threshold, 1 "
+	      "regression, 3\ninconclusive); 2 usage error or a block of the "
+	      "driver that failed.\n", out);
+}
+
+static int parse_option(int c, char *arg, void *ctx)
+{
+	struct ab *ab = ctx;
+	uint64_t v;
+	double pct;
+	int ret;
+
+	switch (c) {
+	case OPT_A_BIN: ab->s[0].bin = arg; return 0;
+	case OPT_B_BIN: ab->s[1].bin = arg; return 0;
+	case OPT_A_OPTS: ab->s[0].opts = arg; return 0;
+	case OPT_B_OPTS: ab->s[1].opts = arg; return 0;
+	case OPT_OUT: ab->out = arg; return 0;
+	case OPT_UNTIL: ab->until_decided = true; return 0;
+	case OPT_BLOCKS:
+		ret = args__u64("--blocks", arg, 1, 100000, &v);
+		ab->blocks = (unsigned int)v;
+		return ret;
+	case OPT_BUDGET:
+		return args__duration("--budget", arg, &ab->budget_ns);
+	case OPT_ALPHA:
+		return args__probability("--alpha", arg, &ab->cli.o.alpha);
+	case OPT_THRESHOLD: {
+		char *end;
+
+		pct = strtod(arg, &end);
+		if (end != arg && *end == '%')
+			end++;
+		if (end == arg || *end || !(pct >= 0 && pct <= 1000))
+			return err__set(EINVAL, "--threshold: '%s' is not a "
+					"percentage in 0..1000", arg);
+		ab->cli.o.threshold = pct / 100;
+		return 0;
+	}
+	default:
+		return err__set(EINVAL, "unknown option");
+	}
+}
+
+/* 0 to go on, 1 for --help, -EINVAL with a message. */
+static int parse(int argc, char **argv, struct ab *ab)
+{
+	static const struct option opts[] = {
+		{ "a-bin", required_argument, NULL, OPT_A_BIN },
+		{ "b-bin", required_argument, NULL, OPT_B_BIN },
+		{ "a-opts", required_argument, NULL, OPT_A_OPTS },
+		{ "b-opts", required_argument, NULL, OPT_B_OPTS },
+		{ "blocks", required_argument, NULL, OPT_BLOCKS },
+		{ "until-decided", no_argument, NULL, OPT_UNTIL },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ret = args__getopt(argc, argv, "+h", opts, parse_option, ab);
+
+	if (ret)
+		return ret;
+	if (optind >= argc)
+		return err__set(EINVAL, "needs a driver: bench ab [OPTIONS] -- "
+				"DRIVER [DRIVER OPTIONS]");
+	if (!strcmp(argv[optind], "ab") || !strcmp(argv[optind], "suite"))
+		return err__set(EINVAL, "'%s' cannot be run as A and B",
+				argv[optind]);
+	ab->driver = argv + optind;
+	ab->nr_driver = argc - optind;
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* BIN bench DRIVER [DRIVER OPTIONS] [SIDE OPTIONS] --out DIR, stdout and
+ * stderr into DIR.log; its exit code, or -errno. */
+static int run_block(const struct ab *ab, const struct side *s,
+		     const char *dir)
+{
+	char *argv[AB_MAX_ARGS], *copy = s->opts ? strdup(s->opts) : NULL;
+	char log[PATH_MAX + 8], *save = NULL;
+	posix_spawn_file_actions_t fa;
+	int argc = 0, status, ret;
+	pid_t pid;
+
+	argv[argc++] = (char *)s->bin;
+	argv[argc++] = "bench";
+	for (int i = 0; i < ab->nr_driver && argc < AB_MAX_ARGS - 8; i++)
+		argv[argc++] = ab->driver[i];
+	for (char *t = copy ? strtok_r(copy, " \t", &save) : NULL;
+	     t && argc < AB_MAX_ARGS - 4; t = strtok_r(NULL, " \t", &save))
+		argv[argc++] = t;
+	argv[argc++] = "--out";
+	argv[argc++] = (char *)dir;
+	argv[argc] = NULL;
+	snprintf(log, sizeof(log), "%s.log", dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT |
+					 O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	ret = posix_spawn(&pid, s->bin, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(copy);
+	if (ret != 0)
+		return err__set(ret, "cannot run %s: %s", s->bin, strerror(ret));
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Appends the samples of `doc` to the side's pooled series; the first
+ * block fixes which series there are. */
+static int pool_doc(struct side *s, const struct result_doc *doc)
+{
+	if (!s->first) {
+		s->first = json_incref(doc->root);
+		s->series = calloc(doc->nr_series, sizeof(*s->series));
+		if (!s->series)
+			return err__set(ENOMEM, "allocating series");
+		s->nr_series = doc->nr_series;
+		for (size_t i = 0; i < doc->nr_series; i++)
+			s->series[i] = (struct result_series){
+				.name = strdup(doc->series[i].name),
+				.unit = strdup(doc->series[i].unit),
+				.higher_is_better =
+					doc->series[i].higher_is_better };
+	}
+	for (size_t i = 0; i < s->nr_series; i++) {
+		const struct result_series *in =
+			compare__find(doc, s->series[i].name);
+		struct result_series *p = &s->series[i];
+		double *grown;
+
+		if (!in || !p->name || !p->unit)
+			continue; /* missing in a block: compare says so */
+		grown = realloc(p->samples, (p->n + in->n) * sizeof(double));
+		if (!grown)
+			return err__set(ENOMEM, "pooling samples");
+		memcpy(grown + p->n, in->samples, in->n * sizeof(double));
+		p->samples = grown;
+		p->n += in->n;
+	}
+	return 0;
+}
+
+static int one_block(struct ab *ab, unsigned int block, int which)
+{
+	struct side *s = &ab->s[which];
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	struct result_doc doc;
+	int code, ret;
+
+	snprintf(dir, sizeof(dir), "%s/%s-%03u", ab->out, which ? "b" : "a",
+		 block);
+	code = run_block(ab, s, dir);
+	if (code < 0)
+		return code;
+	if (code != 0)
+		return err__set(EIO, "block %u of %s exited %d (see %s.log)",
+				block, s->name, code, dir);
+	snprintf(path, sizeof(path), "%s/%s.json", dir, ab->driver[0]);
+	ret = compare__load_file(path, &doc);
+	if (ret < 0)
+		return ret;
+	ret = pool_doc(s, &doc);
+	compare__free(&doc);
+	return ret;
+}
+
+/* The side's pooled samples as a document compare__docs reads: the
+ * first block's header, series with samples. */
+static void side_doc(struct side *s)
+{
+	s->doc = (struct result_doc){
+		.root = s->first,
+		.bench = json_string_value(json_object_get(s->first, "bench")),
+		.config = json_null(),
+		.sysinfo = json_object_get(s->first, "sysinfo"),
+		.series = s->series,
+		.nr_series = s->nr_series,
+	};
+}
+
+static int verdicts(struct ab *ab, struct compare_result *res)
+{
+	side_doc(&ab->s[0]);
+	side_doc(&ab->s[1]);
+	return compare__docs(&ab->s[0].doc, &ab->s[1].doc, &ab->cli.o, res);
+}
+
+/* Blocks in A B, B A order (linear drift cancels over each pair), then
+ * with --until-decided more pairs until nothing is inconclusive or the
+ * budget is spent; *why says which ended it. */
+static int run_blocks(struct ab *ab, const char **why)
+{
+	uint64_t t0 = now_ns();
+	unsigned int b = 0;
+	int ret = 0;
+
+	*why = "blocks done";
+	for (;; b++) {
+		struct compare_result res;
+		bool decided;
+
+		if (b >= ab->blocks && !ab->until_decided)
+			break;
+		if (b >= ab->blocks && b % 2 == 0) {
+			ret = verdicts(ab, &res);
+			if (ret < 0)
+				return ret;
+			decided = res.inconclusive == 0;
+			compare__free_result(&res);
+			if (decided) {
+				*why = "decided";
+				break;
+			}
+			if (now_ns() - t0 >= ab->budget_ns) {
+				*why = "budget spent";
+				break;
+			}
+		}
+		ret = one_block(ab, b, (int)(b % 2));
+		if (ret == 0)
+			ret = one_block(ab, b, (int)(1 - b % 2));
+		if (ret < 0)
+			return ret;
+		fprintf(stderr, "bench ab: block %u done (%.0f s)\n", b + 1,
+			(double)(now_ns() - t0) / 1e9);
+	}
+	return 0;
+}
+
+static int write_side(const struct ab *ab, const struct side *s,
+		      const char *name)
+{
+	json_t *doc = json_deep_copy(s->first);
+	json_t *series = json_object_get(doc, "series"), *js;
+	size_t i;
+	int ret;
+
+	if (!doc)
+		return err__set(ENOMEM, "copying a document");
+	json_array_foreach(series, i, js) {
+		const char *n = json_string_value(json_object_get(js, "name"));
+		json_t *arr = json_array();
+
+		for (size_t k = 0; k < s->nr_series; k++)
+			if (n && !strcmp(n, s->series[k].name))
+				for (size_t j = 0; j < s->series[k].n; j++)
+					json_array_append_new(arr, json_real(
+						s->series[k].samples[j]));
+		json_object_del(js, "summary"); /* of the first block */
+		json_object_del(js, "samples");
+		json_object_set_new(js, "samples_ns", arr);
+	}
+	ret = output__write_json(ab->out, name, doc);
+	json_decref(doc);
+	return ret;
+}
+
+static int report(struct ab *ab, const char *why)
+{
+	struct compare_run run = { 0 };
+	struct result_entry e[2] = { { .path = "A" }, { .path = "B" } };
+	struct compare_pair pair = { &e[0], &e[1], { 0 }, true };
+	int ret = verdicts(ab, &pair.res);
+
+	if (ret < 0)
+		return ret;
+	e[0].doc = ab->s[0].doc;
+	e[1].doc = ab->s[1].doc;
+	run.base = (struct result_set){ "A", false, &e[0], 1, NULL, 0 };
+	run.new_ = (struct result_set){ "B", false, &e[1], 1, NULL, 0 };
+	run.pairs = &pair;
+	run.nr_pairs = 1;
+	run.rows = pair.res.nr_rows;
+	run.regressions = pair.res.regressions;
+	run.inconclusive = pair.res.inconclusive;
+	run.missing = pair.res.nr_only_base;
+	printf("bench ab: %s, %s; A and B interleaved on this host\n", why,
+	       ab->out);
+	compare_print__table(&ab->cli, &run);
+	ret = run.regressions ? COMPARE_EXIT_REGRESSION
+	      : run.inconclusive || run.missing ? COMPARE_EXIT_INCONCLUSIVE
+						: COMPARE_EXIT_OK;
+	compare__free_result(&pair.res);
+	return ret;
+}
+
+static void free_side(struct side *s)
+{
+	for (size_t i = 0; i < s->nr_series; i++) {
+		free((char *)s->series[i].name);
+		free((char *)s->series[i].unit);
+		free(s->series[i].samples);
+	}
+	free(s->series);
+	json_decref(s->first);
+}
+
+static int prepare(struct ab *ab, char *tmpl)
+{
+	const char *self = cli__self_exe();
+
+	for (int i = 0; i < 2; i++)
+		if (!ab->s[i].bin)
+			ab->s[i].bin = self;
+	if (!ab->s[0].bin || !ab->s[1].bin)
+		return err__set(ENOENT, "cannot find the coldstart binary");
+	if (!ab->out) {
+		ab->out = mkdtemp(tmpl);
+		if (!ab->out)
+			return err__sys(errno, "making a directory");
+		return 0;
+	}
+	return output__mkdirs(ab->out);
+}
+
+int cmd_bench_ab(int argc, char **argv)
+{
+	char tmpl[] = "/tmp/coldstart-ab-XXXXXX";
+	struct ab ab = { .s = { { .name = "A" }, { .name = "B" } },
+			 .blocks = 10, .budget_ns = 600000000000ull,
+			 .cli = { .base_path = "A", .new_path = "B" } };
+	const char *why;
+	int ret, code;
+
+	compare__default_opts(&ab.cli.o);
+	ret = parse(argc, argv, &ab);
+	if (ret)
+		return cli__parsed(ret, "bench ab", usage);
+	if (prepare(&ab, tmpl) < 0)
+		return cli__error(CLI_USAGE, "bench ab: %s", err__last());
+	ret = run_blocks(&ab, &why);
+	if (ret == 0)
+		ret = write_side(&ab, &ab.s[0], "a.json");
+	if (ret == 0)
+		ret = write_side(&ab, &ab.s[1], "b.json");
+	code = ret < 0 ? cli__error(CLI_USAGE, "bench ab: %s", err__last())
+		       : report(&ab, why);
+	if (code < 0)
+		code = cli__error(CLI_USAGE, "bench ab: %s", err__last());
+	free_side(&ab.s[0]);
+	free_side(&ab.s[1]);
+	return code;
+}
