@@ -398,7 +398,9 @@ static const char *unit_suffix(const char *unit, struct scale *sc)
 		{ "ns", "seconds", { 1, 1e9 } }, { "us", "seconds", { 1, 1e6 } },
 		{ "ms", "seconds", { 1, 1e3 } }, { "s", "seconds", { 1, 1 } },
 		{ "kib", "bytes", { 1024, 1 } }, { "bytes", "bytes", { 1, 1 } },
-		{ "vms_per_s", "vms_per_second", { 1, 1 } },
+		/* one sample per block of completions or burst round: not
+		 * the series' own vms_per_s, which is a gauge of that name */
+		{ "vms_per_s", "block_vms_per_second", { 1, 1 } },
 	};
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)

@@ -353,4 +353,11 @@ grep -q '^coldstart_pool_seconds{' "$out" && ok ||
 # named alone, it is still no result to compare or export
 expect 2 "tune-pool.json is a tuner's document \\(tune-pool\\), not a benchmark result" \
 	compare "$tmp/flow/tune-pool.json" "$tmp/flow/tune-pool.json"
+# The committed reference results hold every document tune pool reads
+# (pool.json measured at 50/s): a newcomer's first `tune pool --host`
+# runs on them as they are, without a warning about the load.
+REF=$(dirname "$0")/../../results/reference-pvm-2core
+expect 0 'Recommendation' tune pool --host "$REF" --arrivals poisson:50 \
+	--duration 60s --slo p99=20ms --seed 1
+grep -q 'were measured at' "$out" "$err" && fail "tune pool on the reference warned about its load" || ok
 finish

@@ -168,6 +168,7 @@ p50 = series(life, "inproc.coldstart")["summary"]["p50"] / 1e9
 n = len(series(life, "inproc.coldstart")["samples_ns"])
 w2 = series(rate, "inproc.w2")["vms_per_s"]
 gib = dens["density"]["fresh"]["vms_per_gib"]
+ref_commit = life["coldstart"]["commit"]
 p99 = series(rest, "uffd/mem64M/ws16M/cold/request")["summary"]["p99"] / 1e9
 host, name = os.environ["HOSTILE"], os.environ["HOSTILE_SERIES"]
 node = 'job="node",host="vm"'
@@ -186,7 +187,7 @@ checks = [
      'phase="request",quantile="0.99"}' % node, lambda v, m: v == p99),
     # the build once per host, joined where wanted
     ('coldstart_build_info{%s}' % node,
-     lambda v, m: v == 1 and m["version"] == "0.1.0" and m["commit"] == "d74ef8f90bd8"),
+     lambda v, m: v == 1 and m["version"] == "0.1.0" and m["commit"] == ref_commit),
     # the hostile labels came through the textfile unchanged
     ('coldstart_lifecycle_seconds_count{job="node",mode="in-process",impl="coldstart"}'
      ' * on(host) group_left(version, commit) coldstart_build_info{job="node",commit="hostile"}',
