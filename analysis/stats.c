@@ -221,34 +221,166 @@ double stats__rng_normal(struct stats_rng *rng)
 
 /* ---- bootstrap ---- */
 
+/* stats__percentile_sorted of a[0..n) sorted, by selection (a
+ * reordered): the same value in O(n). */
+static double percentile_select(double *a, size_t n, double p)
+{
+	double rank, frac, next;
+	size_t lo;
+
+	if (n == 1)
+		return a[0];
+	rank = p / 100.0 * (double)(n - 1);
+	lo = (size_t)rank;
+	if (lo >= n - 1) {
+		select_kth(a, n, n - 1);
+		return a[n - 1];
+	}
+	frac = rank - (double)lo;
+	select_kth(a, n, lo);
+	next = a[lo + 1];
+	for (size_t i = lo + 2; i < n; i++)
+		next = a[i] < next ? a[i] : next;
+	return a[lo] + frac * (next - a[lo]);
+}
+
+/* ranks[i]: the position of samples[i] in sorted (ascending), for
+ * boot_median's counting. */
+struct by_value {
+	double v;
+	size_t i;
+};
+
+static int cmp_by_value(const void *a, const void *b)
+{
+	return cmp_double(&((const struct by_value *)a)->v,
+			  &((const struct by_value *)b)->v);
+}
+
+static int rank_samples(const double *samples, size_t n, double *sorted,
+			uint32_t *ranks)
+{
+	struct by_value *bv = malloc(n * sizeof(*bv));
+
+	if (!bv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		bv[i] = (struct by_value){ samples[i], i };
+	qsort(bv, n, sizeof(*bv), cmp_by_value);
+	for (size_t i = 0; i < n; i++) {
+		sorted[i] = bv[i].v;
+		ranks[bv[i].i] = (uint32_t)i;
+	}
+	free(bv);
+	return 0;
+}
+
+/* The position in sorted order of the k-th smallest (from 0) of a
+ * resample whose sorted positions were drawn count[] times. */
+static size_t kth_drawn(const uint32_t *count, size_t k)
+{
+	size_t pos = 0, seen = count[0];
+
+	while (seen <= k)
+		seen += count[++pos];
+	return pos;
+}
+
+/* The median of one resample, drawn from rng as the selection of a copy
+ * did (the same draws and the same value), but by counting how often
+ * each sorted position was drawn: no copy, no data-dependent swaps. */
+static double boot_median(struct stats_rng *rng, const double *sorted,
+			  const uint32_t *ranks, uint32_t *count, size_t n)
+{
+	uint64_t limit = -(uint64_t)n % n, x;
+	size_t k = n / 2;
+	double below, at;
+
+	memset(count, 0, n * sizeof(*count));
+	for (size_t i = 0; i < n; i++) {
+		do /* stats__rng_below(rng, n), its limit found once */
+			x = stats__rng_next(rng);
+		while (x < limit);
+		count[ranks[x % n]]++;
+	}
+	at = sorted[kth_drawn(count, k)];
+	if (n % 2)
+		return at;
+	below = sorted[kth_drawn(count, k - 1)];
+	return below + (at - below) / 2;
+}
+
+/* The distribution-free interval of the median from order statistics:
+ * ranks n/2 -+ z sqrt(n)/2 (the normal approximation of the binomial),
+ * which the bootstrap percentile interval approaches as n grows. */
+static int order_stat_ci(const double *samples, size_t n, double level,
+			 double *lo, double *hi)
+{
+	double z = stats__z_upper((1 - level) / 2), half = z * sqrt((double)n) / 2;
+	double l = floor((double)n / 2 - half), h = ceil((double)n / 2 + half);
+	size_t li = l < 1 ? 0 : (size_t)l - 1;
+	size_t hi_i = h > (double)n - 1 ? n - 1 : (size_t)h;
+	double *s = dup_samples(samples, n);
+
+	if (!s)
+		return -ENOMEM;
+	select_kth(s, n, li);
+	*lo = s[li];
+	select_kth(s, n, hi_i);
+	*hi = s[hi_i];
+	free(s);
+	return 0;
+}
+
+double stats__z_upper(double p)
+{
+	double lo = -40, hi = 40;
+
+	/* Bisection on the tail probability: 100 halvings of [-40, 40]
+	 * are exact to double precision, and it needs no tables. */
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 int stats__bootstrap_median_ci(const double *samples, size_t n,
 			       unsigned int resamples, double level,
 			       uint64_t seed, double *lo, double *hi)
 {
-	double *medians, *buf;
+	double *medians = NULL, *sorted = NULL;
+	uint32_t *ranks = NULL, *count = NULL;
 	struct stats_rng rng;
+	int ret = -ENOMEM;
 
 	if (n == 0 || resamples == 0 || !(level > 0 && level < 1))
 		return -EINVAL;
+	if (n > STATS_BOOTSTRAP_MAX_N)
+		return order_stat_ci(samples, n, level, lo, hi);
 	medians = malloc(resamples * sizeof(*medians));
-	buf = malloc(n * sizeof(*buf));
-	if (!medians || !buf) {
-		free(medians);
-		free(buf);
-		return -ENOMEM;
-	}
+	sorted = malloc(n * sizeof(*sorted));
+	ranks = malloc(n * sizeof(*ranks));
+	count = malloc(n * sizeof(*count));
+	if (!medians || !sorted || !ranks || !count ||
+	    rank_samples(samples, n, sorted, ranks) < 0)
+		goto out;
 	stats__rng_seed(&rng, seed);
-	for (unsigned int b = 0; b < resamples; b++) {
-		for (size_t i = 0; i < n; i++)
-			buf[i] = samples[stats__rng_below(&rng, n)];
-		medians[b] = median_inplace(buf, n);
-	}
-	qsort(medians, resamples, sizeof(*medians), cmp_double);
-	*lo = stats__percentile_sorted(medians, resamples, 50 * (1 - level));
-	*hi = stats__percentile_sorted(medians, resamples, 50 * (1 + level));
-	free(buf);
+	for (unsigned int b = 0; b < resamples; b++)
+		medians[b] = boot_median(&rng, sorted, ranks, count, n);
+	*lo = percentile_select(medians, resamples, 50 * (1 - level));
+	*hi = percentile_select(medians, resamples, 50 * (1 + level));
+	ret = 0;
+out:
+	free(count);
+	free(ranks);
+	free(sorted);
 	free(medians);
-	return 0;
+	return ret;
 }
 
 /* ---- Mann-Whitney U ---- */
