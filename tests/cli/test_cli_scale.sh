@@ -4,7 +4,8 @@
 # lifecycle, restore and rate shapes report with every series, every
 # restore row and every rate mode present; compare matches two documents
 # of 5,000 series and compares 10^6 samples per side; the permutation test
-# refuses more than 20,000 samples in all, naming the series (exit 2).
+# refuses more than 20,000 samples in all, naming the series (exit 2);
+# the reference results' report is the committed one, row for row.
 # The ctest TIMEOUT (120 s; this takes about 30 s on a loaded machine)
 # is the guard against quadratic paths: the report of 2,500 series once
 # took 158 s, of 5,000 over 300 s, and compare's bootstrap of 10^6
@@ -62,4 +63,19 @@ expect 2 "series 's000000': 20001 samples .* more than the permutation test take
 	compare "$tmp/p-base.json" "$tmp/p-new.json" --test permutation
 $gen "$tmp/p-new.json" --series 1 --samples 7999 --seed 2
 expect 0 "" compare "$tmp/p-base.json" "$tmp/p-new.json" --test permutation
+# the reference results report as committed: the same CSV files and the
+# same report.md but for the images (gnuplot's, left out with md alone)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+(cd "$root" && "$COLDSTART" report results/reference-pvm-2core --format md \
+	--out "$tmp/ref" -q) && ok || fail "report of the reference results"
+for f in series.csv cdf.csv restore.csv rate.csv density.csv; do
+	cmp -s "$root/results/reference-pvm-2core/$f" "$tmp/ref/$f" && ok ||
+		fail "the reference results' $f differs from the committed one"
+done
+if diff <(grep -v '^!\[' "$root/results/reference-pvm-2core/report.md" |
+	  cat -s) <(grep -v '^!\[' "$tmp/ref/report.md" | cat -s) >/dev/null; then
+	ok
+else
+	fail "the reference results' report.md differs from the committed one"
+fi
 finish
