@@ -123,10 +123,10 @@ static int index_by_name(struct result_doc *doc, size_t *twin)
 	qsort(doc->by_name, n, sizeof(*doc->by_name), cmp_by_name);
 	sort_series = NULL;
 	for (size_t i = 1; i < n; i++) {
-		const struct result_series *a = &doc->series[doc->by_name[i - 1]];
-		const struct result_series *b = &doc->series[doc->by_name[i]];
+		size_t k = doc->by_name[i];
 
-		if (!strcmp(a->name, b->name) && doc->by_name[i] < *twin)
+		if (!strcmp(doc->series[doc->by_name[i - 1]].name,
+			    doc->series[k].name) && k < *twin)
 			*twin = doc->by_name[i];
 	}
 	return 0;

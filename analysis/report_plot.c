@@ -165,10 +165,9 @@ static int value_index(const struct input *in, const char *key,
 			break;
 		}
 		at = json_object_get(seen, text);
-		if (at)
-			out[k] = (size_t)json_integer_value(at);
-		else if (json_object_set_new_nocheck(seen, text,
-				json_integer((json_int_t)(out[k] = count++))) < 0)
+		out[k] = at ? (size_t)json_integer_value(at) : count++;
+		if (!at && json_object_set_new_nocheck(seen, text,
+				json_integer((json_int_t)out[k])) < 0)
 			ret = -ENOMEM;
 		free(text);
 	}

@@ -515,7 +515,8 @@ static void sum_restore_cell(FILE *md, const struct sum_cell *c)
 		size_text(sz, sizeof(sz), w->mem, w->ws), w->cache,
 		c->best->strategy, t);
 	if (c->mmap) {
-		report__time_text(t, sizeof(t), c->mmap->med[RP_FIRST_RUN] * 1e6);
+		report__time_text(t, sizeof(t),
+				  c->mmap->med[RP_FIRST_RUN] * 1e6);
 		fprintf(md, "; mmap first KVM_RUN %s", t);
 	}
 	fputc('\n', md);

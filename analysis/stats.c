@@ -316,7 +316,8 @@ static double boot_median(struct stats_rng *rng, const double *sorted,
 static int order_stat_ci(const double *samples, size_t n, double level,
 			 double *lo, double *hi)
 {
-	double z = stats__z_upper((1 - level) / 2), half = z * sqrt((double)n) / 2;
+	double z = stats__z_upper((1 - level) / 2);
+	double half = z * sqrt((double)n) / 2;
 	double l = floor((double)n / 2 - half), h = ceil((double)n / 2 + half);
 	size_t li = l < 1 ? 0 : (size_t)l - 1;
 	size_t hi_i = h > (double)n - 1 ? n - 1 : (size_t)h;

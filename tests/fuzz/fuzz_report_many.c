@@ -129,8 +129,8 @@ static json_t *series(struct bytes *b, unsigned int i)
 	if (flags & 4)
 		json_object_set_new(s, "vms_per_s", json_real(byte(b) + 0.5));
 	if (flags & 8)
-		json_object_set_new(s, "makespan_ns",
-				    json_pack("[i, i]", byte(b), byte(b) << 10));
+		json_object_set_new(s, "makespan_ns", json_pack("[i, i]",
+				    byte(b), byte(b) << 10));
 	return s;
 }
 

@@ -644,7 +644,9 @@ static void mann_whitney_counts_pairs(void **state)
 			y[j] = pick[stats__rng_below(&rng, 9)];
 		for (size_t i = 0; i < nx; i++)
 			for (size_t j = 0; j < ny; j++)
-				pairs += x[i] > y[j] ? 1 : x[i] == y[j] ? 0.5 : 0;
+				pairs += x[i] > y[j]    ? 1
+					 : x[i] == y[j] ? 0.5
+							: 0;
 		assert_int_equal(stats__mann_whitney(x, nx, y, ny, &mw), 0);
 		assert_true(mw.u == pairs);
 	}
