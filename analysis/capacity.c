@@ -82,18 +82,47 @@ static const char *name_of(const json_t *s)
 	return name ? name : "?";
 }
 
-static bool has_series(const json_t *doc, const char *name)
+/* Whether doc has a series `name`: a look-up in `names` (the set of its
+ * series' names, which capacity__derive_series keeps, as a scan of
+ * every series per series added was quadratic), else a scan. */
+static bool has_series(const json_t *doc, const json_t *names,
+		       const char *name)
 {
 	const json_t *s;
 	size_t i;
 
+	if (names)
+		return json_object_get(names, name) != NULL;
 	json_array_foreach(json_object_get(doc, "series"), i, s)
 		if (!strcmp(name_of(s), name))
 			return true;
 	return false;
 }
 
-int capacity__add_density_series(json_t *doc, const char *mode)
+/* Adds `name` to the set (NULL: none kept). */
+static int name_added(json_t *names, const char *name)
+{
+	if (names && json_object_set_new_nocheck(names, name, json_true()) < 0)
+		return err__set(ENOMEM, "adding %s", name);
+	return 0;
+}
+
+/* The set of doc's series' names; NULL without memory. */
+static json_t *series_names(const json_t *doc)
+{
+	json_t *names = json_object();
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "series"), i, s)
+		if (names && name_added(names, name_of(s)) < 0) {
+			json_decref(names);
+			names = NULL;
+		}
+	return names;
+}
+
+static int add_density_series(json_t *doc, json_t *names, const char *mode)
 {
 	const json_t *curve = json_object_get(json_object_get(
 		json_object_get(doc, "density"), mode), "curve"), *p;
@@ -103,7 +132,7 @@ int capacity__add_density_series(json_t *doc, const char *mode)
 	int ret = 0;
 
 	snprintf(name, sizeof(name), "%s.vms_per_gib", mode);
-	if (!n || has_series(doc, name))
+	if (!n || has_series(doc, names, name))
 		return 0;
 	cost = calloc(n, sizeof(double));
 	v = calloc(n, sizeof(double));
@@ -121,7 +150,12 @@ int capacity__add_density_series(json_t *doc, const char *mode)
 		ret = -ENOMEM;
 	free(cost);
 	free(v);
-	return ret;
+	return ret == 0 && k ? name_added(names, name) : ret;
+}
+
+int capacity__add_density_series(json_t *doc, const char *mode)
+{
+	return add_density_series(doc, NULL, mode);
 }
 
 int capacity__add_rate_series(json_t *doc, const json_t *lat,
@@ -165,19 +199,22 @@ static int derive_rate(json_t *doc, const json_t *s)
 int capacity__derive_series(json_t *doc)
 {
 	const char *bench = json_string_value(json_object_get(doc, "bench"));
-	json_t *series = json_object_get(doc, "series"), *m;
+	json_t *series = json_object_get(doc, "series"), *m, *names;
 	size_t n = json_array_size(series);
 	const char *mode;
 	int ret = 0;
 
-	if (bench && !strcmp(bench, "density"))
+	if (!bench || (strcmp(bench, "density") && strcmp(bench, "rate")))
+		return 0;
+	names = series_names(doc);
+	if (!names)
+		return err__set(ENOMEM, "deriving series");
+	if (!strcmp(bench, "density"))
 		json_object_foreach(json_object_get(doc, "density"), mode, m)
 			if (ret == 0)
-				ret = capacity__add_density_series(doc, mode);
-	if (!bench || strcmp(bench, "rate"))
-		return ret;
-	/* only the latency series there were before any was added */
-	for (size_t i = 0; ret == 0 && i < n; i++) {
+				ret = add_density_series(doc, names, mode);
+	/* rate: only the latency series there were before any was added */
+	for (size_t i = 0; !strcmp(bench, "rate") && ret == 0 && i < n; i++) {
 		const json_t *s = json_array_get(series, i);
 		char name[160];
 
@@ -185,8 +222,12 @@ int capacity__derive_series(json_t *doc)
 			continue;
 		snprintf(name, sizeof(name), "%s.vms_per_s",
 			 name_of(s));
-		if (!has_series(doc, name))
-			ret = derive_rate(doc, s);
+		if (has_series(doc, names, name))
+			continue;
+		ret = derive_rate(doc, s);
+		if (ret == 0)
+			ret = name_added(names, name);
 	}
+	json_decref(names);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,73 @@ static const json_t *object_or_null(const json_t *v)
 	return json_is_object(v) ? v : json_null();
 }
 
+/* The series sorted by name, ties in document order, for
+ * index_by_name's qsort (which has no context argument). */
+static const struct result_series *sort_series;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_series[x].name, sort_series[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* doc->by_name over the first doc->nr_series series; the smallest index
+ * of a series whose name an earlier one has in *twin (SIZE_MAX: none):
+ * n log n, where checking each name against the ones before it was
+ * quadratic in series. */
+static int index_by_name(struct result_doc *doc, size_t *twin)
+{
+	size_t n = doc->nr_series;
+
+	*twin = SIZE_MAX;
+	doc->by_name = malloc((n ? n : 1) * sizeof(*doc->by_name));
+	if (!doc->by_name)
+		return err__set(ENOMEM, "indexing series");
+	for (size_t i = 0; i < n; i++)
+		doc->by_name[i] = i;
+	sort_series = doc->series;
+	qsort(doc->by_name, n, sizeof(*doc->by_name), cmp_by_name);
+	sort_series = NULL;
+	for (size_t i = 1; i < n; i++) {
+		size_t k = doc->by_name[i];
+
+		if (!strcmp(doc->series[doc->by_name[i - 1]].name,
+			    doc->series[k].name) && k < *twin)
+			*twin = doc->by_name[i];
+	}
+	return 0;
+}
+
+/* Parses every series up to the first bad one; a name used twice before
+ * it is the error, as each series used to be checked in turn. */
+static int parse_all_series(const json_t *series, struct result_doc *doc,
+			    bool allow_empty)
+{
+	size_t twin, bad = json_array_size(series);
+	int ret = 0, err = 0;
+
+	for (size_t i = 0; i < json_array_size(series); i++) {
+		struct result_series *s = &doc->series[doc->nr_series++];
+
+		err = parse_series(json_array_get(series, i), i, s,
+				   allow_empty);
+		if (err < 0) { /* out of the index: its name may be NULL */
+			free(s->samples);
+			*s = (struct result_series){ 0 };
+			bad = i;
+			doc->nr_series--;
+			break;
+		}
+	}
+	ret = index_by_name(doc, &twin);
+	if (ret == 0 && twin < bad)
+		return err__set(EINVAL, "series '%s' appears twice",
+				doc->series[twin].name);
+	return ret < 0 ? ret : err;
+}
+
 static int parse_doc(json_t *root, struct result_doc *doc, bool allow_empty)
 {
 	const json_t *series;
@@ -110,20 +178,10 @@ static int parse_doc(json_t *root, struct result_doc *doc, bool allow_empty)
 		compare__free(doc);
 		return err__set(ENOMEM, "allocating series");
 	}
-	for (size_t i = 0; i < json_array_size(series); i++) {
-		struct result_series *s = &doc->series[doc->nr_series++];
-
-		ret = parse_series(json_array_get(series, i), i, s,
-				   allow_empty);
-		if (ret == 0 && compare__find(doc, s->name) != s)
-			ret = err__set(EINVAL, "series '%s' appears twice",
-				       s->name);
-		if (ret < 0) {
-			compare__free(doc);
-			return ret;
-		}
-	}
-	return 0;
+	ret = parse_all_series(series, doc, allow_empty);
+	if (ret < 0)
+		compare__free(doc);
+	return ret;
 }
 
 int compare__parse(json_t *root, struct result_doc *doc)
@@ -141,6 +199,7 @@ void compare__free(struct result_doc *doc)
 	for (size_t i = 0; i < doc->nr_series; i++)
 		free(doc->series[i].samples);
 	free(doc->series);
+	free(doc->by_name);
 	json_decref(doc->root);
 	*doc = (struct result_doc){ 0 };
 }
@@ -148,9 +207,26 @@ void compare__free(struct result_doc *doc)
 const struct result_series *compare__find(const struct result_doc *doc,
 					  const char *name)
 {
-	for (size_t i = 0; i < doc->nr_series; i++)
-		if (doc->series[i].name && !strcmp(doc->series[i].name, name))
-			return &doc->series[i];
+	size_t lo = 0, hi = doc->nr_series;
+
+	if (!doc->by_name) {
+		for (size_t i = 0; i < doc->nr_series; i++)
+			if (doc->series[i].name &&
+			    !strcmp(doc->series[i].name, name))
+				return &doc->series[i];
+		return NULL;
+	}
+	while (lo < hi) { /* the first whose name is not below `name` */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(doc->series[doc->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < doc->nr_series &&
+	    !strcmp(doc->series[doc->by_name[lo]].name, name))
+		return &doc->series[doc->by_name[lo]];
 	return NULL;
 }
 
@@ -427,19 +503,7 @@ static enum compare_verdict decidable(const struct compare_row *r,
 
 double compare__z_upper(double p)
 {
-	double lo = -40, hi = 40;
-
-	/* Bisection on the tail probability: 100 halvings of [-40, 40]
-	 * are exact to double precision, and it needs no tables. */
-	for (int i = 0; i < 100; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (0.5 * erfc(mid / M_SQRT2) > p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
+	return stats__z_upper(p);
 }
 
 static double z_sum(double alpha)
@@ -551,6 +615,14 @@ int compare__samples(const double *base, size_t nb, const double *new_,
 
 	if (nb == 0 || nn == 0)
 		return err__set(EINVAL, "a series without samples");
+	if (o->test == COMPARE_PERMUTATION &&
+	    nb + nn > COMPARE_PERMUTATION_MAX_N)
+		return err__set(EINVAL, "%zu samples (BASE %zu + NEW %zu) are "
+				"more than the permutation test takes (%d "
+				"together: %d random splits, each a pass over "
+				"all); compare them with --test utest",
+				nb + nn, nb, nn, COMPARE_PERMUTATION_MAX_N,
+				PERMUTATION_RESAMPLES);
 	row->n_base = nb;
 	row->n_new = nn;
 	row->higher_is_better = higher_is_better;
@@ -587,14 +659,22 @@ static int compare_pair(const struct result_series *b,
 			const struct result_series *n,
 			const struct compare_opts *o, struct compare_row *row)
 {
+	char why[400];
+	int ret;
+
 	if (strcmp(b->unit, n->unit))
 		return err__set(EINVAL, "series '%s' is in %s in BASE but in "
 				"%s in NEW", b->name, b->unit, n->unit);
 	row->name = b->name;
 	row->unit = b->unit;
-	return compare__samples(b->samples, b->n, n->samples, n->n,
-				b->higher_is_better,
-				compare__threshold_for(o, b->name), o, row);
+	ret = compare__samples(b->samples, b->n, n->samples, n->n,
+			       b->higher_is_better,
+			       compare__threshold_for(o, b->name), o, row);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(-ret, "series '%s': %s", b->name, why);
+	}
+	return 0;
 }
 
 /* Names of `a`'s series that `b` lacks. */

@@ -34,6 +34,9 @@ struct result_doc {
 	const json_t *sysinfo; /* JSON null when absent */
 	struct result_series *series;
 	size_t nr_series;
+	/* series' indexes sorted by name (compare__parse builds it), so
+	 * that compare__find is a binary search; NULL: a linear scan */
+	size_t *by_name;
 };
 
 /* Parses `root` (takes its own reference). -EINVAL with a message naming
@@ -47,7 +50,7 @@ void compare__free(struct result_doc *doc);
  * for readers that export what a document holds rather than test it. */
 int compare__parse_all(json_t *root, struct result_doc *doc);
 
-/* The series named `name`, or NULL. */
+/* The series named `name`, or NULL; O(log n) on a parsed document. */
 const struct result_series *compare__find(const struct result_doc *doc,
 					  const char *name);
 
@@ -73,6 +76,12 @@ int compare__same_setup(const struct result_doc *base,
 size_t compare__host_changes(const struct result_doc *base,
 			     const struct result_doc *new_, char *buf,
 			     size_t len);
+
+/* The permutation test's bound: samples of both sides together. Each of
+ * its 10,000 random splits costs a pass over them all (2 million took a
+ * minute, 100,000 twenty seconds; 20,000 take about four); above this it
+ * is refused, and the U test (n log n) compares any number. */
+#define COMPARE_PERMUTATION_MAX_N 20000
 
 enum compare_test {
 	COMPARE_UTEST,       /* Mann-Whitney U (default, as benchstat) */
@@ -182,7 +191,9 @@ size_t compare__needed_n(double sb, double sn, double threshold,
  * its change in the worse direction lies below `threshold` (row->worst
  * < threshold: at most an alpha chance to pass a change of the
  * threshold's size), and when a side has fewer than o->min_samples
- * samples. -EINVAL when a side has no samples, -ENOMEM. */
+ * samples. -EINVAL when a side has no samples or, with the permutation
+ * test, both have more than COMPARE_PERMUTATION_MAX_N together;
+ * -ENOMEM. */
 int compare__samples(const double *base, size_t nb, const double *new_,
 		     size_t nn, bool higher_is_better, double threshold,
 		     const struct compare_opts *o, struct compare_row *row);

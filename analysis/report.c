@@ -33,6 +33,18 @@
 
 /* ---- loading ---- */
 
+/* What load_input made of in->root. */
+static void free_input(struct input *in)
+{
+	compare__free(&in->doc);
+	free(in->groups);
+	free(in->stats);
+	free(in->stats_ret);
+	in->groups = NULL;
+	in->stats = NULL;
+	in->stats_ret = NULL;
+}
+
 /* Loads path into in: 0 for a driver's document, 1 for a tuner's (only
  * in->root then), -EINVAL naming the file. in->root is the caller's to
  * free either way. */
@@ -68,6 +80,8 @@ static int load_input(const char *path, struct input *in)
 	ret = capacity__derive_series(in->root);
 	if (ret == 0)
 		ret = compare__parse(in->root, &in->doc);
+	if (ret == 0 && (ret = report__index_series(in)) < 0)
+		free_input(in);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
 		return err__set(-ret, "%s: %s", path, why);
@@ -427,7 +441,7 @@ int report__generate(const struct report_opts *o, bool *plots_skipped)
 	if (ret == 0 && r.failed)
 		ret = err__set(EIO, "%u plot(s) failed", r.failed);
 	for (size_t i = 0; i < r.n; i++) {
-		compare__free(&r.in[i].doc);
+		free_input(&r.in[i]);
 		json_decref(r.in[i].root);
 	}
 	for (size_t i = 0; i < r.nr_tune; i++)

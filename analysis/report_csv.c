@@ -5,6 +5,7 @@
 #include "err.h"
 #include "result.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ void report__series_csv(FILE *f, const struct report *r)
 			struct sstat st;
 			char name[160];
 
-			if (series_stats(rs, &st) < 0)
+			if (report__stats(&r->in[i], k, &st) < 0)
 				continue;
 			safe_name(name, sizeof(name), rs->name);
 			fprintf(f, "%s,%s,%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,"
@@ -39,32 +40,46 @@ void report__series_csv(FILE *f, const struct report *r)
 	}
 }
 
-/* The CDF group of a series: its phase (and cache state), or "all". */
-void report__group_of(const struct input *in, const char *series, char *out,
-		      size_t len)
+/* The CDF group of a series: its phase (and cache state, memory size),
+ * or "all". */
+static void group_of(const json_t *s, char *out, size_t len)
 {
-	const json_t *arr = get(in->root, "series"), *s;
-	size_t i;
+	const json_t *p = get(s, "params");
+	const char *phase = json_string_value(get(p, "phase"));
+	const char *cache = json_string_value(get(p, "cache"));
+	const json_t *mem = get(p, "mem_bytes");
+	char buf[96], size[32] = "";
 
 	snprintf(out, len, "all");
-	json_array_foreach(arr, i, s) {
-		const json_t *p = get(s, "params");
-		const char *phase = json_string_value(get(p, "phase"));
-		const char *cache = json_string_value(get(p, "cache"));
-		const json_t *mem = get(p, "mem_bytes");
-		char buf[96], size[32] = "";
-
-		if (strcmp(str_or(s, "name", ""), series) || !phase)
-			continue;
-		/* one plot per memory size, not per so many lines */
-		if (json_is_integer(mem))
-			snprintf(size, sizeof(size), "-mem%" JSON_INTEGER_FORMAT
-				 "M", json_integer_value(mem) >> 20);
-		snprintf(buf, sizeof(buf), "%s%s%s%s", phase, cache ? "-" : "",
-			 cache ? cache : "", size);
-		safe_name(out, len, buf);
+	if (!phase)
 		return;
+	/* one plot per memory size, not per so many lines */
+	if (json_is_integer(mem))
+		snprintf(size, sizeof(size), "-mem%" JSON_INTEGER_FORMAT "M",
+			 json_integer_value(mem) >> 20);
+	snprintf(buf, sizeof(buf), "%s%s%s%s", phase, cache ? "-" : "",
+		 cache ? cache : "", size);
+	safe_name(out, len, buf);
+}
+
+int report__index_series(struct input *in)
+{
+	const json_t *arr = get(in->root, "series");
+	size_t n = in->doc.nr_series + 1;
+
+	in->groups = calloc(n, sizeof(*in->groups));
+	in->stats = calloc(n, sizeof(*in->stats));
+	in->stats_ret = calloc(n, sizeof(*in->stats_ret));
+	if (!in->groups || !in->stats || !in->stats_ret)
+		return err__set(ENOMEM, "summarising series");
+	/* compare__parse took the series in order, each name once */
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		group_of(json_array_get(arr, k), in->groups[k],
+			 sizeof(in->groups[k]));
+		in->stats_ret[k] = series_stats(&in->doc.series[k],
+						&in->stats[k]);
 	}
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -74,18 +89,18 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void cdf_rows(FILE *f, const struct input *in,
-		     const struct result_series *rs)
+static void cdf_rows(FILE *f, const struct input *in, size_t k)
 {
+	const struct result_series *rs = &in->doc.series[k];
 	double *v = malloc(rs->n * sizeof(double)), sc = scale_of(rs->unit);
-	char name[160], group[96];
+	const char *group = in->groups[k];
+	char name[160];
 
 	if (!v)
 		return;
 	memcpy(v, rs->samples, rs->n * sizeof(double));
 	qsort(v, rs->n, sizeof(double), cmp_double);
 	safe_name(name, sizeof(name), rs->name);
-	report__group_of(in, rs->name, group, sizeof(group));
 	for (size_t j = 0; j < rs->n; j++)
 		fprintf(f, "%s,%s,%s,%s,%.6g,%.6g\n", in->label, group, name,
 			shown_unit(rs->unit), v[j] / sc,
@@ -98,5 +113,5 @@ void report__cdf_csv(FILE *f, const struct report *r)
 	fputs("label,group,series,unit,value,fraction\n", f);
 	for (size_t i = 0; i < r->n; i++)
 		for (size_t k = 0; k < r->in[i].doc.nr_series; k++)
-			cdf_rows(f, &r->in[i], &r->in[i].doc.series[k]);
+			cdf_rows(f, &r->in[i], k);
 }

@@ -21,11 +21,36 @@
 #define REPORT_CI_RESAMPLES 1000
 #endif
 
+struct sstat {
+	struct summary s;
+	double lo, hi;
+};
+
+static inline int series_stats(const struct result_series *rs, struct sstat *st)
+{
+	int ret = stats__summarize(rs->samples, rs->n, &st->s);
+
+	if (ret == 0 && stats__bootstrap_median_ci(rs->samples, rs->n,
+						   REPORT_CI_RESAMPLES, 0.95, 1,
+						   &st->lo, &st->hi) < 0)
+		st->lo = st->hi = st->s.p50;
+	return ret;
+}
+
+#define REPORT_GROUP_LEN 96
+
 struct input {
 	const char *path;
 	char label[64];
 	json_t *root;
 	struct result_doc doc;
+	/* found once per series at load (report__index_series), as each
+	 * part asked again per series: its CDF group (a search of every
+	 * series each time) and its summary with the bootstrap interval of
+	 * its median (series_stats; 0 or -errno in stats_ret) */
+	char (*groups)[REPORT_GROUP_LEN];
+	struct sstat *stats;
+	int *stats_ret;
 };
 
 /* A tuner's document: rendered in "Tuning", not as series. */
@@ -90,28 +115,26 @@ static inline void file_part(char *out, size_t len, const char *name)
 			*p = '-';
 }
 
-struct sstat {
-	struct summary s;
-	double lo, hi;
-};
-
-static inline int series_stats(const struct result_series *rs, struct sstat *st)
-{
-	int ret = stats__summarize(rs->samples, rs->n, &st->s);
-
-	if (ret == 0 && stats__bootstrap_median_ci(rs->samples, rs->n,
-						   REPORT_CI_RESAMPLES, 0.95, 1,
-						   &st->lo, &st->hi) < 0)
-		st->lo = st->hi = st->s.p50;
-	return ret;
-}
-
 /* A series' median, 0 when it has no samples. */
 static inline double median_ns(const struct result_series *rs)
 {
 	struct summary sm;
 
 	return stats__summarize(rs->samples, rs->n, &sm) == 0 ? sm.p50 : 0;
+}
+
+/* series_stats of in's series k, as found at load. */
+static inline int report__stats(const struct input *in, size_t k,
+				struct sstat *st)
+{
+	*st = in->stats[k];
+	return in->stats_ret[k];
+}
+
+/* median_ns of in's series k, as found at load. */
+static inline double report__median(const struct input *in, size_t k)
+{
+	return in->stats_ret[k] == 0 ? in->stats[k].s.p50 : 0;
 }
 
 
@@ -123,10 +146,9 @@ int report__find_input(const struct report *r, const char *bench);
 /* report_csv.c: the generic CSV files */
 void report__series_csv(FILE *f, const struct report *r);
 void report__cdf_csv(FILE *f, const struct report *r);
-/* The CDF group of a series: its phase (cache state, memory size), or
- * "all". */
-void report__group_of(const struct input *in, const char *series, char *out,
-		      size_t len);
+/* in->groups: each series' CDF group, its phase (cache state, memory
+ * size), or "all"; in->stats. 0 or -ENOMEM with a message. */
+int report__index_series(struct input *in);
 
 /* report_plot.c: running the plots/ scripts, images in report.md */
 void report__plot_cdfs(struct report *r, const struct input *in);

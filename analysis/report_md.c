@@ -43,7 +43,7 @@ double report__median_of_medians(const struct input *in, const char *unit,
 	for (size_t k = 0; m && k < in->doc.nr_series; k++)
 		if ((!unit || !strcmp(in->doc.series[k].unit, unit)) &&
 		    (!pick || pick(in, k)))
-			m[n++] = median_ns(&in->doc.series[k]);
+			m[n++] = report__median(in, k);
 	if (n)
 		stats__median(m, n, &ref);
 	free(m);
@@ -64,22 +64,38 @@ static void md_series_row(FILE *md, const struct result_series *rs,
 		st->s.n < CI_FEW ? " *" : "");
 }
 
-/* The table of in's series in `unit`; the smallest and largest n of
- * the rows with fewer than CI_FEW samples widen *few_lo..*few_hi. */
+/* The median of the medians of in's series idx[0..n). */
+static double median_of_list(const struct input *in, const size_t *idx,
+			     size_t n)
+{
+	double *m = calloc(n + 1, sizeof(double)), ref = 0;
+
+	for (size_t i = 0; m && i < n; i++)
+		m[i] = report__median(in, idx[i]);
+	if (m && n)
+		stats__median(m, n, &ref);
+	free(m);
+	return ref;
+}
+
+/* The table of in's series idx[0..n), all in `unit`; the smallest and
+ * largest n of the rows with fewer than CI_FEW samples widen
+ * *few_lo..*few_hi. */
 static void md_series_unit(FILE *md, const struct input *in,
-			   const char *unit, size_t *few_lo, size_t *few_hi)
+			   const char *unit, const size_t *idx, size_t n,
+			   size_t *few_lo, size_t *few_hi)
 {
 	struct col c;
 
-	report__col_for(unit, report__median_of_medians(in, unit, NULL), &c);
+	report__col_for(unit, median_of_list(in, idx, n), &c);
 	fprintf(md, "\n| series | n | median %s | p90 %s | p99 %s | min %s | "
 		"max %s | 95%% CI of median, %s |\n|---|--:|--:|--:|--:|--:|"
 		"--:|---|\n", c.unit, c.unit, c.unit, c.unit, c.unit, c.unit);
-	for (size_t k = 0; k < in->doc.nr_series; k++) {
-		const struct result_series *rs = &in->doc.series[k];
+	for (size_t i = 0; i < n; i++) {
+		const struct result_series *rs = &in->doc.series[idx[i]];
 		struct sstat st;
 
-		if (strcmp(rs->unit, unit) || series_stats(rs, &st) < 0)
+		if (report__stats(in, idx[i], &st) < 0)
 			continue;
 		md_series_row(md, rs, &st, &c);
 		if (st.s.n < CI_FEW) {
@@ -89,22 +105,65 @@ static void md_series_unit(FILE *md, const struct input *in,
 	}
 }
 
+/* in's series indexes grouped by unit, units in order of first
+ * appearance, series in document order within each: by_unit[start[u]
+ * .. start[u + 1]). The number of units, 0 without memory. Linear in
+ * series, where a scan of every series per unit was quadratic. */
+static size_t units_of(const struct input *in, size_t *by_unit,
+		       size_t *start, size_t *unit_of)
+{
+	json_t *ids = json_object();
+	size_t nu = 0;
+
+	for (size_t k = 0; ids && k < in->doc.nr_series; k++) {
+		const char *unit = in->doc.series[k].unit;
+		const json_t *id = json_object_get(ids, unit);
+
+		if (!id && json_object_set_new_nocheck(ids, unit,
+				json_integer((json_int_t)nu)) < 0)
+			nu = 0, k = in->doc.nr_series; /* stop: no memory */
+		else
+			unit_of[k] = id ? (size_t)json_integer_value(id) : nu++;
+	}
+	json_decref(ids);
+	if (!nu)
+		return 0;
+	memset(start, 0, (nu + 1) * sizeof(*start));
+	for (size_t k = 0; k < in->doc.nr_series; k++)
+		start[unit_of[k] + 1]++;
+	for (size_t u = 0; u < nu; u++)
+		start[u + 1] += start[u];
+	for (size_t k = 0; k < in->doc.nr_series; k++)
+		by_unit[start[unit_of[k]]++] = k;
+	for (size_t u = nu; u > 0; u--) /* back to each unit's start */
+		start[u] = start[u - 1];
+	start[0] = 0;
+	return nu;
+}
+
 /* Every series, one table per unit (times, memory, rates), each column
  * in one unit (named in the median's header) chosen from the table's
  * median of medians. */
 static void md_series(struct report *r, const struct input *in)
 {
-	size_t few_lo = SIZE_MAX, few_hi = 0;
+	size_t few_lo = SIZE_MAX, few_hi = 0, n = in->doc.nr_series + 1, nu;
+	size_t *by_unit = calloc(n, sizeof(size_t));
+	size_t *start = calloc(n + 1, sizeof(size_t));
+	size_t *unit_of = calloc(n, sizeof(size_t));
 
-	for (size_t k = 0; k < in->doc.nr_series; k++) {
-		const char *unit = in->doc.series[k].unit;
-		size_t j;
-
-		for (j = 0; j < k && strcmp(in->doc.series[j].unit, unit); j++)
-			;
-		if (j == k) /* the first series in this unit */
-			md_series_unit(r->md, in, unit, &few_lo, &few_hi);
-	}
+	nu = by_unit && start && unit_of ? units_of(in, by_unit, start,
+						    unit_of) : 0;
+	if (!nu && in->doc.nr_series)
+		fprintf(stderr, "coldstart: report: warning: %s: no series "
+			"table: out of memory\n", in->label);
+	for (size_t u = 0; u < nu; u++)
+		md_series_unit(r->md, in,
+			       in->doc.series[by_unit[start[u]]].unit,
+			       by_unit + start[u], start[u + 1] - start[u],
+			       &few_lo, &few_hi);
+	free(by_unit);
+	free(start);
+	free(unit_of);
 	if (!few_hi)
 		return;
 	fputs("\n\\* n", r->md);

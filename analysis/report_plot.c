@@ -63,87 +63,155 @@ static void md_image(struct report *r, const char *title, const char *file)
  * so a plot never mixes units. */
 struct cdf_group {
 	char name[96];
-	size_t n;   /* its series */
-	double top; /* the largest median (ns): picks the axis unit */
+	size_t n;     /* its series */
+	size_t first; /* its series' indexes: plan.members[first..first+n) */
+	double top;   /* the largest median (ns): picks the axis unit */
 };
 
 #define CDF_MAX_GROUPS 32
 
+/* A document's CDF plots, planned once: each group's series in document
+ * order, and restore's line style keys per series. Finding each of them
+ * per series and per plot, by scans of every series, made the report
+ * cubic in series. */
+struct cdf_plan {
+	struct cdf_group g[CDF_MAX_GROUPS];
+	size_t ng;
+	size_t *group;   /* series k's group, or CDF_MAX_GROUPS: none */
+	size_t *members;
+	size_t *strategy, *ws; /* restore: value_index of each key */
+};
+
 /* Whether series k is drawn in a CDF: latencies only; restore's only in
  * its DONE phase (the others are in the tables). */
-static bool cdf_series(const struct input *in, size_t k, char *group,
-		       size_t len)
+static bool cdf_series(const struct input *in, size_t k)
 {
-	const struct result_series *rs = &in->doc.series[k];
-
-	if (strcmp(rs->unit, "ns"))
+	if (strcmp(in->doc.series[k].unit, "ns"))
 		return false;
-	report__group_of(in, rs->name, group, len);
-	return strcmp(in->doc.bench, "restore") || !strncmp(group, "done", 4);
+	return strcmp(in->doc.bench, "restore") ||
+	       !strncmp(in->groups[k], "done", 4);
 }
 
-static size_t cdf_groups(const struct input *in, struct cdf_group *gs)
+static size_t group_index(struct cdf_plan *pl, const char *name)
 {
-	size_t ng = 0;
+	size_t j;
+
+	for (j = 0; j < pl->ng && strcmp(pl->g[j].name, name); j++)
+		;
+	if (j == pl->ng && pl->ng < CDF_MAX_GROUPS) {
+		pl->g[pl->ng++] = (struct cdf_group){ .top = 0 };
+		snprintf(pl->g[j].name, sizeof(pl->g[j].name), "%s", name);
+	}
+	return j;
+}
+
+static void cdf_groups(const struct input *in, struct cdf_plan *pl)
+{
+	size_t *next = pl->members;
 
 	for (size_t k = 0; k < in->doc.nr_series; k++) {
-		char g[96];
+		size_t j = CDF_MAX_GROUPS;
 		double m;
-		size_t j;
 
-		if (!cdf_series(in, k, g, sizeof(g)))
+		if (cdf_series(in, k))
+			j = group_index(pl, in->groups[k]);
+		pl->group[k] = j;
+		if (j == CDF_MAX_GROUPS)
 			continue;
-		for (j = 0; j < ng && strcmp(gs[j].name, g); j++)
-			;
-		if (j == ng && ng == CDF_MAX_GROUPS)
-			continue;
-		if (j == ng)
-			gs[ng++] = (struct cdf_group){ .top = 0 };
-		snprintf(gs[j].name, sizeof(gs[j].name), "%s", g);
-		gs[j].n++;
-		m = median_ns(&in->doc.series[k]);
-		gs[j].top = m > gs[j].top ? m : gs[j].top;
+		pl->g[j].n++;
+		m = report__median(in, k);
+		pl->g[j].top = m > pl->g[j].top ? m : pl->g[j].top;
 	}
-	return ng;
+	for (size_t j = 0; j < pl->ng; j++) {
+		pl->g[j].first = (size_t)(next - pl->members);
+		next += pl->g[j].n;
+		pl->g[j].n = 0;
+	}
+	for (size_t k = 0; k < in->doc.nr_series; k++) {
+		struct cdf_group *g = &pl->g[pl->group[k]];
+
+		if (pl->group[k] != CDF_MAX_GROUPS)
+			pl->members[g->first + g->n++] = k;
+	}
 }
 
-/* Position (from 0) of series k's params.key value among the distinct
+/* Each series' params.key value's position (from 0) among the distinct
  * values of that key in the document's series, in order of first
- * appearance; 0 when series k has none. */
-static size_t value_index(const struct input *in, size_t k, const char *key)
+ * appearance; 0 for a series without one. Values are told apart as
+ * json_equal does, by their canonical text (0.0 and -0.0 are one). */
+static int value_index(const struct input *in, const char *key,
+		       size_t *out)
 {
+	json_t *seen = json_object();
 	const json_t *series = get(in->root, "series");
-	const json_t *v = get(get(json_array_get(series, k), "params"), key);
-	size_t n = 0;
+	size_t count = 0;
+	int ret = seen ? 0 : -ENOMEM;
 
-	if (!v)
-		return 0;
-	for (size_t j = 0; j < k; j++) {
-		const json_t *w = get(get(json_array_get(series, j), "params"),
+	for (size_t k = 0; ret == 0 && k < in->doc.nr_series; k++) {
+		const json_t *v = get(get(json_array_get(series, k), "params"),
 				      key);
-		bool seen = false;
+		char *text;
+		const json_t *at;
 
-		if (json_equal(w, v))
-			break; /* v's first appearance */
-		if (!w)
+		out[k] = 0;
+		if (!v)
 			continue;
-		for (size_t i = 0; i < j && !seen; i++)
-			seen = json_equal(w, get(get(json_array_get(series, i),
-						     "params"), key));
-		n += !seen;
+		text = json_is_real(v) && json_real_value(v) == 0
+			       ? strdup("0.0")
+			       : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT |
+						       JSON_SORT_KEYS);
+		if (!text) {
+			ret = -ENOMEM;
+			break;
+		}
+		at = json_object_get(seen, text);
+		out[k] = at ? (size_t)json_integer_value(at) : count++;
+		if (!at && json_object_set_new_nocheck(seen, text,
+				json_integer((json_int_t)out[k])) < 0)
+			ret = -ENOMEM;
+		free(text);
 	}
-	return n;
+	json_decref(seen);
+	return ret;
+}
+
+static void free_plan(struct cdf_plan *pl)
+{
+	free(pl->group);
+	free(pl->members);
+	free(pl->strategy);
+	free(pl->ws);
+}
+
+static int make_plan(const struct input *in, struct cdf_plan *pl)
+{
+	size_t n = in->doc.nr_series + 1;
+	bool restore = !strcmp(in->doc.bench, "restore");
+
+	*pl = (struct cdf_plan){ .ng = 0 };
+	pl->group = calloc(n, sizeof(size_t));
+	pl->members = calloc(n, sizeof(size_t));
+	pl->strategy = calloc(n, sizeof(size_t));
+	pl->ws = calloc(n, sizeof(size_t));
+	if (!pl->group || !pl->members || !pl->strategy || !pl->ws ||
+	    (restore && (value_index(in, "strategy", pl->strategy) < 0 ||
+			 value_index(in, "ws_bytes", pl->ws) < 0))) {
+		free_plan(pl);
+		return -ENOMEM;
+	}
+	cdf_groups(in, pl);
+	return 0;
 }
 
 /* The line style of series k, the i-th of its plot: restore's keep a
  * colour per strategy and a dash pattern per working set in every plot;
  * others take the palette's colours in turn, dashed after the tenth. */
-static void line_style(const struct input *in, size_t k, size_t i,
-		       size_t *colour, size_t *dash)
+static void line_style(const struct input *in, const struct cdf_plan *pl,
+		       size_t k, size_t i, size_t *colour, size_t *dash)
 {
 	if (!strcmp(in->doc.bench, "restore")) {
-		*colour = 1 + value_index(in, k, "strategy") % CDF_COLOURS;
-		*dash = 1 + value_index(in, k, "ws_bytes");
+		*colour = 1 + pl->strategy[k] % CDF_COLOURS;
+		*dash = 1 + pl->ws[k];
 		return;
 	}
 	*colour = 1 + i % CDF_COLOURS;
@@ -152,32 +220,28 @@ static void line_style(const struct input *in, size_t k, size_t i,
 
 /* The group's series number [from, to): their names, colours and dash
  * patterns as space-separated words in words[0..2]. */
-static int cdf_words(const struct input *in, const char *group,
-		     size_t from, size_t to, char **words)
+static int cdf_words(const struct input *in, const struct cdf_plan *pl,
+		     const struct cdf_group *g, size_t from, size_t to,
+		     char **words)
 {
-	size_t len[3] = { 0 }, i = 0;
+	size_t len[3] = { 0 };
+	bool ok = true;
 	FILE *w[3];
 
 	for (int f = 0; f < 3; f++) {
 		words[f] = NULL;
 		w[f] = open_memstream(&words[f], &len[f]);
+		ok = ok && w[f];
 	}
-	if (!w[0] || !w[1] || !w[2])
-		i = SIZE_MAX;
-	for (size_t k = 0; i != SIZE_MAX && k < in->doc.nr_series; k++) {
-		char g[96], name[160];
-		size_t colour, dash;
+	for (size_t i = from; ok && i < to && i < g->n; i++) {
+		size_t k = pl->members[g->first + i], colour, dash;
+		char name[160];
 
-		if (!cdf_series(in, k, g, sizeof(g)) || strcmp(g, group))
-			continue;
 		safe_name(name, sizeof(name), in->doc.series[k].name);
-		line_style(in, k, i - from, &colour, &dash);
-		if (i >= from && i < to) {
-			fprintf(w[0], "%s%s", i > from ? " " : "", name);
-			fprintf(w[1], "%s%zu", i > from ? " " : "", colour);
-			fprintf(w[2], "%s%zu", i > from ? " " : "", dash);
-		}
-		i++;
+		line_style(in, pl, k, i - from, &colour, &dash);
+		fprintf(w[0], "%s%s", i > from ? " " : "", name);
+		fprintf(w[1], "%s%zu", i > from ? " " : "", colour);
+		fprintf(w[2], "%s%zu", i > from ? " " : "", dash);
 	}
 	for (int f = 0; f < 3; f++)
 		if (w[f])
@@ -188,11 +252,12 @@ static int cdf_words(const struct input *in, const char *group,
 /* Plot `part` of `parts` of group g; cdf.csv holds ms, the axis shows
  * the unit the group's largest median suits. */
 static void plot_cdf_part(struct report *r, const struct input *in,
-			  const struct cdf_group *g, size_t part, size_t parts)
+			  const struct cdf_plan *pl, const struct cdf_group *g,
+			  size_t part, size_t parts)
 {
 	size_t per = (g->n + parts - 1) / parts;
 	char *words[3];
-	int ok = cdf_words(in, g->name, part * per, (part + 1) * per, words);
+	int ok = cdf_words(in, pl, g, part * per, (part + 1) * per, words);
 	char *vars = NULL, base[200], file[200], num[24] = "", of[48] = "";
 	char title[256];
 	bool all = !strcmp(g->name, "all");
@@ -226,15 +291,20 @@ static void plot_cdf_part(struct report *r, const struct input *in,
  * series than one plot can show is split into plots of equal size. */
 void report__plot_cdfs(struct report *r, const struct input *in)
 {
-	struct cdf_group gs[CDF_MAX_GROUPS];
-	size_t ng = cdf_groups(in, gs);
+	struct cdf_plan pl;
 
-	for (size_t j = 0; j < ng; j++) {
-		size_t parts = (gs[j].n + CDF_MAX_LINES - 1) / CDF_MAX_LINES;
+	if (make_plan(in, &pl) < 0) {
+		fprintf(stderr, "coldstart: report: warning: %s: no CDF "
+			"plots: out of memory\n", in->label);
+		return;
+	}
+	for (size_t j = 0; j < pl.ng; j++) {
+		size_t parts = (pl.g[j].n + CDF_MAX_LINES - 1) / CDF_MAX_LINES;
 
 		for (size_t p = 0; p < parts; p++)
-			plot_cdf_part(r, in, &gs[j], p, parts);
+			plot_cdf_part(r, in, &pl, &pl.g[j], p, parts);
 	}
+	free_plan(&pl);
 }
 
 char *report__csv_column(const struct report *r, csv_fn *fn, int col)
@@ -242,20 +312,28 @@ char *report__csv_column(const struct report *r, csv_fn *fn, int col)
 	char *text = NULL, *out = NULL, *save = NULL;
 	size_t len = 0, olen = 0;
 	FILE *f = open_memstream(&text, &len), *o;
+	/* the values so far: a search of the list for each was quadratic */
+	json_t *seen = json_object();
 
-	if (!f)
+	if (!f || !seen) {
+		if (f)
+			fclose(f);
+		free(text);
+		json_decref(seen);
 		return NULL;
+	}
 	fn(f, r);
 	fclose(f);
 	o = open_memstream(&out, &olen);
 	if (!o) {
 		free(text);
+		json_decref(seen);
 		return NULL;
 	}
 	fputc(' ', o);
 	for (char *line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char field[96] = "", key[100];
+		char field[96] = "";
 		char *p = line;
 
 		if (line == text)
@@ -265,13 +343,14 @@ char *report__csv_column(const struct report *r, csv_fn *fn, int col)
 		if (!p)
 			continue;
 		snprintf(field, sizeof(field), "%.*s", (int)strcspn(p, ","), p);
-		snprintf(key, sizeof(key), " %s ", field);
-		fflush(o);
-		if (!strstr(out, key))
-			fprintf(o, "%s ", field);
+		if (json_object_get(seen, field))
+			continue;
+		json_object_set_new_nocheck(seen, field, json_true());
+		fprintf(o, "%s ", field);
 	}
 	fclose(o);
 	free(text);
+	json_decref(seen);
 	return out;
 }
 

@@ -5,6 +5,7 @@
 #include "result.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const json_t *report__peak_rate(const json_t *series, const char *mode,
@@ -23,17 +24,48 @@ const json_t *report__peak_rate(const json_t *series, const char *mode,
 	return best;
 }
 
-/* Whether series i is the first of its mode. */
-static bool first_of_mode(const json_t *series, size_t i)
+/* Whether s is a rate of `kind` above *best (NULL: none yet). */
+static bool beats(const json_t *s, const char *kind, const json_t *best)
 {
-	const char *mode = str_or(get(json_array_get(series, i), "params"),
-				  "mode", "");
+	const json_t *v = get(s, "vms_per_s");
 
-	for (size_t k = 0; k < i; k++)
-		if (!strcmp(str_or(get(json_array_get(series, k), "params"),
-				   "mode", ""), mode))
-			return false;
-	return true;
+	return !strcmp(str_or(get(s, "params"), "kind", ""), kind) &&
+	       json_is_number(v) &&
+	       (!best || json_number_value(v) >
+				 json_number_value(get(best, "vms_per_s")));
+}
+
+/* report__peak_rate of every mode at once, best[m] for the m-th mode to
+ * appear (of any kind; NULL: none of this kind): one pass, where a peak
+ * per mode, each a pass over every series, was quadratic. The number of
+ * modes, or 0 without memory. */
+static size_t peaks(const json_t *series, const char *kind,
+		    const json_t **best)
+{
+	json_t *ids = json_object();
+	const json_t *s, *id;
+	size_t i, n = 0;
+
+	json_array_foreach(series, i, s) {
+		const char *mode = str_or(get(s, "params"), "mode", "");
+		size_t m;
+
+		if (!ids)
+			break;
+		id = json_object_get(ids, mode);
+		m = id ? (size_t)json_integer_value(id) : n;
+		if (!id && json_object_set_new_nocheck(ids, mode,
+				json_integer((json_int_t)n++)) < 0) {
+			n = 0;
+			break;
+		}
+		if (!id)
+			best[m] = NULL;
+		if (beats(s, kind, best[m]))
+			best[m] = s;
+	}
+	json_decref(ids);
+	return n;
 }
 
 /* The peak throughput of each mode of one kind (sustained, burst), in
@@ -41,21 +73,23 @@ static bool first_of_mode(const json_t *series, size_t i)
  * rate the host keeps up. */
 static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 {
-	const json_t *series = get(in->root, "series"), *s;
+	const json_t *series = get(in->root, "series");
+	const json_t **best = calloc(json_array_size(series) + 1,
+				     sizeof(*best));
 	const char *sep = "";
 	char name[REPORT_NAME_LEN];
-	size_t i;
+	size_t nm = best ? peaks(series, kind, best) : 0;
 
 	report__summary_name(name, sizeof(name), in);
-	json_array_foreach(series, i, s) {
-		const char *mode = str_or(get(s, "params"), "mode", "");
-		const json_t *p = report__peak_rate(series, mode, kind);
+	for (size_t m = 0; m < nm; m++) {
+		const json_t *p = best[m];
+		const char *mode = str_or(get(p, "params"), "mode", "");
 		double workers = json_number_value(get(get(p, "params"),
 							"workers"));
 		char num[32];
 
-		if (!first_of_mode(series, i) || !p)
-			continue; /* mode shown already, or no rate */
+		if (!p)
+			continue; /* no rate of this kind */
 		if (!*sep)
 			fprintf(md, "- %s, %s:%s", name, kind,
 				!strcmp(kind, "burst") ? "" : " peak");
@@ -68,6 +102,7 @@ static void sum_rate_kind(FILE *md, const struct input *in, const char *kind)
 	}
 	if (*sep)
 		fputc('\n', md);
+	free(best);
 }
 
 static void sum_rate(FILE *md, const struct input *in)
@@ -145,7 +180,8 @@ static void rate_csv(FILE *f, const struct report *r)
 		struct sstat st;
 
 		if (!rs || !json_is_number(x) || strcmp(rs->unit, "ns") ||
-		    series_stats(rs, &st) < 0)
+		    report__stats(&r->in[i], (size_t)(rs - r->in[i].doc.series),
+				  &st) < 0)
 			continue;
 		snprintf(buf, sizeof(buf), "%s%s%s", str_or(p, "mode", "all"),
 			 get(p, "kind") ? "-" : "", str_or(p, "kind", ""));

@@ -30,25 +30,68 @@ struct rrow {
 	double host_faults, major_faults, disk_mib;
 };
 
+/* The rows, and lookups that were scans of every row (quadratic in a
+ * document of many strategies or sizes): `at`, the first row of each
+ * (strategy, cache, mem, ws) by its row_key, and `order`, each
+ * strategy's order, both while the rows are made; `found` the first row
+ * of each key in the sorted rows, and the same key without the cache. */
 struct rrows {
 	struct rrow *v;
 	size_t n, cap;
+	json_t *at, *order, *found;
 };
 
+static void rrows_free(struct rrows *rows)
+{
+	free(rows->v);
+	json_decref(rows->at);
+	json_decref(rows->order);
+	json_decref(rows->found);
+	*rows = (struct rrows){ 0 };
+}
+
+/* A row's key; cache NULL: any cache. Lengths keep names apart that
+ * would run together. NULL without memory. */
+static char *row_key(const char *strategy, const char *cache,
+		     json_int_t mem, json_int_t ws)
+{
+	char *key;
+
+	if (asprintf(&key, "%zu:%s%s%zu:%s:%" JSON_INTEGER_FORMAT ":%"
+		     JSON_INTEGER_FORMAT, strlen(strategy), strategy,
+		     cache ? "" : "*", cache ? strlen(cache) : 0,
+		     cache ? cache : "", mem, ws) < 0)
+		return NULL;
+	return key;
+}
+
+/* The value of `key` (made by row_key, freed here) in index, or -1;
+ * with `put` >= 0 it becomes that value when absent. */
+static json_int_t index_at(json_t *index, char *key, json_int_t put)
+{
+	const json_t *v = key ? json_object_get(index, key) : NULL;
+	json_int_t at = v ? json_integer_value(v) : -1;
+
+	if (key && !v && put >= 0)
+		json_object_set_new_nocheck(index, key, json_integer(put));
+	free(key);
+	return at;
+}
+
+/* The row of strategy, cache and sizes, made when there is none. Rows
+ * hold their names made safe (safe_name, cut short), and a name is found
+ * only as such, as when each row was compared in turn. */
 static struct rrow *rrow_get(struct rrows *rows, const char *strategy,
 			     const char *cache, json_int_t mem, json_int_t ws)
 {
-	int order = (int)rows->n;
+	const json_t *first = json_object_get(rows->order, strategy);
+	int order = first ? (int)json_integer_value(first) : (int)rows->n;
+	json_int_t at = index_at(rows->at, row_key(strategy, cache, mem, ws),
+				 -1);
+	struct rrow *w;
 
-	for (size_t i = 0; i < rows->n; i++) {
-		struct rrow *w = &rows->v[i];
-
-		if (!strcmp(w->strategy, strategy) && order == (int)rows->n)
-			order = w->order;
-		if (!strcmp(w->strategy, strategy) && !strcmp(w->cache, cache) &&
-		    w->mem == mem && w->ws == ws)
-			return w;
-	}
+	if (at >= 0)
+		return &rows->v[at];
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? 2 * rows->cap : 32;
 		struct rrow *v = realloc(rows->v, cap * sizeof(*v));
@@ -62,10 +105,16 @@ static struct rrow *rrow_get(struct rrows *rows, const char *strategy,
 					  .host_faults = NAN,
 					  .major_faults = NAN,
 					  .disk_mib = NAN };
-	safe_name(rows->v[rows->n].strategy, sizeof(rows->v[0].strategy),
-		  strategy);
-	safe_name(rows->v[rows->n].cache, sizeof(rows->v[0].cache), cache);
-	return &rows->v[rows->n++];
+	w = &rows->v[rows->n];
+	safe_name(w->strategy, sizeof(w->strategy), strategy);
+	safe_name(w->cache, sizeof(w->cache), cache);
+	index_at(rows->at, row_key(w->strategy, w->cache, mem, ws),
+		 (json_int_t)rows->n);
+	if (!json_object_get(rows->order, w->strategy))
+		json_object_set_new_nocheck(rows->order, w->strategy,
+					    json_integer(order));
+	rows->n++;
+	return w;
 }
 
 /* Documents from before a field existed (or without I/O accounting)
@@ -140,7 +189,7 @@ static void rrow_add(struct rrows *rows, const struct input *in,
 	for (ph = 0; ph < NR_RP && strcmp(phase, rp_names[ph]); ph++)
 		;
 	if (ph == NR_RP || !rs || !json_is_string(get(p, "strategy")) ||
-	    series_stats(rs, &st) < 0)
+	    report__stats(in, (size_t)(rs - in->doc.series), &st) < 0)
 		return;
 	w = rrow_get(rows, str_or(p, "strategy", ""), str_or(p, "cache", "-"),
 		     json_integer_value(get(p, "mem_bytes")),
@@ -182,10 +231,22 @@ static void restore_rows(const struct input *in, struct rrows *rows)
 	const json_t *s;
 	size_t i;
 
+	*rows = (struct rrows){ .at = json_object(), .order = json_object(),
+				.found = json_object() };
+	if (!rows->at || !rows->order || !rows->found)
+		return;
 	json_array_foreach(get(in->root, "series"), i, s)
 		rrow_add(rows, in, s);
 	if (rows->n)
 		qsort(rows->v, rows->n, sizeof(*rows->v), rrow_cmp);
+	for (size_t k = 0; k < rows->n; k++) {
+		const struct rrow *w = &rows->v[k];
+
+		index_at(rows->found, row_key(w->strategy, w->cache, w->mem,
+					      w->ws), (json_int_t)k);
+		index_at(rows->found, row_key(w->strategy, NULL, w->mem,
+					      w->ws), (json_int_t)k);
+	}
 }
 
 static void restore_csv(FILE *f, const struct report *r)
@@ -217,7 +278,7 @@ static void restore_csv(FILE *f, const struct report *r)
 			num_text(mf, sizeof(mf), w->major_faults, 0, ""),
 			num_text(dm, sizeof(dm), w->disk_mib, 2, ""));
 	}
-	free(rows.v);
+	rrows_free(&rows);
 }
 
 static void md_restore_row(FILE *md, const struct rrow *w)
@@ -277,18 +338,15 @@ static struct cell main_cell(const struct cell *c, size_t n)
 	return m;
 }
 
+/* The first row of strategy, cache (NULL: any) and cell c. */
 static const struct rrow *find_row(const struct rrows *rows,
 				   const char *strategy, const char *cache,
 				   const struct cell *c)
 {
-	for (size_t k = 0; k < rows->n; k++) {
-		const struct rrow *w = &rows->v[k];
+	json_int_t k = index_at(rows->found, row_key(strategy, cache, c->mem,
+						     c->ws), -1);
 
-		if (!strcmp(w->strategy, strategy) && w->mem == c->mem &&
-		    w->ws == c->ws && (!cache || !strcmp(w->cache, cache)))
-			return w;
-	}
-	return NULL;
+	return k >= 0 ? &rows->v[k] : NULL;
 }
 
 static const char *const caches[] = { "warm", "cold", "-" };
@@ -370,7 +428,7 @@ static void md_restore(struct report *r, const struct input *in)
 	for (size_t k = 0; k < rows.n; k++)
 		if (rows.v[k].mem == m.mem && rows.v[k].ws == m.ws)
 			md_restore_row(r->md, &rows.v[k]);
-	free(rows.v);
+	rrows_free(&rows);
 	if (json_array_size(get(in->root, "ratios")))
 		fputs("\nprefetch and prefetch-thp against the baselines (restore -> DONE "
 		      "medians; targets: at most 1.2x the never-stopped request "
@@ -404,36 +462,61 @@ static void md_restore(struct report *r, const struct input *in)
 		"medians.\n", in->doc.nr_series);
 }
 
-static bool same_cell(const struct rrow *a, const struct rrow *b)
+/* Per size and cache state, of its rows with samples: the first, the
+ * one with the lowest restore -> DONE median (the first of equals) and
+ * the last of mmap. */
+struct sum_cell {
+	const struct rrow *first, *best, *mmap;
+};
+
+/* cell_of[k]: row k's sum_cell in cells (-1: none, no samples); one
+ * pass, where a pass over every row per row was quadratic. */
+static int sum_cells(const struct rrows *rows, struct sum_cell *cells,
+		     json_int_t *cell_of)
 {
-	return a->mem == b->mem && a->ws == b->ws && !strcmp(a->cache, b->cache);
+	json_t *ids = json_object();
+	json_int_t nc = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t k = 0; k < rows->n; k++) {
+		const struct rrow *x = &rows->v[k];
+		struct sum_cell *c;
+		json_int_t id;
+
+		cell_of[k] = -1;
+		if (x->n == 0)
+			continue;
+		id = index_at(ids, row_key("", x->cache, x->mem, x->ws), nc);
+		if (id < 0) {
+			id = nc++;
+			cells[id] = (struct sum_cell){ .first = x, .best = x };
+		}
+		c = &cells[id];
+		cell_of[k] = id;
+		if (x->med[RP_DONE] < c->best->med[RP_DONE])
+			c->best = x;
+		if (!strcmp(x->strategy, "mmap"))
+			c->mmap = x;
+	}
+	json_decref(ids);
+	return 0;
 }
 
 /* Per size and cache state: the strategy with the lowest restore -> DONE
  * median, and mmap's restore -> first KVM_RUN. */
-static void sum_restore_cell(FILE *md, const struct rrows *rows, size_t k)
+static void sum_restore_cell(FILE *md, const struct sum_cell *c)
 {
-	const struct rrow *w = &rows->v[k], *best = NULL, *mmap = NULL;
+	const struct rrow *w = c->first;
 	char t[48], sz[64];
 
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct rrow *x = &rows->v[i];
-
-		if (!same_cell(x, w) || x->n == 0)
-			continue;
-		if (i < k)
-			return; /* this cell was printed already */
-		if (!best || x->med[RP_DONE] < best->med[RP_DONE])
-			best = x;
-		if (!strcmp(x->strategy, "mmap"))
-			mmap = x;
-	}
-	report__time_text(t, sizeof(t), best->med[RP_DONE] * 1e6);
+	report__time_text(t, sizeof(t), c->best->med[RP_DONE] * 1e6);
 	fprintf(md, "  - %s, %s: fastest %s, %s to DONE",
 		size_text(sz, sizeof(sz), w->mem, w->ws), w->cache,
-		best->strategy, t);
-	if (mmap) {
-		report__time_text(t, sizeof(t), mmap->med[RP_FIRST_RUN] * 1e6);
+		c->best->strategy, t);
+	if (c->mmap) {
+		report__time_text(t, sizeof(t),
+				  c->mmap->med[RP_FIRST_RUN] * 1e6);
 		fprintf(md, "; mmap first KVM_RUN %s", t);
 	}
 	fputc('\n', md);
@@ -443,14 +526,24 @@ static void sum_restore(FILE *md, const struct input *in)
 {
 	struct rrows rows = { 0 };
 	char name[REPORT_NAME_LEN];
+	struct sum_cell *cells;
+	json_int_t *cell_of;
 
 	restore_rows(in, &rows);
+	cells = calloc(rows.n + 1, sizeof(*cells));
+	cell_of = calloc(rows.n + 1, sizeof(*cell_of));
 	fprintf(md, "- %s, medians from restore start:\n",
 		report__summary_name(name, sizeof(name), in));
+	if (!cells || !cell_of || sum_cells(&rows, cells, cell_of) < 0)
+		rows.n = 0; /* no memory: no lines */
+	/* a cell is shown at its first row, unless that is never-stopped */
 	for (size_t k = 0; k < rows.n; k++)
-		if (strcmp(rows.v[k].strategy, "never-stopped") && rows.v[k].n)
-			sum_restore_cell(md, &rows, k);
-	free(rows.v);
+		if (strcmp(rows.v[k].strategy, "never-stopped") &&
+		    cell_of[k] >= 0 && cells[cell_of[k]].first == &rows.v[k])
+			sum_restore_cell(md, &cells[cell_of[k]]);
+	free(cells);
+	free(cell_of);
+	rrows_free(&rows);
 }
 
 static int cell_cmp(const void *a, const void *b)
@@ -480,7 +573,7 @@ static char *restore_cells(const struct report *r, bool *any_ws)
 		return NULL;
 	restore_rows(&r->in[i], &rows);
 	nc = cells_of(&rows, cells);
-	free(rows.v);
+	rrows_free(&rows);
 	qsort(cells, nc, sizeof(cells[0]), cell_cmp);
 	f = open_memstream(&text, &len);
 	if (!f)

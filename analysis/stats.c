@@ -221,66 +221,260 @@ double stats__rng_normal(struct stats_rng *rng)
 
 /* ---- bootstrap ---- */
 
+/* stats__percentile_sorted of a[0..n) sorted, by selection (a
+ * reordered): the same value in O(n). */
+static double percentile_select(double *a, size_t n, double p)
+{
+	double rank, frac, next;
+	size_t lo;
+
+	if (n == 1)
+		return a[0];
+	rank = p / 100.0 * (double)(n - 1);
+	lo = (size_t)rank;
+	if (lo >= n - 1) {
+		select_kth(a, n, n - 1);
+		return a[n - 1];
+	}
+	frac = rank - (double)lo;
+	select_kth(a, n, lo);
+	next = a[lo + 1];
+	for (size_t i = lo + 2; i < n; i++)
+		next = a[i] < next ? a[i] : next;
+	return a[lo] + frac * (next - a[lo]);
+}
+
+/* ranks[i]: the position of samples[i] in sorted (ascending), for
+ * boot_median's counting. */
+struct by_value {
+	double v;
+	size_t i;
+};
+
+static int cmp_by_value(const void *a, const void *b)
+{
+	return cmp_double(&((const struct by_value *)a)->v,
+			  &((const struct by_value *)b)->v);
+}
+
+static int rank_samples(const double *samples, size_t n, double *sorted,
+			uint32_t *ranks)
+{
+	struct by_value *bv = malloc(n * sizeof(*bv));
+
+	if (!bv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		bv[i] = (struct by_value){ samples[i], i };
+	qsort(bv, n, sizeof(*bv), cmp_by_value);
+	for (size_t i = 0; i < n; i++) {
+		sorted[i] = bv[i].v;
+		ranks[bv[i].i] = (uint32_t)i;
+	}
+	free(bv);
+	return 0;
+}
+
+/* The position in sorted order of the k-th smallest (from 0) of a
+ * resample whose sorted positions were drawn count[] times. */
+static size_t kth_drawn(const uint32_t *count, size_t k)
+{
+	size_t pos = 0, seen = count[0];
+
+	while (seen <= k)
+		seen += count[++pos];
+	return pos;
+}
+
+/* The median of one resample, drawn from rng as the selection of a copy
+ * did (the same draws and the same value), but by counting how often
+ * each sorted position was drawn: no copy, no data-dependent swaps. */
+static double boot_median(struct stats_rng *rng, const double *sorted,
+			  const uint32_t *ranks, uint32_t *count, size_t n)
+{
+	uint64_t limit = -(uint64_t)n % n, x;
+	size_t k = n / 2;
+	double below, at;
+
+	memset(count, 0, n * sizeof(*count));
+	for (size_t i = 0; i < n; i++) {
+		do /* stats__rng_below(rng, n), its limit found once */
+			x = stats__rng_next(rng);
+		while (x < limit);
+		count[ranks[x % n]]++;
+	}
+	at = sorted[kth_drawn(count, k)];
+	if (n % 2)
+		return at;
+	below = sorted[kth_drawn(count, k - 1)];
+	return below + (at - below) / 2;
+}
+
+/* The distribution-free interval of the median from order statistics:
+ * ranks n/2 -+ z sqrt(n)/2 (the normal approximation of the binomial),
+ * which the bootstrap percentile interval approaches as n grows. */
+static int order_stat_ci(const double *samples, size_t n, double level,
+			 double *lo, double *hi)
+{
+	double z = stats__z_upper((1 - level) / 2);
+	double half = z * sqrt((double)n) / 2;
+	double l = floor((double)n / 2 - half), h = ceil((double)n / 2 + half);
+	size_t li = l < 1 ? 0 : (size_t)l - 1;
+	size_t hi_i = h > (double)n - 1 ? n - 1 : (size_t)h;
+	double *s = dup_samples(samples, n);
+
+	if (!s)
+		return -ENOMEM;
+	select_kth(s, n, li);
+	*lo = s[li];
+	select_kth(s, n, hi_i);
+	*hi = s[hi_i];
+	free(s);
+	return 0;
+}
+
+double stats__z_upper(double p)
+{
+	double lo = -40, hi = 40;
+
+	/* Bisection on the tail probability: 100 halvings of [-40, 40]
+	 * are exact to double precision, and it needs no tables. */
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 int stats__bootstrap_median_ci(const double *samples, size_t n,
 			       unsigned int resamples, double level,
 			       uint64_t seed, double *lo, double *hi)
 {
-	double *medians, *buf;
+	double *medians = NULL, *sorted = NULL;
+	uint32_t *ranks = NULL, *count = NULL;
 	struct stats_rng rng;
+	int ret = -ENOMEM;
 
 	if (n == 0 || resamples == 0 || !(level > 0 && level < 1))
 		return -EINVAL;
+	if (n > STATS_BOOTSTRAP_MAX_N)
+		return order_stat_ci(samples, n, level, lo, hi);
 	medians = malloc(resamples * sizeof(*medians));
-	buf = malloc(n * sizeof(*buf));
-	if (!medians || !buf) {
-		free(medians);
-		free(buf);
-		return -ENOMEM;
-	}
+	sorted = malloc(n * sizeof(*sorted));
+	ranks = malloc(n * sizeof(*ranks));
+	count = malloc(n * sizeof(*count));
+	if (!medians || !sorted || !ranks || !count ||
+	    rank_samples(samples, n, sorted, ranks) < 0)
+		goto out;
 	stats__rng_seed(&rng, seed);
-	for (unsigned int b = 0; b < resamples; b++) {
-		for (size_t i = 0; i < n; i++)
-			buf[i] = samples[stats__rng_below(&rng, n)];
-		medians[b] = median_inplace(buf, n);
-	}
-	qsort(medians, resamples, sizeof(*medians), cmp_double);
-	*lo = stats__percentile_sorted(medians, resamples, 50 * (1 - level));
-	*hi = stats__percentile_sorted(medians, resamples, 50 * (1 + level));
-	free(buf);
+	for (unsigned int b = 0; b < resamples; b++)
+		medians[b] = boot_median(&rng, sorted, ranks, count, n);
+	*lo = percentile_select(medians, resamples, 50 * (1 - level));
+	*hi = percentile_select(medians, resamples, 50 * (1 + level));
+	ret = 0;
+out:
+	free(count);
+	free(ranks);
+	free(sorted);
 	free(medians);
-	return 0;
+	return ret;
 }
 
 /* ---- Mann-Whitney U ---- */
 
-struct ranked {
-	double v;
-	int from_x;
-};
-
-static int cmp_ranked(const void *a, const void *b)
+/* A double's bits as an unsigned integer of the same order. */
+static uint64_t order_key(double v)
 {
-	return cmp_double(&((const struct ranked *)a)->v,
-			  &((const struct ranked *)b)->v);
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b >> 63 ? ~b : b | 1ull << 63;
+}
+
+static double from_key(uint64_t k)
+{
+	uint64_t b = k >> 63 ? k & ~(1ull << 63) : ~k;
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
+
+/* Sorts a[0..n) ascending (-0 before 0): an LSD radix sort of the
+ * values' order keys, O(n), where qsort's calls of a comparison were
+ * most of the U test's time on millions of samples. -ENOMEM. */
+static int sort_doubles(double *a, size_t n)
+{
+	uint64_t *k = malloc(n * sizeof(*k)), *t = malloc(n * sizeof(*t));
+	size_t *count = malloc(RADIX * sizeof(*count));
+
+	if (!k || !t || !count) {
+		free(k);
+		free(t);
+		free(count);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = order_key(a[i]);
+	for (unsigned int shift = 0; shift < 64; shift += RADIX_BITS) {
+		size_t sum = 0;
+		uint64_t *swap;
+
+		memset(count, 0, RADIX * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(k[i] >> shift) & (RADIX - 1)]++;
+		if (count[(k[0] >> shift) & (RADIX - 1)] == n)
+			continue; /* one digit for all: the order stands */
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			t[count[(k[i] >> shift) & (RADIX - 1)]++] = k[i];
+		swap = k, k = t, t = swap;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = from_key(k[i]);
+	free(k);
+	free(t);
+	free(count);
+	return 0;
 }
 
 /* Sum of x's mid-ranks in the pooled sorted sample, and the tie term
- * sum(t^3 - t) over groups of t equal values. */
-static void rank_sum(const struct ranked *r, size_t n, double *rx,
-		     double *ties)
+ * sum(t^3 - t) over groups of t equal values, from x and y each sorted:
+ * a merge. (The sums hold multiples of 1/2 below 2^52: exact in any
+ * order.) */
+static void rank_sum(const double *x, size_t nx, const double *y,
+		     size_t ny, double *rx, double *ties)
 {
+	size_t i = 0, j = 0;
+
 	*rx = 0;
 	*ties = 0;
-	for (size_t i = 0, j; i < n; i = j) {
+	while (i < nx || j < ny) {
+		double v = j == ny || (i < nx && x[i] < y[j]) ? x[i] : y[j];
+		size_t cx = 0, cy = 0, from = i + j;
 		double t, mid;
 
-		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
-			;
-		t = (double)(j - i);
-		mid = (double)(i + 1 + j) / 2; /* ranks i+1..j */
-		for (size_t k = i; k < j; k++)
-			if (r[k].from_x)
-				*rx += mid;
+		while (i + cx < nx && x[i + cx] == v)
+			cx++;
+		while (j + cy < ny && y[j + cy] == v)
+			cy++;
+		i += cx;
+		j += cy;
+		t = (double)(cx + cy);
+		mid = (double)(from + 1 + i + j) / 2; /* ranks from+1..i+j */
+		*rx += mid * (double)cx;
 		*ties += t * t * t - t;
 	}
 }
@@ -357,29 +551,28 @@ static void mwu_normal(size_t nx, size_t ny, double ties,
 int stats__mann_whitney(const double *x, size_t nx, const double *y,
 			size_t ny, struct mann_whitney *out)
 {
-	size_t n = nx + ny;
-	struct ranked *r;
-	double rx, ties;
+	double *xs, *ys, rx, ties;
+	int ret = -ENOMEM;
 
 	if (nx == 0 || ny == 0)
 		return -EINVAL;
-	r = malloc(n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	for (size_t i = 0; i < nx; i++)
-		r[i] = (struct ranked){ x[i], 1 };
-	for (size_t i = 0; i < ny; i++)
-		r[nx + i] = (struct ranked){ y[i], 0 };
-	qsort(r, n, sizeof(*r), cmp_ranked);
-	rank_sum(r, n, &rx, &ties);
-	free(r);
+	xs = dup_samples(x, nx);
+	ys = dup_samples(y, ny);
+	if (!xs || !ys || sort_doubles(xs, nx) < 0 || sort_doubles(ys, ny) < 0)
+		goto out;
+	rank_sum(xs, nx, ys, ny, &rx, &ties);
 	out->u = rx - (double)nx * (double)(nx + 1) / 2;
 	out->z = 0;
+	ret = 0;
 	if (nx < STATS_MWU_EXACT_BELOW && ny < STATS_MWU_EXACT_BELOW &&
 	    ties == 0)
-		return mwu_exact(nx, ny, out);
-	mwu_normal(nx, ny, ties, out);
-	return 0;
+		ret = mwu_exact(nx, ny, out);
+	else
+		mwu_normal(nx, ny, ties, out);
+out:
+	free(xs);
+	free(ys);
+	return ret;
 }
 
 /* ---- permutation test ---- */

@@ -72,14 +72,26 @@ uint64_t stats__rng_below(struct stats_rng *rng, uint64_t n);
 /* Standard normal deviate (Box-Muller). */
 double stats__rng_normal(struct stats_rng *rng);
 
+/* Samples above which the interval of the median is not bootstrapped:
+ * resampling costs resamples x n (1000 x 100,000 is about a second), and
+ * at this n the bootstrap percentile interval of the median is the
+ * order-statistic one to within a rank or two. */
+#define STATS_BOOTSTRAP_MAX_N 100000
+
 /* Percentile bootstrap confidence interval of the median: `resamples`
  * resamples of size n drawn with replacement, the interval between the
  * (1 - level) / 2 and (1 + level) / 2 percentiles of their medians.
- * -EINVAL when n == 0, resamples == 0 or level is outside (0, 1);
- * -ENOMEM. */
+ * Above STATS_BOOTSTRAP_MAX_N samples, in O(n) time, the distribution-free
+ * interval between the order statistics of ranks n/2 -+ z sqrt(n) / 2
+ * (z the normal quantile of (1 + level) / 2), which the bootstrap
+ * approaches for large n. -EINVAL when n == 0, resamples == 0 or level
+ * is outside (0, 1); -ENOMEM. */
 int stats__bootstrap_median_ci(const double *samples, size_t n,
 			       unsigned int resamples, double level,
 			       uint64_t seed, double *lo, double *hi);
+
+/* The normal quantile: z with P(Z > z) = p, for 0 < p < 1. */
+double stats__z_upper(double p);
 
 /* Samples per side below which, without ties, the Mann-Whitney p-value
  * comes from the exact distribution of U (as R's wilcox.test). */

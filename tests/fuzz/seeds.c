@@ -55,6 +55,26 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* report_many's inputs: bench (top two bits: many series), series
+ * count (two bytes, little-endian, with those bits; else one), then
+ * bytes per series (the target goes on with its own when they run out). */
+static void report_many_seeds(void)
+{
+	static const uint8_t restore[] = { 0xc0, 0x58, 0x02, 2, 3, 0, 2, 1 };
+	static const uint8_t rate[] = { 0xc1, 0x90, 0x01, 5, 1, 4, 1, 0, 3 };
+	static const uint8_t lifecycle[] = { 0xc2, 0xff, 0x02, 0, 8, 2, 2 };
+	static const uint8_t restore_few[] = { 0, 45, 2, 3, 0, 2, 1, 2, 3 };
+	static const uint8_t rate_few[] = { 1, 40, 5, 1, 4, 1, 0, 3, 0 };
+	static const uint8_t density[] = { 5, 30, 6, 2, 7 };
+
+	seed("report_many", "restore-600", restore, sizeof(restore));
+	seed("report_many", "rate-400", rate, sizeof(rate));
+	seed("report_many", "lifecycle-767", lifecycle, sizeof(lifecycle));
+	seed("report_many", "restore-45", restore_few, sizeof(restore_few));
+	seed("report_many", "rate-40", rate_few, sizeof(rate_few));
+	seed("report_many", "density-30", density, sizeof(density));
+}
+
 static void state_seeds(const char *kernel)
 {
 	struct snap_writer w;
@@ -334,5 +354,6 @@ int main(int argc, char **argv)
 	arrivals_seeds();
 	trace_seeds();
 	devices_seeds();
+	report_many_seeds();
 	return 0;
 }

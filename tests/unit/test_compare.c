@@ -624,6 +624,72 @@ static void gobench_export(void **state)
 	compare__free(&d);
 }
 
+/* The permutation test refuses more than COMPARE_PERMUTATION_MAX_N
+ * samples in all (each of its splits is a pass over them all); the U
+ * test takes them. */
+static void permutation_has_a_bound(void **state)
+{
+	size_t nb = COMPARE_PERMUTATION_MAX_N / 2 + 1;
+	size_t nn = COMPARE_PERMUTATION_MAX_N / 2;
+	double *a = malloc(nb * sizeof(*a)), *b = malloc(nn * sizeof(*b));
+	struct compare_opts o;
+	struct compare_row row;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	samples__lognormal(a, nb, 1.5e6, 0.02, 1);
+	samples__lognormal(b, nn, 1.5e6, 0.02, 2);
+	compare__default_opts(&o);
+	o.test = COMPARE_PERMUTATION;
+	assert_int_equal(compare__samples(a, nb, b, nn, false, 0.05, &o, &row),
+			 -EINVAL);
+	assert_non_null(strstr(err__last(), "more than the permutation test "
+				"takes"));
+	o.test = COMPARE_UTEST;
+	assert_int_equal(compare__samples(a, nb, b, nn, false, 0.05, &o, &row),
+			 0);
+	free(a);
+	free(b);
+}
+
+/* Many series: each found by name through the index, a missing name
+ * not; a name used twice is the error unless a series before the second
+ * use is malformed, as when each series was checked in turn. */
+static void parse_indexes_many_series(void **state)
+{
+	json_t *root = json_pack("{s:i, s:s, s:[]}", "schema", 1, "bench",
+				 "x", "series");
+	json_t *arr = json_object_get(root, "series");
+	struct result_doc doc;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "s%d", (i * 7919) % 3001);
+		json_array_append_new(arr, json_pack("{s:s, s:[i]}", "name",
+						     name, "samples_ns", i));
+	}
+	assert_int_equal(compare__parse(root, &doc), 0);
+	for (size_t i = 0; i < doc.nr_series; i++)
+		assert_ptr_equal(compare__find(&doc, doc.series[i].name),
+				 &doc.series[i]);
+	assert_null(compare__find(&doc, "s"));
+	assert_null(compare__find(&doc, "s99999"));
+	compare__free(&doc);
+	/* s0 again at the end, a malformed one after it: the twin first */
+	json_array_append_new(arr, json_pack("{s:s, s:[i]}", "name", "s0",
+					     "samples_ns", 1));
+	json_array_append_new(arr, json_pack("{s:s}", "name", "bad"));
+	assert_int_equal(compare__parse(root, &doc), -EINVAL);
+	assert_non_null(strstr(err__last(), "'s0' appears twice"));
+	/* the malformed one before the twin: it is the error */
+	json_array_insert_new(arr, 5, json_pack("{s:s}", "name", "early"));
+	assert_int_equal(compare__parse(root, &doc), -EINVAL);
+	assert_non_null(strstr(err__last(), "'early' has no samples_ns[]"));
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +714,8 @@ int main(void)
 		cmocka_unit_test(host_changes),
 		cmocka_unit_test(github_export),
 		cmocka_unit_test(gobench_export),
+		cmocka_unit_test(permutation_has_a_bound),
+		cmocka_unit_test(parse_indexes_many_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -587,6 +587,71 @@ static void perm_random_bounds(void **state)
 						 0, 3, &r), -EINVAL);
 }
 
+/* The resampling's intervals stay what they were when each resample was
+ * copied and selected (values from that code, same seed). */
+static void bootstrap_keeps_its_intervals(void **state)
+{
+	double x[40], lo, hi;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		x[i] = (double)((i * 7919) % 101) + (i % 3) * 0.25;
+	assert_int_equal(stats__bootstrap_median_ci(x, 37, 1000, 0.95, 3, &lo,
+						    &hi), 0);
+	assert_true(lo == 34.5 && hi == 63.25);
+	assert_int_equal(stats__bootstrap_median_ci(x, 40, 1000, 0.90, 3, &lo,
+						    &hi), 0);
+	assert_true(lo == 38.625 && hi == 62.625);
+}
+
+/* Above STATS_BOOTSTRAP_MAX_N: the order statistics of ranks n/2 -+
+ * 1.96 sqrt(n) / 2 (1-based 49690 and 50312 of 100,001), in O(n). */
+static void bootstrap_above_bound_is_order_statistics(void **state)
+{
+	size_t n = STATS_BOOTSTRAP_MAX_N + 1;
+	double *x = malloc(n * sizeof(*x)), lo, hi;
+
+	(void)state;
+	assert_non_null(x);
+	assert_int_equal(n, 100001);
+	for (size_t i = 0; i < n; i++) /* 0..n-1 shuffled: 7919 is prime */
+		x[i] = (double)((i * 7919) % n);
+	assert_int_equal(stats__bootstrap_median_ci(x, n, 1000, 0.95, 1, &lo,
+						    &hi), 0);
+	assert_true(lo == 49689 && hi == 50311);
+	free(x);
+}
+
+/* U against a count of pairs, ties 1/2, over negatives, -0 and 0,
+ * huge and tiny magnitudes (the sort orders the values' bits). */
+static void mann_whitney_counts_pairs(void **state)
+{
+	static const double pick[] = { -1e300, -3, -0.0, 0.0, 1e-310, 2, 2,
+				       7.5, 1e300 };
+	struct stats_rng rng;
+
+	(void)state;
+	stats__rng_seed(&rng, 11);
+	for (int t = 0; t < 200; t++) {
+		size_t nx = 1 + stats__rng_below(&rng, 70);
+		size_t ny = 1 + stats__rng_below(&rng, 70);
+		double x[70], y[70], pairs = 0;
+		struct mann_whitney mw;
+
+		for (size_t i = 0; i < nx; i++)
+			x[i] = pick[stats__rng_below(&rng, 9)];
+		for (size_t j = 0; j < ny; j++)
+			y[j] = pick[stats__rng_below(&rng, 9)];
+		for (size_t i = 0; i < nx; i++)
+			for (size_t j = 0; j < ny; j++)
+				pairs += x[i] > y[j]    ? 1
+					 : x[i] == y[j] ? 0.5
+							: 0;
+		assert_int_equal(stats__mann_whitney(x, nx, y, ny, &mw), 0);
+		assert_true(mw.u == pairs);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +670,9 @@ int main(void)
 		cmocka_unit_test(bootstrap_of_constant_is_a_point),
 		cmocka_unit_test(bootstrap_three_values),
 		cmocka_unit_test(bootstrap_normal_width_and_seed),
+		cmocka_unit_test(bootstrap_keeps_its_intervals),
+		cmocka_unit_test(bootstrap_above_bound_is_order_statistics),
+		cmocka_unit_test(mann_whitney_counts_pairs),
 		cmocka_unit_test(mwu_separated_exact),
 		cmocka_unit_test(mwu_r_example),
 		cmocka_unit_test(mwu_small_exact),
