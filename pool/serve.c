@@ -77,12 +77,8 @@ struct conn {
 	bool overlong; /* dropping a line too long, up to its newline */
 };
 
-static void say(struct server *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static json_t *fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
 /* One line of the log, whole even when threads log at once. */
+__attribute__((format(printf, 2, 3)))
 static void say(struct server *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -138,6 +134,7 @@ static json_t *built(json_t *o, int bad)
 	return o;
 }
 
+__attribute__((format(printf, 1, 2)))
 static json_t *fail(const char *fmt, ...)
 {
 	json_t *r = json_object();
@@ -778,10 +775,8 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		pool_serve__unlisten(l);
 		return ret;
 	}
-	if (jail__dir())
-		say(&s, "listening on %s (jailed in %s)", s.path, jail__dir());
-	else
-		say(&s, "listening on %s", s.path);
+	say(&s, "listening on %s%s%s%s", s.path, jail__dir() ? " (jailed in " : "",
+	    jail__dir() ? jail__dir() : "", jail__dir() ? ")" : "");
 	/* set up: from here the control thread only serves */
 	ret = seccomp__enter_main();
 	if (ret == 0)
@@ -794,4 +789,12 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 	close(s.efd);
 	say(&s, "stopped after %u connections", s.next_id);
 	return ret;
+}
+
+int pool_serve__run(struct pool *p, const char *path,
+		    volatile sig_atomic_t *stop, FILE *log)
+{
+	struct pool_listener l;
+
+	return pool_serve__listen(&l, path) ?: pool_serve__run_on(p, &l, stop, log);
 }

@@ -51,6 +51,7 @@
 #define COLDSTART_POOL_SERVE_H
 
 #include "pool.h"
+#include "serve_listen.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -63,8 +64,7 @@
 #define SERVE_MAX_LINE 65536
 /* Connections served at once, one thread each. */
 #define SERVE_MAX_CONNS 256
-/* How long a connection may wait to send a request line, by default. */
-#define SERVE_IDLE_TIMEOUT_S 30
+
 
 /* Serves `p` on a Unix socket at `path` until a drain request or until
  * *stop becomes non-zero (a signal handler may set it; it is looked at
@@ -84,26 +84,11 @@ int pool_serve__run(struct pool *p, const char *path,
 
 /* pool_serve__run in two steps, for a server that binds its socket
  * before the pool starts (a jailed one: the path is on the host's
- * filesystem, out of the jail's reach once the refill workers run).
- * pool_serve__listen makes and binds the socket as pool_serve__run does
- * (0 or -errno); pool_serve__run_on serves on it and closes it, removing
- * the socket file where it still can. */
-struct pool_listener {
-	const char *path;
-	int fd;
-	bool bound; /* the socket file at path is ours: */
-	dev_t dev;  /* its device and inode */
-	ino_t ino;
-	/* SERVE_IDLE_TIMEOUT_S, set by pool_serve__listen; the caller may
-	 * change it before pool_serve__run_on. 0: no idle timeout */
-	uint64_t idle_timeout_ns;
-};
-
-int pool_serve__listen(struct pool_listener *l, const char *path);
+ * filesystem, out of the jail's reach once the refill workers run):
+ * pool_serve__listen (serve_listen.h), then pool_serve__run_on, which
+ * serves on it and closes it, removing the socket file where it still
+ * can. */
 int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		       volatile sig_atomic_t *stop, FILE *log);
-/* Closes the listening socket and removes its file, unless another
- * server's replaced it (a jailed server cannot: its parent does). */
-void pool_serve__unlisten(struct pool_listener *l);
 
 #endif

@@ -1,8 +1,7 @@
-/* The pool server's socket file (serve.h): made and bound once, a stale
- * one replaced, a live server's or another kind of file left alone, and
- * removed at the end only while it is still the one bound; and
- * pool_serve__run, which makes it and serves on it. */
-#include "serve.h"
+/* The pool server's socket file (serve_listen.h): made and bound once, a
+ * stale one replaced, a live server's or another kind of file left
+ * alone, and removed at the end only while it is still the one bound. */
+#include "serve_listen.h"
 
 #include "err.h"
 
@@ -111,13 +110,4 @@ int pool_serve__listen(struct pool_listener *l, const char *path)
 	if (ret < 0)
 		pool_serve__unlisten(l);
 	return ret;
-}
-
-int pool_serve__run(struct pool *p, const char *path,
-		    volatile sig_atomic_t *stop, FILE *log)
-{
-	struct pool_listener l;
-	int ret = pool_serve__listen(&l, path);
-
-	return ret < 0 ? ret : pool_serve__run_on(p, &l, stop, log);
 }

@@ -125,9 +125,9 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M | R, "prctl", 0, PR_SET_NO_NEW_PRIVS, "new threads set no_new_privs before "
 	  "their own filter"),
 	ARG(M | R, "prctl", 0, PR_SET_NAME, "log mode names new threads by role"),
+	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
 	ARG(M | R, "fcntl", 1, F_GETFL, "regfile__open clears O_NONBLOCK (a snapshot's wset)"),
 	ARG(M | R, "fcntl", 1, F_SETFL, "the same"),
-	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
 	ARG(M | R, "seccomp", 0, SECCOMP_SET_MODE_FILTER, "new vCPU and uffd threads load "
 	  "their own filter"),
 	ARG(M | R, "ioctl", 1, USERFAULTFD_IOC_NEW, "USERFAULTFD_IOC_NEW: a uffd through /dev/userfaultfd"),

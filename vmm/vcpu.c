@@ -2,17 +2,16 @@
  * dispatches exits to the trap registry, and parking. */
 #include "vcpu.h"
 
-#include "cpu_x86.h"
 #include "err.h"
 #include "jail.h"
 #include "seccomp.h"
 
 #include <linux/kvm.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define VCPU_STACK_SIZE (256u << 10) /* the run loop needs little */
@@ -42,6 +41,58 @@ void vcpu__kick_all(struct vm *vm)
 		if (vcpu->started)
 			pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
 	}
+}
+
+static void vm_vend(struct vm *vm, enum vm_outcome outcome, const char *fmt,
+		    va_list ap)
+{
+	pthread_mutex_lock(&vm->lock);
+	if (!vm->ending) {
+		vm->ending = 1;
+		vm->outcome = outcome;
+		vsnprintf(vm->reason, sizeof(vm->reason), fmt, ap);
+		vcpu__kick_all(vm);
+	}
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vm_vend(vm, outcome, fmt, ap);
+	va_end(ap);
+}
+
+static const char *const exit_names[] = {
+	[KVM_EXIT_UNKNOWN] = "UNKNOWN",
+	[KVM_EXIT_EXCEPTION] = "EXCEPTION",
+	[KVM_EXIT_IO] = "IO",
+	[KVM_EXIT_HYPERCALL] = "HYPERCALL",
+	[KVM_EXIT_DEBUG] = "DEBUG",
+	[KVM_EXIT_HLT] = "HLT",
+	[KVM_EXIT_MMIO] = "MMIO",
+	[KVM_EXIT_IRQ_WINDOW_OPEN] = "IRQ_WINDOW_OPEN",
+	[KVM_EXIT_SHUTDOWN] = "SHUTDOWN",
+	[KVM_EXIT_FAIL_ENTRY] = "FAIL_ENTRY",
+	[KVM_EXIT_INTR] = "INTR",
+	[KVM_EXIT_SET_TPR] = "SET_TPR",
+	[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS",
+	[KVM_EXIT_NMI] = "NMI",
+	[KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
+	[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT",
+	[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
+	[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
+};
+
+const char *vm__exit_reason_name(uint32_t reason)
+{
+	if (reason < sizeof(exit_names) / sizeof(exit_names[0]) &&
+	    exit_names[reason])
+		return exit_names[reason];
+	return "(unnamed)";
 }
 
 static int handle_io(struct vcpu *vcpu)
@@ -296,44 +347,3 @@ void vcpu__join_threads(struct vm *vm)
 		if (vm->vcpus[i].started)
 			pthread_join(vm->vcpus[i].thread, NULL);
 }
-
-int vcpu__create(struct vm *vm, unsigned int id)
-{
-	struct vcpu *vcpu = &vm->vcpus[id];
-	void *run;
-	int ret;
-
-	vcpu->fd = KVM_IOCTL(vm->fd, KVM_CREATE_VCPU, (void *)(uintptr_t)id);
-	if (vcpu->fd < 0)
-		return vcpu->fd;
-	run = mmap(NULL, vm->kvm->vcpu_mmap_size, PROT_READ | PROT_WRITE,
-		   MAP_SHARED, vcpu->fd, 0);
-	if (run == MAP_FAILED) {
-		ret = err__sys(errno, "mmap of vCPU %u's kvm_run", id);
-		goto err_close;
-	}
-	vcpu->run = run;
-	if (vm->cpuid == VM_CPUID_HOST) {
-		ret = x86__vcpu_set_cpuid(vcpu);
-		if (ret < 0)
-			goto err_unmap;
-	}
-	return 0;
-
-err_unmap:
-	munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
-	vcpu->run = NULL;
-err_close:
-	close(vcpu->fd);
-	vcpu->fd = -1;
-	return ret;
-}
-
-void vcpu__destroy(struct vm *vm, struct vcpu *vcpu)
-{
-	if (vcpu->run)
-		munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
-	if (vcpu->fd >= 0)
-		close(vcpu->fd);
-}
-

@@ -1,14 +1,10 @@
 /* The vCPU side of a VM (vm.c's own): each vCPU's thread, the run loop
- * that dispatches its exits, and the kick that stops it. */
+ * that dispatches its exits, and the kick that stops it; vm__end
+ * (vm_state.h) is here too, as the vCPU threads end the VM. */
 #ifndef COLDSTART_VCPU_H
 #define COLDSTART_VCPU_H
 
-#include "vm.h"
-
-/* KVM_CREATE_VCPU for vcpus[id], its kvm_run mapping and (VM_CPUID_HOST)
- * CPUID. 0 or -errno with a message; on failure the vCPU has nothing. */
-int vcpu__create(struct vm *vm, unsigned int id);
-void vcpu__destroy(struct vm *vm, struct vcpu *vcpu);
+#include "vm_state.h"
 
 /* Makes every vCPU's thread before the VM itself (not under a pending
  * jail); each loads its seccomp filter and waits until vm__start clears

@@ -10,7 +10,6 @@
 
 #include <linux/kvm.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,35 +22,6 @@
  * is idempotent, and one can be lost (nested KVM under an emulated CPU
  * was seen to drop them, leaving a vCPU in a guest loop for minutes). */
 #define REKICK_NS 100000000ull
-
-static const char *const exit_names[] = {
-	[KVM_EXIT_UNKNOWN] = "UNKNOWN",
-	[KVM_EXIT_EXCEPTION] = "EXCEPTION",
-	[KVM_EXIT_IO] = "IO",
-	[KVM_EXIT_HYPERCALL] = "HYPERCALL",
-	[KVM_EXIT_DEBUG] = "DEBUG",
-	[KVM_EXIT_HLT] = "HLT",
-	[KVM_EXIT_MMIO] = "MMIO",
-	[KVM_EXIT_IRQ_WINDOW_OPEN] = "IRQ_WINDOW_OPEN",
-	[KVM_EXIT_SHUTDOWN] = "SHUTDOWN",
-	[KVM_EXIT_FAIL_ENTRY] = "FAIL_ENTRY",
-	[KVM_EXIT_INTR] = "INTR",
-	[KVM_EXIT_SET_TPR] = "SET_TPR",
-	[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS",
-	[KVM_EXIT_NMI] = "NMI",
-	[KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
-	[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT",
-	[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
-	[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
-};
-
-const char *vm__exit_reason_name(uint32_t reason)
-{
-	if (reason < sizeof(exit_names) / sizeof(exit_names[0]) &&
-	    exit_names[reason])
-		return exit_names[reason];
-	return "(unnamed)";
-}
 
 const char *vm__outcome_name(enum vm_outcome outcome)
 {
@@ -73,29 +43,6 @@ static void rekick(struct vm *vm, uint64_t *kicked)
 		vcpu__kick_all(vm);
 		*kicked = now;
 	}
-}
-
-static void vm_vend(struct vm *vm, enum vm_outcome outcome, const char *fmt,
-		    va_list ap)
-{
-	pthread_mutex_lock(&vm->lock);
-	if (!vm->ending) {
-		vm->ending = 1;
-		vm->outcome = outcome;
-		vsnprintf(vm->reason, sizeof(vm->reason), fmt, ap);
-		vcpu__kick_all(vm);
-	}
-	pthread_cond_broadcast(&vm->cond);
-	pthread_mutex_unlock(&vm->lock);
-}
-
-void vm__end(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vm_vend(vm, outcome, fmt, ap);
-	va_end(ap);
 }
 
 void vm__interrupt(struct vm *vm)
@@ -177,6 +124,46 @@ void vm__resume(struct vm *vm)
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
 }
+static int create_vcpu(struct vm *vm, unsigned int id)
+{
+	struct vcpu *vcpu = &vm->vcpus[id];
+	void *run;
+	int ret;
+
+	vcpu->fd = KVM_IOCTL(vm->fd, KVM_CREATE_VCPU, (void *)(uintptr_t)id);
+	if (vcpu->fd < 0)
+		return vcpu->fd;
+	run = mmap(NULL, vm->kvm->vcpu_mmap_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, vcpu->fd, 0);
+	if (run == MAP_FAILED) {
+		ret = err__sys(errno, "mmap of vCPU %u's kvm_run", id);
+		goto err_close;
+	}
+	vcpu->run = run;
+	if (vm->cpuid == VM_CPUID_HOST) {
+		ret = x86__vcpu_set_cpuid(vcpu);
+		if (ret < 0)
+			goto err_unmap;
+	}
+	return 0;
+
+err_unmap:
+	munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
+	vcpu->run = NULL;
+err_close:
+	close(vcpu->fd);
+	vcpu->fd = -1;
+	return ret;
+}
+
+static void destroy_vcpu(struct vm *vm, struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vm->kvm->vcpu_mmap_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+}
+
 static void mem_failed(void *ctx, const char *reason)
 {
 	vm__end(ctx, VM_FAILED, "guest memory: %s", reason);
@@ -316,10 +303,10 @@ static int create_vcpus(struct vm *vm, unsigned int n)
 	int ret;
 
 	for (; vm->nr_vcpus < n; vm->nr_vcpus++) {
-		ret = vcpu__create(vm, vm->nr_vcpus);
+		ret = create_vcpu(vm, vm->nr_vcpus);
 		if (ret < 0) {
 			while (vm->nr_vcpus--)
-				vcpu__destroy(vm, &vm->vcpus[vm->nr_vcpus]);
+				destroy_vcpu(vm, &vm->vcpus[vm->nr_vcpus]);
 			vm->nr_vcpus = 0;
 			return ret;
 		}
@@ -540,7 +527,7 @@ void vm__destroy(struct vm *vm)
 		vm__wait(vm, 0);
 	}
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
-		vcpu__destroy(vm, &vm->vcpus[i]);
+		destroy_vcpu(vm, &vm->vcpus[i]);
 	mem__destroy(&vm->mem);
 	close(vm->fd);
 	vm_free(vm);
