@@ -407,10 +407,10 @@ static double from_key(uint64_t k)
 #define RADIX_BITS 11
 #define RADIX (1u << RADIX_BITS)
 
-/* Sorts a[0..n) ascending (-0 before 0): an LSD radix sort of the
- * values' order keys, O(n), where qsort's calls of a comparison were
- * most of the U test's time on millions of samples. -ENOMEM. */
-static int sort_doubles(double *a, size_t n)
+/* An LSD radix sort of the values' order keys, O(n), where qsort's
+ * calls of a comparison were most of the U test's time on millions of
+ * samples. */
+int stats__sort(double *a, size_t n)
 {
 	uint64_t *k = malloc(n * sizeof(*k)), *t = malloc(n * sizeof(*t));
 	size_t *count = malloc(RADIX * sizeof(*count));
@@ -558,7 +558,7 @@ int stats__mann_whitney(const double *x, size_t nx, const double *y,
 		return -EINVAL;
 	xs = dup_samples(x, nx);
 	ys = dup_samples(y, ny);
-	if (!xs || !ys || sort_doubles(xs, nx) < 0 || sort_doubles(ys, ny) < 0)
+	if (!xs || !ys || stats__sort(xs, nx) < 0 || stats__sort(ys, ny) < 0)
 		goto out;
 	rank_sum(xs, nx, ys, ny, &rx, &ties);
 	out->u = rx - (double)nx * (double)(nx + 1) / 2;

@@ -72,6 +72,9 @@ uint64_t stats__rng_below(struct stats_rng *rng, uint64_t n);
 /* Standard normal deviate (Box-Muller). */
 double stats__rng_normal(struct stats_rng *rng);
 
+/* Sorts a[0..n) ascending (-0 before 0) in O(n); 0 or -ENOMEM. */
+int stats__sort(double *a, size_t n);
+
 /* Samples above which the interval of the median is not bootstrapped:
  * resampling costs resamples x n (1000 x 100,000 is about a second), and
  * at this n the bootstrap percentile interval of the median is the

@@ -8,13 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Pairs (i, j) with y[j] - x[i] <= d, both sorted ascending: as y[j]
  * grows so does the least x[i] that still qualifies, so one pass. */
 static double count_at_most(const double *x, size_t nx, const double *y,
@@ -31,28 +24,64 @@ static double count_at_most(const double *x, size_t nx, const double *y,
 	return count;
 }
 
-/* The k-th smallest (1-based) of the nx * ny differences y[j] - x[i],
- * by bisection on the value: O((nx + ny) log) time and no nx * ny
- * array, so a million samples a side cost what sorting them costs. */
-static double kth_difference(const double *x, size_t nx, const double *y,
-			     size_t ny, double k)
+/* The differences y[j] - x[i] in (lo, hi] into d (as many as
+ * count_at_most(hi) - count_at_most(lo)): for each y[j] the x[i] that
+ * give them are a run, found with the same comparisons as the counts. */
+static size_t gather(const double *x, size_t nx, const double *y, size_t ny,
+		     double lo, double hi, double *d)
 {
-	double lo = y[0] - x[nx - 1], hi = y[ny - 1] - x[0];
+	size_t m = 0, a = nx, b = nx; /* x[a..] within hi, x[b..] within lo */
 
-	if (count_at_most(x, nx, y, ny, lo) >= k)
-		return lo;
-	/* invariant: count(lo) < k <= count(hi) */
-	for (int i = 0; i < 200; i++) {
-		double mid = lo + (hi - lo) / 2;
-
-		if (mid <= lo || mid >= hi)
-			break;
-		if (count_at_most(x, nx, y, ny, mid) >= k)
-			hi = mid;
-		else
-			lo = mid;
+	for (size_t j = ny; j-- > 0;) {
+		while (a > 0 && y[j] - x[a - 1] <= hi)
+			a--;
+		while (b > 0 && y[j] - x[b - 1] <= lo)
+			b--;
+		for (size_t i = a; i < b; i++)
+			d[m++] = y[j] - x[i];
 	}
-	return hi;
+	return m;
+}
+
+/* The k-th smallest (1-based) of the nx * ny differences y[j] - x[i],
+ * by bisection on the value until at most nx + ny differences are left
+ * between the bounds, which are then gathered and sorted: O((nx + ny)
+ * log) time and no nx * ny array, so a million samples a side cost what
+ * sorting them costs. Into *v; 0 or -ENOMEM. */
+static int kth_difference(const double *x, size_t nx, const double *y,
+			  size_t ny, double k, double *v)
+{
+	double lo = y[0] - x[nx - 1], hi = y[ny - 1] - x[0], *d;
+	double clo = count_at_most(x, nx, y, ny, lo), chi = (double)nx * ny;
+	size_t m;
+	int ret;
+
+	*v = lo;
+	if (clo >= k)
+		return 0;
+	/* invariant: count(lo) = clo < k <= count(hi) = chi */
+	while (chi - clo > (double)(nx + ny)) {
+		double mid = lo + (hi - lo) / 2, c;
+
+		if (mid <= lo || mid >= hi) { /* adjacent: hi is the value */
+			*v = hi;
+			return 0;
+		}
+		c = count_at_most(x, nx, y, ny, mid);
+		if (c >= k)
+			hi = mid, chi = c;
+		else
+			lo = mid, clo = c;
+	}
+	d = malloc((nx + ny) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	m = gather(x, nx, y, ny, lo, hi, d);
+	ret = stats__sort(d, m);
+	if (ret == 0)
+		*v = d[(size_t)(k - clo) - 1];
+	free(d);
+	return ret;
 }
 
 static double *sorted_copy(const double *a, size_t n, bool logs)
@@ -63,7 +92,10 @@ static double *sorted_copy(const double *a, size_t n, bool logs)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		c[i] = logs ? log(a[i]) : a[i];
-	qsort(c, n, sizeof(*c), cmp_double);
+	if (stats__sort(c, n) < 0) {
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -80,7 +112,8 @@ static double bound_rank(size_t nx, size_t ny, double z)
 int stats__shift_ci(const double *x, size_t nx, const double *y, size_t ny,
 		    double z, bool logs, struct shift_ci *out)
 {
-	double *xs, *ys, m = (double)nx * (double)ny, k;
+	double *xs, *ys, m = (double)nx * (double)ny, k, a = 0, b = 0;
+	int ret;
 
 	if (nx == 0 || ny == 0 || !(z >= 0))
 		return -EINVAL;
@@ -93,13 +126,18 @@ int stats__shift_ci(const double *x, size_t nx, const double *y, size_t ny,
 	}
 	/* the median of the differences: the mean of the two middle ones
 	 * when their count is even */
-	out->estimate = (kth_difference(xs, nx, ys, ny, floor((m + 1) / 2)) +
-			 kth_difference(xs, nx, ys, ny, ceil((m + 1) / 2))) / 2;
 	k = bound_rank(nx, ny, z);
-	out->lo = k >= 1 ? kth_difference(xs, nx, ys, ny, k) : -INFINITY;
-	out->hi = k >= 1 ? kth_difference(xs, nx, ys, ny, m + 1 - k)
-			 : INFINITY;
+	out->lo = -INFINITY;
+	out->hi = INFINITY;
+	ret = kth_difference(xs, nx, ys, ny, floor((m + 1) / 2), &a);
+	if (ret == 0)
+		ret = kth_difference(xs, nx, ys, ny, ceil((m + 1) / 2), &b);
+	out->estimate = (a + b) / 2;
+	if (ret == 0 && k >= 1)
+		ret = kth_difference(xs, nx, ys, ny, k, &out->lo);
+	if (ret == 0 && k >= 1)
+		ret = kth_difference(xs, nx, ys, ny, m + 1 - k, &out->hi);
 	free(xs);
 	free(ys);
-	return 0;
+	return ret;
 }

@@ -154,6 +154,49 @@ static void shift_interval_by_hand(void **state)
 	assert_int_equal(stats__shift_ci(x, 0, y, 3, 1, false, &ci), -EINVAL);
 }
 
+static int cmp_diff(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The interval against every difference sorted, on samples with many
+ * ties and sizes whose nx * ny differences outnumber nx + ny (where the
+ * bisection hands over to gathering the few left). */
+static void shift_interval_by_brute_force(void **state)
+{
+	double x[60], y[60], d[3600], z = 1.5;
+	struct shift_ci ci;
+	struct stats_rng rng;
+
+	(void)state;
+	stats__rng_seed(&rng, 11);
+	for (int t = 0; t < 300; t++) {
+		size_t nx = 1 + stats__rng_below(&rng, 60);
+		size_t ny = 1 + stats__rng_below(&rng, 60), m = 0;
+		double range = t % 3 ? 1000 : 5, k;
+
+		for (size_t i = 0; i < nx; i++)
+			x[i] = (double)stats__rng_below(&rng, (uint64_t)range);
+		for (size_t j = 0; j < ny; j++)
+			y[j] = (double)stats__rng_below(&rng, (uint64_t)range) + 3;
+		for (size_t i = 0; i < nx; i++)
+			for (size_t j = 0; j < ny; j++)
+				d[m++] = y[j] - x[i];
+		qsort(d, m, sizeof(*d), cmp_diff);
+		assert_int_equal(stats__shift_ci(x, nx, y, ny, z, false, &ci), 0);
+		assert_true(ci.estimate == (d[(m + 1) / 2 - 1] + d[(m + 2) / 2 - 1]) / 2);
+		k = floor((double)m / 2 -
+			  z * sqrt((double)m * (double)(nx + ny + 1) / 12));
+		if (k >= 1)
+			assert_true(ci.lo == d[(size_t)k - 1] &&
+				    ci.hi == d[m - (size_t)k]);
+		else
+			assert_true(isinf(ci.lo) && isinf(ci.hi));
+	}
+}
+
 static bool passes(const struct compare_row *r)
 {
 	return r->verdict != COMPARE_REGRESSED &&
@@ -699,6 +742,7 @@ int main(void)
 		cmocka_unit_test(improvement_is_not_a_regression),
 		cmocka_unit_test(tiny_samples_are_inconclusive),
 		cmocka_unit_test(shift_interval_by_hand),
+		cmocka_unit_test(shift_interval_by_brute_force),
 		cmocka_unit_test(no_pass_without_evidence),
 		cmocka_unit_test(tight_no_change_passes),
 		cmocka_unit_test(normal_quantiles),
