@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void report__series_csv(FILE *f, const struct report *r)
 {
@@ -62,6 +65,51 @@ static void group_of(const json_t *s, char *out, size_t len)
 	safe_name(out, len, buf);
 }
 
+/* Summaries and bootstrap intervals are most of report's time on many
+ * series; each interval has a seed of its own, so threads over the
+ * series give the same values. At most this many threads. */
+#define STATS_THREADS 8
+
+struct stats_job {
+	struct input *in;
+	size_t from, step; /* series from, from + step, ... */
+};
+
+static void *stats_job(void *arg)
+{
+	const struct stats_job *j = arg;
+	struct input *in = j->in;
+
+	for (size_t k = j->from; k < in->doc.nr_series; k += j->step)
+		in->stats_ret[k] = series_stats(&in->doc.series[k],
+						&in->stats[k]);
+	return NULL;
+}
+
+/* Every series' stats, on one thread per CPU (few series: this one);
+ * a job whose thread could not be made runs here. */
+static void summarise(struct input *in)
+{
+	long cpus = in->doc.nr_series < 64 ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = cpus < 1 ? 1 : cpus > STATS_THREADS ? STATS_THREADS
+							: (size_t)cpus;
+	struct stats_job jobs[STATS_THREADS];
+	pthread_t th[STATS_THREADS];
+	bool made[STATS_THREADS] = { false };
+
+	for (size_t t = 0; t < nt; t++)
+		jobs[t] = (struct stats_job){ in, t, nt };
+	for (size_t t = 1; t < nt; t++)
+		made[t] = pthread_create(&th[t], NULL, stats_job,
+					 &jobs[t]) == 0;
+	stats_job(&jobs[0]);
+	for (size_t t = 1; t < nt; t++)
+		if (made[t])
+			pthread_join(th[t], NULL);
+		else
+			stats_job(&jobs[t]);
+}
+
 int report__index_series(struct input *in)
 {
 	const json_t *arr = get(in->root, "series");
@@ -73,12 +121,10 @@ int report__index_series(struct input *in)
 	if (!in->groups || !in->stats || !in->stats_ret)
 		return err__set(ENOMEM, "summarising series");
 	/* compare__parse took the series in order, each name once */
-	for (size_t k = 0; k < in->doc.nr_series; k++) {
+	for (size_t k = 0; k < in->doc.nr_series; k++)
 		group_of(json_array_get(arr, k), in->groups[k],
 			 sizeof(in->groups[k]));
-		in->stats_ret[k] = series_stats(&in->doc.series[k],
-						&in->stats[k]);
-	}
+	summarise(in);
 	return 0;
 }
 
