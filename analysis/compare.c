@@ -1,11 +1,10 @@
-/* BASE vs NEW result documents: parsing, comparability, verdicts,
- * exports. */
+/* BASE vs NEW result documents: parsing, comparability, verdicts (the
+ * exports for other tools: compare_export.c). */
 #include "compare.h"
 
 #include "err.h"
 #include "sysinfo.h"
 
-#include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdint.h>
@@ -422,8 +421,8 @@ double compare__threshold_for(const struct compare_opts *o,
 }
 
 /* Half-width of the bootstrap 95 % interval of the median, relative. */
-static int median_spread(const double *x, size_t n, double median,
-			 double *spread)
+int compare__median_spread(const double *x, size_t n, double median,
+			   double *spread)
 {
 	double lo, hi;
 	int ret = stats__bootstrap_median_ci(x, n, SPREAD_RESAMPLES, 0.95,
@@ -551,7 +550,7 @@ static int describe_side(const double *x, size_t n, double *median,
 	*median = out->median;
 	*noise = *median != 0 ? STATS_MAD_SCALE * out->mad / fabs(*median)
 			      : 0;
-	return median_spread(x, n, *median, spread);
+	return compare__median_spread(x, n, *median, spread);
 }
 
 static bool all_positive(const double *x, size_t n)
@@ -743,75 +742,4 @@ void compare__free_result(struct compare_result *res)
 	free(res->only_base);
 	free(res->only_new);
 	*res = (struct compare_result){ 0 };
-}
-
-/* ---- exports ---- */
-
-static json_t *github_entry(const struct result_doc *doc,
-			    const struct result_series *s)
-{
-	bool ns = !strcmp(s->unit, "ns");
-	double median, spread = 0;
-	char *name = NULL, range[32];
-	json_t *e = NULL;
-
-	if (stats__median(s->samples, s->n, &median) < 0 ||
-	    median_spread(s->samples, s->n, median, &spread) < 0 ||
-	    asprintf(&name, "%s/%s", doc->bench, s->name) < 0)
-		return NULL;
-	snprintf(range, sizeof(range), "± %.1f%%", 100 * spread);
-	e = json_pack("{s:s, s:s, s:f, s:s}", "name", name, "unit",
-		      ns ? "ms" : s->unit, "value", ns ? median / 1e6 : median,
-		      "range", range);
-	free(name);
-	return e;
-}
-
-json_t *compare__github_json(const struct result_doc *doc, bool bigger)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; arr && i < doc->nr_series; i++) {
-		json_t *e;
-
-		if (doc->series[i].higher_is_better != bigger)
-			continue; /* the other direction's file */
-		e = github_entry(doc, &doc->series[i]);
-		if (!e || json_array_append_new(arr, e) < 0) {
-			json_decref(arr);
-			err__set(ENOMEM, "building the github JSON");
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-/* Go benchmark names hold no white space. */
-static void put_token(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc(isspace((unsigned char)*s) ? '_' : *s, out);
-}
-
-void compare__write_gobench(const struct result_doc *doc, FILE *out)
-{
-	fprintf(out, "goos: linux\ngoarch: amd64\npkg: coldstart/%s\n",
-		doc->bench);
-	fputs("cpu: ", out);
-	put_token(out, sysinfo_str(doc->sysinfo, "cpu", "model"));
-	fputc('\n', out);
-	for (size_t i = 0; i < doc->nr_series; i++) {
-		const struct result_series *s = &doc->series[i];
-
-		for (size_t k = 0; k < s->n; k++) {
-			fprintf(out, "Benchmark%c", toupper((unsigned char)
-							   doc->bench[0]));
-			put_token(out, doc->bench + 1);
-			fputc('/', out);
-			put_token(out, s->name);
-			fprintf(out, " 1 %.15g ", s->samples[k]);
-			put_token(out, s->unit);
-			fputs("/op\n", out);
-		}
-	}
 }

@@ -216,7 +216,13 @@ int compare__docs(const struct result_doc *base,
 		  struct compare_result *res);
 void compare__free_result(struct compare_result *res);
 
-/* github-action-benchmark's customSmallerIsBetter JSON: one entry per
+/* The median's relative spread: the larger half of its 95 % bootstrap
+ * interval over |median| (0 for a median of 0). 0 or -errno with a
+ * message. */
+int compare__median_spread(const double *x, size_t n, double median,
+			   double *spread);
+
+/* compare_export.c: github-action-benchmark's customSmallerIsBetter JSON: one entry per
  * lower-is-better series, {"name": "BENCH/SERIES", "unit", "value":
  * median (ns series in ms), "range": "± x%"}; with `bigger`, the
  * customBiggerIsBetter JSON of the higher-is-better series instead (the
