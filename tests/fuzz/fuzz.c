@@ -55,6 +55,16 @@ const char *fuzz__scratch(const char *target)
 	return scratch;
 }
 
+void fuzz__report_paths(const char *target, char *input, char *out,
+			size_t len)
+{
+	const char *dir = fuzz__scratch(target);
+
+	snprintf(input, len, "%s/result.json", dir);
+	snprintf(out, len, "%s/out", dir);
+	mkdir(out, 0700);
+}
+
 void fuzz__write(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

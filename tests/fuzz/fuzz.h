@@ -21,6 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * else /tmp), removed at exit; exits on failure (setup, not input). */
 const char *fuzz__scratch(const char *target);
 
+/* A report target's paths in its scratch directory: the document it
+ * reads (input, "DIR/result.json") and the --out directory it writes
+ * (out, "DIR/out", made here); each buffer holds len bytes. */
+void fuzz__report_paths(const char *target, char *input, char *out,
+			size_t len);
+
 /* Replaces the file at `path` with `len` bytes; exits on failure. */
 void fuzz__write(const char *path, const void *data, size_t len);
 

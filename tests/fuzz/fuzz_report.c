@@ -7,18 +7,13 @@
 
 #include <limits.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 static char input[PATH_MAX], out[PATH_MAX];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fuzz__scratch("report");
-
 	(void)argc, (void)argv;
-	snprintf(input, sizeof(input), "%s/result.json", dir);
-	snprintf(out, sizeof(out), "%s/out", dir);
-	mkdir(out, 0700);
+	fuzz__report_paths("report", input, out, sizeof(input));
 	return 0;
 }
 

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static char input[PATH_MAX], out[PATH_MAX];
 
@@ -180,12 +179,8 @@ static json_t *document(struct bytes *b)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fuzz__scratch("report_many");
-
 	(void)argc, (void)argv;
-	snprintf(input, sizeof(input), "%s/result.json", dir);
-	snprintf(out, sizeof(out), "%s/out", dir);
-	mkdir(out, 0700);
+	fuzz__report_paths("report_many", input, out, sizeof(input));
 	return 0;
 }
 
