@@ -42,13 +42,15 @@ run tune.out 0 tune pool --host "$ref" --arrivals poisson:20 \
 	--duration 2m --slo p99=10ms --seed 1 --out "$o/tune"
 # Neither the paths of this checkout and scratch directory nor the host
 # that runs the test are part of the output: tune pool records this host's
-# facts (sysinfo) beside what it derived, and they are left out here.
+# facts (sysinfo) and the commit of the binary beside what it derived, and
+# they are left out here.
 find "$o" -type f -exec sed -i "s#$tmp#TMP#g; s#$ref#REF#g" {} +
 python3 - "$o/tune/tune-pool.json" <<'PY' || fail "tune-pool.json is not JSON"
 import json, sys
 with open(sys.argv[1]) as f:
     d = json.load(f)
 d["sysinfo"] = "(this host)"
+d["coldstart"]["commit"] = "(this build)"
 with open(sys.argv[1], "w") as f:
     json.dump(d, f, indent=1, sort_keys=True)
 PY

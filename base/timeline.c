@@ -1,8 +1,9 @@
 /* Timeline marks and their names. */
 #include "timeline.h"
 
+#include "units.h"
+
 #include <stddef.h>
-#include <time.h>
 
 static const struct {
 	const char *name, *key;
@@ -26,10 +27,7 @@ static const struct {
 
 uint64_t timeline__now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return now_ns();
 }
 
 void timeline__mark(struct timeline *tl, enum tl_event ev)
