@@ -8,7 +8,7 @@
 #include "err.h"
 #include "jail.h"
 #include "kvm.h"
-#include "mem_restore.h"
+#include "mem_source.h"
 #include "policy.h"
 #include "seccomp.h"
 #include "snapshot.h"
@@ -323,7 +323,7 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 	p->idle_since = timeline__now();
 	/* what the THP strategies ask of /sys, read before a jail hides it
 	 * (their refusal, where THP is off, comes with the first VM) */
-	mem_restore__thp_available();
+	mem_source__thp_available();
 	/* the snapshot is open: a jail comes before the refill workers */
 	ret = jail__enter_pending();
 	if (ret < 0) {

@@ -4,7 +4,7 @@
 
 #include "err.h"
 #include "fileio.h"
-#include "mem_restore.h"
+#include "mem_source.h"
 #include "snapshot.h"
 #include "timeline.h"
 
@@ -201,7 +201,7 @@ static int plan(struct merge *m)
 	if (!m->src)
 		return err__set(ENOMEM, "planning a merge of %llu pages",
 				(unsigned long long)pages);
-	ret = mem_restore__for_each_extent(m->base_fd, m->size, mark_base, m);
+	ret = mem_source__for_each_extent(m->base_fd, m->size, mark_base, m);
 	for (unsigned int i = 0; ret == 0 && i < m->n; i++)
 		for (uint64_t p = 0; p < pages; p++)
 			if (page_dirty(m->diffs[i].bitmap, p))

@@ -11,7 +11,7 @@
 
 #include "err.h"
 #include "jail.h"
-#include "mem_restore.h"
+#include "mem_source.h"
 #include "seccomp.h"
 #include "zmem.h"
 
@@ -99,7 +99,7 @@ static int map_extents(struct uffd_state *u)
 	const struct zmem *z = u->m->zmem;
 
 	if (!z)
-		return mem_restore__for_each_extent(u->m->src_fd, u->m->size,
+		return mem_source__for_each_extent(u->m->src_fd, u->m->size,
 						    mark_extent, u);
 	for (uint32_t i = 0; i < z->nchunks; i++)
 		if (z->index[i].csize)
@@ -638,7 +638,7 @@ static int install_frames(struct guest_mem *m, uint32_t *pages, uint32_t n)
 		while (i < n && pages[i] / per <= last + 1)
 			last = pages[i++] / per;
 		end = (uint64_t)(last + 1) * MEM_ALIGN;
-		ret = mem_restore__read_range(m, first * MEM_ALIGN,
+		ret = mem_source__read_range(m, first * MEM_ALIGN,
 					      end < m->size ? end : m->size);
 	}
 	return ret;
@@ -657,7 +657,7 @@ static int prefetch_thp_map(struct guest_mem *m)
 	bool have_wset = pages != NULL;
 
 	if (ret == 0)
-		ret = mem_restore__map_thp(m->size, &p);
+		ret = mem_source__map_thp(m->size, &p);
 	if (ret < 0) {
 		free(pages);
 		return ret;

@@ -8,6 +8,7 @@
 #include "diff.h"
 #include "err.h"
 #include "mem_restore.h"
+#include "mem_source.h"
 #include "probe.h"
 #include "snapshot.h"
 #include "snaptest.h"
@@ -420,7 +421,7 @@ static void test_thp_variant(void **state)
 	struct mem_stats ms;
 
 	(void)state;
-	if (mem_restore__thp_available() < 0)
+	if (mem_source__thp_available() < 0)
 		skip();
 	ms = restore_huge(path("merged"), "eager-thp");
 	assert_true(ms.bytes_read >= workload().init_bytes);

@@ -4,6 +4,7 @@
  * and resume alone do not disturb the guest. Exits 77 without /dev/kvm. */
 #include "err.h"
 #include "mem_restore.h"
+#include "mem_source.h"
 #include "mem_uffd.h"
 #include "probe.h"
 #include "runner.h"
@@ -449,7 +450,7 @@ static void test_prefetch_records_then_replays(void **state)
 static void test_prefetch_thp_records_then_replays(void **state)
 {
 	(void)state;
-	if (mem_restore__thp_available() < 0) {
+	if (mem_source__thp_available() < 0) {
 		fprintf(stderr, "skipped: %s\n", err__last());
 		skip();
 	}
