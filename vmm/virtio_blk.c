@@ -1,0 +1,332 @@
+/* virtio-blk (virtio_blk.h): the device's configuration, its I/O thread
+ * and its requests. The thread sleeps on an eventfd that the transport's
+ * notification writes; it takes every available chain, serves it against
+ * the image and returns it as used, then raises one interrupt. */
+#include "virtio_blk.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER 16
+#define QUEUE_MAX VIRTQ_MAX_SIZE
+
+struct header {
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t sector;
+};
+
+int vblk__mode(const char *text, enum vblk_mode *out)
+{
+	static const char *const names[] = { "rw", "ro", "cow" };
+
+	for (unsigned int i = 0; i < 3; i++) {
+		if (strcmp(text, names[i]) == 0) {
+			*out = (enum vblk_mode)i;
+			return 0;
+		}
+	}
+	return err__set(EINVAL, "drive mode '%s': expected ro, rw or cow",
+			text);
+}
+
+static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
+{
+	const struct vblk *b = dev;
+	uint8_t cfg[24] = { 0 };
+	uint64_t sectors = b->bytes / VIRTIO_BLK_SECTOR;
+	uint32_t seg_max = QUEUE_MAX - 2;
+
+	memcpy(cfg, &sectors, 8);      /* capacity */
+	memcpy(cfg + 12, &seg_max, 4); /* seg_max */
+	memcpy(data, cfg + off, len);
+}
+
+/* Moves `len` bytes between the chain's buffers of one kind, from byte
+ * `at` of them on, and the disk at `disk`. 0, or -EIO. */
+static int transfer(struct vblk *b, const struct virtq_chain *c, bool to_disk,
+		    uint64_t at, uint64_t len, uint64_t disk)
+{
+	for (unsigned int k = 0; k < c->n && len; k++) {
+		const struct virtq_buf *buf = &c->buf[k];
+		uint64_t n;
+
+		if (buf->write == to_disk)
+			continue; /* readable buffers go to the disk */
+		if (at >= buf->len) {
+			at -= buf->len;
+			continue;
+		}
+		n = buf->len - at < len ? buf->len - at : len;
+		if (b->view && to_disk)
+			memcpy(b->view + disk, buf->host + at, n);
+		else if (b->view)
+			memcpy(buf->host + at, b->view + disk, n);
+		else if ((to_disk ? pwrite(b->fd, buf->host + at, n,
+					   (off_t)disk) :
+				    pread(b->fd, buf->host + at, n,
+					  (off_t)disk)) != (ssize_t)n)
+			return -EIO;
+		disk += n;
+		len -= n;
+		at = 0;
+	}
+	return len ? -EIO : 0;
+}
+
+/* Whether [sector, + len bytes) lies on the disk, in whole sectors. */
+static bool in_range(const struct vblk *b, uint64_t sector, uint64_t len)
+{
+	uint64_t sectors = b->bytes / VIRTIO_BLK_SECTOR;
+
+	return len % VIRTIO_BLK_SECTOR == 0 && sector <= sectors &&
+	       len / VIRTIO_BLK_SECTOR <= sectors - sector;
+}
+
+/* Serves one request; returns the bytes written into its buffers. */
+static uint32_t serve(struct vblk *b, const struct virtq_chain *c)
+{
+	struct header h;
+	uint8_t status = VIRTIO_BLK_S_OK;
+	uint64_t data = 0;
+
+	if (c->writable < 1)
+		return 0; /* nowhere to put a status: nothing to answer */
+	if (virtq__read(c, 0, &h, HEADER) != HEADER) {
+		status = VIRTIO_BLK_S_IOERR;
+		goto out;
+	}
+	switch (h.type) {
+	case VIRTIO_BLK_T_IN:
+		data = c->writable - 1;
+		if (!in_range(b, h.sector, data) ||
+		    transfer(b, c, false, 0, data,
+			     h.sector * VIRTIO_BLK_SECTOR) < 0)
+			status = VIRTIO_BLK_S_IOERR, data = 0;
+		else
+			b->bytes_read += data;
+		break;
+	case VIRTIO_BLK_T_OUT: {
+		uint64_t len = c->readable - HEADER;
+
+		if (b->mode == VBLK_RO || !in_range(b, h.sector, len) ||
+		    transfer(b, c, true, HEADER, len,
+			     h.sector * VIRTIO_BLK_SECTOR) < 0)
+			status = VIRTIO_BLK_S_IOERR;
+		else
+			b->bytes_written += len;
+		break;
+	}
+	case VIRTIO_BLK_T_FLUSH:
+		if (b->mode == VBLK_RW && fdatasync(b->fd) < 0)
+			status = VIRTIO_BLK_S_IOERR;
+		break;
+	case VIRTIO_BLK_T_GET_ID:
+		data = c->writable - 1 < sizeof(b->id) ? c->writable - 1 :
+							  sizeof(b->id);
+		virtq__write(c, 0, b->id, data);
+		break;
+	default:
+		status = VIRTIO_BLK_S_UNSUPP;
+	}
+out:
+	if (status != VIRTIO_BLK_S_OK)
+		b->errors++;
+	b->requests++;
+	virtq__write(c, c->writable - 1, &status, 1);
+	return (uint32_t)data + 1;
+}
+
+static void serve_all(struct vblk *b)
+{
+	struct virtq *q = &b->t.q[0];
+	struct virtq_chain *c = &b->chain;
+	bool used = false;
+	int ret;
+
+	while ((ret = virtq__pop(q, c)) > 0) {
+		virtq__push(q, c->head, serve(b, c));
+		used = true;
+	}
+	if (used)
+		virtio_mmio__used(&b->t, 0);
+	if (ret < 0) {
+		fprintf(stderr, "coldstart: virtio-blk: %s; the device needs "
+			"a reset\n", err__last());
+		virtio_mmio__needs_reset(&b->t);
+	}
+}
+
+static void *io_main(void *arg)
+{
+	struct vblk *b = arg;
+	uint64_t n;
+
+	for (;;) {
+		if (read(b->kick, &n, sizeof(n)) < 0 && errno != EINTR)
+			break;
+		if (__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE))
+			break;
+		if (!(__atomic_load_n(&b->t.s.status, __ATOMIC_ACQUIRE) &
+		      VIRTIO_STATUS_NEEDS_RESET))
+			serve_all(b);
+	}
+	return NULL;
+}
+
+static void kick(struct vblk *b)
+{
+	uint64_t one = 1;
+
+	if (write(b->kick, &one, sizeof(one)) < 0) {
+		/* An eventfd write fails only past 2^64 - 2 unread kicks:
+		 * the thread is awake already. */
+	}
+}
+
+static void notify(void *dev, unsigned int q)
+{
+	(void)q;
+	kick(dev);
+}
+
+static void stop_thread(struct vblk *b)
+{
+	if (!b->running)
+		return;
+	__atomic_store_n(&b->stop, true, __ATOMIC_RELEASE);
+	kick(b);
+	pthread_join(b->thread, NULL);
+	b->running = false;
+}
+
+static int activate(void *dev, uint64_t features)
+{
+	struct vblk *b = dev;
+	int ret;
+
+	(void)features;
+	b->stop = false;
+	ret = pthread_create(&b->thread, NULL, io_main, b);
+	if (ret)
+		return err__sys(ret, "virtio-blk: starting its I/O thread");
+	b->running = true;
+	kick(b); /* chains made available before DRIVER_OK */
+	return 0;
+}
+
+static void reset(void *dev)
+{
+	stop_thread(dev);
+}
+
+static int disk_size(int fd, const char *path, uint64_t *bytes)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err__sys(errno, "drive %s", path);
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, bytes) < 0)
+			return err__sys(errno, "drive %s: its size", path);
+	} else if (S_ISREG(st.st_mode)) {
+		*bytes = (uint64_t)st.st_size;
+	} else {
+		return err__set(EINVAL, "drive %s: not a regular file or a "
+				"block device", path);
+	}
+	if (*bytes == 0 || *bytes % VIRTIO_BLK_SECTOR)
+		return err__set(EINVAL, "drive %s: %llu bytes, not a whole "
+				"number of 512-byte sectors", path,
+				(unsigned long long)*bytes);
+	return 0;
+}
+
+static int open_image(struct vblk *b, const char *path)
+{
+	int flags = b->mode == VBLK_RW ? O_RDWR : O_RDONLY;
+	int ret;
+
+	b->fd = open(path, flags | O_CLOEXEC);
+	if (b->fd < 0)
+		return err__sys(errno, "drive %s", path);
+	ret = disk_size(b->fd, path, &b->bytes);
+	if (ret == 0 && b->mode == VBLK_COW) {
+		b->view = mmap(NULL, b->bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_NORESERVE, b->fd, 0);
+		if (b->view == MAP_FAILED) {
+			b->view = NULL;
+			ret = err__sys(errno, "drive %s: mapping it "
+				       "copy-on-write", path);
+		}
+	}
+	if (ret < 0) {
+		close(b->fd);
+		b->fd = -1;
+	}
+	return ret;
+}
+
+int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
+	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
+	       void (*raise)(void *ctx, uint32_t irq), void *raise_ctx)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->mode = mode;
+	ret = open_image(b, path);
+	if (ret < 0)
+		return ret;
+	/* GET_ID's 20 bytes need no terminator. */
+	memcpy(b->id, name, strlen(name) < sizeof(b->id) ? strlen(name) :
+							    sizeof(b->id));
+	b->kick = eventfd(0, EFD_CLOEXEC);
+	if (b->kick < 0) {
+		ret = err__sys(errno, "virtio-blk: eventfd");
+		goto err_image;
+	}
+	b->ops = (struct virtio_dev_ops){
+		.name = "virtio-blk", .device_id = VIRTIO_ID_BLOCK,
+		.features = VIRTIO_BLK_F_SEG_MAX |
+			    (mode == VBLK_RO ? VIRTIO_BLK_F_RO : 0) |
+			    (mode == VBLK_RW ? VIRTIO_BLK_F_FLUSH : 0),
+		.queues = 1, .queue_max = QUEUE_MAX, .config_size = 24,
+		.config_read = config_read, .activate = activate,
+		.notify = notify, .reset = reset,
+	};
+	ret = virtio_mmio__init(&b->t, &b->ops, b, mem, base, irq, raise,
+				raise_ctx);
+	if (ret < 0)
+		goto err_kick;
+	return 0;
+
+err_kick:
+	close(b->kick);
+err_image:
+	if (b->view)
+		munmap(b->view, b->bytes);
+	close(b->fd);
+	return ret;
+}
+
+void vblk__close(struct vblk *b)
+{
+	stop_thread(b);
+	virtio_mmio__destroy(&b->t);
+	close(b->kick);
+	if (b->view)
+		munmap(b->view, b->bytes);
+	close(b->fd);
+}

@@ -1,0 +1,76 @@
+/* virtio-blk over virtio-mmio: a disk image as a guest's block device.
+ * Requests are served on the device's own I/O thread, never on a vCPU's;
+ * a request past the end of the disk, to a read-only disk, or of an
+ * unknown type gets an error status, and a malformed queue asks the
+ * driver for a reset: the VMM keeps running either way. */
+#ifndef COLDSTART_VIRTIO_BLK_H
+#define COLDSTART_VIRTIO_BLK_H
+
+#include "virtio_mmio.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct guest_mem;
+struct iotrap_table;
+
+#define VIRTIO_ID_BLOCK 2
+#define VIRTIO_BLK_SECTOR 512
+
+/* Request types and status (virtio 1.x, 5.2.6). */
+enum {
+	VIRTIO_BLK_T_IN = 0,
+	VIRTIO_BLK_T_OUT = 1,
+	VIRTIO_BLK_T_FLUSH = 4,
+	VIRTIO_BLK_T_GET_ID = 8,
+};
+enum {
+	VIRTIO_BLK_S_OK = 0,
+	VIRTIO_BLK_S_IOERR = 1,
+	VIRTIO_BLK_S_UNSUPP = 2,
+};
+
+/* Feature bits the device offers. */
+#define VIRTIO_BLK_F_SEG_MAX (1ull << 2)
+#define VIRTIO_BLK_F_RO (1ull << 5)
+#define VIRTIO_BLK_F_FLUSH (1ull << 9)
+
+/* How the guest's writes reach the image. */
+enum vblk_mode {
+	VBLK_RW,  /* into the file itself */
+	VBLK_RO,  /* refused: the disk is read-only */
+	VBLK_COW, /* into this VM's private copy-on-write view of the file */
+};
+
+struct vblk {
+	struct virtio_mmio t;
+	struct virtio_dev_ops ops;
+	enum vblk_mode mode;
+	int fd;
+	uint8_t *view; /* VBLK_COW: the private mapping of the file */
+	uint64_t bytes;
+	char id[20]; /* GET_ID: the image's name, not NUL-terminated if 20 */
+	int kick;    /* eventfd: the driver notified, or the thread must stop */
+	pthread_t thread;
+	bool running, stop;
+	struct virtq_chain chain; /* the request the thread serves */
+	/* Counters, for the driver's report. */
+	uint64_t requests, bytes_read, bytes_written, errors;
+};
+
+/* Opens `path` (a regular file, or a block device, whose size is a
+ * multiple of 512 bytes) as a disk at guest-physical `base` with
+ * interrupt `irq`. -errno with a message naming the file and what is
+ * wrong with it. */
+int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
+	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
+	       void (*raise)(void *ctx, uint32_t irq), void *raise_ctx);
+
+/* Stops the I/O thread, releases the file. */
+void vblk__close(struct vblk *b);
+
+/* "ro", "rw" or "cow"; -EINVAL with a message for other text. */
+int vblk__mode(const char *text, enum vblk_mode *out);
+
+#endif
