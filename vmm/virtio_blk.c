@@ -177,9 +177,12 @@ static void *io_main(void *arg)
 			break;
 		if (__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE))
 			break;
-		if (!(__atomic_load_n(&b->t.s.status, __ATOMIC_ACQUIRE) &
-		      VIRTIO_STATUS_NEEDS_RESET))
+		pthread_mutex_lock(&b->serving);
+		if (b->active && !(__atomic_load_n(&b->t.s.status,
+						   __ATOMIC_ACQUIRE) &
+				   VIRTIO_STATUS_NEEDS_RESET))
 			serve_all(b);
+		pthread_mutex_unlock(&b->serving);
 	}
 	return NULL;
 }
@@ -200,34 +203,30 @@ static void notify(void *dev, unsigned int q)
 	kick(dev);
 }
 
-static void stop_thread(struct vblk *b)
-{
-	if (!b->running)
-		return;
-	__atomic_store_n(&b->stop, true, __ATOMIC_RELEASE);
-	kick(b);
-	pthread_join(b->thread, NULL);
-	b->running = false;
-}
-
+/* The thread exists from open to close, made before the VM's threads
+ * load their system call filters (a vCPU may not start threads); the
+ * driver's DRIVER_OK and reset only open and close its work. */
 static int activate(void *dev, uint64_t features)
 {
 	struct vblk *b = dev;
-	int ret;
 
 	(void)features;
-	b->stop = false;
-	ret = pthread_create(&b->thread, NULL, io_main, b);
-	if (ret)
-		return err__sys(ret, "virtio-blk: starting its I/O thread");
-	b->running = true;
+	pthread_mutex_lock(&b->serving);
+	b->active = true;
+	pthread_mutex_unlock(&b->serving);
 	kick(b); /* chains made available before DRIVER_OK */
 	return 0;
 }
 
+/* Returns once the thread serves no request, and it serves none until
+ * the next activate. */
 static void reset(void *dev)
 {
-	stop_thread(dev);
+	struct vblk *b = dev;
+
+	pthread_mutex_lock(&b->serving);
+	b->active = false;
+	pthread_mutex_unlock(&b->serving);
 }
 
 static int disk_size(int fd, const char *path, uint64_t *bytes)
@@ -310,8 +309,17 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 				raise_ctx);
 	if (ret < 0)
 		goto err_kick;
+	pthread_mutex_init(&b->serving, NULL);
+	ret = pthread_create(&b->thread, NULL, io_main, b);
+	if (ret) {
+		ret = err__sys(ret, "virtio-blk: starting its I/O thread");
+		goto err_transport;
+	}
 	return 0;
 
+err_transport:
+	pthread_mutex_destroy(&b->serving);
+	virtio_mmio__destroy(&b->t);
 err_kick:
 	close(b->kick);
 err_image:
@@ -323,7 +331,10 @@ err_image:
 
 void vblk__close(struct vblk *b)
 {
-	stop_thread(b);
+	__atomic_store_n(&b->stop, true, __ATOMIC_RELEASE);
+	kick(b);
+	pthread_join(b->thread, NULL);
+	pthread_mutex_destroy(&b->serving);
 	virtio_mmio__destroy(&b->t);
 	close(b->kick);
 	if (b->view)

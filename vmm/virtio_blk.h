@@ -53,7 +53,9 @@ struct vblk {
 	char id[20]; /* GET_ID: the image's name, not NUL-terminated if 20 */
 	int kick;    /* eventfd: the driver notified, or the thread must stop */
 	pthread_t thread;
-	bool running, stop;
+	pthread_mutex_t serving; /* held while requests are served */
+	bool active;             /* the driver started the device */
+	bool stop;               /* the thread must end */
 	struct virtq_chain chain; /* the request the thread serves */
 	/* Counters, for the driver's report. */
 	uint64_t requests, bytes_read, bytes_written, errors;
@@ -61,7 +63,8 @@ struct vblk {
 
 /* Opens `path` (a regular file, or a block device, whose size is a
  * multiple of 512 bytes) as a disk at guest-physical `base` with
- * interrupt `irq`. -errno with a message naming the file and what is
+ * interrupt `irq`, and starts its I/O thread, idle until the driver
+ * starts the device. -errno with a message naming the file and what is
  * wrong with it. */
 int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
