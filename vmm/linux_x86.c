@@ -321,6 +321,61 @@ static void watch_console(void *ctx, const char *line)
 		vm__end(ctx, VM_FAILED, "guest kernel panic: %s", panic);
 }
 
+static const uint32_t virtio_irqs[LINUX_MAX_DRIVES] = LINUX_VIRTIO_IRQS;
+
+int linux__drives_cmdline(unsigned int nr_drives, char *buf, size_t size)
+{
+	int n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned int i = 0; i < nr_drives && i < LINUX_MAX_DRIVES; i++) {
+		int k = snprintf(buf + n, (size_t)n < size ? size - (size_t)n : 0,
+				 "%svirtio_mmio.device=%llu@0x%llx:%u",
+				 i ? " " : "",
+				 (unsigned long long)VIRTIO_MMIO_SIZE,
+				 (unsigned long long)(LINUX_VIRTIO_GPA +
+						      i * LINUX_VIRTIO_STRIDE),
+				 virtio_irqs[i]);
+
+		if (k < 0)
+			return k;
+		n += k;
+	}
+	return n;
+}
+
+static void close_drives(struct linux_machine *m)
+{
+	while (m->nr_blk)
+		vblk__close(&m->blk[--m->nr_blk]);
+}
+
+int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
+			      const struct linux_drive *drives, unsigned int n)
+{
+	int ret = 0;
+
+	if (n > LINUX_MAX_DRIVES)
+		return err__set(EINVAL, "%u drives: a Linux machine takes at "
+				"most %d", n, LINUX_MAX_DRIVES);
+	for (unsigned int i = 0; i < n && ret == 0; i++) {
+		struct vblk *b = &m->blk[i];
+
+		ret = vblk__open(b, drives[i].path, drives[i].mode,
+				 &vm->mem, LINUX_VIRTIO_GPA +
+						   i * LINUX_VIRTIO_STRIDE,
+				 virtio_irqs[i], vblk__irq_edge, vm);
+		if (ret < 0)
+			break;
+		m->nr_blk++;
+		ret = vblk__attach(b, vm, i);
+	}
+	if (ret < 0)
+		close_drives(m);
+	return ret;
+}
+
 int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o)
 {
@@ -329,6 +384,7 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 	if (!vm->irqchip)
 		return err__set(EINVAL, "a Linux machine needs the in-kernel "
 				"irqchip");
+	m->nr_blk = 0;
 	ret = serial__init_com1(&m->com1, vm, o->console);
 	if (ret < 0)
 		return ret;
@@ -352,6 +408,7 @@ err_serial:
 
 void linux_machine__destroy(struct linux_machine *m)
 {
+	close_drives(m);
 	i8042__destroy(&m->kbc);
 	serial__destroy(&m->com1);
 }

@@ -27,6 +27,7 @@
 #include "legacy_x86.h"
 #include "pm_x86.h"
 #include "serial.h"
+#include "virtio_blk.h"
 #include "vm.h"
 
 #include <stdint.h>
@@ -87,6 +88,19 @@ void linux__plan_free(struct linux_boot *b);
  * lenient I/O (unknown ports read as all ones). */
 struct vm_config linux__vm_config(uint64_t mem_size, unsigned int nr_vcpus);
 
+/* Disks on virtio-mmio: drive i's register window is at
+ * LINUX_VIRTIO_GPA + i * LINUX_VIRTIO_STRIDE, above guest RAM and the
+ * boot timer, with the i-th of LINUX_VIRTIO_IRQS. */
+#define LINUX_MAX_DRIVES 4
+#define LINUX_VIRTIO_GPA 0xd0000000ull
+#define LINUX_VIRTIO_STRIDE 0x1000ull
+#define LINUX_VIRTIO_IRQS { 5, 6, 7, 10 }
+
+struct linux_drive {
+	const char *path; /* borrowed */
+	enum vblk_mode mode;
+};
+
 struct linux_machine_opts {
 	FILE *console;                  /* COM1 output; NULL discards it */
 	enum boottimer_action at_boot;  /* at the boot-complete signal */
@@ -98,7 +112,14 @@ struct linux_machine {
 	struct boottimer timer;
 	struct legacy_x86 legacy;
 	struct acpi_pm pm;
+	struct vblk blk[LINUX_MAX_DRIVES];
+	unsigned int nr_blk;
 };
+
+/* What a kernel built with CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES needs on its
+ * command line to find `nr_drives` drives: "virtio_mmio.device=..." for
+ * each, separated by spaces, into buf. Returns what snprintf returns. */
+int linux__drives_cmdline(unsigned int nr_drives, char *buf, size_t size);
 
 /* Creates the devices on `vm` (created from linux__vm_config, vCPUs not
  * started) and registers them for snapshots. `m` must outlive the VM.
@@ -107,7 +128,16 @@ struct linux_machine {
  * must not pass for a clean exit. */
 int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o);
-/* After vm__destroy: flushes the console, frees device locks. */
+/* Adds `n` drives (at most LINUX_MAX_DRIVES) to a machine just made,
+ * before vm__start: each a virtio-blk device with its I/O thread, found
+ * by the guest as linux__drives_cmdline() says. -errno with a message
+ * naming the drive; on failure none is added. */
+int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
+			      const struct linux_drive *drives,
+			      unsigned int n);
+
+/* After vm__destroy: closes the drives, flushes the console, frees
+ * device locks. */
 void linux_machine__destroy(struct linux_machine *m);
 
 /* A restore's machine (snapshot__restore_guest's `setup`, ctx a struct

@@ -5,10 +5,13 @@
 #include "virtio_blk.h"
 
 #include "err.h"
+#include "kvm.h"
+#include "vm.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/kvm.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -327,6 +330,71 @@ err_image:
 		munmap(b->view, b->bytes);
 	close(b->fd);
 	return ret;
+}
+
+static size_t state_size(const void *dev)
+{
+	(void)dev;
+	return sizeof(struct vblk_state);
+}
+
+static int save(const void *dev, void *buf, size_t len)
+{
+	const struct vblk *b = dev;
+	struct vblk_state st = { .version = VBLK_STATE_VERSION,
+				 .mode = b->mode, .bytes = b->bytes };
+	int ret = device__check_save(b->dev_name, sizeof(st), len);
+
+	if (ret < 0)
+		return ret;
+	virtio_mmio__save(&b->t, &st.t);
+	memcpy(buf, &st, sizeof(st));
+	return 0;
+}
+
+static int restore(void *dev, const void *buf, size_t len)
+{
+	struct vblk *b = dev;
+	struct vblk_state st;
+	int ret = device__check_restore(b->dev_name, sizeof(st),
+					VBLK_STATE_VERSION, buf, len);
+
+	if (ret < 0)
+		return ret;
+	memcpy(&st, buf, sizeof(st));
+	if (st.bytes != b->bytes || st.mode != (uint32_t)b->mode)
+		return err__set(EINVAL, "%s: the snapshot's disk had %llu "
+				"bytes (mode %u), this one has %llu (mode %u)",
+				b->dev_name, (unsigned long long)st.bytes,
+				st.mode, (unsigned long long)b->bytes, b->mode);
+	return virtio_mmio__restore(&b->t, &st.t);
+}
+
+int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
+{
+	int ret;
+
+	snprintf(b->dev_name, sizeof(b->dev_name), "virtio-blk.%u", index);
+	b->dev = (struct device_ops){ .name = b->dev_name,
+				      .state_size = state_size, .save = save,
+				      .restore = restore };
+	ret = virtio_mmio__register(&b->t, &vm->io);
+	if (ret == 0)
+		ret = vm__add_device(vm, &b->dev, b);
+	return ret;
+}
+
+void vblk__irq_edge(void *vm, uint32_t irq)
+{
+	struct kvm_irq_level line = { .irq = irq, .level = 1 };
+	int fd = ((struct vm *)vm)->fd;
+
+	/* Errors cannot be reported from the I/O thread: the driver then
+	 * misses this interrupt and finds the used buffers at the next. */
+	if (KVM_IOCTL(fd, KVM_IRQ_LINE, &line) == 0) {
+		line.level = 0;
+		KVM_IOCTL(fd, KVM_IRQ_LINE, &line);
+	}
 }
 
 void vblk__close(struct vblk *b)

@@ -6,6 +6,7 @@
 #ifndef COLDSTART_VIRTIO_BLK_H
 #define COLDSTART_VIRTIO_BLK_H
 
+#include "device.h"
 #include "virtio_mmio.h"
 
 #include <pthread.h>
@@ -13,7 +14,7 @@
 #include <stdint.h>
 
 struct guest_mem;
-struct iotrap_table;
+struct vm;
 
 #define VIRTIO_ID_BLOCK 2
 #define VIRTIO_BLK_SECTOR 512
@@ -57,6 +58,8 @@ struct vblk {
 	bool active;             /* the driver started the device */
 	bool stop;               /* the thread must end */
 	struct virtq_chain chain; /* the request the thread serves */
+	struct device_ops dev; /* its state in snapshots */
+	char dev_name[16];     /* "virtio-blk.N" */
 	/* Counters, for the driver's report. */
 	uint64_t requests, bytes_read, bytes_written, errors;
 };
@@ -70,7 +73,26 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
 	       void (*raise)(void *ctx, uint32_t irq), void *raise_ctx);
 
-/* Stops the I/O thread, releases the file. */
+/* The device's saved state: the transport's registers and queues, and
+ * the disk's size and mode, which a restore must find the same. */
+struct vblk_state {
+	uint32_t version;
+	uint32_t mode;
+	uint64_t bytes;
+	struct virtio_mmio_state t;
+};
+
+#define VBLK_STATE_VERSION 1
+
+/* Claims the device's register window among the VM's traps and registers
+ * its state for snapshots as "virtio-blk.INDEX". Before vm__start. */
+int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index);
+
+/* An edge on interrupt line `irq` of the VM's in-kernel irqchip: the
+ * `raise` of devices on a VM (ctx is the struct vm). */
+void vblk__irq_edge(void *vm, uint32_t irq);
+
+/* Stops the I/O thread, releases the file. After the VM is destroyed. */
 void vblk__close(struct vblk *b);
 
 /* "ro", "rw" or "cow"; -EINVAL with a message for other text. */

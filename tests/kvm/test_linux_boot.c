@@ -8,6 +8,7 @@
 #include "linux_x86.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,8 @@ struct boot_case {
 	unsigned int vcpus;
 	enum boottimer_action at_boot;
 	uint64_t timeout_ns;
+	const struct linux_drive *drives; /* their cmdline is appended */
+	unsigned int nr_drives;
 };
 
 struct boot_run {
@@ -54,17 +57,23 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	struct vm *vm;
 	FILE *console;
 	struct vm_config cfg;
+	char cmdline[1024];
+	int n;
 
 	memset(r, 0, sizeof(*r));
 	console = open_memstream(&r->console, &r->console_len);
 	assert_non_null(console);
+	n = snprintf(cmdline, sizeof(cmdline), "%s ", c->cmdline);
+	linux__drives_cmdline(c->nr_drives, cmdline + n, sizeof(cmdline) - n);
 	assert_int_equal(linux__open_kernel(&k, c->kernel), 0);
-	assert_int_equal(linux__plan(&b, &k, c->cmdline, c->initrd, 32 * MiB,
+	assert_int_equal(linux__plan(&b, &k, cmdline, c->initrd, 32 * MiB,
 				     c->vcpus ? c->vcpus : 1), 0);
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
 			 &(struct linux_machine_opts){ console, c->at_boot }), 0);
+	assert_int_equal(linux_machine__add_drives(&m, vm, c->drives,
+						   c->nr_drives), 0);
 	assert_int_equal(linux__load(vm, &b), 0);
 	assert_int_equal(vm__start(vm), 0);
 	r->outcome = vm__wait(vm, c->timeout_ns ? c->timeout_ns : TIMEOUT_NS);
@@ -109,7 +118,7 @@ static void test_elf_boots(void **state)
 	assert_int_equal(r.outcome, VM_COMPLETED);
 	assert_string_equal(r.reason, "guest reset through the i8042");
 	expect_checks_pass(&r);
-	expect_line(&r, "cmdline: console=ttyS0 tk.signal=port\n");
+	expect_line(&r, "cmdline: console=ttyS0 tk.signal=port \n");
 	expect_line(&r, "mptable: 1 cpus\n");
 	expect_line(&r, ", madt: 1 cpus\n");
 	expect_line(&r, "initrd: none\n");
@@ -234,6 +243,90 @@ static void test_hang_times_out(void **state)
 	assert_non_null(strstr(r.reason, "timed out"));
 	assert_true(r.tl.t[TL_GUEST_DONE] != 0);
 	free(r.console);
+}
+
+/* A scratch disk of 1 MiB: sector 0 starts with "coldstart disk", the
+ * rest zeros. */
+static void make_disk(char *path)
+{
+	static const char head[16] = "coldstart disk!";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	assert_int_equal(pwrite(fd, head, sizeof(head), 0), sizeof(head));
+	close(fd);
+}
+
+static uint8_t disk_byte(const char *path, off_t at)
+{
+	uint8_t v = 0;
+	int fd = open(path, O_RDONLY);
+
+	assert_int_equal(pread(fd, &v, 1, at), 1);
+	close(fd);
+	return v;
+}
+
+/* The test kernel drives a virtio-blk disk in each mode: its capacity,
+ * sector 0, a write read back (refused when read-only), its ID, a read
+ * past its end, and the interrupt that said so; the file changes only
+ * in rw mode. */
+static void test_virtio_blk_disk(void **state)
+{
+	static const enum vblk_mode modes[] = { VBLK_COW, VBLK_RW, VBLK_RO };
+	char path[32];
+	struct linux_drive d = { .path = path };
+	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
+			       .cmdline = "tk.signal=port", .drives = &d,
+			       .nr_drives = 1 };
+	struct boot_run r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		strcpy(path, "/tmp/coldstart-tk-disk.XXXXXX");
+		make_disk(path);
+		d.mode = modes[i];
+		run_case(&c, &r);
+		assert_int_equal(r.outcome, VM_COMPLETED);
+		expect_checks_pass(&r);
+		expect_line(&r, "virtio_mmio.device=512@0xd0000000:5\n");
+		expect_line(&r, "virtio-blk: capacity 2048 sectors\n");
+		expect_line(&r, "virtio-blk: sector 0: "
+				"636f6c647374617274206469736b2100\n");
+		expect_line(&r, d.mode == VBLK_RO ?
+			    "virtio-blk: write refused (read-only)\n" :
+			    "virtio-blk: write read back ok\n");
+		expect_line(&r, "virtio-blk: id coldstart-tk-disk.");
+		expect_line(&r, "virtio-blk: past the end: error status\n");
+		expect_line(&r, "virtio-blk: interrupt status 1\n");
+		/* sector 1's byte 1 is the pattern's 4 only after rw */
+		assert_int_equal(disk_byte(path, 513),
+				 d.mode == VBLK_RW ? 4 : 0);
+		free(r.console);
+		unlink(path);
+	}
+}
+
+/* A disk that cannot be opened fails the machine with its name. */
+static void test_virtio_blk_bad_disk(void **state)
+{
+	struct linux_drive d = { .path = "/nonexistent/rootfs.ext4",
+				 .mode = VBLK_RO };
+	struct linux_machine m;
+	struct timeline tl = { 0 };
+	struct vm_config cfg = linux__vm_config(32 * MiB, 1);
+	struct vm *vm;
+
+	(void)state;
+	assert_int_equal(vm__create(&kvm, &cfg, &tl, &vm), 0);
+	assert_int_equal(linux_machine__create(&m, vm,
+			 &(struct linux_machine_opts){ NULL, BOOTTIMER_PAUSE }), 0);
+	assert_int_equal(linux_machine__add_drives(&m, vm, &d, 1), -ENOENT);
+	assert_non_null(strstr(err__last(), "/nonexistent/rootfs.ext4"));
+	assert_int_equal(m.nr_blk, 0);
+	vm__destroy(vm);
+	linux_machine__destroy(&m);
 }
 
 static void round_trip(struct vm *vm, const char *name)
@@ -375,6 +468,8 @@ int main(void)
 		cmocka_unit_test(test_acpi_poweroff),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_pause_at_boot),
+		cmocka_unit_test(test_virtio_blk_disk),
+		cmocka_unit_test(test_virtio_blk_bad_disk),
 	};
 	int ret = kvm__open(&kvm, NULL);
 

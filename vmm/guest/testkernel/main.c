@@ -9,7 +9,10 @@
  * tk.done=none (no guest-done signal after the workload),
  * tk.exit=reset|hang|shutdown|panic|poweroff (default reset through the
  * i8042; panic prints Linux's panic line first, then resets as panic=-1
- * does; poweroff writes ACPI S5 to PM1a control). */
+ * does; poweroff writes ACPI S5 to PM1a control). A disk given as
+ * virtio_mmio.device=SIZE@ADDR:IRQ is driven as virtio.c says. */
+#include "tk.h"
+
 #include <asm/bootparam.h>
 #include <stdint.h>
 
@@ -31,27 +34,27 @@ static inline uint8_t inb(uint16_t port)
 	return v;
 }
 
-static void putc_com1(char c)
+void putc_com1(char c)
 {
 	while (!(inb(COM1 + 5) & 0x20)) /* LSR: THR empty */
 		;
 	outb(COM1, (uint8_t)c);
 }
 
-static void puts_com1(const char *s)
+void puts_com1(const char *s)
 {
 	while (*s)
 		putc_com1(*s++);
 }
 
-static void put_hex(uint64_t v)
+void put_hex(uint64_t v)
 {
 	puts_com1("0x");
 	for (int shift = 60; shift >= 0; shift -= 4)
 		putc_com1("0123456789abcdef"[(v >> shift) & 0xf]);
 }
 
-static void put_dec(uint64_t v)
+void put_dec(uint64_t v)
 {
 	char buf[21];
 	int i = 20;
@@ -63,7 +66,7 @@ static void put_dec(uint64_t v)
 	puts_com1(buf + i);
 }
 
-static int has(const char *hay, const char *needle)
+int has(const char *hay, const char *needle)
 {
 	for (; *hay; hay++) {
 		const char *h = hay, *n = needle;
@@ -311,6 +314,7 @@ void tk_main(const struct boot_params *bp)
 	check_uart();
 	check_i8042();
 	check_rtc();
+	check_virtio(cmdline);
 	signal_boot(cmdline);
 	puts_com1("workload done\n");
 	if (!has(cmdline, "tk.done=none"))

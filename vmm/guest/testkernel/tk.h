@@ -1,0 +1,17 @@
+/* What the test kernel's files share: COM1 output and the command line. */
+#ifndef COLDSTART_TK_H
+#define COLDSTART_TK_H
+
+#include <stdint.h>
+
+void putc_com1(char c);
+void puts_com1(const char *s);
+void put_hex(uint64_t v);
+void put_dec(uint64_t v);
+/* Whether `needle` occurs in `hay`. */
+int has(const char *hay, const char *needle);
+
+/* Drives the first virtio-mmio disk named on the command line. */
+void check_virtio(const char *cmdline);
+
+#endif

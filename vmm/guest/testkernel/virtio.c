@@ -1,0 +1,223 @@
+/* A polled virtio-mmio block driver, the smallest that does what Linux's
+ * does with a disk: it finds the device from "virtio_mmio.device=" on the
+ * command line, negotiates VERSION_1, sets up one queue, reads sector 0,
+ * writes sector 1 and reads it back (or sees the write refused on a
+ * read-only disk), asks for the disk's ID and reads past its end. One
+ * line per step on COM1, with BAD where the device did not do its part. */
+#include "tk.h"
+
+#define QSIZE 8
+#define F_NEXT 1
+#define F_WRITE 2
+
+struct desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags, next;
+};
+
+static struct desc desc[QSIZE] __attribute__((aligned(16)));
+static struct {
+	uint16_t flags, idx, ring[QSIZE], used_event;
+} avail __attribute__((aligned(2)));
+static volatile struct {
+	uint16_t flags, idx;
+	struct {
+		uint32_t id, len;
+	} ring[QSIZE];
+	uint16_t avail_event;
+} used __attribute__((aligned(4)));
+static struct {
+	uint32_t type, reserved;
+	uint64_t sector;
+} hdr;
+static uint8_t data[512];
+static volatile uint8_t status;
+static volatile uint8_t *regs;
+
+static void barrier(void)
+{
+	__asm__ volatile("mfence" : : : "memory");
+}
+
+static uint32_t rd(uint32_t off)
+{
+	return *(volatile uint32_t *)(regs + off);
+}
+
+static void wr(uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(regs + off) = v;
+}
+
+/* The address after "virtio_mmio.device=SIZE@", or 0. */
+static uint64_t find_device(const char *cmdline)
+{
+	static const char key[] = "virtio_mmio.device=";
+	uint64_t addr = 0;
+
+	for (; *cmdline; cmdline++) {
+		const char *k = key, *c = cmdline;
+
+		while (*k && *c == *k)
+			c++, k++;
+		if (*k)
+			continue;
+		while (*c && *c != '@')
+			c++;
+		if (c[0] != '@' || c[1] != '0' || c[2] != 'x')
+			return 0;
+		for (c += 3;; c++) {
+			int d = *c >= '0' && *c <= '9' ? *c - '0' :
+				*c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1;
+
+			if (d < 0)
+				return addr;
+			addr = addr << 4 | (uint64_t)d;
+		}
+	}
+	return 0;
+}
+
+/* One request of type `type` on `sector` with `len` bytes of data (0:
+ * none), the data writable by the device unless `out`. Returns the status
+ * byte, or 0xff when the device never answered. */
+static uint8_t request(uint32_t type, uint64_t sector, uint32_t len, int out)
+{
+	uint16_t want = (uint16_t)(used.idx + 1);
+	unsigned int n = 0;
+
+	hdr.type = type;
+	hdr.sector = sector;
+	status = 0xff;
+	desc[n++] = (struct desc){ (uint64_t)(uintptr_t)&hdr, sizeof(hdr),
+				   F_NEXT, 1 };
+	if (len)
+		desc[n++] = (struct desc){ (uint64_t)(uintptr_t)data, len,
+					   (uint16_t)((out ? 0 : F_WRITE) |
+						      F_NEXT), 2 };
+	desc[n - 1].next = (uint16_t)n;
+	desc[n] = (struct desc){ (uint64_t)(uintptr_t)&status, 1, F_WRITE, 0 };
+	avail.ring[avail.idx % QSIZE] = 0;
+	barrier();
+	avail.idx++;
+	barrier();
+	wr(0x050, 0); /* QueueNotify */
+	for (unsigned long spin = 0; used.idx != want; spin++)
+		if (spin > 400000000ul)
+			return 0xff;
+	barrier();
+	return status;
+}
+
+static int negotiate(void)
+{
+	uint32_t lo, hi;
+
+	wr(0x070, 0);     /* reset */
+	wr(0x070, 1 | 2); /* ACKNOWLEDGE, DRIVER */
+	wr(0x014, 0);
+	lo = rd(0x010);
+	wr(0x014, 1);
+	hi = rd(0x010);
+	if (!(hi & 1))
+		return -1; /* no VERSION_1 */
+	wr(0x024, 0);
+	wr(0x020, lo & (1u << 5)); /* RO, if offered: nothing else */
+	wr(0x024, 1);
+	wr(0x020, 1);
+	wr(0x070, 1 | 2 | 8); /* FEATURES_OK */
+	if (!(rd(0x070) & 8))
+		return -1;
+	wr(0x030, 0);
+	if (rd(0x034) < QSIZE)
+		return -1;
+	wr(0x038, QSIZE);
+	wr(0x080, (uint32_t)(uintptr_t)desc);
+	wr(0x084, 0);
+	wr(0x090, (uint32_t)(uintptr_t)&avail);
+	wr(0x094, 0);
+	wr(0x0a0, (uint32_t)(uintptr_t)&used);
+	wr(0x0a4, 0);
+	wr(0x044, 1);
+	wr(0x070, 1 | 2 | 8 | 4); /* DRIVER_OK */
+	return rd(0x070) & 4 ? (int)(lo >> 5 & 1) : -1;
+}
+
+static void put_bytes(const uint8_t *p, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		putc_com1("0123456789abcdef"[p[i] >> 4]);
+		putc_com1("0123456789abcdef"[p[i] & 0xf]);
+	}
+}
+
+static void write_and_read_back(int ro)
+{
+	int same = 1;
+
+	for (unsigned int i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 3 + 1);
+	if (request(1, 1, sizeof(data), 1) != 0) {
+		puts_com1(ro ? "virtio-blk: write refused (read-only)\n" :
+			       "virtio-blk: write BAD\n");
+		return;
+	}
+	if (ro) {
+		puts_com1("virtio-blk: write to a read-only disk BAD\n");
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(data); i++)
+		data[i] = 0;
+	if (request(0, 1, sizeof(data), 0) != 0)
+		same = 0;
+	for (unsigned int i = 0; i < sizeof(data); i++)
+		same &= data[i] == (uint8_t)(i * 3 + 1);
+	puts_com1(same ? "virtio-blk: write read back ok\n" :
+			 "virtio-blk: write read back BAD\n");
+}
+
+void check_virtio(const char *cmdline)
+{
+	uint64_t base = find_device(cmdline), sectors;
+	int ro;
+
+	if (!base)
+		return;
+	regs = (volatile uint8_t *)(uintptr_t)base;
+	if (rd(0) != 0x74726976 || rd(4) != 2 || rd(8) != 2) {
+		puts_com1("virtio-blk: no device BAD\n");
+		return;
+	}
+	ro = negotiate();
+	if (ro < 0) {
+		puts_com1("virtio-blk: negotiation BAD\n");
+		return;
+	}
+	sectors = rd(0x100) | (uint64_t)rd(0x104) << 32;
+	puts_com1("virtio-blk: capacity ");
+	put_dec(sectors);
+	puts_com1(" sectors\n");
+	puts_com1("virtio-blk: sector 0: ");
+	if (request(0, 0, sizeof(data), 0) == 0)
+		put_bytes(data, 16);
+	else
+		puts_com1("BAD");
+	putc_com1('\n');
+	write_and_read_back(ro);
+	for (unsigned int i = 0; i < 32; i++)
+		data[i] = 0; /* a 20-byte ID has no terminator */
+	puts_com1("virtio-blk: id ");
+	if (request(8, 0, 20, 0) == 0)
+		puts_com1((const char *)data);
+	else
+		puts_com1("BAD");
+	putc_com1('\n');
+	puts_com1(request(0, sectors, sizeof(data), 0) == 1 ?
+			  "virtio-blk: past the end: error status\n" :
+			  "virtio-blk: past the end BAD\n");
+	puts_com1("virtio-blk: interrupt status ");
+	put_dec(rd(0x060));
+	putc_com1('\n');
+	wr(0x064, rd(0x060)); /* InterruptACK */
+}
