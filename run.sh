@@ -18,9 +18,10 @@ PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1
 # What only the tests need: the Prometheus servers `coldstart export
 # prometheus` is tested against (the test starts its own on loopback
 # ports; the packages' services are not used), the Ansible playbook's
-# and the Kubernetes manifest's tests, the man page's rendering.
+# and the Kubernetes manifest's tests, the man page's rendering, ACPICA's
+# disassembler for the guests' ACPI tables.
 TEST_PACKAGES=(prometheus prometheus-node-exporter prometheus-pushgateway curl
-	ansible python3-yaml groff-base)
+	ansible python3-yaml groff-base acpica-tools)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -1,4 +1,5 @@
-/* RSDP, XSDT, FADT, DSDT and MADT (ACPI 6.x layouts, chapter 5.2). */
+/* RSDP, XSDT, FADT, DSDT and MADT (ACPI 6.x layouts, chapter 5.2), and
+ * the DSDT's AML. */
 #include "acpi_x86.h"
 
 #include "err.h"
@@ -150,21 +151,106 @@ struct layout {
 	size_t xsdt, fadt, dsdt, madt, end;
 };
 
-static struct layout lay_out(unsigned int nr_cpus)
+/* AML's package length: `body` bytes follow it; the length counts its
+ * own bytes too (ACPI 6.x, 20.2.4). Returns the bytes it takes. */
+static size_t pkg_length(uint8_t *out, size_t body)
+{
+	size_t n = body + 1 <= 63 ? 1 : body + 2 < 4096 ? 2 : 3;
+	size_t len = body + n;
+
+	if (!out)
+		return n;
+	if (n == 1) {
+		out[0] = (uint8_t)len;
+		return 1;
+	}
+	out[0] = (uint8_t)((n - 1) << 6 | (len & 0xf));
+	out[1] = (uint8_t)(len >> 4);
+	if (n == 3)
+		out[2] = (uint8_t)(len >> 12);
+	return n;
+}
+
+static size_t put(uint8_t *out, size_t at, const void *p, size_t n)
+{
+	if (out)
+		memcpy(out + at, p, n);
+	return at + n;
+}
+
+/* Device (VIOn) { _HID "LNRO0005", _UID n, _CRS: its register window
+ * (Memory32Fixed) and interrupt (Interrupt, edge, active high) }: how
+ * Linux's virtio_mmio driver finds a device on ACPI. Returns the bytes;
+ * writes them unless out is NULL. */
+static size_t aml_virtio(uint8_t *out, const struct acpi_virtio *v,
+			 unsigned int i)
+{
+	uint8_t crs[23] = {
+		0x86, 0x09, 0x00, 0x01, /* Memory32Fixed, read-write */
+		0, 0, 0, 0, 0, 0, 0, 0, /* base, length */
+		0x89, 0x06, 0x00, 0x03, 0x01, /* Interrupt: consumer, edge */
+		0, 0, 0, 0,
+		0x79, 0x00, /* EndTag */
+	};
+	uint8_t body[64], head[4];
+	uint32_t base = (uint32_t)v->base;
+	size_t b = 0, h;
+
+	memcpy(crs + 4, &base, 4);
+	memcpy(crs + 8, &v->size, 4);
+	memcpy(crs + 17, &v->irq, 4);
+	b = put(body, b, (const uint8_t[]){ 'V', 'I', 'O',
+					     (uint8_t)('0' + i) }, 4);
+	b = put(body, b, "\x08_HID\x0dLNRO0005", 15);
+	b = put(body, b, (const uint8_t[]){ 0x08, '_', 'U', 'I', 'D', 0x0a,
+					     (uint8_t)i }, 7);
+	b = put(body, b, (const uint8_t[]){ 0x08, '_', 'C', 'R', 'S', 0x11,
+					     2 + 1 + sizeof(crs), 0x0a,
+					     sizeof(crs) }, 9);
+	b = put(body, b, crs, sizeof(crs));
+	head[0] = 0x5b; /* DeviceOp */
+	head[1] = 0x82;
+	h = 2 + pkg_length(head + 2, b);
+	h = put(out, 0, head, h);
+	return put(out, h, body, b);
+}
+
+/* The DSDT's AML: \_S5, then Scope (\_SB) with the virtio devices. */
+static size_t dsdt_aml_build(uint8_t *out, const struct acpi_virtio *v,
+			     unsigned int n)
+{
+	size_t at = put(out, 0, dsdt_aml, sizeof(dsdt_aml)), body = 5;
+	uint8_t head[4] = { 0x10 }; /* ScopeOp */
+
+	if (n == 0)
+		return at;
+	for (unsigned int i = 0; i < n; i++)
+		body += aml_virtio(NULL, &v[i], i);
+	at = put(out, at, head, 1 + pkg_length(head + 1, body));
+	at = put(out, at, "\\_SB_", 5);
+	for (unsigned int i = 0; i < n; i++)
+		at += aml_virtio(out ? out + at : NULL, &v[i], i);
+	return at;
+}
+
+static struct layout lay_out(unsigned int nr_cpus,
+			     const struct acpi_virtio *v, unsigned int nr_v)
 {
 	struct layout l;
 
 	l.xsdt = align(sizeof(struct acpi_rsdp));
 	l.fadt = align(l.xsdt + sizeof(struct acpi_header) + 2 * 8);
 	l.dsdt = align(l.fadt + sizeof(struct acpi_fadt));
-	l.madt = align(l.dsdt + sizeof(struct acpi_header) + sizeof(dsdt_aml));
+	l.madt = align(l.dsdt + sizeof(struct acpi_header) +
+		       dsdt_aml_build(NULL, v, nr_v));
 	l.end = l.madt + madt_size(nr_cpus);
 	return l;
 }
 
-size_t acpi__size(unsigned int nr_cpus)
+size_t acpi__size(unsigned int nr_cpus, const struct acpi_virtio *virtio,
+		  unsigned int nr_virtio)
 {
-	return lay_out(nr_cpus).end;
+	return lay_out(nr_cpus, virtio, nr_virtio).end;
 }
 
 static void header(struct acpi_header *h, const char *sig, size_t len,
@@ -210,13 +296,13 @@ static void put_fadt(uint8_t *p, uint64_t dsdt_gpa)
 	seal(p);
 }
 
-static void put_dsdt(uint8_t *p)
+static void put_dsdt(uint8_t *p, const struct acpi_virtio *v, unsigned int n)
 {
 	struct acpi_header h = { 0 };
 
-	header(&h, "DSDT", sizeof(h) + sizeof(dsdt_aml), 2);
+	header(&h, "DSDT", sizeof(h) + dsdt_aml_build(NULL, v, n), 2);
 	memcpy(p, &h, sizeof(h));
-	memcpy(p + sizeof(h), dsdt_aml, sizeof(dsdt_aml));
+	dsdt_aml_build(p + sizeof(h), v, n);
 	seal(p);
 }
 
@@ -268,24 +354,33 @@ static void put_rsdp_xsdt(uint8_t *buf, uint64_t gpa, const struct layout *l)
 	seal(buf + l->xsdt);
 }
 
-int acpi__build(uint8_t *buf, size_t len, uint64_t gpa, unsigned int nr_cpus)
+int acpi__build(uint8_t *buf, size_t len, uint64_t gpa, unsigned int nr_cpus,
+		const struct acpi_virtio *virtio, unsigned int nr_virtio)
 {
 	struct layout l;
 
 	if (nr_cpus == 0 || nr_cpus > ACPI_MAX_CPUS)
 		return err__set(EINVAL, "the MADT describes 1 to %u CPUs, not "
 				"%u", ACPI_MAX_CPUS, nr_cpus);
+	if (nr_virtio > ACPI_MAX_VIRTIO)
+		return err__set(EINVAL, "the DSDT describes at most %u virtio "
+				"devices, not %u", ACPI_MAX_VIRTIO, nr_virtio);
+	for (unsigned int i = 0; i < nr_virtio; i++)
+		if (virtio[i].base > UINT32_MAX - virtio[i].size)
+			return err__set(EINVAL, "virtio device %u at 0x%llx: "
+					"above 4 GiB", i,
+					(unsigned long long)virtio[i].base);
 	if (gpa % TABLE_ALIGN || gpa + len > UINT32_MAX)
 		return err__set(EINVAL, "ACPI tables at 0x%llx: not 16-byte "
 				"aligned or above 4 GiB",
 				(unsigned long long)gpa);
-	l = lay_out(nr_cpus);
+	l = lay_out(nr_cpus, virtio, nr_virtio);
 	if (len < l.end)
 		return err__set(ENOSPC, "the ACPI tables for %u CPUs need %zu "
 				"bytes, %zu available", nr_cpus, l.end, len);
 	memset(buf, 0, l.end);
 	put_fadt(buf + l.fadt, gpa + l.dsdt);
-	put_dsdt(buf + l.dsdt);
+	put_dsdt(buf + l.dsdt, virtio, nr_virtio);
 	put_madt(buf + l.madt, nr_cpus);
 	put_rsdp_xsdt(buf, gpa, &l);
 	return 0;

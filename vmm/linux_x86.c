@@ -445,6 +445,7 @@ static int load_kernel(uint8_t *mem, const struct linux_kernel *k)
 static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 {
 	const struct linux_kernel *k = b->kernel;
+	struct acpi_virtio virtio[LINUX_MAX_DRIVES];
 	struct linux_zero_page z = {
 		.setup_hdr = k->format == LINUX_BZIMAGE ? k->head + BZ_HDR_OFFSET
 							: NULL,
@@ -457,6 +458,13 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 	};
 	int ret;
 
+	if (b->nr_drives > LINUX_MAX_DRIVES)
+		return err__set(EINVAL, "%u drives: a Linux machine takes at "
+				"most %d", b->nr_drives, LINUX_MAX_DRIVES);
+	for (unsigned int i = 0; i < b->nr_drives; i++)
+		virtio[i] = (struct acpi_virtio){
+			.base = LINUX_VIRTIO_GPA + i * LINUX_VIRTIO_STRIDE,
+			.size = VIRTIO_MMIO_SIZE, .irq = virtio_irqs[i] };
 	memcpy(mem + LINUX_CMDLINE_GPA, b->cmdline, strlen(b->cmdline) + 1);
 	ret = linux__zero_page((struct boot_params *)(mem +
 						      LINUX_ZERO_PAGE_GPA), &z);
@@ -468,7 +476,7 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 	if (ret == 0)
 		ret = acpi__build(mem + LINUX_ACPI_GPA,
 				  LINUX_HIGH_MEM - LINUX_ACPI_GPA, LINUX_ACPI_GPA,
-				  b->nr_vcpus);
+				  b->nr_vcpus, virtio, b->nr_drives);
 	if (ret == 0 && b->initrd_fd >= 0)
 		ret = read_at(b->initrd_fd, mem + b->initrd_gpa, b->initrd_size,
 			      0, "the initrd");

@@ -73,6 +73,10 @@ struct linux_boot {
 	uint64_t initrd_size, initrd_gpa;
 	uint64_t mem_size;
 	unsigned int nr_vcpus;
+	/* The drives linux_machine__add_drives will add (0 after
+	 * linux__plan): the DSDT names them for kernels that do not read
+	 * their command-line form. */
+	unsigned int nr_drives;
 };
 
 /* Checks memory size (a multiple of 2 MiB, room for the kernel, at most

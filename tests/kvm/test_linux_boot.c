@@ -68,6 +68,7 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	assert_int_equal(linux__open_kernel(&k, c->kernel), 0);
 	assert_int_equal(linux__plan(&b, &k, cmdline, c->initrd, 32 * MiB,
 				     c->vcpus ? c->vcpus : 1), 0);
+	b.nr_drives = c->nr_drives; /* in the DSDT too */
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
