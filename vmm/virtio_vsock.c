@@ -1,0 +1,332 @@
+/* virtio-vsock (virtio_vsock.h): the device, its listening socket, its
+ * I/O thread and what each socket waits for. The thread sleeps in
+ * epoll_wait on the notifications' eventfd, the listening socket and the
+ * connections; the packets are vsock_conn.c's. */
+#include "vsock_int.h"
+
+#include "err.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define EP_KICK 0
+#define EP_LISTEN 1
+#define EP_CONN 2 /* + the connection's index */
+
+static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
+{
+	const struct vsock *v = dev;
+
+	memcpy(data, (const uint8_t *)&v->guest_cid + off, len);
+}
+
+static void kick(struct vsock *v)
+{
+	uint64_t one = 1;
+
+	if (write(v->kick, &one, sizeof(one)) < 0) {
+		/* Fails only past 2^64 - 2 unread kicks: awake already. */
+	}
+}
+
+static void notify(void *dev, unsigned int q)
+{
+	(void)q;
+	kick(dev);
+}
+
+static void drop_all(struct vsock *v)
+{
+	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++)
+		if (v->conns[i].state != VSOCK_FREE)
+			vsock__drop(v, &v->conns[i]);
+	v->nr_rsts = 0;
+	v->rx_starved = false;
+}
+
+static int activate(void *dev, uint64_t features)
+{
+	struct vsock *v = dev;
+
+	(void)features;
+	pthread_mutex_lock(&v->serving);
+	v->active = true;
+	pthread_mutex_unlock(&v->serving);
+	kick(v);
+	return 0;
+}
+
+/* The driver reset the device: its connections end with it. */
+static void reset(void *dev)
+{
+	struct vsock *v = dev;
+
+	pthread_mutex_lock(&v->serving);
+	v->active = false;
+	v->reset_event = false;
+	drop_all(v);
+	pthread_mutex_unlock(&v->serving);
+}
+
+void vsock__transport_reset(struct vsock *v)
+{
+	pthread_mutex_lock(&v->serving);
+	drop_all(v);
+	v->reset_event = true;
+	pthread_mutex_unlock(&v->serving);
+	kick(v);
+}
+
+static uint32_t wanted(const struct vsock *v, const struct vsock_conn *c)
+{
+	uint32_t ev = 0;
+
+	if (c->state == VSOCK_AWAIT_LINE)
+		return EPOLLIN;
+	/* Readable is not asked again until what was read is passed on,
+	 * which waits for the guest's credit and buffers. */
+	if (c->state == VSOCK_ESTABLISHED && !c->readable && !c->host_done &&
+	    !v->rx_starved)
+		ev |= EPOLLIN;
+	if (c->out_len)
+		ev |= EPOLLOUT;
+	return ev;
+}
+
+void vsock__interest(struct vsock *v)
+{
+	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++) {
+		struct vsock_conn *c = &v->conns[i];
+		struct epoll_event e = { .data.u64 = EP_CONN + i };
+		uint32_t want;
+
+		if (c->state == VSOCK_FREE)
+			continue;
+		want = wanted(v, c) | EPOLLRDHUP;
+		if (want == c->ep)
+			continue;
+		e.events = want;
+		if (epoll_ctl(v->epoll_fd, c->ep ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+			      c->fd, &e) == 0)
+			c->ep = want;
+	}
+}
+
+static void event(struct vsock *v, const struct epoll_event *e)
+{
+	uint64_t n;
+
+	if (e->data.u64 == EP_KICK) {
+		if (read(v->kick, &n, sizeof(n)) < 0) {
+			/* EAGAIN: another read took it */
+		}
+	} else if (e->data.u64 == EP_LISTEN) {
+		vsock__accept(v);
+		if (!v->active) /* no driver: nobody to connect to */
+			drop_all(v);
+	} else if (e->data.u64 - EP_CONN < VSOCK_MAX_CONNS) {
+		struct vsock_conn *c = &v->conns[e->data.u64 - EP_CONN];
+
+		if (e->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			c->readable = true;
+	}
+}
+
+static void *io_main(void *arg)
+{
+	struct vsock *v = arg;
+	struct epoll_event ev[16];
+
+	for (;;) {
+		int n = epoll_wait(v->epoll_fd, ev, 16, -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_lock(&v->serving);
+		for (int i = 0; i < n; i++)
+			event(v, &ev[i]);
+		if (v->active && !(__atomic_load_n(&v->t.s.status,
+						   __ATOMIC_ACQUIRE) &
+				   VIRTIO_STATUS_NEEDS_RESET))
+			vsock__serve(v);
+		vsock__interest(v);
+		pthread_mutex_unlock(&v->serving);
+	}
+	return NULL;
+}
+
+static int listen_on(struct vsock *v, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	/* Guest ports add "_PORT" (at most 11 bytes) to the path. */
+	if (strlen(path) + 12 > sizeof(sa.sun_path) ||
+	    strlen(path) >= sizeof(v->path))
+		return err__set(ENAMETOOLONG, "vsock socket %s: longer than "
+				"%zu bytes", path, sizeof(sa.sun_path) - 12);
+	strcpy(v->path, path);
+	strcpy(sa.sun_path, path);
+	v->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+					       SOCK_CLOEXEC, 0);
+	if (v->listen_fd < 0)
+		return err__sys(errno, "vsock socket");
+	if (bind(v->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(v->listen_fd, 16) < 0) {
+		int e = errno;
+
+		close(v->listen_fd);
+		return err__sys(e, "vsock socket %s%s", path,
+				e == EADDRINUSE ? ": the file exists (remove "
+						  "it, or choose another)" : "");
+	}
+	return 0;
+}
+
+static int watch(int epfd, int fd, uint64_t tag)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
+static int start(struct vsock *v)
+{
+	int ret;
+
+	v->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	v->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (v->epoll_fd < 0 || v->kick < 0 ||
+	    watch(v->epoll_fd, v->kick, EP_KICK) < 0 ||
+	    watch(v->epoll_fd, v->listen_fd, EP_LISTEN) < 0)
+		return err__sys(errno, "vsock: epoll");
+	pthread_mutex_init(&v->serving, NULL);
+	ret = pthread_create(&v->thread, NULL, io_main, v);
+	if (ret) {
+		pthread_mutex_destroy(&v->serving);
+		return err__sys(ret, "vsock: starting its I/O thread");
+	}
+	return 0;
+}
+
+int vsock__open(struct vsock *v, uint64_t cid, const char *path,
+		const struct guest_mem *mem, uint64_t base, uint32_t irq,
+		void (*raise)(void *ctx, uint32_t irq), void *raise_ctx)
+{
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	v->epoll_fd = v->kick = -1;
+	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++)
+		v->conns[i].fd = -1;
+	if (cid < 3 || cid > UINT32_MAX - 1)
+		return err__set(EINVAL, "vsock guest CID %llu: from 3 to "
+				"4294967294 (0-2 are reserved)",
+				(unsigned long long)cid);
+	v->guest_cid = cid;
+	v->next_port = 1u << 30;
+	v->ops = (struct virtio_dev_ops){
+		.name = "virtio-vsock", .device_id = 19, .features = 0,
+		.queues = 3, .queue_max = VIRTQ_MAX_SIZE, .config_size = 8,
+		.config_read = config_read, .activate = activate,
+		.notify = notify, .reset = reset,
+	};
+	ret = virtio_mmio__init(&v->t, &v->ops, v, mem, base, irq, raise,
+				raise_ctx);
+	if (ret < 0)
+		return ret;
+	ret = listen_on(v, path);
+	if (ret < 0)
+		goto err_transport;
+	ret = start(v);
+	if (ret == 0)
+		return 0;
+	if (v->kick >= 0)
+		close(v->kick);
+	if (v->epoll_fd >= 0)
+		close(v->epoll_fd);
+	close(v->listen_fd);
+	unlink(v->path);
+err_transport:
+	virtio_mmio__destroy(&v->t);
+	return ret;
+}
+
+void vsock__close(struct vsock *v)
+{
+	__atomic_store_n(&v->stop, true, __ATOMIC_RELEASE);
+	kick(v);
+	pthread_join(v->thread, NULL);
+	drop_all(v);
+	pthread_mutex_destroy(&v->serving);
+	close(v->kick);
+	close(v->epoll_fd);
+	close(v->listen_fd);
+	unlink(v->path);
+	virtio_mmio__destroy(&v->t);
+}
+
+static size_t state_size(const void *dev)
+{
+	(void)dev;
+	return sizeof(struct vsock_state);
+}
+
+static int save(const void *dev, void *buf, size_t len)
+{
+	const struct vsock *v = dev;
+	struct vsock_state st = { .version = VSOCK_STATE_VERSION,
+				  .guest_cid = v->guest_cid };
+	int ret = device__check_save(v->dev_name, sizeof(st), len);
+
+	if (ret < 0)
+		return ret;
+	virtio_mmio__save(&v->t, &st.t);
+	memcpy(buf, &st, sizeof(st));
+	return 0;
+}
+
+/* The guest's side comes back; the host's connections did not survive:
+ * the guest hears of it and reconnects. */
+static int restore(void *dev, const void *buf, size_t len)
+{
+	struct vsock *v = dev;
+	struct vsock_state st;
+	int ret = device__check_restore(v->dev_name, sizeof(st),
+					VSOCK_STATE_VERSION, buf, len);
+
+	if (ret < 0)
+		return ret;
+	memcpy(&st, buf, sizeof(st));
+	if (st.guest_cid != v->guest_cid)
+		return err__set(EINVAL, "virtio-vsock: the snapshot's guest "
+				"CID is %llu, this VM's %llu",
+				(unsigned long long)st.guest_cid,
+				(unsigned long long)v->guest_cid);
+	ret = virtio_mmio__restore(&v->t, &st.t);
+	if (ret == 0)
+		vsock__transport_reset(v);
+	return ret;
+}
+
+int vsock__attach(struct vsock *v, struct vm *vm)
+{
+	int ret;
+
+	snprintf(v->dev_name, sizeof(v->dev_name), "virtio-vsock");
+	v->dev = (struct device_ops){ .name = v->dev_name,
+				      .state_size = state_size, .save = save,
+				      .restore = restore };
+	ret = virtio_mmio__register(&v->t, &vm->io);
+	if (ret == 0)
+		ret = vm__add_device(vm, &v->dev, v);
+	return ret;
+}
