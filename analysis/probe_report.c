@@ -1,5 +1,6 @@
-/* Human and JSON renderings of a probes report, with per-phase fault
- * statistics computed from the fault timeline. */
+/* Human and JSON renderings of a probes report: the probes' sections
+ * through the probe table, and what they share (tracepoints, threads,
+ * per-phase fault statistics from the fault timeline). */
 #include "probe_report.h"
 
 #include "stats.h"
@@ -9,30 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NOT_OBSERVED "not observed on this host"
-#define MAX_RATE_BINS 40
+#define NOT_OBSERVED PROBES_NOT_OBSERVED
 
-static const char *const kind_keys[KVMEXIT_NR_KINDS] = {
-	[KVMEXIT_PIO_IN] = "pio_in",
-	[KVMEXIT_PIO_OUT] = "pio_out",
-	[KVMEXIT_MMIO_READ] = "mmio_read",
-	[KVMEXIT_MMIO_DONE] = "mmio_read_done",
-	[KVMEXIT_MMIO_WRITE] = "mmio_write",
-	[KVMEXIT_FAST_MMIO] = "fast_mmio",
-	[KVMEXIT_USERSPACE] = "userspace",
-	[KVMEXIT_USER_ERROR] = "userspace_error",
-	[KVMEXIT_HW] = "kvm_exit",
-	[KVMEXIT_ENTRY] = "kvm_entry",
-	[KVMEXIT_EMULATE] = "emulated",
-};
-
-static const char *const mmap_keys[MMAPLOCK_NR_HISTS] = {
-	[MMAPLOCK_WAIT_READ] = "read_wait",
-	[MMAPLOCK_WAIT_WRITE] = "write_wait",
-	[MMAPLOCK_HOLD_WRITE] = "write_hold",
-};
-
-/* ---- phases and rates from the timeline ---- */
+/* ---- phases from the timeline ---- */
 
 struct phase_stats {
 	uint64_t guest, host_user, host_kernel;
@@ -78,43 +58,6 @@ static void phase_stats(const struct probes_report *r,
 	free(dur);
 }
 
-struct rate {
-	uint64_t first_ns, bin_ns;
-	size_t nr;
-	uint64_t guest[MAX_RATE_BINS], host[MAX_RATE_BINS];
-};
-
-/* Faults per bin, with the smallest 1-2-5 bin width (at least 100 us)
- * that fits the timeline's span into MAX_RATE_BINS bins. */
-static bool fault_rate(const struct probes_report *r, struct rate *rate)
-{
-	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t span;
-
-	memset(rate, 0, sizeof(*rate));
-	if (!r->nr_timeline)
-		return false;
-	rate->first_ns = r->timeline[0].ts;
-	span = r->timeline[r->nr_timeline - 1].ts - rate->first_ns + 1;
-	for (uint64_t scale = 100000; !rate->bin_ns; scale *= 10)
-		for (int i = 0; i < 3 && !rate->bin_ns; i++)
-			if (span <= steps[i] * scale * MAX_RATE_BINS)
-				rate->bin_ns = steps[i] * scale;
-	rate->nr = (size_t)((span + rate->bin_ns - 1) / rate->bin_ns);
-	for (size_t i = 0; i < r->nr_timeline; i++) {
-		const struct faults_event *e = &r->timeline[i];
-		size_t bin = (size_t)((e->ts - rate->first_ns) / rate->bin_ns);
-
-		if (bin >= MAX_RATE_BINS)
-			bin = MAX_RATE_BINS - 1;
-		if (e->kind == FAULTS_GUEST)
-			rate->guest[bin]++;
-		else
-			rate->host[bin]++;
-	}
-	return true;
-}
-
 /* Appends [from, to) as a phase when both ends happened in order. */
 static void add_phase(struct probe_report_opts *o, const char *name,
 		      uint64_t from, uint64_t to)
@@ -147,227 +90,13 @@ void probe_report__run_phases(const struct timeline *tl,
 		  t[TL_TEARDOWN_DONE]);
 }
 
-/* ---- human output ---- */
-
-static const char *fmt_ns(char *buf, size_t size, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, size, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", ns / 1e9);
-	return buf;
-}
-
-/* "n, total T, mean M, p50 P, p99 Q, max X" of a histogram. */
-static void print_hist(FILE *out, const struct probes_hist *h)
-{
-	char a[24], b[24], c[24], d[24], e[24];
-
-	fprintf(out, "%" PRIu64 ", total %s, mean %s, p50 %s, p99 %s, max %s",
-		(uint64_t)h->count, fmt_ns(a, sizeof(a), (double)h->sum_ns),
-		fmt_ns(b, sizeof(b), h->count ? (double)h->sum_ns /
-				     (double)h->count : 0),
-		fmt_ns(c, sizeof(c), probes__hist_percentile(h, 50)),
-		fmt_ns(d, sizeof(d), probes__hist_percentile(h, 99)),
-		fmt_ns(e, sizeof(e), (double)h->max_ns));
-}
-
-static void print_exits(FILE *out, const struct probes_report *r)
-{
-	bool any = false;
-
-	fputs("VM exits (kvm tracepoints):", out);
-	for (int k = 0; k < KVMEXIT_NR_KINDS; k++) {
-		if (!probes__observed(r, probes__exit_kind_event(k)) ||
-		    !r->exits[k])
-			continue;
-		fprintf(out, "%s %" PRIu64 " %s", any ? "," : "",
-			(uint64_t)r->exits[k], probes__exit_kind_name(k));
-		any = true;
-	}
-	fprintf(out, "%s\n", any ? "" : " " NOT_OBSERVED);
-	for (size_t i = 0; i < r->nr_threads; i++) {
-		const struct probes_thread *t = &r->threads[i];
-
-		if (!t->vcpu)
-			continue;
-		fprintf(out, "  vCPU thread %u:", t->tid);
-		any = false;
-		for (int k = 0; k < KVMEXIT_NR_KINDS; k++) {
-			if (!t->exits[k])
-				continue;
-			fprintf(out, "%s %" PRIu64 " %s", any ? "," : "",
-				t->exits[k], probes__exit_kind_name(k));
-			any = true;
-		}
-		if (t->kvm_runs)
-			fprintf(out, "%s %" PRIu64 " KVM_RUN (%.3f ms inside)",
-				any ? "," : "", t->kvm_runs,
-				(double)t->kvm_run_ns / 1e6);
-		fprintf(out, "%s %" PRIu64 " guest faults\n", any ? ";" : "",
-			t->guest_faults);
-	}
-	if (!probes__observed(r, PEV_KVM_USERSPACE_EXIT))
-		return;
-	fputs("  VMM handling of exits to user space (exit to next KVM_RUN), "
-	      "by reason:\n", out);
-	for (unsigned int i = 0; i < KVMEXIT_NR_REASONS; i++) {
-		if (!r->exit_reasons[i])
-			continue;
-		fprintf(out, "    %-22s %" PRIu64 " exits; handled ",
-			probes__exit_reason_name(i),
-			(uint64_t)r->exit_reasons[i]);
-		print_hist(out, &r->exit_handling[i]);
-		fputc('\n', out);
-	}
-}
-
-static void print_rate(FILE *out, const struct probes_report *r,
-		       const struct probe_report_opts *o)
-{
-	struct rate rate;
-	char bin[24];
-
-	if (!fault_rate(r, &rate))
-		return;
-	fprintf(out, "  guest faults per %s from +%.3f ms:",
-		fmt_ns(bin, sizeof(bin), (double)rate.bin_ns),
-		(double)(rate.first_ns - o->origin_ns) / 1e6);
-	for (size_t i = 0; i < rate.nr; i++)
-		fprintf(out, " %" PRIu64, rate.guest[i]);
-	fputc('\n', out);
-}
-
-static void print_faults(FILE *out, const struct probes_report *r,
-			 const struct probe_report_opts *o)
-{
-	uint64_t writes = 0;
-
-	for (size_t i = 0; i < r->nr_threads; i++)
-		writes += r->threads[i].guest_write_faults;
-	fputs("guest memory faults (kvmmmu:kvm_mmu_spte_requested): ", out);
-	if (!probes__observed(r, PEV_MMU_SPTE_REQUESTED)) {
-		fputs(NOT_OBSERVED "\n", out);
-	} else {
-		fprintf(out, "%" PRIu64 " (%" PRIu64 " writes)",
-			(uint64_t)r->events[PEV_MMU_SPTE_REQUESTED], writes);
-		if (probes__observed(r, PEV_MMU_GET_PAGE))
-			fprintf(out, ", %" PRIu64 " shadow pages allocated",
-				(uint64_t)r->events[PEV_MMU_GET_PAGE]);
-		fputc('\n', out);
-	}
-	if (probes__observed(r, PEV_MMU_SET_SPTE) && r->guest_fault.count) {
-		fputs("  handling (fault start to SPTE set): ", out);
-		print_hist(out, &r->guest_fault);
-		fputc('\n', out);
-	} else if (probes__observed(r, PEV_MMU_SPTE_REQUESTED) &&
-		   !(r->set & PROBES_FAULTTIME)) {
-		fputs("  (handling times: --probes=all or add faulttime)\n",
-		      out);
-	}
-	if (probes__observed(r, PEV_MMU_SPTE_REQUESTED))
-		print_rate(out, r, o);
-	fputs("host page faults of the process: ", out);
-	if (probes__observed(r, PEV_PAGE_FAULT_USER))
-		fprintf(out, "%" PRIu64 " in user mode",
-			(uint64_t)r->events[PEV_PAGE_FAULT_USER]);
-	else
-		fputs("user mode " NOT_OBSERVED, out);
-	if (probes__observed(r, PEV_PAGE_FAULT_KERNEL))
-		fprintf(out, ", %" PRIu64 " in kernel mode\n",
-			(uint64_t)r->events[PEV_PAGE_FAULT_KERNEL]);
-	else
-		fputs(", kernel mode " NOT_OBSERVED "\n", out);
-	if (r->timeline_lost)
-		fprintf(out, "  (the fault timeline lost %" PRIu64
-			" records)\n", r->timeline_lost);
-}
-
-static void print_ioctls(FILE *out, const struct probes_report *r)
-{
-	fputs("KVM ioctls (syscall entry to exit):", out);
-	if (!probes__observed(r, PEV_SYS_EXIT_IOCTL)) {
-		fputs(" " NOT_OBSERVED "\n", out);
-		return;
-	}
-	fputc('\n', out);
-	for (int i = 0; i < KVMIOCTL_NR; i++) {
-		if (!r->ioctl[i].count)
-			continue;
-		fprintf(out, "  %-28s ", probes__ioctl_name(i));
-		print_hist(out, &r->ioctl[i]);
-		if (r->ioctl_errors[i])
-			fprintf(out, "; %" PRIu64 " failed",
-				(uint64_t)r->ioctl_errors[i]);
-		fputc('\n', out);
-	}
-}
-
-static void print_sched(FILE *out, const struct probes_report *r)
-{
-	uint64_t waits = 0, sum = 0, max = 0;
-	unsigned int vcpus = 0;
-	char a[24], b[24];
-
-	fputs("scheduling delay (runnable to running): ", out);
-	if (!probes__observed(r, PEV_SCHED_SWITCH) || !r->sched_delay.count) {
-		fputs(NOT_OBSERVED "\n", out);
-		return;
-	}
-	for (size_t i = 0; i < r->nr_threads; i++) {
-		const struct probes_thread *t = &r->threads[i];
-
-		if (!t->vcpu)
-			continue;
-		vcpus++;
-		waits += t->sched_waits;
-		sum += t->sched_delay_ns;
-		if (t->sched_delay_max_ns > max)
-			max = t->sched_delay_max_ns;
-	}
-	if (vcpus)
-		fprintf(out, "%u vCPU threads %" PRIu64 " waits, total %s, "
-			"max %s; ", vcpus, waits, fmt_ns(a, sizeof(a),
-							 (double)sum),
-			fmt_ns(b, sizeof(b), (double)max));
-	else
-		fputs("no vCPU thread seen; ", out);
-	fputs("all threads ", out);
-	print_hist(out, &r->sched_delay);
-	fputc('\n', out);
-}
-
-static void print_mmap_lock(FILE *out, const struct probes_report *r)
-{
-	static const char *const what[MMAPLOCK_NR_HISTS] = {
-		"read waits", "write waits", "write holds" };
-
-	fputs("mmap_lock:", out);
-	if (!probes__observed(r, PEV_MMAP_LOCK_ACQUIRED)) {
-		fputs(" " NOT_OBSERVED "\n", out);
-		return;
-	}
-	fputc('\n', out);
-	for (int i = 0; i < MMAPLOCK_NR_HISTS; i++) {
-		fprintf(out, "  %-12s ", what[i]);
-		print_hist(out, &r->mmap_lock[i]);
-		fputc('\n', out);
-	}
-	if (r->mmap_lock_failed)
-		fprintf(out, "  %" PRIu64 " acquisitions failed (trylock or "
-			"killed)\n", (uint64_t)r->mmap_lock_failed);
-}
-
 static void print_phases(FILE *out, const struct probes_report *r,
 			 const struct probe_report_opts *o)
 {
 	bool guest = probes__observed(r, PEV_MMU_SPTE_REQUESTED);
 	bool timed = probes__observed(r, PEV_MMU_SET_SPTE);
 
+	/* Only probe faults fills the timeline. */
 	if (!o->nr_phases || !r->nr_timeline)
 		return;
 	fprintf(out, "by phase:  %-10s %10s %10s %10s", "phase", "ms",
@@ -423,11 +152,11 @@ static void print_unseen(FILE *out, const struct probes_report *r)
 	if (any)
 		fputc('\n', out);
 	any = false;
-	for (unsigned int bit = 1; bit & PROBES_ALL; bit <<= 1) {
-		if (r->set & bit)
+	for (unsigned int i = 0; i < PROBES_NR; i++) {
+		if (r->set & probes__row(i)->bit)
 			continue;
 		fprintf(out, "%s%s", any ? ", " : "not probed (see --probes): ",
-			probes__probe_name(bit));
+			probes__row(i)->name);
 		any = true;
 	}
 	if (any)
@@ -448,59 +177,18 @@ void probe_report__print(FILE *out, const struct probes_report *r,
 	fprintf(out, "probes: process %u observed for %.3f ms (%d of %d "
 		"tracepoints attached)\n", r->tgid,
 		(double)(r->end_ns - r->start_ns) / 1e6, attached, probed);
-	if (r->set & PROBES_KVMEXIT)
-		print_exits(out, r);
-	if (r->set & PROBES_FAULTS)
-		print_faults(out, r, o);
-	if (r->set & PROBES_KVMIOCTL)
-		print_ioctls(out, r);
-	if (r->set & PROBES_SCHEDLAT)
-		print_sched(out, r);
-	if (r->set & PROBES_MMAPLOCK)
-		print_mmap_lock(out, r);
-	if (r->set & PROBES_FAULTS)
-		print_phases(out, r, o);
+	for (unsigned int i = 0; i < PROBES_NR; i++) {
+		const struct probe_row *row = probes__row(i);
+
+		if ((r->set & row->bit) && row->print)
+			row->print(out, r, o);
+	}
+	print_phases(out, r, o);
 	print_unseen(out, r);
 	if (r->threads_dropped)
 		fprintf(out, "(per-thread tables were full: %" PRIu64
 			" events are in the totals only)\n",
 			r->threads_dropped);
-}
-
-/* ---- JSON ---- */
-
-static json_t *hist_json(const struct probes_hist *h)
-{
-	json_t *slots = json_array();
-
-	for (int i = 0; i < PROBES_HIST_SLOTS; i++)
-		if (h->slots[i])
-			json_array_append_new(slots, json_pack(
-				"{s:I, s:I}", "from_ns",
-				(json_int_t)(i ? 1ull << i : 0), "count",
-				(json_int_t)h->slots[i]));
-	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:o}", "count",
-			 (json_int_t)h->count, "sum_ns", (json_int_t)h->sum_ns,
-			 "max_ns", (json_int_t)h->max_ns,
-			 "mean_ns", h->count ? (double)h->sum_ns /
-				    (double)h->count : 0.0,
-			 "p50_ns", probes__hist_percentile(h, 50), "p90_ns",
-			 probes__hist_percentile(h, 90), "p99_ns",
-			 probes__hist_percentile(h, 99), "log2_ns", slots);
-}
-
-/* A count, or null when its tracepoint never fired. */
-static json_t *count_json(const struct probes_report *r, enum probes_ev ev,
-			  uint64_t n)
-{
-	return probes__observed(r, ev) ? json_integer((json_int_t)n)
-				       : json_null();
-}
-
-static json_t *hist_or_null(const struct probes_report *r,
-			    enum probes_ev ev, const struct probes_hist *h)
-{
-	return probes__observed(r, ev) ? hist_json(h) : json_null();
 }
 
 static json_t *tracepoints_json(const struct probes_report *r)
@@ -516,112 +204,9 @@ static json_t *tracepoints_json(const struct probes_report *r)
 
 		json_object_set_new(obj, probes__event_name(ev), json_pack(
 			"{s:b, s:o, s:s}", "attached", r->attached[ev],
-			"count", count_json(r, ev, r->events[ev]), "status",
-			status));
+			"count", probes__count_json(r, ev, r->events[ev]),
+			"status", status));
 	}
-	return obj;
-}
-
-static json_t *exits_json(const struct probes_report *r)
-{
-	json_t *kinds = json_object(), *reasons = json_object();
-
-	for (int k = 0; k < KVMEXIT_NR_KINDS; k++)
-		json_object_set_new(kinds, kind_keys[k], count_json(r,
-				    probes__exit_kind_event(k), r->exits[k]));
-	for (unsigned int i = 0; i < KVMEXIT_NR_REASONS; i++)
-		if (r->exit_reasons[i])
-			json_object_set_new(reasons,
-				probes__exit_reason_name(i), json_pack(
-				"{s:I, s:o}", "count",
-				(json_int_t)r->exit_reasons[i], "handling",
-				hist_json(&r->exit_handling[i])));
-	if (!probes__observed(r, PEV_KVM_USERSPACE_EXIT)) {
-		json_decref(reasons);
-		reasons = json_null();
-	}
-	return json_pack("{s:o, s:o}", "by_kind", kinds,
-			 "userspace_by_reason", reasons);
-}
-
-static json_t *rate_json(const struct probes_report *r,
-			 const struct probe_report_opts *o)
-{
-	json_t *guest = json_array(), *host = json_array();
-	struct rate rate;
-
-	if (!fault_rate(r, &rate)) {
-		json_decref(guest);
-		json_decref(host);
-		return json_null();
-	}
-	for (size_t i = 0; i < rate.nr; i++) {
-		json_array_append_new(guest, json_integer(
-			(json_int_t)rate.guest[i]));
-		json_array_append_new(host, json_integer(
-			(json_int_t)rate.host[i]));
-	}
-	return json_pack("{s:I, s:I, s:o, s:o}", "start_ns",
-			 (json_int_t)(rate.first_ns - o->origin_ns), "bin_ns",
-			 (json_int_t)rate.bin_ns, "guest", guest, "host",
-			 host);
-}
-
-static json_t *faults_json(const struct probes_report *r,
-			   const struct probe_report_opts *o)
-{
-	uint64_t writes = 0;
-
-	for (size_t i = 0; i < r->nr_threads; i++)
-		writes += r->threads[i].guest_write_faults;
-	return json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I}", "guest",
-		count_json(r, PEV_MMU_SPTE_REQUESTED,
-			   r->events[PEV_MMU_SPTE_REQUESTED]),
-		"guest_writes", count_json(r, PEV_MMU_SPTE_REQUESTED, writes),
-		"guest_handling", hist_or_null(r, PEV_MMU_SET_SPTE,
-					       &r->guest_fault),
-		"shadow_pages", count_json(r, PEV_MMU_GET_PAGE,
-					   r->events[PEV_MMU_GET_PAGE]),
-		"host_user", count_json(r, PEV_PAGE_FAULT_USER,
-					r->events[PEV_PAGE_FAULT_USER]),
-		"host_kernel", count_json(r, PEV_PAGE_FAULT_KERNEL,
-					  r->events[PEV_PAGE_FAULT_KERNEL]),
-		"rate", rate_json(r, o), "timeline_records",
-		(json_int_t)r->nr_timeline, "timeline_lost",
-		(json_int_t)r->timeline_lost);
-}
-
-static json_t *ioctls_json(const struct probes_report *r)
-{
-	json_t *obj;
-
-	if (!probes__observed(r, PEV_SYS_EXIT_IOCTL))
-		return json_null();
-	obj = json_object();
-	for (int i = 0; i < KVMIOCTL_NR; i++) {
-		json_t *h = hist_json(&r->ioctl[i]);
-
-		json_object_set_new(h, "errors",
-				    json_integer((json_int_t)r->ioctl_errors[i]));
-		json_object_set_new(obj, probes__ioctl_name(i), h);
-	}
-	return obj;
-}
-
-static json_t *mmap_lock_json(const struct probes_report *r)
-{
-	json_t *obj;
-
-	if (!probes__observed(r, PEV_MMAP_LOCK_ACQUIRED))
-		return json_null();
-	obj = json_pack("{s:I, s:I, s:I}", "read_acquired",
-			(json_int_t)r->mmap_lock_acquired[0], "write_acquired",
-			(json_int_t)r->mmap_lock_acquired[1], "failed",
-			(json_int_t)r->mmap_lock_failed);
-	for (int i = 0; i < MMAPLOCK_NR_HISTS; i++)
-		json_object_set_new(obj, mmap_keys[i],
-				    hist_json(&r->mmap_lock[i]));
 	return obj;
 }
 
@@ -631,23 +216,27 @@ static json_t *thread_json(const struct probes_report *r,
 	json_t *exits = json_object();
 
 	for (int k = 0; k < KVMEXIT_NR_KINDS; k++)
-		json_object_set_new(exits, kind_keys[k], count_json(r,
-				    probes__exit_kind_event(k), t->exits[k]));
+		json_object_set_new(exits, probes__exit_kind_key(k),
+				    probes__count_json(r,
+					probes__exit_kind_event(k),
+					t->exits[k]));
 	return json_pack(
 		"{s:I, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
-		"tid", (json_int_t)t->tid, "vcpu", t->vcpu, "exits",
-		exits, "guest_faults", count_json(r, PEV_MMU_SPTE_REQUESTED,
-						  t->guest_faults),
-		"host_faults_user", count_json(r, PEV_PAGE_FAULT_USER,
-					       t->host_faults_user),
-		"host_faults_kernel", count_json(r, PEV_PAGE_FAULT_KERNEL,
-						 t->host_faults_kernel),
-		"kvm_runs", count_json(r, PEV_SYS_EXIT_IOCTL, t->kvm_runs),
+		"tid", (json_int_t)t->tid, "vcpu", t->vcpu, "exits", exits,
+		"guest_faults", probes__count_json(r, PEV_MMU_SPTE_REQUESTED,
+						   t->guest_faults),
+		"host_faults_user", probes__count_json(r, PEV_PAGE_FAULT_USER,
+						       t->host_faults_user),
+		"host_faults_kernel",
+		probes__count_json(r, PEV_PAGE_FAULT_KERNEL,
+				   t->host_faults_kernel),
+		"kvm_runs", probes__count_json(r, PEV_SYS_EXIT_IOCTL,
+					       t->kvm_runs),
 		"kvm_run_ns", (json_int_t)t->kvm_run_ns, "sched_waits",
 		(json_int_t)t->sched_waits, "sched_delay_ns",
-		count_json(r, PEV_SCHED_SWITCH, t->sched_delay_ns),
-		"sched_delay_max_ns", count_json(r, PEV_SCHED_SWITCH,
-						 t->sched_delay_max_ns));
+		probes__count_json(r, PEV_SCHED_SWITCH, t->sched_delay_ns),
+		"sched_delay_max_ns", probes__count_json(r, PEV_SCHED_SWITCH,
+						t->sched_delay_max_ns));
 }
 
 static json_t *phases_json(const struct probes_report *r,
@@ -669,8 +258,8 @@ static json_t *phases_json(const struct probes_report *r,
 			"name", ph->name, "start_ns",
 			(json_int_t)(ph->start_ns - o->origin_ns), "end_ns",
 			(json_int_t)(ph->end_ns - o->origin_ns),
-			"guest_faults", count_json(r, PEV_MMU_SPTE_REQUESTED,
-						   s.guest),
+			"guest_faults", probes__count_json(r,
+				PEV_MMU_SPTE_REQUESTED, s.guest),
 			"guest_fault_ns", guest ? json_real(s.fault_ns)
 						: json_null(),
 			"guest_fault_share", guest && ns > 0
@@ -689,33 +278,54 @@ static json_t *set_json(unsigned int set)
 {
 	json_t *arr = json_array();
 
-	for (unsigned int bit = 1; bit & PROBES_ALL; bit <<= 1)
-		if (set & bit)
+	for (unsigned int i = 0; i < PROBES_NR; i++)
+		if (set & probes__row(i)->bit)
 			json_array_append_new(arr,
-				json_string(probes__probe_name(bit)));
+				json_string(probes__row(i)->name));
 	return arr;
 }
 
-json_t *probe_report__json(const struct probes_report *r,
-			   const struct probe_report_opts *o)
+/* Each probe's member, in table order, whether it ran or not. */
+static int add_sections(json_t *obj, const struct probes_report *r,
+			const struct probe_report_opts *o)
+{
+	for (unsigned int i = 0; i < PROBES_NR; i++) {
+		const struct probe_row *row = probes__row(i);
+
+		if (row->json &&
+		    json_object_set_new(obj, row->json_key, row->json(r, o)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_t *threads_json(const struct probes_report *r)
 {
 	json_t *threads = json_array();
 
 	for (size_t i = 0; i < r->nr_threads; i++)
 		json_array_append_new(threads, thread_json(r, &r->threads[i]));
-	return json_pack(
-		"{s:i, s:I, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-		"s:o, s:I}", "schema", 1, "tgid", (json_int_t)r->tgid,
-		"probes", set_json(r->set),
-		"start_ns", (json_int_t)(r->start_ns - o->origin_ns),
-		"end_ns", (json_int_t)(r->end_ns - o->origin_ns),
-		"tracepoints", tracepoints_json(r), "exits", exits_json(r),
-		"faults", faults_json(r, o), "ioctls", ioctls_json(r),
-		"sched_delay", hist_or_null(r, PEV_SCHED_SWITCH,
-					    &r->sched_delay),
-		"mmap_lock", mmap_lock_json(r), "threads", threads,
-		"phases", phases_json(r, o), "threads_dropped",
-		(json_int_t)r->threads_dropped);
+	return threads;
+}
+
+json_t *probe_report__json(const struct probes_report *r,
+			   const struct probe_report_opts *o)
+{
+	json_t *obj = json_pack("{s:i, s:I, s:o, s:I, s:I, s:o}", "schema", 1,
+			"tgid", (json_int_t)r->tgid,
+			"probes", set_json(r->set),
+			"start_ns", (json_int_t)(r->start_ns - o->origin_ns),
+			"end_ns", (json_int_t)(r->end_ns - o->origin_ns),
+			"tracepoints", tracepoints_json(r));
+	if (!obj || add_sections(obj, r, o) < 0 ||
+	    json_object_set_new(obj, "threads", threads_json(r)) ||
+	    json_object_set_new(obj, "phases", phases_json(r, o)) ||
+	    json_object_set_new(obj, "threads_dropped", json_integer(
+		    (json_int_t)r->threads_dropped))) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
 }
 
 int probe_report__write_csv(FILE *out, const struct probes_report *r,

@@ -1,29 +1,17 @@
 /* Renders what the eBPF probes saw: a human breakdown and a JSON object,
- * with the fault timeline split into the caller's phases (for example a
- * run's setup, boot to READY, workload and teardown). Anything whose
- * tracepoint never fired reads "not observed on this host" (JSON: null),
- * never a measured zero. */
+ * each probe's section from its row of the probe table (probe_row.h)
+ * around what they share: tracepoints, threads and the fault timeline
+ * split into the caller's phases (for example a run's setup, boot to
+ * READY, workload and teardown). Anything whose tracepoint never fired
+ * reads "not observed on this host" (JSON: null), never a measured zero. */
 #ifndef COLDSTART_PROBE_REPORT_H
 #define COLDSTART_PROBE_REPORT_H
 
-#include "probes.h"
+#include "probe_row.h"
 #include "timeline.h"
 
 #include <jansson.h>
 #include <stdio.h>
-
-struct report_phase {
-	const char *name;
-	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
-};
-
-#define PROBE_REPORT_MAX_PHASES 8
-
-struct probe_report_opts {
-	uint64_t origin_ns; /* times are printed relative to this */
-	struct report_phase phases[PROBE_REPORT_MAX_PHASES];
-	size_t nr_phases;
-};
 
 /* Phases of one run from its timeline: setup (KVM opened to first
  * KVM_RUN) or, for a snapshot restore, restore (restore start to first

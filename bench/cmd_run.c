@@ -30,6 +30,8 @@ static const char *const cpuid_names[] = { "none", "host", NULL };
 
 static void usage(FILE *out)
 {
+	char probes[256];
+
 	fputs("Usage: coldstart run [OPTIONS]\n"
 	      "       coldstart run --kernel FILE [--initrd FILE] [--cmdline "
 	      "TEXT] [OPTIONS]\n"
@@ -85,10 +87,10 @@ static void usage(FILE *out)
 	      "  --probes[=SET]      attach eBPF probes before the VM starts "
 	      "and add their\n"
 	      "                      breakdown to the output; SET: default, "
-	      "all, or a list of\n"
-	      "                      kvmexit,faults,kvmioctl,schedlat,"
-	      "mmaplock,faulttime\n"
-	      "  -q, --quiet         print nothing on stdout (errors still go to "
+	      "all, or a list of\n", out);
+	fprintf(out, "                      %s\n", probes__set_names(
+		probes, sizeof(probes), PROBES_ALL, ",", ","));
+	fputs("  -q, --quiet         print nothing on stdout (errors still go to "
 	      "stderr)\n"
 	      CLI_SECCOMP_HELP
 	      JAIL_HELP

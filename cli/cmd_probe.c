@@ -33,7 +33,9 @@ static volatile sig_atomic_t interrupted;
 
 static void usage(FILE *out)
 {
-	fputs("Usage: coldstart probe --pid N [OPTIONS]\n"
+	char costly[128], all[256];
+
+	fprintf(out, "Usage: coldstart probe --pid N [OPTIONS]\n"
 	      "       coldstart probe [OPTIONS] -- COMMAND [ARGS...]\n"
 	      "Attaches eBPF probes to process N (all its threads), or starts "
 	      "COMMAND and\nobserves it from its first instruction, and "
@@ -45,15 +47,16 @@ static void usage(FILE *out)
 	      "  -p, --pid N         the process to observe\n"
 	      "  -d, --duration DUR  stop after DUR (for example 5s, 250ms)\n"
 	      "  --json              one JSON document on stdout\n"
-	      "  --probes SET        default (all but mmaplock and faulttime), "
-	      "all, or a list\n"
-	      "                      of kvmexit,faults,kvmioctl,schedlat,"
-	      "mmaplock,faulttime\n"
+	      "  --probes SET        default (all but %s), all, or a list\n"
+	      "                      of %s\n"
 	      "  --csv FILE          also write the fault timeline as CSV\n"
 	      "  -h, --help          this help\n\n"
 	      "Exit codes: 0 ok, 1 failure (no such process, COMMAND "
 	      "failed), 2 usage error,\n77 no eBPF here (a build without "
-	      "probes, no kernel BTF, not root).\n", out);
+	      "probes, no kernel BTF, not root).\n",
+		probes__set_names(costly, sizeof(costly),
+				  PROBES_ALL & ~PROBES_DEFAULT, ", ", " and "),
+		probes__set_names(all, sizeof(all), PROBES_ALL, ",", ","));
 }
 
 static const struct option options[] = {

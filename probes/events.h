@@ -1,38 +1,22 @@
-/* The kernel tracepoints the probes count, one index each. Shared by the
- * BPF programs (which count firings for the target process) and the
- * loaders (which record what attached), so it holds only an enum. */
+/* The kernel tracepoints the probes count, one index each, in the order
+ * of the probes (probes_list.h) and of each probe's NAME_EVENTS list in
+ * its NAME.h. Shared by the BPF programs (which count firings for the
+ * target process) and the loaders (which record what attached), so it
+ * holds only an enum. */
 #ifndef COLDSTART_PROBES_EVENTS_H
 #define COLDSTART_PROBES_EVENTS_H
 
+#include "probes_list.h"
+
+/* Each NAME_EVENTS(EV) in NAME.h lists EV(ID, PROBE, "shown as",
+ * "tracepoint"): PEV_ID, counted for probe PROBES_PROBE, named in reports
+ * as shown, attached where a program's section is tp_btf/tracepoint. */
 enum probes_ev {
-	/* VM exits (probe kvmexit) */
-	PEV_KVM_PIO,
-	PEV_KVM_MMIO,
-	PEV_KVM_FAST_MMIO,
-	PEV_KVM_USERSPACE_EXIT,
-	PEV_KVM_EXIT,
-	PEV_KVM_ENTRY,
-	PEV_KVM_EMULATE_INSN,
-	/* Guest and host memory faults (probe faults) */
-	PEV_KVM_PAGE_FAULT,
-	PEV_MMU_PAGETABLE_WALK,
-	PEV_MMU_SPTE_REQUESTED,
-	PEV_MMU_SET_SPTE,
-	PEV_MMU_GET_PAGE,
-	PEV_MMU_PREPARE_ZAP_PAGE,
-	PEV_PAGE_FAULT_USER,
-	PEV_PAGE_FAULT_KERNEL,
-	/* ioctl latency (probe kvmioctl) */
-	PEV_SYS_ENTER_IOCTL,
-	PEV_SYS_EXIT_IOCTL,
-	/* Scheduling delay (probe schedlat) */
-	PEV_SCHED_WAKEUP,
-	PEV_SCHED_WAKEUP_NEW,
-	PEV_SCHED_SWITCH,
-	/* mmap_lock (probe mmaplock) */
-	PEV_MMAP_LOCK_START,
-	PEV_MMAP_LOCK_ACQUIRED,
-	PEV_MMAP_LOCK_RELEASED,
+#define PROBES_EV(id, probe, shown, tp) PEV_##id,
+#define PROBE_EVENTS(NAME) NAME##_EVENTS(PROBES_EV)
+#include "probes_list.h"
+#undef PROBE_EVENTS
+#undef PROBES_EV
 	PEV_COUNT
 };
 

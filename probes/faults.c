@@ -1,6 +1,174 @@
-/* Loader of probe faults: guest and host fault counts, the guest fault
- * handling histogram, and the timeline ring buffer (drained by the
- * aggregator), from which per-thread counts are derived. */
+/* Probe faults: guest and host fault counts, the guest fault handling
+ * histogram, and the timeline ring buffer (drained by the aggregator),
+ * from which per-thread counts are derived. Its row, its report section
+ * and, with BPF, its loader. */
+#include "probe_row.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define MAX_RATE_BINS 40
+
+/* ---- report ---- */
+
+struct rate {
+	uint64_t first_ns, bin_ns;
+	size_t nr;
+	uint64_t guest[MAX_RATE_BINS], host[MAX_RATE_BINS];
+};
+
+/* Faults per bin, with the smallest 1-2-5 bin width (at least 100 us)
+ * that fits the timeline's span into MAX_RATE_BINS bins. */
+static bool fault_rate(const struct probes_report *r, struct rate *rate)
+{
+	static const uint64_t steps[] = { 1, 2, 5 };
+	uint64_t span;
+
+	memset(rate, 0, sizeof(*rate));
+	if (!r->nr_timeline)
+		return false;
+	rate->first_ns = r->timeline[0].ts;
+	span = r->timeline[r->nr_timeline - 1].ts - rate->first_ns + 1;
+	for (uint64_t scale = 100000; !rate->bin_ns; scale *= 10)
+		for (int i = 0; i < 3 && !rate->bin_ns; i++)
+			if (span <= steps[i] * scale * MAX_RATE_BINS)
+				rate->bin_ns = steps[i] * scale;
+	rate->nr = (size_t)((span + rate->bin_ns - 1) / rate->bin_ns);
+	for (size_t i = 0; i < r->nr_timeline; i++) {
+		const struct faults_event *e = &r->timeline[i];
+		size_t bin = (size_t)((e->ts - rate->first_ns) / rate->bin_ns);
+
+		if (bin >= MAX_RATE_BINS)
+			bin = MAX_RATE_BINS - 1;
+		if (e->kind == FAULTS_GUEST)
+			rate->guest[bin]++;
+		else
+			rate->host[bin]++;
+	}
+	return true;
+}
+
+static void print_rate(FILE *out, const struct probes_report *r,
+		       const struct probe_report_opts *o)
+{
+	struct rate rate;
+	char bin[24];
+
+	if (!fault_rate(r, &rate))
+		return;
+	fprintf(out, "  guest faults per %s from +%.3f ms:",
+		probes__fmt_ns(bin, sizeof(bin), (double)rate.bin_ns),
+		(double)(rate.first_ns - o->origin_ns) / 1e6);
+	for (size_t i = 0; i < rate.nr; i++)
+		fprintf(out, " %" PRIu64, rate.guest[i]);
+	fputc('\n', out);
+}
+
+static uint64_t guest_writes(const struct probes_report *r)
+{
+	uint64_t writes = 0;
+
+	for (size_t i = 0; i < r->nr_threads; i++)
+		writes += r->threads[i].guest_write_faults;
+	return writes;
+}
+
+static void print_guest(FILE *out, const struct probes_report *r,
+			const struct probe_report_opts *o)
+{
+	fputs("guest memory faults (kvmmmu:kvm_mmu_spte_requested): ", out);
+	if (!probes__observed(r, PEV_MMU_SPTE_REQUESTED)) {
+		fputs(PROBES_NOT_OBSERVED "\n", out);
+	} else {
+		fprintf(out, "%" PRIu64 " (%" PRIu64 " writes)",
+			(uint64_t)r->events[PEV_MMU_SPTE_REQUESTED],
+			guest_writes(r));
+		if (probes__observed(r, PEV_MMU_GET_PAGE))
+			fprintf(out, ", %" PRIu64 " shadow pages allocated",
+				(uint64_t)r->events[PEV_MMU_GET_PAGE]);
+		fputc('\n', out);
+	}
+	if (probes__observed(r, PEV_MMU_SET_SPTE) && r->guest_fault.count) {
+		fputs("  handling (fault start to SPTE set): ", out);
+		probes__print_hist(out, &r->guest_fault);
+		fputc('\n', out);
+	} else if (probes__observed(r, PEV_MMU_SPTE_REQUESTED) &&
+		   !(r->set & PROBES_FAULTTIME)) {
+		fputs("  (handling times: --probes=all or add faulttime)\n",
+		      out);
+	}
+	if (probes__observed(r, PEV_MMU_SPTE_REQUESTED))
+		print_rate(out, r, o);
+}
+
+static void print(FILE *out, const struct probes_report *r,
+		  const struct probe_report_opts *o)
+{
+	print_guest(out, r, o);
+	fputs("host page faults of the process: ", out);
+	if (probes__observed(r, PEV_PAGE_FAULT_USER))
+		fprintf(out, "%" PRIu64 " in user mode",
+			(uint64_t)r->events[PEV_PAGE_FAULT_USER]);
+	else
+		fputs("user mode " PROBES_NOT_OBSERVED, out);
+	if (probes__observed(r, PEV_PAGE_FAULT_KERNEL))
+		fprintf(out, ", %" PRIu64 " in kernel mode\n",
+			(uint64_t)r->events[PEV_PAGE_FAULT_KERNEL]);
+	else
+		fputs(", kernel mode " PROBES_NOT_OBSERVED "\n", out);
+	if (r->timeline_lost)
+		fprintf(out, "  (the fault timeline lost %" PRIu64
+			" records)\n", r->timeline_lost);
+}
+
+static json_t *rate_json(const struct probes_report *r,
+			 const struct probe_report_opts *o)
+{
+	json_t *guest = json_array(), *host = json_array();
+	struct rate rate;
+
+	if (!fault_rate(r, &rate)) {
+		json_decref(guest);
+		json_decref(host);
+		return json_null();
+	}
+	for (size_t i = 0; i < rate.nr; i++) {
+		json_array_append_new(guest, json_integer(
+			(json_int_t)rate.guest[i]));
+		json_array_append_new(host, json_integer(
+			(json_int_t)rate.host[i]));
+	}
+	return json_pack("{s:I, s:I, s:o, s:o}", "start_ns",
+			 (json_int_t)(rate.first_ns - o->origin_ns), "bin_ns",
+			 (json_int_t)rate.bin_ns, "guest", guest, "host",
+			 host);
+}
+
+static json_t *json(const struct probes_report *r,
+		    const struct probe_report_opts *o)
+{
+	return json_pack(
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I}", "guest",
+		probes__count_json(r, PEV_MMU_SPTE_REQUESTED,
+				   r->events[PEV_MMU_SPTE_REQUESTED]),
+		"guest_writes", probes__count_json(r, PEV_MMU_SPTE_REQUESTED,
+						   guest_writes(r)),
+		"guest_handling", probes__hist_or_null(r, PEV_MMU_SET_SPTE,
+						       &r->guest_fault),
+		"shadow_pages", probes__count_json(r, PEV_MMU_GET_PAGE,
+					r->events[PEV_MMU_GET_PAGE]),
+		"host_user", probes__count_json(r, PEV_PAGE_FAULT_USER,
+					r->events[PEV_PAGE_FAULT_USER]),
+		"host_kernel", probes__count_json(r, PEV_PAGE_FAULT_KERNEL,
+					r->events[PEV_PAGE_FAULT_KERNEL]),
+		"rate", rate_json(r, o), "timeline_records",
+		(json_int_t)r->nr_timeline, "timeline_lost",
+		(json_int_t)r->timeline_lost);
+}
+
+/* ---- loader ---- */
+
+#ifdef COLDSTART_PROBES_BPF
 #include "loader.h"
 
 #include "err.h"
@@ -13,7 +181,7 @@ static void destroy(void *skel)
 	faults_bpf__destroy(skel);
 }
 
-int faults__open(struct loader *l, const struct probes_setup *s)
+static int open_probe(struct loader *l, const struct probes_setup *s)
 {
 	struct faults_bpf *skel = faults_bpf__open();
 	int ret;
@@ -38,7 +206,7 @@ int faults__open(struct loader *l, const struct probes_setup *s)
 	return 0;
 }
 
-int faults__collect(const struct loader *l, struct probes_report *r)
+static int collect(const struct loader *l, struct probes_report *r)
 {
 	const struct faults_bpf *skel = l->skel;
 
@@ -115,3 +283,13 @@ int faults__threads_from_timeline(struct probes_report *r)
 	}
 	return 0;
 }
+#endif
+
+const struct probe_row faults__row = {
+	.name = "faults",
+	.bit = PROBES_FAULTS,
+	PROBE_ROW_LOADER(open_probe, collect),
+	.print = print,
+	.json_key = "faults",
+	.json = json,
+};

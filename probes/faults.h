@@ -10,6 +10,25 @@
 #include <linux/types.h>
 #endif
 
+/* Its tracepoints (events.h); the timed ones are faulttime's, attached
+ * only with that probe. */
+#define FAULTS_EVENTS(EV) \
+	EV(KVM_PAGE_FAULT, FAULTTIME, "kvm:kvm_page_fault", "kvm_page_fault") \
+	EV(MMU_PAGETABLE_WALK, FAULTTIME, "kvmmmu:kvm_mmu_pagetable_walk", \
+	   "kvm_mmu_pagetable_walk") \
+	EV(MMU_SPTE_REQUESTED, FAULTS, "kvmmmu:kvm_mmu_spte_requested", \
+	   "kvm_mmu_spte_requested") \
+	EV(MMU_SET_SPTE, FAULTTIME, "kvmmmu:kvm_mmu_set_spte", \
+	   "kvm_mmu_set_spte") \
+	EV(MMU_GET_PAGE, FAULTS, "kvmmmu:kvm_mmu_get_page", \
+	   "kvm_mmu_get_page") \
+	EV(MMU_PREPARE_ZAP_PAGE, FAULTS, "kvmmmu:kvm_mmu_prepare_zap_page", \
+	   "kvm_mmu_prepare_zap_page") \
+	EV(PAGE_FAULT_USER, FAULTS, "exceptions:page_fault_user", \
+	   "page_fault_user") \
+	EV(PAGE_FAULT_KERNEL, FAULTS, "exceptions:page_fault_kernel", \
+	   "page_fault_kernel")
+
 #define FAULTS_RINGBUF_BYTES (2u << 20)
 /* Records go to the ring buffer in batches, staged per CPU: one ring
  * buffer operation (a lock shared by all CPUs) per FAULTS_BATCH faults.

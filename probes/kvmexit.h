@@ -7,6 +7,18 @@
 #include <linux/types.h>
 #endif
 
+/* Its tracepoints (events.h). */
+#define KVMEXIT_EVENTS(EV) \
+	EV(KVM_PIO, KVMEXIT, "kvm:kvm_pio", "kvm_pio") \
+	EV(KVM_MMIO, KVMEXIT, "kvm:kvm_mmio", "kvm_mmio") \
+	EV(KVM_FAST_MMIO, KVMEXIT, "kvm:kvm_fast_mmio", "kvm_fast_mmio") \
+	EV(KVM_USERSPACE_EXIT, KVMEXIT, "kvm:kvm_userspace_exit", \
+	   "kvm_userspace_exit") \
+	EV(KVM_EXIT, KVMEXIT, "kvm:kvm_exit", "kvm_exit") \
+	EV(KVM_ENTRY, KVMEXIT, "kvm:kvm_entry", "kvm_entry") \
+	EV(KVM_EMULATE_INSN, KVMEXIT, "kvm:kvm_emulate_insn", \
+	   "kvm_emulate_insn")
+
 enum kvmexit_kind {
 	KVMEXIT_PIO_IN,      /* kvm:kvm_pio, in */
 	KVMEXIT_PIO_OUT,     /* kvm:kvm_pio, out */

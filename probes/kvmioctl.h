@@ -7,6 +7,13 @@
 #include <linux/types.h>
 #endif
 
+/* Its tracepoints (events.h). */
+#define KVMIOCTL_EVENTS(EV) \
+	EV(SYS_ENTER_IOCTL, KVMIOCTL, "raw_syscalls:sys_enter (KVM ioctls)", \
+	   "sys_enter") \
+	EV(SYS_EXIT_IOCTL, KVMIOCTL, "raw_syscalls:sys_exit (KVM ioctls)", \
+	   "sys_exit")
+
 /* The ioctls timed one by one; the loader fills their numbers in. */
 enum kvmioctl_cmd {
 	KVMIOCTL_CREATE_VM,

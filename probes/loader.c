@@ -12,33 +12,6 @@
 
 #define SECTION_PREFIX "tp_btf/"
 
-/* The tracepoint behind each event, as its BTF typedef spells it. */
-static const char *const event_tps[PEV_COUNT] = {
-	[PEV_KVM_PIO] = "kvm_pio",
-	[PEV_KVM_MMIO] = "kvm_mmio",
-	[PEV_KVM_FAST_MMIO] = "kvm_fast_mmio",
-	[PEV_KVM_USERSPACE_EXIT] = "kvm_userspace_exit",
-	[PEV_KVM_EXIT] = "kvm_exit",
-	[PEV_KVM_ENTRY] = "kvm_entry",
-	[PEV_KVM_EMULATE_INSN] = "kvm_emulate_insn",
-	[PEV_KVM_PAGE_FAULT] = "kvm_page_fault",
-	[PEV_MMU_PAGETABLE_WALK] = "kvm_mmu_pagetable_walk",
-	[PEV_MMU_SPTE_REQUESTED] = "kvm_mmu_spte_requested",
-	[PEV_MMU_SET_SPTE] = "kvm_mmu_set_spte",
-	[PEV_MMU_GET_PAGE] = "kvm_mmu_get_page",
-	[PEV_MMU_PREPARE_ZAP_PAGE] = "kvm_mmu_prepare_zap_page",
-	[PEV_PAGE_FAULT_USER] = "page_fault_user",
-	[PEV_PAGE_FAULT_KERNEL] = "page_fault_kernel",
-	[PEV_SYS_ENTER_IOCTL] = "sys_enter",
-	[PEV_SYS_EXIT_IOCTL] = "sys_exit",
-	[PEV_SCHED_WAKEUP] = "sched_wakeup",
-	[PEV_SCHED_WAKEUP_NEW] = "sched_wakeup_new",
-	[PEV_SCHED_SWITCH] = "sched_switch",
-	[PEV_MMAP_LOCK_START] = "mmap_lock_start_locking",
-	[PEV_MMAP_LOCK_ACQUIRED] = "mmap_lock_acquire_returned",
-	[PEV_MMAP_LOCK_RELEASED] = "mmap_lock_released",
-};
-
 /* libbpf's last warning, appended to our messages. Process-wide because
  * libbpf's print hook is. */
 static char libbpf_msg[256];
@@ -93,7 +66,7 @@ int loader__event_of_section(const char *section)
 	if (strncmp(section, SECTION_PREFIX, len))
 		return -1;
 	for (int ev = 0; ev < PEV_COUNT; ev++)
-		if (!strcmp(section + len, event_tps[ev]))
+		if (!strcmp(section + len, probes__event_tracepoint(ev)))
 			return ev;
 	return -1;
 }

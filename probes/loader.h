@@ -4,7 +4,7 @@
 #ifndef COLDSTART_PROBES_LOADER_H
 #define COLDSTART_PROBES_LOADER_H
 
-#include "probes.h"
+#include "probe_row.h"
 #include "target.h"
 
 #include <bpf/btf.h>
@@ -68,23 +68,12 @@ void loader__sum_counts(const struct loader *l, struct probes_report *r);
  * in r->threads_dropped. */
 struct probes_thread *loader__thread(struct probes_report *r, __u32 tid);
 
-/* Each probe: opens, configures and loads into `l`; then fills its part
- * of the report from its maps. */
-int kvmexit__open(struct loader *l, const struct probes_setup *s);
-int kvmexit__collect(const struct loader *l, struct probes_report *r);
-int faults__open(struct loader *l, const struct probes_setup *s);
-int faults__collect(const struct loader *l, struct probes_report *r);
+/* What the aggregator calls of probe faults (faults.c) after detaching:
+ * the timeline's per-thread counts and guest fault histogram; and each
+ * CPU's records not yet in the ring buffer, passed to fn. */
 int faults__threads_from_timeline(struct probes_report *r);
-/* After detaching: passes each CPU's records not yet in the ring buffer
- * to fn. */
 int faults__drain_stages(const struct loader *l,
 			 void (*fn)(void *ctx, const struct faults_event *e),
 			 void *ctx);
-int kvmioctl__open(struct loader *l, const struct probes_setup *s);
-int kvmioctl__collect(const struct loader *l, struct probes_report *r);
-int schedlat__open(struct loader *l, const struct probes_setup *s);
-int schedlat__collect(const struct loader *l, struct probes_report *r);
-int mmaplock__open(struct loader *l, const struct probes_setup *s);
-int mmaplock__collect(const struct loader *l, struct probes_report *r);
 
 #endif

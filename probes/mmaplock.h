@@ -7,6 +7,16 @@
 #include <linux/types.h>
 #endif
 
+/* Its tracepoints (events.h). */
+#define MMAPLOCK_EVENTS(EV) \
+	EV(MMAP_LOCK_START, MMAPLOCK, "mmap_lock:mmap_lock_start_locking", \
+	   "mmap_lock_start_locking") \
+	EV(MMAP_LOCK_ACQUIRED, MMAPLOCK, \
+	   "mmap_lock:mmap_lock_acquire_returned", \
+	   "mmap_lock_acquire_returned") \
+	EV(MMAP_LOCK_RELEASED, MMAPLOCK, "mmap_lock:mmap_lock_released", \
+	   "mmap_lock_released")
+
 #define MMAPLOCK_MAX_THREADS 1024
 
 enum mmaplock_hist {

@@ -1,5 +1,6 @@
-/* The probes together: one loader per probe, a reader thread that drains
- * the fault timeline while the target runs, and the merged report. */
+/* The probes together: one loader per row of the probe table, a reader
+ * thread that drains the fault timeline while the target runs, and the
+ * merged report. */
 #include "loader.h"
 
 #include "err.h"
@@ -15,29 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NR_PROBES 5
-#define FAULTS_INDEX 1 /* in probe_defs[] */
 #define TIMELINE_MAX (1u << 21)     /* records kept; 64 MiB */
-
-static const struct {
-	const char *name;
-	unsigned int bit; /* enum probes_set */
-	int (*open)(struct loader *l, const struct probes_setup *s);
-	int (*collect)(const struct loader *l, struct probes_report *r);
-} probe_defs[NR_PROBES] = {
-	{ "kvmexit", PROBES_KVMEXIT, kvmexit__open, kvmexit__collect },
-	{ "faults", PROBES_FAULTS, faults__open, faults__collect },
-	{ "kvmioctl", PROBES_KVMIOCTL, kvmioctl__open, kvmioctl__collect },
-	{ "schedlat", PROBES_SCHEDLAT, schedlat__open, schedlat__collect },
-	{ "mmaplock", PROBES_MMAPLOCK, mmaplock__open, mmaplock__collect },
-};
 
 struct probes {
 	pid_t tgid;
 	unsigned int set;
 	struct btf *vmlinux;
 	struct btf *kvm; /* NULL where KVM is built in */
-	struct loader loaders[NR_PROBES];
+	struct loader loaders[PROBES_NR];
 	bool attached[PEV_COUNT];
 	uint64_t start_ns, end_ns;
 
@@ -113,7 +99,7 @@ static void *reader_main(void *arg)
 	};
 	__u32 tid = (__u32)syscall(SYS_gettid);
 
-	for (int i = 0; i < NR_PROBES; i++)
+	for (int i = 0; i < PROBES_NR; i++)
 		if (p->loaders[i].skip_tid)
 			*p->loaders[i].skip_tid = tid;
 	pthread_barrier_wait(&p->started);
@@ -131,7 +117,7 @@ static int start_reader(struct probes *p)
 	sigset_t all, old;
 	int ret;
 
-	for (int i = 0; i < NR_PROBES; i++) {
+	for (int i = 0; i < PROBES_NR; i++) {
 		struct bpf_map *map = p->loaders[i].ringbuf;
 
 		if (!map)
@@ -207,11 +193,13 @@ static int load_all(struct probes *p)
 	/* Where KVM is a module its tracepoints' types are in its BTF. */
 	p->kvm = btf__load_module_btf("kvm", p->vmlinux);
 	setup.kvm = p->kvm;
-	for (int i = 0; i < NR_PROBES; i++) {
-		if (!(p->set & probe_defs[i].bit))
+	for (int i = 0; i < PROBES_NR; i++) {
+		const struct probe_row *row = probes__row(i);
+
+		if (!(p->set & row->bit) || !row->open)
 			continue;
-		p->loaders[i].name = probe_defs[i].name;
-		ret = probe_defs[i].open(&p->loaders[i], &setup);
+		p->loaders[i].name = row->name;
+		ret = row->open(&p->loaders[i], &setup);
 		if (ret < 0)
 			return ret;
 	}
@@ -233,8 +221,9 @@ int probes__load(pid_t tgid, unsigned int set, struct probes **out)
 	p->tgid = tgid;
 	p->stop_fd = -1;
 	p->set = set & PROBES_ALL;
-	if (p->set & PROBES_FAULTTIME)
-		p->set |= PROBES_FAULTS;
+	for (int i = 0; i < PROBES_NR; i++)
+		if (p->set & probes__row(i)->bit)
+			p->set |= probes__row(i)->needs;
 	loader__init_libbpf();
 	ret = load_all(p);
 	/* The kernel's BTF (tens of MiB parsed) is needed only to load. */
@@ -256,7 +245,7 @@ int probes__start(struct probes *p)
 {
 	int ret = 0;
 
-	for (int i = 0; ret == 0 && i < NR_PROBES; i++)
+	for (int i = 0; ret == 0 && i < PROBES_NR; i++)
 		if (p->loaders[i].skel)
 			ret = loader__attach(&p->loaders[i], p->attached);
 	if (ret < 0)
@@ -281,7 +270,7 @@ int probes__attach(pid_t tgid, unsigned int set, struct probes **out)
 
 static void detach_all(struct probes *p)
 {
-	for (int i = 0; i < NR_PROBES; i++)
+	for (int i = 0; i < PROBES_NR; i++)
 		loader__detach(&p->loaders[i]);
 }
 
@@ -313,8 +302,8 @@ int probes__finish(struct probes *p, struct probes_report **out)
 	p->end_ns = now_ns();
 	detach_all(p);
 	stop_reader(p);
-	if (p->loaders[FAULTS_INDEX].skel)
-		ret = faults__drain_stages(&p->loaders[FAULTS_INDEX],
+	if (p->loaders[PROBES_INDEX_FAULTS].skel)
+		ret = faults__drain_stages(&p->loaders[PROBES_INDEX_FAULTS],
 					   on_staged, p);
 	if (ret < 0)
 		return ret;
@@ -328,11 +317,11 @@ int probes__finish(struct probes *p, struct probes_report **out)
 	r->start_ns = p->start_ns;
 	r->end_ns = p->end_ns;
 	memcpy(r->attached, p->attached, sizeof(r->attached));
-	for (int i = 0; ret == 0 && i < NR_PROBES; i++) {
+	for (int i = 0; ret == 0 && i < PROBES_NR; i++) {
 		if (!p->loaders[i].skel)
 			continue;
 		loader__sum_counts(&p->loaders[i], r);
-		ret = probe_defs[i].collect(&p->loaders[i], r);
+		ret = probes__row(i)->collect(&p->loaders[i], r);
 	}
 	if (ret < 0) {
 		probes__report_free(r);
@@ -357,7 +346,7 @@ void probes__destroy(struct probes *p)
 	ring_buffer__free(p->rb);
 	if (p->stop_fd >= 0)
 		close(p->stop_fd);
-	for (int i = NR_PROBES - 1; i >= 0; i--)
+	for (int i = PROBES_NR - 1; i >= 0; i--)
 		loader__close(&p->loaders[i]);
 	btf__free(p->kvm);
 	btf__free(p->vmlinux);

@@ -21,19 +21,25 @@
 
 struct probes;
 
-/* The probes, to choose from: bits of a set. */
-enum probes_set {
-	PROBES_KVMEXIT = 1u << 0,  /* VM exits by kind and thread */
-	PROBES_FAULTS = 1u << 1,   /* guest and host faults, timeline */
-	PROBES_KVMIOCTL = 1u << 2, /* KVM ioctl latency */
-	PROBES_SCHEDLAT = 1u << 3, /* run-queue delay */
-	PROBES_MMAPLOCK = 1u << 4, /* mmap_lock waits: 3 programs per fault */
-	PROBES_FAULTTIME = 1u << 5, /* guest fault handling times: faults
-				     * plus a 2nd program per fault */
-	PROBES_ALL = (1u << 6) - 1,
-	PROBES_DEFAULT = PROBES_KVMEXIT | PROBES_FAULTS | PROBES_KVMIOCTL |
-			 PROBES_SCHEDLAT,
+/* The probes, to choose from: bits of a set, one per row of the probe
+ * table (probe_row.h), in the order of COLDSTART_PROBES in
+ * probes/CMakeLists.txt: PROBES_KVMEXIT, PROBES_FAULTS, ... */
+enum probes_index {
+#define PROBE(name, NAME) PROBES_INDEX_##NAME,
+#include "probes_list.h"
+#undef PROBE
+	PROBES_NR
 };
+
+enum probes_set {
+#define PROBE(name, NAME) PROBES_##NAME = 1u << PROBES_INDEX_##NAME,
+#include "probes_list.h"
+#undef PROBE
+	PROBES_ALL = (1u << PROBES_NR) - 1,
+};
+
+/* The set `default` names: every probe whose row is not marked costly. */
+#define PROBES_DEFAULT (probes__default_set())
 
 /* What one thread of the target did, merged across probes. Fault counts
  * come from the timeline: faults it lost are in the totals only. */
@@ -81,6 +87,10 @@ struct probes_report {
 	size_t nr_timeline;
 	struct faults_event *timeline;
 	uint64_t timeline_lost; /* records that did not fit */
+
+	/* A probe's own results beyond the fields above, by enum
+	 * probes_index: set by its collect, freed with the report. */
+	void *data[PROBES_NR];
 };
 
 /* Whether this build has the probes at all (clang, bpftool, libbpf and
@@ -101,10 +111,18 @@ int probes__attach(pid_t tgid, unsigned int set, struct probes **out);
 int probes__load(pid_t tgid, unsigned int set, struct probes **out);
 int probes__start(struct probes *p);
 
-/* A comma-separated list of probe names (kvmexit, faults, kvmioctl,
- * schedlat, mmaplock, faulttime) and the groups default and all into a
- * set; -EINVAL otherwise. */
+/* A comma-separated list of probe names (the table's) and the groups
+ * default and all into a set; "" is default. -EINVAL, with an error
+ * naming every probe, otherwise. */
 int probes__parse_set(const char *text, unsigned int *set);
+
+unsigned int probes__default_set(void);
+
+/* The names of the probes in `set`, in table order, joined by `sep` (the
+ * last two by `last`), into buf (truncated to size, always terminated):
+ * for help texts and errors. Returns buf. */
+const char *probes__set_names(char *buf, size_t size, unsigned int set,
+			      const char *sep, const char *last);
 
 /* The probe (one bit of enum probes_set) that counts an event. */
 unsigned int probes__event_probe(enum probes_ev ev);

@@ -1,141 +1,95 @@
-/* Names and histogram arithmetic for probe reports; built with or without
- * BPF support. */
-#include "probes.h"
+/* The probe table and what every build has of the probes: names, the
+ * --probes parser, histogram arithmetic and the helpers of the report
+ * sections. */
+#include "probe_row.h"
 
 #include "err.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const event_names[PEV_COUNT] = {
-	[PEV_KVM_PIO] = "kvm:kvm_pio",
-	[PEV_KVM_MMIO] = "kvm:kvm_mmio",
-	[PEV_KVM_FAST_MMIO] = "kvm:kvm_fast_mmio",
-	[PEV_KVM_USERSPACE_EXIT] = "kvm:kvm_userspace_exit",
-	[PEV_KVM_EXIT] = "kvm:kvm_exit",
-	[PEV_KVM_ENTRY] = "kvm:kvm_entry",
-	[PEV_KVM_EMULATE_INSN] = "kvm:kvm_emulate_insn",
-	[PEV_KVM_PAGE_FAULT] = "kvm:kvm_page_fault",
-	[PEV_MMU_PAGETABLE_WALK] = "kvmmmu:kvm_mmu_pagetable_walk",
-	[PEV_MMU_SPTE_REQUESTED] = "kvmmmu:kvm_mmu_spte_requested",
-	[PEV_MMU_SET_SPTE] = "kvmmmu:kvm_mmu_set_spte",
-	[PEV_MMU_GET_PAGE] = "kvmmmu:kvm_mmu_get_page",
-	[PEV_MMU_PREPARE_ZAP_PAGE] = "kvmmmu:kvm_mmu_prepare_zap_page",
-	[PEV_PAGE_FAULT_USER] = "exceptions:page_fault_user",
-	[PEV_PAGE_FAULT_KERNEL] = "exceptions:page_fault_kernel",
-	[PEV_SYS_ENTER_IOCTL] = "raw_syscalls:sys_enter (KVM ioctls)",
-	[PEV_SYS_EXIT_IOCTL] = "raw_syscalls:sys_exit (KVM ioctls)",
-	[PEV_SCHED_WAKEUP] = "sched:sched_wakeup",
-	[PEV_SCHED_WAKEUP_NEW] = "sched:sched_wakeup_new",
-	[PEV_SCHED_SWITCH] = "sched:sched_switch",
-	[PEV_MMAP_LOCK_START] = "mmap_lock:mmap_lock_start_locking",
-	[PEV_MMAP_LOCK_ACQUIRED] = "mmap_lock:mmap_lock_acquire_returned",
-	[PEV_MMAP_LOCK_RELEASED] = "mmap_lock:mmap_lock_released",
+static const struct probe_row *const rows[PROBES_NR] = {
+#define PROBE(name, NAME) [PROBES_INDEX_##NAME] = &name##__row,
+#include "probes_list.h"
+#undef PROBE
 };
 
-static const char *const kind_names[KVMEXIT_NR_KINDS] = {
-	[KVMEXIT_PIO_IN] = "port I/O in",
-	[KVMEXIT_PIO_OUT] = "port I/O out",
-	[KVMEXIT_MMIO_READ] = "MMIO read",
-	[KVMEXIT_MMIO_DONE] = "MMIO read completed",
-	[KVMEXIT_MMIO_WRITE] = "MMIO write",
-	[KVMEXIT_FAST_MMIO] = "fast MMIO",
-	[KVMEXIT_USERSPACE] = "exit to user space",
-	[KVMEXIT_USER_ERROR] = "KVM_RUN error (EINTR)",
-	[KVMEXIT_HW] = "kvm_exit",
-	[KVMEXIT_ENTRY] = "kvm_entry",
-	[KVMEXIT_EMULATE] = "instruction emulated",
+static const struct {
+	const char *shown, *tracepoint;
+	unsigned int probe;
+} events[PEV_COUNT] = {
+#define PROBES_EV(id, probe, shown, tp) \
+	[PEV_##id] = { shown, tp, PROBES_##probe },
+#define PROBE_EVENTS(NAME) NAME##_EVENTS(PROBES_EV)
+#include "probes_list.h"
+#undef PROBE_EVENTS
+#undef PROBES_EV
 };
 
-static const char *const ioctl_names[KVMIOCTL_NR] = {
-	[KVMIOCTL_CREATE_VM] = "KVM_CREATE_VM",
-	[KVMIOCTL_CREATE_VCPU] = "KVM_CREATE_VCPU",
-	[KVMIOCTL_SET_USER_MEMORY_REGION] = "KVM_SET_USER_MEMORY_REGION",
-	[KVMIOCTL_SET_USER_MEMORY_REGION2] = "KVM_SET_USER_MEMORY_REGION2",
-	[KVMIOCTL_RUN] = "KVM_RUN",
-	[KVMIOCTL_SET_REGS] = "KVM_SET_REGS",
-	[KVMIOCTL_SET_SREGS] = "KVM_SET_SREGS",
-	[KVMIOCTL_SET_CPUID2] = "KVM_SET_CPUID2",
-	[KVMIOCTL_GET_SUPPORTED_CPUID] = "KVM_GET_SUPPORTED_CPUID",
-	[KVMIOCTL_UFFDIO_REGISTER] = "UFFDIO_REGISTER",
-	[KVMIOCTL_UFFDIO_COPY] = "UFFDIO_COPY",
-	[KVMIOCTL_UFFDIO_ZEROPAGE] = "UFFDIO_ZEROPAGE",
-	[KVMIOCTL_UFFDIO_CONTINUE] = "UFFDIO_CONTINUE",
-	[KVMIOCTL_OTHER_KVM] = "other KVM ioctls",
-};
-
-/* KVM_EXIT_* values as in <linux/kvm.h>. */
-static const char *const reason_names[] = {
-	"UNKNOWN", "EXCEPTION", "IO", "HYPERCALL", "DEBUG", "HLT", "MMIO",
-	"IRQ_WINDOW_OPEN", "SHUTDOWN", "FAIL_ENTRY", "INTR", "SET_TPR",
-	"TPR_ACCESS", "S390_SIEIC", "S390_RESET", "DCR", "NMI",
-	"INTERNAL_ERROR", "OSI", "PAPR_HCALL", "S390_UCONTROL", "WATCHDOG",
-	"S390_TSCH", "EPR", "SYSTEM_EVENT", "S390_STSI", "IOAPIC_EOI",
-	"HYPERV", "ARM_NISV", "X86_RDMSR", "X86_WRMSR", "DIRTY_RING_FULL",
-	"AP_RESET_HOLD", "X86_BUS_LOCK", "XEN", "RISCV_SBI", "RISCV_CSR",
-	"NOTIFY", "LOONGARCH_IOCSR", "MEMORY_FAULT", "TDX", "ARM_SEA",
-};
+const struct probe_row *probes__row(unsigned int i)
+{
+	return rows[i];
+}
 
 const char *probes__event_name(enum probes_ev ev)
 {
-	return ev < PEV_COUNT ? event_names[ev] : "?";
+	return ev < PEV_COUNT ? events[ev].shown : "?";
 }
 
-const char *probes__exit_kind_name(enum kvmexit_kind kind)
+const char *probes__event_tracepoint(enum probes_ev ev)
 {
-	return kind < KVMEXIT_NR_KINDS ? kind_names[kind] : "?";
-}
-
-const char *probes__ioctl_name(enum kvmioctl_cmd cmd)
-{
-	return cmd < KVMIOCTL_NR ? ioctl_names[cmd] : "?";
-}
-
-const char *probes__exit_reason_name(unsigned int reason)
-{
-	static __thread char buf[24];
-
-	if (reason == KVMEXIT_REASON_ERROR)
-		return "KVM_RUN error (EINTR)";
-	if (reason < sizeof(reason_names) / sizeof(reason_names[0]))
-		return reason_names[reason];
-	snprintf(buf, sizeof(buf), "reason %u", reason);
-	return buf;
-}
-
-static const char *const probe_names[] = { "kvmexit", "faults", "kvmioctl",
-					   "schedlat", "mmaplock",
-					   "faulttime" };
-
-#define NR_PROBE_NAMES (sizeof(probe_names) / sizeof(probe_names[0]))
-
-const char *probes__probe_name(unsigned int bit)
-{
-	for (unsigned int i = 0; i < NR_PROBE_NAMES; i++)
-		if (bit == 1u << i)
-			return probe_names[i];
-	return "?";
+	return ev < PEV_COUNT ? events[ev].tracepoint : "?";
 }
 
 unsigned int probes__event_probe(enum probes_ev ev)
 {
-	if (ev <= PEV_KVM_EMULATE_INSN)
-		return PROBES_KVMEXIT;
-	if (ev == PEV_MMU_SET_SPTE || ev == PEV_MMU_PAGETABLE_WALK ||
-	    ev == PEV_KVM_PAGE_FAULT)
-		return PROBES_FAULTTIME;
-	if (ev <= PEV_PAGE_FAULT_KERNEL)
-		return PROBES_FAULTS;
-	if (ev <= PEV_SYS_EXIT_IOCTL)
-		return PROBES_KVMIOCTL;
-	if (ev <= PEV_SCHED_SWITCH)
-		return PROBES_SCHEDLAT;
-	return PROBES_MMAPLOCK;
+	return ev < PEV_COUNT ? events[ev].probe : 0;
+}
+
+const char *probes__probe_name(unsigned int bit)
+{
+	for (unsigned int i = 0; i < PROBES_NR; i++)
+		if (bit == rows[i]->bit)
+			return rows[i]->name;
+	return "?";
+}
+
+unsigned int probes__default_set(void)
+{
+	unsigned int set = 0;
+
+	for (unsigned int i = 0; i < PROBES_NR; i++)
+		if (!rows[i]->costly)
+			set |= rows[i]->bit;
+	return set;
+}
+
+const char *probes__set_names(char *buf, size_t size, unsigned int set,
+			      const char *sep, const char *last)
+{
+	unsigned int left = 0;
+	size_t len = 0;
+
+	for (unsigned int i = 0; i < PROBES_NR; i++)
+		left += !!(set & rows[i]->bit);
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < PROBES_NR && len < size; i++) {
+		if (!(set & rows[i]->bit))
+			continue;
+		left--;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					rows[i]->name,
+					!left ? "" : left == 1 ? last : sep);
+	}
+	return buf;
 }
 
 static int parse_name(const char *name, size_t len, unsigned int *set)
 {
+	char names[256];
+
 	if (len == 7 && !strncmp(name, "default", len)) {
 		*set |= PROBES_DEFAULT;
 		return 0;
@@ -144,15 +98,16 @@ static int parse_name(const char *name, size_t len, unsigned int *set)
 		*set |= PROBES_ALL;
 		return 0;
 	}
-	for (unsigned int i = 0; i < NR_PROBE_NAMES; i++)
-		if (strlen(probe_names[i]) == len &&
-		    !strncmp(name, probe_names[i], len)) {
-			*set |= 1u << i;
+	for (unsigned int i = 0; i < PROBES_NR; i++)
+		if (strlen(rows[i]->name) == len &&
+		    !strncmp(name, rows[i]->name, len)) {
+			*set |= rows[i]->bit;
 			return 0;
 		}
 	return err__set(EINVAL, "'%.*s' is not a probe: give default, all "
-			"or a list of kvmexit, faults, kvmioctl, schedlat, "
-			"mmaplock, faulttime", (int)len, name);
+			"or a list of %s", (int)len, name,
+			probes__set_names(names, sizeof(names), PROBES_ALL,
+					  ", ", ", "));
 }
 
 int probes__parse_set(const char *text, unsigned int *set)
@@ -173,25 +128,6 @@ int probes__parse_set(const char *text, unsigned int *set)
 	}
 	*set = s;
 	return 0;
-}
-
-enum probes_ev probes__exit_kind_event(enum kvmexit_kind kind)
-{
-	static const enum probes_ev ev[KVMEXIT_NR_KINDS] = {
-		[KVMEXIT_PIO_IN] = PEV_KVM_PIO,
-		[KVMEXIT_PIO_OUT] = PEV_KVM_PIO,
-		[KVMEXIT_MMIO_READ] = PEV_KVM_MMIO,
-		[KVMEXIT_MMIO_DONE] = PEV_KVM_MMIO,
-		[KVMEXIT_MMIO_WRITE] = PEV_KVM_MMIO,
-		[KVMEXIT_FAST_MMIO] = PEV_KVM_FAST_MMIO,
-		[KVMEXIT_USERSPACE] = PEV_KVM_USERSPACE_EXIT,
-		[KVMEXIT_USER_ERROR] = PEV_KVM_USERSPACE_EXIT,
-		[KVMEXIT_HW] = PEV_KVM_EXIT,
-		[KVMEXIT_ENTRY] = PEV_KVM_ENTRY,
-		[KVMEXIT_EMULATE] = PEV_KVM_EMULATE_INSN,
-	};
-
-	return kind < KVMEXIT_NR_KINDS ? ev[kind] : PEV_COUNT;
 }
 
 bool probes__observed(const struct probes_report *r, enum probes_ev ev)
@@ -226,7 +162,69 @@ void probes__report_free(struct probes_report *r)
 {
 	if (!r)
 		return;
+	for (int i = 0; i < PROBES_NR; i++)
+		free(r->data[i]);
 	free(r->threads);
 	free(r->timeline);
 	free(r);
+}
+
+const char *probes__fmt_ns(char *buf, size_t size, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+void probes__print_hist(FILE *out, const struct probes_hist *h)
+{
+	char a[24], b[24], c[24], d[24], e[24];
+
+	fprintf(out, "%" PRIu64 ", total %s, mean %s, p50 %s, p99 %s, max %s",
+		(uint64_t)h->count,
+		probes__fmt_ns(a, sizeof(a), (double)h->sum_ns),
+		probes__fmt_ns(b, sizeof(b), h->count ? (double)h->sum_ns /
+					     (double)h->count : 0),
+		probes__fmt_ns(c, sizeof(c), probes__hist_percentile(h, 50)),
+		probes__fmt_ns(d, sizeof(d), probes__hist_percentile(h, 99)),
+		probes__fmt_ns(e, sizeof(e), (double)h->max_ns));
+}
+
+json_t *probes__hist_json(const struct probes_hist *h)
+{
+	json_t *slots = json_array();
+
+	for (int i = 0; i < PROBES_HIST_SLOTS; i++)
+		if (h->slots[i])
+			json_array_append_new(slots, json_pack(
+				"{s:I, s:I}", "from_ns",
+				(json_int_t)(i ? 1ull << i : 0), "count",
+				(json_int_t)h->slots[i]));
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:o}", "count",
+			 (json_int_t)h->count, "sum_ns", (json_int_t)h->sum_ns,
+			 "max_ns", (json_int_t)h->max_ns,
+			 "mean_ns", h->count ? (double)h->sum_ns /
+				    (double)h->count : 0.0,
+			 "p50_ns", probes__hist_percentile(h, 50), "p90_ns",
+			 probes__hist_percentile(h, 90), "p99_ns",
+			 probes__hist_percentile(h, 99), "log2_ns", slots);
+}
+
+json_t *probes__count_json(const struct probes_report *r, enum probes_ev ev,
+			   uint64_t n)
+{
+	return probes__observed(r, ev) ? json_integer((json_int_t)n)
+				       : json_null();
+}
+
+json_t *probes__hist_or_null(const struct probes_report *r,
+			     enum probes_ev ev, const struct probes_hist *h)
+{
+	return probes__observed(r, ev) ? probes__hist_json(h) : json_null();
 }

@@ -8,6 +8,13 @@
 #include <linux/types.h>
 #endif
 
+/* Its tracepoints (events.h). */
+#define SCHEDLAT_EVENTS(EV) \
+	EV(SCHED_WAKEUP, SCHEDLAT, "sched:sched_wakeup", "sched_wakeup") \
+	EV(SCHED_WAKEUP_NEW, SCHEDLAT, "sched:sched_wakeup_new", \
+	   "sched_wakeup_new") \
+	EV(SCHED_SWITCH, SCHEDLAT, "sched:sched_switch", "sched_switch")
+
 #define SCHEDLAT_MAX_THREADS 1024
 
 struct schedlat_thread {

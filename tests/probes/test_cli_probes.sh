@@ -13,6 +13,11 @@ expect 2 'give either --pid N or -- COMMAND' probe
 expect 2 'give either --pid N or -- COMMAND' probe --pid 1 -- true
 expect 2 'not a duration' probe --pid 1 --duration soon
 expect 1 'no process 2147483000' probe --pid 2147483000
+# The parser's error and the help texts name the same probes (the table's).
+expect 2 "'nosuch' is not a probe: give default, all or a list of kvmexit, " probe --pid 1 --probes nosuch
+names=$(sed -n 's/.* or a list of //p' "$err" | tr -d ' ')
+expect 0 "^ +of $names\$" probe --help
+expect 0 "^ +$names\$" run --help
 
 if [ ! -c /dev/kvm ]; then
 	echo "skipping the rest: no /dev/kvm"
