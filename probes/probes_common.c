@@ -1,6 +1,7 @@
-/* The probe table and what every build has of the probes: names, the
- * --probes parser, histogram arithmetic and the helpers of the report
- * sections. */
+/* What every build has of the probes besides their table: the events,
+ * histogram arithmetic and the helpers of the report sections, which the
+ * probes' own files call (the table, which names those files, is in
+ * probes_table.c, so no two files call each other). */
 #include "probe_row.h"
 
 #include "err.h"
@@ -9,12 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const struct probe_row *const rows[PROBES_NR] = {
-#define PROBE(name, NAME) [PROBES_INDEX_##NAME] = &name##__row,
-#include "probes_list.h"
-#undef PROBE
-};
 
 static const struct {
 	const char *shown, *tracepoint;
@@ -27,11 +22,6 @@ static const struct {
 #undef PROBE_EVENTS
 #undef PROBES_EV
 };
-
-const struct probe_row *probes__row(unsigned int i)
-{
-	return rows[i];
-}
 
 const char *probes__event_name(enum probes_ev ev)
 {
@@ -46,88 +36,6 @@ const char *probes__event_tracepoint(enum probes_ev ev)
 unsigned int probes__event_probe(enum probes_ev ev)
 {
 	return ev < PEV_COUNT ? events[ev].probe : 0;
-}
-
-const char *probes__probe_name(unsigned int bit)
-{
-	for (unsigned int i = 0; i < PROBES_NR; i++)
-		if (bit == rows[i]->bit)
-			return rows[i]->name;
-	return "?";
-}
-
-unsigned int probes__default_set(void)
-{
-	unsigned int set = 0;
-
-	for (unsigned int i = 0; i < PROBES_NR; i++)
-		if (!rows[i]->costly)
-			set |= rows[i]->bit;
-	return set;
-}
-
-const char *probes__set_names(char *buf, size_t size, unsigned int set,
-			      const char *sep, const char *last)
-{
-	unsigned int left = 0;
-	size_t len = 0;
-
-	for (unsigned int i = 0; i < PROBES_NR; i++)
-		left += !!(set & rows[i]->bit);
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < PROBES_NR && len < size; i++) {
-		if (!(set & rows[i]->bit))
-			continue;
-		left--;
-		len += (size_t)snprintf(buf + len, size - len, "%s%s",
-					rows[i]->name,
-					!left ? "" : left == 1 ? last : sep);
-	}
-	return buf;
-}
-
-static int parse_name(const char *name, size_t len, unsigned int *set)
-{
-	char names[256];
-
-	if (len == 7 && !strncmp(name, "default", len)) {
-		*set |= PROBES_DEFAULT;
-		return 0;
-	}
-	if (len == 3 && !strncmp(name, "all", len)) {
-		*set |= PROBES_ALL;
-		return 0;
-	}
-	for (unsigned int i = 0; i < PROBES_NR; i++)
-		if (strlen(rows[i]->name) == len &&
-		    !strncmp(name, rows[i]->name, len)) {
-			*set |= rows[i]->bit;
-			return 0;
-		}
-	return err__set(EINVAL, "'%.*s' is not a probe: give default, all "
-			"or a list of %s", (int)len, name,
-			probes__set_names(names, sizeof(names), PROBES_ALL,
-					  ", ", ", "));
-}
-
-int probes__parse_set(const char *text, unsigned int *set)
-{
-	unsigned int s = 0;
-
-	if (!*text) {
-		*set = PROBES_DEFAULT;
-		return 0;
-	}
-	while (*text) {
-		size_t len = strcspn(text, ",");
-		int ret = parse_name(text, len, &s);
-
-		if (ret < 0)
-			return ret;
-		text += len + (text[len] == ',');
-	}
-	*set = s;
-	return 0;
 }
 
 bool probes__observed(const struct probes_report *r, enum probes_ev ev)
