@@ -307,6 +307,13 @@ static bool send_data(struct vsock *v, struct vsock_conn *c)
 
 		if (room == 0)
 			return true; /* the guest's CREDIT_UPDATE wakes it */
+		/* Is there anything (data or the end) before a buffer is
+		 * taken for it? */
+		n = recv(c->fd, v->bounce, 1, MSG_DONTWAIT | MSG_PEEK);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			c->readable = false;
+			return true;
+		}
 		if (!rx_buffer(v))
 			return false;
 		if (room > sizeof(v->bounce))
@@ -315,7 +322,8 @@ static bool send_data(struct vsock *v, struct vsock_conn *c)
 			room = (uint32_t)(v->chain.writable - HDR);
 		n = recv(c->fd, v->bounce, room, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			/* Nothing after all: the buffer carries our credit. */
+			/* Gone since the peek (it cannot be, with one reader):
+			 * the buffer carries our credit instead. */
 			c->readable = false;
 			h = header(v, c->local_port, c->peer_port,
 				   VIRTIO_VSOCK_OP_CREDIT_UPDATE, c);
