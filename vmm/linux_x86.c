@@ -321,61 +321,6 @@ static void watch_console(void *ctx, const char *line)
 		vm__end(ctx, VM_FAILED, "guest kernel panic: %s", panic);
 }
 
-static const uint32_t virtio_irqs[LINUX_MAX_DRIVES] = LINUX_VIRTIO_IRQS;
-
-int linux__drives_cmdline(unsigned int nr_drives, char *buf, size_t size)
-{
-	int n = 0;
-
-	if (size)
-		buf[0] = '\0';
-	for (unsigned int i = 0; i < nr_drives && i < LINUX_MAX_DRIVES; i++) {
-		int k = snprintf(buf + n, (size_t)n < size ? size - (size_t)n : 0,
-				 "%svirtio_mmio.device=%llu@0x%llx:%u",
-				 i ? " " : "",
-				 (unsigned long long)VIRTIO_MMIO_SIZE,
-				 (unsigned long long)(LINUX_VIRTIO_GPA +
-						      i * LINUX_VIRTIO_STRIDE),
-				 virtio_irqs[i]);
-
-		if (k < 0)
-			return k;
-		n += k;
-	}
-	return n;
-}
-
-static void close_drives(struct linux_machine *m)
-{
-	while (m->nr_blk)
-		vblk__close(&m->blk[--m->nr_blk]);
-}
-
-int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
-			      const struct linux_drive *drives, unsigned int n)
-{
-	int ret = 0;
-
-	if (n > LINUX_MAX_DRIVES)
-		return err__set(EINVAL, "%u drives: a Linux machine takes at "
-				"most %d", n, LINUX_MAX_DRIVES);
-	for (unsigned int i = 0; i < n && ret == 0; i++) {
-		struct vblk *b = &m->blk[i];
-
-		ret = vblk__open(b, drives[i].path, drives[i].mode,
-				 &vm->mem, LINUX_VIRTIO_GPA +
-						   i * LINUX_VIRTIO_STRIDE,
-				 virtio_irqs[i], vblk__irq_edge, vm);
-		if (ret < 0)
-			break;
-		m->nr_blk++;
-		ret = vblk__attach(b, vm, i);
-	}
-	if (ret < 0)
-		close_drives(m);
-	return ret;
-}
-
 int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o)
 {
@@ -385,6 +330,7 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 		return err__set(EINVAL, "a Linux machine needs the in-kernel "
 				"irqchip");
 	m->nr_blk = 0;
+	m->vsock = NULL;
 	ret = serial__init_com1(&m->com1, vm, o->console);
 	if (ret < 0)
 		return ret;
@@ -408,7 +354,7 @@ err_serial:
 
 void linux_machine__destroy(struct linux_machine *m)
 {
-	close_drives(m);
+	linux_machine__close_virtio(m);
 	i8042__destroy(&m->kbc);
 	serial__destroy(&m->com1);
 }
@@ -445,7 +391,8 @@ static int load_kernel(uint8_t *mem, const struct linux_kernel *k)
 static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 {
 	const struct linux_kernel *k = b->kernel;
-	struct acpi_virtio virtio[LINUX_MAX_DRIVES];
+	struct acpi_virtio virtio[LINUX_VIRTIO_SLOTS];
+	unsigned int nr_virtio;
 	struct linux_zero_page z = {
 		.setup_hdr = k->format == LINUX_BZIMAGE ? k->head + BZ_HDR_OFFSET
 							: NULL,
@@ -458,13 +405,10 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 	};
 	int ret;
 
-	if (b->nr_drives > LINUX_MAX_DRIVES)
-		return err__set(EINVAL, "%u drives: a Linux machine takes at "
-				"most %d", b->nr_drives, LINUX_MAX_DRIVES);
-	for (unsigned int i = 0; i < b->nr_drives; i++)
-		virtio[i] = (struct acpi_virtio){
-			.base = LINUX_VIRTIO_GPA + i * LINUX_VIRTIO_STRIDE,
-			.size = VIRTIO_MMIO_SIZE, .irq = virtio_irqs[i] };
+	ret = linux__virtio_acpi(&b->virtio, virtio);
+	if (ret < 0)
+		return ret;
+	nr_virtio = (unsigned int)ret;
 	memcpy(mem + LINUX_CMDLINE_GPA, b->cmdline, strlen(b->cmdline) + 1);
 	ret = linux__zero_page((struct boot_params *)(mem +
 						      LINUX_ZERO_PAGE_GPA), &z);
@@ -476,7 +420,7 @@ static int write_boot_data(uint8_t *mem, const struct linux_boot *b)
 	if (ret == 0)
 		ret = acpi__build(mem + LINUX_ACPI_GPA,
 				  LINUX_HIGH_MEM - LINUX_ACPI_GPA, LINUX_ACPI_GPA,
-				  b->nr_vcpus, virtio, b->nr_drives);
+				  b->nr_vcpus, virtio, nr_virtio);
 	if (ret == 0 && b->initrd_fd >= 0)
 		ret = read_at(b->initrd_fd, mem + b->initrd_gpa, b->initrd_size,
 			      0, "the initrd");

@@ -26,8 +26,10 @@
 #include "i8042.h"
 #include "legacy_x86.h"
 #include "pm_x86.h"
+#include "acpi_x86.h"
 #include "serial.h"
 #include "virtio_blk.h"
+#include "virtio_vsock.h"
 #include "vm.h"
 
 #include <stdint.h>
@@ -65,6 +67,39 @@ struct linux_kernel {
 int linux__open_kernel(struct linux_kernel *k, const char *path);
 void linux__close_kernel(struct linux_kernel *k);
 
+/* Devices on virtio-mmio (linux_virtio.c): slot i's register window is
+ * at LINUX_VIRTIO_GPA + i * LINUX_VIRTIO_STRIDE, above guest RAM and the
+ * boot timer, with the i-th of LINUX_VIRTIO_IRQS. Drives take the first
+ * slots, the vsock device the last. */
+#define LINUX_MAX_DRIVES 4
+#define LINUX_VIRTIO_SLOTS (LINUX_MAX_DRIVES + 1)
+#define LINUX_VSOCK_SLOT LINUX_MAX_DRIVES
+#define LINUX_VIRTIO_GPA 0xd0000000ull
+#define LINUX_VIRTIO_STRIDE 0x1000ull
+#define LINUX_VIRTIO_IRQS { 5, 6, 7, 10, 11 }
+
+struct linux_drive {
+	const char *path; /* borrowed */
+	enum vblk_mode mode;
+};
+
+/* Which virtio devices a machine has, as the guest is told of them. */
+struct linux_virtio {
+	unsigned int nr_drives; /* at most LINUX_MAX_DRIVES */
+	bool vsock;
+};
+
+/* What a kernel built with CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES needs on its
+ * command line to find the devices: "virtio_mmio.device=SIZE@ADDR:IRQ"
+ * for each, separated by spaces, into buf. Returns what snprintf
+ * returns. */
+int linux__virtio_cmdline(const struct linux_virtio *v, char *buf,
+			  size_t size);
+
+/* The devices as the DSDT describes them, into out (LINUX_VIRTIO_SLOTS
+ * entries): how many, or -EINVAL with a message for too many drives. */
+int linux__virtio_acpi(const struct linux_virtio *v, struct acpi_virtio *out);
+
 /* Everything about one boot, checked before any VM exists. */
 struct linux_boot {
 	const struct linux_kernel *kernel; /* borrowed */
@@ -73,10 +108,10 @@ struct linux_boot {
 	uint64_t initrd_size, initrd_gpa;
 	uint64_t mem_size;
 	unsigned int nr_vcpus;
-	/* The drives linux_machine__add_drives will add (0 after
+	/* The virtio devices the machine will have (none after
 	 * linux__plan): the DSDT names them for kernels that do not read
 	 * their command-line form. */
-	unsigned int nr_drives;
+	struct linux_virtio virtio;
 };
 
 /* Checks memory size (a multiple of 2 MiB, room for the kernel, at most
@@ -92,19 +127,6 @@ void linux__plan_free(struct linux_boot *b);
  * lenient I/O (unknown ports read as all ones). */
 struct vm_config linux__vm_config(uint64_t mem_size, unsigned int nr_vcpus);
 
-/* Disks on virtio-mmio: drive i's register window is at
- * LINUX_VIRTIO_GPA + i * LINUX_VIRTIO_STRIDE, above guest RAM and the
- * boot timer, with the i-th of LINUX_VIRTIO_IRQS. */
-#define LINUX_MAX_DRIVES 4
-#define LINUX_VIRTIO_GPA 0xd0000000ull
-#define LINUX_VIRTIO_STRIDE 0x1000ull
-#define LINUX_VIRTIO_IRQS { 5, 6, 7, 10 }
-
-struct linux_drive {
-	const char *path; /* borrowed */
-	enum vblk_mode mode;
-};
-
 struct linux_machine_opts {
 	FILE *console;                  /* COM1 output; NULL discards it */
 	enum boottimer_action at_boot;  /* at the boot-complete signal */
@@ -118,12 +140,8 @@ struct linux_machine {
 	struct acpi_pm pm;
 	struct vblk blk[LINUX_MAX_DRIVES];
 	unsigned int nr_blk;
+	struct vsock *vsock; /* NULL: none */
 };
-
-/* What a kernel built with CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES needs on its
- * command line to find `nr_drives` drives: "virtio_mmio.device=..." for
- * each, separated by spaces, into buf. Returns what snprintf returns. */
-int linux__drives_cmdline(unsigned int nr_drives, char *buf, size_t size);
 
 /* Creates the devices on `vm` (created from linux__vm_config, vCPUs not
  * started) and registers them for snapshots. `m` must outlive the VM.
@@ -134,14 +152,24 @@ int linux_machine__create(struct linux_machine *m, struct vm *vm,
 			  const struct linux_machine_opts *o);
 /* Adds `n` drives (at most LINUX_MAX_DRIVES) to a machine just made,
  * before vm__start: each a virtio-blk device with its I/O thread, found
- * by the guest as linux__drives_cmdline() says. -errno with a message
- * naming the drive; on failure none is added. */
+ * by the guest as linux__virtio_cmdline() says. -errno with a message
+ * naming the drive; on failure none is added (the VM, whose traps may
+ * name them, must then be destroyed, not started). */
 int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
 			      const struct linux_drive *drives,
 			      unsigned int n);
 
-/* After vm__destroy: closes the drives, flushes the console, frees
- * device locks. */
+/* Adds the vsock device: guest context ID `cid`, the host's side on the
+ * Unix socket `path` (virtio_vsock.h). -errno with a message; as above
+ * on failure. */
+int linux_machine__add_vsock(struct linux_machine *m, struct vm *vm,
+			     uint64_t cid, const char *path);
+
+/* Closes the virtio devices (linux_machine__destroy does). */
+void linux_machine__close_virtio(struct linux_machine *m);
+
+/* After vm__destroy: closes the virtio devices, flushes the console,
+ * frees device locks. */
 void linux_machine__destroy(struct linux_machine *m);
 
 /* A restore's machine (snapshot__restore_guest's `setup`, ctx a struct

@@ -64,11 +64,12 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	console = open_memstream(&r->console, &r->console_len);
 	assert_non_null(console);
 	n = snprintf(cmdline, sizeof(cmdline), "%s ", c->cmdline);
-	linux__drives_cmdline(c->nr_drives, cmdline + n, sizeof(cmdline) - n);
+	linux__virtio_cmdline(&(struct linux_virtio){ c->nr_drives, false },
+			      cmdline + n, sizeof(cmdline) - n);
 	assert_int_equal(linux__open_kernel(&k, c->kernel), 0);
 	assert_int_equal(linux__plan(&b, &k, cmdline, c->initrd, 32 * MiB,
 				     c->vcpus ? c->vcpus : 1), 0);
-	b.nr_drives = c->nr_drives; /* in the DSDT too */
+	b.virtio.nr_drives = c->nr_drives; /* in the DSDT too */
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
