@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -37,6 +41,7 @@ struct boot_case {
 	uint64_t timeout_ns;
 	const struct linux_drive *drives; /* their cmdline is appended */
 	unsigned int nr_drives;
+	const char *vsock; /* its Unix socket, or NULL: none */
 };
 
 struct boot_run {
@@ -64,18 +69,23 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	console = open_memstream(&r->console, &r->console_len);
 	assert_non_null(console);
 	n = snprintf(cmdline, sizeof(cmdline), "%s ", c->cmdline);
-	linux__virtio_cmdline(&(struct linux_virtio){ c->nr_drives, false },
+	linux__virtio_cmdline(&(struct linux_virtio){ c->nr_drives,
+						      c->vsock != NULL },
 			      cmdline + n, sizeof(cmdline) - n);
 	assert_int_equal(linux__open_kernel(&k, c->kernel), 0);
 	assert_int_equal(linux__plan(&b, &k, cmdline, c->initrd, 32 * MiB,
 				     c->vcpus ? c->vcpus : 1), 0);
 	b.virtio.nr_drives = c->nr_drives; /* in the DSDT too */
+	b.virtio.vsock = c->vsock != NULL;
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
 			 &(struct linux_machine_opts){ console, c->at_boot }), 0);
 	assert_int_equal(linux_machine__add_drives(&m, vm, c->drives,
 						   c->nr_drives), 0);
+	if (c->vsock)
+		assert_int_equal(linux_machine__add_vsock(&m, vm, 3, c->vsock),
+				 0);
 	assert_int_equal(linux__load(vm, &b), 0);
 	assert_int_equal(vm__start(vm), 0);
 	r->outcome = vm__wait(vm, c->timeout_ns ? c->timeout_ns : TIMEOUT_NS);
@@ -310,6 +320,105 @@ static void test_virtio_blk_disk(void **state)
 	}
 }
 
+struct host_side {
+	char path[64];
+	char heard[128], answer[128];
+	int ok;
+};
+
+static int unix_fd(const char *path, bool listening)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (listening ? bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+				listen(fd, 1) < 0 :
+			connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static ssize_t read_some(int fd, char *buf, size_t size)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n = poll(&p, 1, 30000) == 1 ? read(fd, buf, size - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* The host's half of the test kernel's vsock check: answers its
+ * connection to port 1234, then connects to its port 5000. */
+static void *host_side(void *arg)
+{
+	struct host_side *h = arg;
+	char sub[80], ok[32];
+	int lfd, fd = -1;
+
+	snprintf(sub, sizeof(sub), "%s_1234", h->path);
+	lfd = unix_fd(sub, true);
+	if (lfd < 0)
+		return NULL;
+	if (poll(&(struct pollfd){ .fd = lfd, .events = POLLIN }, 1, 30000) == 1)
+		fd = accept(lfd, NULL, NULL);
+	if (fd < 0 || read_some(fd, h->heard, sizeof(h->heard)) <= 0 ||
+	    write(fd, "hi guest", 8) != 8 || read_some(fd, ok, sizeof(ok)))
+		goto out;
+	close(fd);
+	for (int i = 0; i < 3000 && (fd = unix_fd(h->path, false)) < 0; i++)
+		usleep(10000);
+	if (fd < 0 || write(fd, "CONNECT 5000\n", 13) != 13 ||
+	    read_some(fd, ok, sizeof(ok)) <= 0 || strncmp(ok, "OK ", 3) ||
+	    write(fd, "ping", 4) != 4 ||
+	    read_some(fd, h->answer, sizeof(h->answer)) <= 0)
+		goto out;
+	h->ok = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	close(lfd);
+	unlink(sub);
+	return NULL;
+}
+
+/* The test kernel talks to the host over vsock both ways: its
+ * connection to a host port (PATH_1234), and the host's to its port
+ * (CONNECT 5000 on PATH). */
+static void test_virtio_vsock_both_ways(void **state)
+{
+	struct host_side h = { .ok = 0 };
+	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
+			       .cmdline = "tk.signal=port", .vsock = h.path,
+			       .timeout_ns = 20ull * 1000000000ull };
+	struct boot_run r;
+	pthread_t t;
+
+	(void)state;
+	snprintf(h.path, sizeof(h.path), "/tmp/coldstart-tk-vsock.%d",
+		 (int)getpid());
+	assert_int_equal(pthread_create(&t, NULL, host_side, &h), 0);
+	run_case(&c, &r);
+	pthread_join(t, NULL);
+	if (r.outcome != VM_COMPLETED)
+		fail_msg("outcome %d (%s):\n%s", r.outcome, r.reason,
+			 r.console);
+	expect_checks_pass(&r);
+	expect_line(&r, "virtio_mmio.device=512@0xd0004000:11\n");
+	expect_line(&r, "vsock: guest cid 3\n");
+	expect_line(&r, "vsock: connected to host port 1234\n");
+	expect_line(&r, "vsock: host says hi guest\n");
+	expect_line(&r, "vsock: closed\n");
+	expect_line(&r, "vsock: served the host\n");
+	assert_string_equal(h.heard, "hello from the guest");
+	assert_string_equal(h.answer, "echo: ping");
+	assert_int_equal(h.ok, 1);
+	assert_int_equal(access(h.path, F_OK), -1); /* removed */
+	free(r.console);
+}
+
 /* A disk that cannot be opened fails the machine with its name. */
 static void test_virtio_blk_bad_disk(void **state)
 {
@@ -472,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_pause_at_boot),
 		cmocka_unit_test(test_virtio_blk_disk),
 		cmocka_unit_test(test_virtio_blk_bad_disk),
+		cmocka_unit_test(test_virtio_vsock_both_ways),
 	};
 	int ret = kvm__open(&kvm, NULL);
 

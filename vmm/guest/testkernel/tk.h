@@ -11,7 +11,9 @@ void put_dec(uint64_t v);
 /* Whether `needle` occurs in `hay`. */
 int has(const char *hay, const char *needle);
 
-/* Drives the first virtio-mmio disk named on the command line. */
+/* Drives each virtio-mmio device named on the command line: a disk
+ * (virtio.c), a vsock device (vsock.c). */
 void check_virtio(const char *cmdline);
+void check_vsock(volatile uint8_t *regs, const char *cmdline);
 
 #endif

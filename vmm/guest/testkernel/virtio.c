@@ -50,18 +50,19 @@ static void wr(uint32_t off, uint32_t v)
 	*(volatile uint32_t *)(regs + off) = v;
 }
 
-/* The address after "virtio_mmio.device=SIZE@", or 0. */
-static uint64_t find_device(const char *cmdline)
+/* The address of the n-th "virtio_mmio.device=SIZE@ADDR:IRQ" on the
+ * command line, or 0. */
+static uint64_t find_device(const char *cmdline, unsigned int n)
 {
 	static const char key[] = "virtio_mmio.device=";
-	uint64_t addr = 0;
 
 	for (; *cmdline; cmdline++) {
 		const char *k = key, *c = cmdline;
+		uint64_t addr = 0;
 
 		while (*k && *c == *k)
 			c++, k++;
-		if (*k)
+		if (*k || n--)
 			continue;
 		while (*c && *c != '@')
 			c++;
@@ -177,18 +178,11 @@ static void write_and_read_back(int ro)
 			 "virtio-blk: write read back BAD\n");
 }
 
-void check_virtio(const char *cmdline)
+static void check_blk(void)
 {
-	uint64_t base = find_device(cmdline), sectors;
+	uint64_t sectors;
 	int ro;
 
-	if (!base)
-		return;
-	regs = (volatile uint8_t *)(uintptr_t)base;
-	if (rd(0) != 0x74726976 || rd(4) != 2 || rd(8) != 2) {
-		puts_com1("virtio-blk: no device BAD\n");
-		return;
-	}
 	ro = negotiate();
 	if (ro < 0) {
 		puts_com1("virtio-blk: negotiation BAD\n");
@@ -220,4 +214,21 @@ void check_virtio(const char *cmdline)
 	put_dec(rd(0x060));
 	putc_com1('\n');
 	wr(0x064, rd(0x060)); /* InterruptACK */
+}
+
+void check_virtio(const char *cmdline)
+{
+	uint64_t base;
+
+	for (unsigned int n = 0; (base = find_device(cmdline, n)); n++) {
+		regs = (volatile uint8_t *)(uintptr_t)base;
+		if (rd(0) != 0x74726976 || rd(4) != 2) {
+			puts_com1("virtio: no device BAD\n");
+			continue;
+		}
+		if (rd(8) == 2)
+			check_blk();
+		else if (rd(8) == 19)
+			check_vsock(regs, cmdline);
+	}
 }
