@@ -52,7 +52,7 @@ int compare__load_file(const char *path, struct result_doc *doc)
 	/* a pool run without misses has an empty .miss series: nothing to
 	 * compare, not a malformed document */
 	result__drop_empty_series(root);
-	ret = compare__parse(root, doc);
+	ret = result__parse(root, doc);
 	json_decref(root);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -155,7 +155,7 @@ int compare__load_set(const char *path, struct result_set *set)
 void compare__free_set(struct result_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
-		compare__free(&set->docs[i].doc);
+		result__free(&set->docs[i].doc);
 		free(set->docs[i].path);
 	}
 	free(set->docs);

@@ -5,7 +5,6 @@
 #include "compare_cli.h"
 
 #include "err.h"
-#include "sysinfo.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -59,7 +58,7 @@ static void describe(struct host *h)
 	h->cpu = text_at(sys, "cpu", "model");
 	h->kernel = text_at(sys, "kernel", "release");
 	h->flavour = text_at(sys, "kvm", "flavour");
-	emu = sysinfo__emulated(sys);
+	emu = result__sysinfo_emulated(sys);
 	snprintf(h->group, sizeof(h->group), "%s; kernel %s; KVM %s%s%s",
 		 h->cpu, h->kernel, h->flavour, emu ? ", emulated: " : "",
 		 emu ? emu : "");

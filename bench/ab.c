@@ -211,7 +211,7 @@ static int pool_doc(struct side *s, const struct result_doc *doc)
 	}
 	for (size_t i = 0; i < s->nr_series; i++) {
 		const struct result_series *in =
-			compare__find(doc, s->series[i].name);
+			result__find(doc, s->series[i].name);
 		struct result_series *p = &s->series[i];
 		double *grown;
 
@@ -247,7 +247,7 @@ static int one_block(struct ab *ab, unsigned int block, int which)
 	if (ret < 0)
 		return ret;
 	ret = pool_doc(s, &doc);
-	compare__free(&doc);
+	result__free(&doc);
 	return ret;
 }
 

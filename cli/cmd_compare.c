@@ -7,7 +7,6 @@
 #include "compare_cli.h"
 #include "err.h"
 #include "output.h"
-#include "sysinfo.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -400,11 +399,12 @@ static int comparable(const struct compare_cli *cli,
 	char why[512];
 
 	if (compare__same_setup(b, n) == 0) {
-		if (sysinfo__emulated(b->sysinfo))
+		if (result__sysinfo_emulated(b->sysinfo))
 			fprintf(stderr, "warning: %s: both results were "
 				"measured inside an emulated host (%s): timings "
 				"are functional; compare only ratios within a "
-				"run\n", b->bench, sysinfo__emulated(b->sysinfo));
+				"run\n", b->bench,
+				result__sysinfo_emulated(b->sysinfo));
 		return host_changes(cli, p);
 	}
 	if (!cli->force) {

@@ -42,9 +42,4 @@
  * source is never an error. */
 int sysinfo__collect(json_t **out);
 
-/* The emulated-host label of a sysinfo object as documents store it
- * (kvm.emulated), or NULL for a native host; documents of schema 1 have
- * no label and are native. */
-const char *sysinfo__emulated(const json_t *sysinfo);
-
 #endif
