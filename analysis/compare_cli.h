@@ -4,7 +4,8 @@
 #ifndef COLDSTART_COMPARE_CLI_H
 #define COLDSTART_COMPARE_CLI_H
 
-#include "compare_set.h"
+#include "compare.h"
+#include "result_set.h"
 
 /* Exit codes of `coldstart compare` (README "Exit codes"). */
 enum compare_exit {

@@ -66,8 +66,8 @@ static void describe(struct host *h)
 
 static void headline(struct host *h, size_t k)
 {
-	const struct result_entry *e = compare__set_find(&h->set,
-							 headlines[k].bench);
+	const struct result_entry *e = result__set_find(&h->set,
+							headlines[k].bench);
 	double m;
 
 	h->value[k] = NAN;
@@ -147,7 +147,7 @@ int hosts__table(char *const dirs[], size_t n, FILE *out)
 	int ret = h ? 0 : err__set(ENOMEM, "allocating hosts");
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
-		ret = compare__load_set(dirs[i], &h[i].set);
+		ret = result__load_set(dirs[i], &h[i].set);
 		if (ret == 0 && !h[i].set.is_dir)
 			ret = err__set(EINVAL, "%s is not a directory of "
 				       "results", dirs[i]);
@@ -162,7 +162,7 @@ int hosts__table(char *const dirs[], size_t n, FILE *out)
 		print_hosts(h, n, out);
 	}
 	for (size_t i = 0; h && i < n; i++)
-		compare__free_set(&h[i].set);
+		result__free_set(&h[i].set);
 	free(h);
 	return ret;
 }

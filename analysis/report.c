@@ -72,7 +72,7 @@ static int load_input(const char *path, struct input *in)
 				JSON_INTEGER_FORMAT " is not supported (this "
 				"coldstart reads %d)", path,
 				json_integer_value(schema), RESULT_SCHEMA);
-	if (report_tune__is_tune(json_string_value(get(in->root, "bench"))))
+	if (result__is_tune(json_string_value(get(in->root, "bench"))))
 		return 1;
 	result__drop_empty_series(in->root);
 	/* documents from before the VMs/GiB and VMs/s series get them */

@@ -243,7 +243,7 @@ static int one_block(struct ab *ab, unsigned int block, int which)
 		return err__set(EIO, "block %u of %s exited %d (see %s.log)",
 				block, s->name, code, dir);
 	snprintf(path, sizeof(path), "%s/%s.json", dir, ab->driver[0]);
-	ret = compare__load_file(path, &doc);
+	ret = result__load_file(path, &doc);
 	if (ret < 0)
 		return ret;
 	ret = pool_doc(s, &doc);

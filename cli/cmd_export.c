@@ -6,7 +6,6 @@
 #include "err.h"
 #include "openmetrics.h"
 #include "output.h"
-#include "report_tune.h"
 #include "result.h"
 #include "push.h"
 
@@ -154,7 +153,7 @@ static bool is_tuner_doc(const json_t *root)
 {
 	const char *bench = json_string_value(json_object_get(root, "bench"));
 
-	return bench && report_tune__is_tune(bench);
+	return bench && result__is_tune(bench);
 }
 
 /* `in_dir`: found in a directory, where a tuner's document is skipped

@@ -201,6 +201,10 @@ int result__parse_all(json_t *root, struct result_doc *doc);
 const struct result_series *result__find(const struct result_doc *doc,
 					 const char *name);
 
+/* Whether a document's "bench" is one of the tuners' (tune-pool,
+ * tune-restore): recommendations rather than series to compare. */
+bool result__is_tune(const char *bench);
+
 /* The emulated-host label of a sysinfo object as documents store it
  * (kvm.emulated), or NULL for a native host; documents of sysinfo schema
  * 1 have no label and are native. */

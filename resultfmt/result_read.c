@@ -220,6 +220,11 @@ const struct result_series *result__find(const struct result_doc *doc,
 	return NULL;
 }
 
+bool result__is_tune(const char *bench)
+{
+	return !strcmp(bench, "tune-pool") || !strcmp(bench, "tune-restore");
+}
+
 const char *result__sysinfo_emulated(const json_t *sysinfo)
 {
 	const char *label = json_string_value(json_object_get(
