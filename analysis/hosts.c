@@ -2,9 +2,10 @@
  * by side, one row per host, grouped by CPU model, kernel and KVM flavour
  * (an emulated host is its own flavour), each driver's headline medians
  * in the columns. */
-#include "compare_cli.h"
+#include "hosts.h"
 
 #include "err.h"
+#include "result_set.h"
 
 #include <fnmatch.h>
 #include <math.h>
