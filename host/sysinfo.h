@@ -35,6 +35,8 @@
  *   cgroup       {version: "v2", "hybrid", "v1"}
  *   mitigations  {vulnerabilities file: trimmed text}, sorted by name
  *   time_utc     "YYYY-MM-DDTHH:MM:SSZ" when collected
+ * Reading it back from a stored document is resultfmt's (result.h:
+ * result__sysinfo_emulated), which needs no host.
  */
 
 /* Collects the object above. Returns 0 and stores a new object in *out (the
