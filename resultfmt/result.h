@@ -2,7 +2,8 @@
  * written and read here: the skeleton with host and build metadata
  * (result__make), series of raw samples with their summaries and
  * warnings, writing NAME.json + NAME.md into --out DIR (result.c), and
- * parsing a stored one back (result_read.c).
+ * parsing a stored one back (result_read.c; from files and directories:
+ * result_set.h).
  *
  * Document layout (what `coldstart compare` and `coldstart report` read):
  *   {"schema": 1, "bench": NAME, "coldstart": {version, commit},
