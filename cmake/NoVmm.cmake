@@ -1,7 +1,9 @@
 # coldstart_no_vmm(TARGET...): stops the configuration when coldstart_vmm
 # is among the libraries a target links, directly or through others, so
-# that the rooms documented as needing no KVM keep needing none. Run after
-# every room's add_subdirectory: it reads the targets' link properties.
+# that the rooms documented as needing no KVM keep needing none;
+# coldstart_no_link(LIBRARY TARGET...) the same for another library. Run
+# after every room's add_subdirectory: they read the targets' link
+# properties.
 
 # The targets `target` links, directly or not, into `out`.
 function(coldstart_link_closure target out)
@@ -58,14 +60,18 @@ function(coldstart_link_path from to out)
   endforeach()
 endfunction()
 
-function(coldstart_no_vmm)
+function(coldstart_no_link lib)
   foreach(target ${ARGN})
     coldstart_link_closure(${target} closure)
-    if(coldstart_vmm IN_LIST closure)
-      coldstart_link_path(${target} coldstart_vmm chain)
-      message(FATAL_ERROR "${target} must not link the VMM, but it does: "
+    if(lib IN_LIST closure)
+      coldstart_link_path(${target} ${lib} chain)
+      message(FATAL_ERROR "${target} must not link ${lib}, but it does: "
         "${chain}. Its room needs no KVM (docs/internals.md); move what "
         "it uses into a room below it.")
     endif()
   endforeach()
+endfunction()
+
+function(coldstart_no_vmm)
+  coldstart_no_link(coldstart_vmm ${ARGN})
 endfunction()
