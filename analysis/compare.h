@@ -1,58 +1,17 @@
-/* Comparing two result documents of one benchmark (BASE and NEW): parsing
- * their series, checking they are comparable, a verdict per series (a
- * significance test plus a practical threshold on the median), and the
- * export formats CI tools consume. Pure functions over parsed JSON;
- * errors are -errno with a message in err__last(). */
+/* Comparing two result documents of one benchmark (BASE and NEW), as
+ * result__parse reads them: checking they are comparable, a verdict per
+ * series (a significance test plus a practical threshold on the median),
+ * and the export formats CI tools consume. Pure functions over parsed
+ * JSON; errors are -errno with a message in err__last(). */
 #ifndef COLDSTART_COMPARE_H
 #define COLDSTART_COMPARE_H
 
+#include "result.h"
 #include "stats.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
-
-/* The result schema version this code reads. */
-#define COMPARE_SCHEMA 1
-
-/* One series of a result document: raw samples in run order. */
-struct result_series {
-	const char *name; /* borrowed from the document */
-	const char *unit; /* "unit", "ns" when absent */
-	double *samples;  /* owned */
-	size_t n;
-	bool higher_is_better; /* "better": "higher"; times are lower */
-};
-
-/* A parsed result document: any bench whose JSON has "schema", "bench",
- * "config", "sysinfo" and "series"[] of {name, unit, samples_ns[] (or
- * samples[])}, as `coldstart bench lifecycle` writes. */
-struct result_doc {
-	json_t *root; /* a reference is held */
-	const char *bench;
-	const json_t *config;  /* JSON null when absent */
-	const json_t *sysinfo; /* JSON null when absent */
-	struct result_series *series;
-	size_t nr_series;
-	/* series' indexes sorted by name (compare__parse builds it), so
-	 * that compare__find is a binary search; NULL: a linear scan */
-	size_t *by_name;
-};
-
-/* Parses `root` (takes its own reference). -EINVAL with a message naming
- * the problem (wrong schema, no series, a sample that is not a number,
- * a series name used twice), -ENOMEM. */
-int compare__parse(json_t *root, struct result_doc *doc);
-void compare__free(struct result_doc *doc);
-
-/* The same, except that a series may have no samples (n 0, samples
- * NULL), as a pool run without a single miss writes its miss series:
- * for readers that export what a document holds rather than test it. */
-int compare__parse_all(json_t *root, struct result_doc *doc);
-
-/* The series named `name`, or NULL; O(log n) on a parsed document. */
-const struct result_series *compare__find(const struct result_doc *doc,
-					  const char *name);
 
 /* 0 when both documents come from the same bench; -EINVAL otherwise (no
  * --force can make different benches comparable). */
@@ -60,10 +19,10 @@ int compare__same_bench(const struct result_doc *base,
 			const struct result_doc *new_);
 
 /* 0 when both come from the same host and configuration: both native or
- * both from the same emulated host (sysinfo__emulated; checked first),
- * sysinfo's hostname, CPU model and KVM flavour, and the "config" object
- * apart from its "count" (the number of samples, which the tests allow to
- * differ). -EINVAL with a message naming the first difference otherwise. */
+ * both from the same emulated host (result__sysinfo_emulated; checked
+ * first), sysinfo's hostname, CPU model and KVM flavour, and the
+ * "config" object apart from its "count" (the number of samples, which
+ * the tests allow to differ). -EINVAL with a message naming the first difference otherwise. */
 int compare__same_setup(const struct result_doc *base,
 			const struct result_doc *new_);
 

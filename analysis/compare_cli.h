@@ -4,7 +4,9 @@
 #ifndef COLDSTART_COMPARE_CLI_H
 #define COLDSTART_COMPARE_CLI_H
 
-#include "compare_set.h"
+#include "compare.h"
+#include "hosts.h"
+#include "result_set.h"
 
 /* Exit codes of `coldstart compare` (README "Exit codes"). */
 enum compare_exit {
@@ -86,11 +88,5 @@ void compare_print__row_name(char *buf, size_t len,
  * without its end. */
 void compare_print__why(FILE *out, const struct compare_cli *cli,
 			const struct compare_row *r);
-
-/* `compare --hosts DIR...`: one row per host, grouped by CPU model,
- * kernel and KVM flavour, with each driver's headline medians, as
- * Markdown on `out`. -errno with a message (a directory that is not
- * readable or holds something that is not a result). */
-int hosts__table(char *const dirs[], size_t n, FILE *out);
 
 #endif

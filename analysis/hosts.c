@@ -2,10 +2,10 @@
  * by side, one row per host, grouped by CPU model, kernel and KVM flavour
  * (an emulated host is its own flavour), each driver's headline medians
  * in the columns. */
-#include "compare_cli.h"
+#include "hosts.h"
 
 #include "err.h"
-#include "sysinfo.h"
+#include "result_set.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -59,7 +59,7 @@ static void describe(struct host *h)
 	h->cpu = text_at(sys, "cpu", "model");
 	h->kernel = text_at(sys, "kernel", "release");
 	h->flavour = text_at(sys, "kvm", "flavour");
-	emu = sysinfo__emulated(sys);
+	emu = result__sysinfo_emulated(sys);
 	snprintf(h->group, sizeof(h->group), "%s; kernel %s; KVM %s%s%s",
 		 h->cpu, h->kernel, h->flavour, emu ? ", emulated: " : "",
 		 emu ? emu : "");
@@ -67,8 +67,8 @@ static void describe(struct host *h)
 
 static void headline(struct host *h, size_t k)
 {
-	const struct result_entry *e = compare__set_find(&h->set,
-							 headlines[k].bench);
+	const struct result_entry *e = result__set_find(&h->set,
+							headlines[k].bench);
 	double m;
 
 	h->value[k] = NAN;
@@ -148,7 +148,7 @@ int hosts__table(char *const dirs[], size_t n, FILE *out)
 	int ret = h ? 0 : err__set(ENOMEM, "allocating hosts");
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
-		ret = compare__load_set(dirs[i], &h[i].set);
+		ret = result__load_set(dirs[i], &h[i].set);
 		if (ret == 0 && !h[i].set.is_dir)
 			ret = err__set(EINVAL, "%s is not a directory of "
 				       "results", dirs[i]);
@@ -163,7 +163,7 @@ int hosts__table(char *const dirs[], size_t n, FILE *out)
 		print_hosts(h, n, out);
 	}
 	for (size_t i = 0; h && i < n; i++)
-		compare__free_set(&h[i].set);
+		result__free_set(&h[i].set);
 	free(h);
 	return ret;
 }

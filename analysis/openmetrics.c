@@ -4,7 +4,6 @@
 #include "err.h"
 #include "output.h"
 #include "stats.h"
-#include "sysinfo.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -250,7 +249,7 @@ static const char *text_at(const json_t *o, const char *a, const char *b)
 static void labels_doc(struct labels *l, const struct result_doc *doc)
 {
 	const json_t *root = doc->root, *guest = json_object_get(root, "guest");
-	const char *emulated = sysinfo__emulated(doc->sysinfo);
+	const char *emulated = result__sysinfo_emulated(doc->sysinfo);
 	const char *sha = text_at(guest, "sha256", NULL);
 
 	label_add(l, "host", text_at(doc->sysinfo, "hostname", NULL), NULL);

@@ -20,7 +20,7 @@
 #ifndef COLDSTART_OPENMETRICS_H
 #define COLDSTART_OPENMETRICS_H
 
-#include "compare.h"
+#include "result.h"
 
 #include <stdio.h>
 

@@ -6,15 +6,13 @@
 #include "args.h"
 #include "capacity.h"
 #include "cli.h"
-#include "compare.h"
-#include "compare_cli.h"
 #include "err.h"
+#include "hosts.h"
 #include "output.h"
 #include "plot.h"
 #include "report_tune.h"
 #include "result.h"
 #include "stats.h"
-#include "sysinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,7 +34,7 @@
 /* What load_input made of in->root. */
 static void free_input(struct input *in)
 {
-	compare__free(&in->doc);
+	result__free(&in->doc);
 	free(in->groups);
 	free(in->stats);
 	free(in->stats_ret);
@@ -67,19 +65,19 @@ static int load_input(const char *path, struct input *in)
 	if (!json_is_integer(schema))
 		return err__set(EINVAL, "%s: no result schema version; this "
 				"coldstart reads schema %d", path,
-				COMPARE_SCHEMA);
-	if (json_integer_value(schema) != COMPARE_SCHEMA)
+				RESULT_SCHEMA);
+	if (json_integer_value(schema) != RESULT_SCHEMA)
 		return err__set(EINVAL, "%s: result schema version %"
 				JSON_INTEGER_FORMAT " is not supported (this "
 				"coldstart reads %d)", path,
-				json_integer_value(schema), COMPARE_SCHEMA);
-	if (report_tune__is_tune(json_string_value(get(in->root, "bench"))))
+				json_integer_value(schema), RESULT_SCHEMA);
+	if (result__is_tune(json_string_value(get(in->root, "bench"))))
 		return 1;
 	result__drop_empty_series(in->root);
 	/* documents from before the VMs/GiB and VMs/s series get them */
 	ret = capacity__derive_series(in->root);
 	if (ret == 0)
-		ret = compare__parse(in->root, &in->doc);
+		ret = result__parse(in->root, &in->doc);
 	if (ret == 0 && (ret = report__index_series(in)) < 0)
 		free_input(in);
 	if (ret < 0) {
@@ -262,9 +260,9 @@ static void kvm_text(char *buf, size_t len, const json_t *sys)
 	const json_t *kvm = get(sys, "kvm");
 	const char *flavour = str_or(kvm, "flavour", "?");
 
-	if (sysinfo__emulated(sys))
+	if (result__sysinfo_emulated(sys))
 		snprintf(buf, len, "%s (emulated host %s)", flavour,
-			 sysinfo__emulated(sys));
+			 result__sysinfo_emulated(sys));
 	else if (json_is_false(get(kvm, "usable")))
 		snprintf(buf, len, "%s (%s)", flavour,
 			 str_or(kvm, "reason", "no usable device"));

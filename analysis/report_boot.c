@@ -7,7 +7,7 @@
 
 static void sum_boot(FILE *md, const struct input *in)
 {
-	const struct result_series *t = compare__find(&in->doc, "total");
+	const struct result_series *t = result__find(&in->doc, "total");
 	char text[48], name[REPORT_NAME_LEN];
 
 	if (!t)

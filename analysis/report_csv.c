@@ -120,7 +120,7 @@ int report__index_series(struct input *in)
 	in->stats_ret = calloc(n, sizeof(*in->stats_ret));
 	if (!in->groups || !in->stats || !in->stats_ret)
 		return err__set(ENOMEM, "summarising series");
-	/* compare__parse took the series in order, each name once */
+	/* result__parse took the series in order, each name once */
 	for (size_t k = 0; k < in->doc.nr_series; k++)
 		group_of(json_array_get(arr, k), in->groups[k],
 			 sizeof(in->groups[k]));

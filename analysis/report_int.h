@@ -4,8 +4,8 @@
 #ifndef COLDSTART_REPORT_INT_H
 #define COLDSTART_REPORT_INT_H
 
-#include "compare.h"
 #include "report.h"
+#include "result.h"
 #include "stats.h"
 
 #include <jansson.h>

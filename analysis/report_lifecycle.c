@@ -16,8 +16,10 @@ static void sum_lifecycle(FILE *md, const struct input *in)
 
 	fprintf(md, "- %s:", report__summary_name(name, sizeof(name), in));
 	for (size_t i = 0; i < 2; i++) {
-		const struct result_series *c = compare__find(&in->doc, modes[i][1]);
-		const struct result_series *f = compare__find(&in->doc, modes[i][2]);
+		const struct result_series *c =
+			result__find(&in->doc, modes[i][1]);
+		const struct result_series *f =
+			result__find(&in->doc, modes[i][2]);
 		double m = c ? median_ns(c) : 0, fl = f ? median_ns(f) : 0;
 		char t[48];
 

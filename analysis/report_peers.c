@@ -7,7 +7,7 @@
 
 static void sum_peers(FILE *md, const struct input *in)
 {
-	const struct result_series *ours = compare__find(&in->doc, "coldstart");
+	const struct result_series *ours = result__find(&in->doc, "coldstart");
 	const json_t *x;
 	const char *peer;
 	char t[48], name[REPORT_NAME_LEN];

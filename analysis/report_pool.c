@@ -12,7 +12,7 @@
 /* A series' median, or -1 when it has no samples. */
 static double median_of_series(const struct input *in, const char *name)
 {
-	const struct result_series *rs = compare__find(&in->doc, name);
+	const struct result_series *rs = result__find(&in->doc, name);
 	struct summary sm;
 
 	if (!rs || stats__summarize(rs->samples, rs->n, &sm) < 0)

@@ -138,7 +138,7 @@ static void md_rate(struct report *r, const struct input *in)
 		c.unit, c.unit);
 	json_array_foreach(get(in->root, "series"), i, s) {
 		const json_t *p = get(s, "params");
-		const struct result_series *rs = compare__find(
+		const struct result_series *rs = result__find(
 			&in->doc, str_or(s, "name", ""));
 		char t[3][48], num[32];
 		struct summary sm;
@@ -174,7 +174,7 @@ static void rate_csv(FILE *f, const struct report *r)
 		const json_t *x = json_is_number(get(p, "workers"))
 					  ? get(p, "workers")
 					  : get(p, "concurrency");
-		const struct result_series *rs = compare__find(
+		const struct result_series *rs = result__find(
 			&r->in[i].doc, str_or(s, "name", ""));
 		char mode[64], buf[80];
 		struct sstat st;

@@ -180,8 +180,8 @@ static void rrow_add(struct rrows *rows, const struct input *in,
 {
 	const json_t *p = get(s, "params");
 	const char *phase = str_or(p, "phase", "");
-	const struct result_series *rs = compare__find(&in->doc,
-						       str_or(s, "name", ""));
+	const struct result_series *rs = result__find(&in->doc,
+						      str_or(s, "name", ""));
 	struct rrow *w;
 	struct sstat st;
 	int ph;

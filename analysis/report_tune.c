@@ -20,11 +20,6 @@ static double num_of(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
-bool report_tune__is_tune(const char *bench)
-{
-	return !strcmp(bench, "tune-pool") || !strcmp(bench, "tune-restore");
-}
-
 const char *report_tune__file(const char *bench)
 {
 	return !strcmp(bench, "tune-pool") ? "tune-pool.md" : "tune-restore.md";

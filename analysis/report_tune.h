@@ -8,9 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Whether a document's "bench" is one of the tuners'. */
-bool report_tune__is_tune(const char *bench);
-
 /* The tuner's own Markdown file name ("tune-pool.md"). */
 const char *report_tune__file(const char *bench);
 

@@ -211,7 +211,7 @@ static int pool_doc(struct side *s, const struct result_doc *doc)
 	}
 	for (size_t i = 0; i < s->nr_series; i++) {
 		const struct result_series *in =
-			compare__find(doc, s->series[i].name);
+			result__find(doc, s->series[i].name);
 		struct result_series *p = &s->series[i];
 		double *grown;
 
@@ -243,11 +243,11 @@ static int one_block(struct ab *ab, unsigned int block, int which)
 		return err__set(EIO, "block %u of %s exited %d (see %s.log)",
 				block, s->name, code, dir);
 	snprintf(path, sizeof(path), "%s/%s.json", dir, ab->driver[0]);
-	ret = compare__load_file(path, &doc);
+	ret = result__load_file(path, &doc);
 	if (ret < 0)
 		return ret;
 	ret = pool_doc(s, &doc);
-	compare__free(&doc);
+	result__free(&doc);
 	return ret;
 }
 

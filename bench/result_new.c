@@ -1,5 +1,5 @@
-/* A driver's new result document: the skeleton of result.h with this
- * process's host, build, seccomp filters and guest. */
+/* A driver's new result document: what this process knows about its
+ * host, build, seccomp filters and guest, handed to result__make. */
 #include "result_new.h"
 
 #include "err.h"
@@ -8,8 +8,6 @@
 #include "result.h"
 #include "seccomp.h"
 #include "sysinfo.h"
-
-#include <errno.h>
 
 /* {"path", "bytes", "sha256"} of a guest file, or null when unnamed; a
  * file that cannot be read keeps its path with an "error". */
@@ -64,27 +62,10 @@ static json_t *seccomp_json(void)
 
 json_t *result__new(const char *name, json_t *config)
 {
-	json_t *sys = NULL, *doc, *build;
+	struct result_origin o = { .seccomp = seccomp_json(),
+				   .guest = guest_identity(config) };
 
-	if (sysinfo__collect(&sys) < 0)
-		sys = json_null();
-	build = json_deep_copy(json_object_get(sys, "coldstart"));
-	doc = json_pack("{s:i, s:s, s:o, s:o, s:o, s:[], s:[], s:[]}",
-			"schema", RESULT_SCHEMA, "bench", name, "coldstart",
-			build ? build : json_null(), "sysinfo", sys, "config",
-			config ? config : json_object(), "series", "warnings",
-			"skipped");
-	if (doc && json_object_set_new(doc, "seccomp", seccomp_json()) < 0) {
-		json_decref(doc);
-		doc = NULL;
-	}
-	if (doc && json_object_set_new(doc, "guest",
-				       guest_identity(json_object_get(
-					       doc, "config"))) < 0) {
-		json_decref(doc);
-		doc = NULL;
-	}
-	if (!doc)
-		err__set(ENOMEM, "building the %s result", name);
-	return doc;
+	if (sysinfo__collect(&o.sysinfo) < 0)
+		o.sysinfo = NULL;
+	return result__make(name, config, &o);
 }

@@ -1,7 +1,7 @@
 /* A driver's new result document (result.h's layout), filled with what
  * only the measuring process knows: its host, build, seccomp filters and
- * the guest it ran. Here, not in analysis/, which reads documents without
- * the VMM. */
+ * the guest it ran. Gathered here and handed to resultfmt's result__make,
+ * which makes, writes and reads documents without the VMM. */
 #ifndef COLDSTART_RESULT_NEW_H
 #define COLDSTART_RESULT_NEW_H
 

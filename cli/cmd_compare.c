@@ -7,7 +7,6 @@
 #include "compare_cli.h"
 #include "err.h"
 #include "output.h"
-#include "sysinfo.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -400,11 +399,12 @@ static int comparable(const struct compare_cli *cli,
 	char why[512];
 
 	if (compare__same_setup(b, n) == 0) {
-		if (sysinfo__emulated(b->sysinfo))
+		if (result__sysinfo_emulated(b->sysinfo))
 			fprintf(stderr, "warning: %s: both results were "
 				"measured inside an emulated host (%s): timings "
 				"are functional; compare only ratios within a "
-				"run\n", b->bench, sysinfo__emulated(b->sysinfo));
+				"run\n", b->bench,
+				result__sysinfo_emulated(b->sysinfo));
 		return host_changes(cli, p);
 	}
 	if (!cli->force) {
@@ -446,10 +446,10 @@ static int pair_up(struct compare_run *r)
 		struct compare_pair *p = &r->pairs[r->nr_pairs++];
 
 		p->base = &r->base.docs[i];
-		p->new_ = compare__set_find(&r->new_, p->base->doc.bench);
+		p->new_ = result__set_find(&r->new_, p->base->doc.bench);
 	}
 	for (size_t i = 0; i < r->new_.n; i++)
-		if (!compare__set_find(&r->base, r->new_.docs[i].doc.bench))
+		if (!result__set_find(&r->base, r->new_.docs[i].doc.bench))
 			r->pairs[r->nr_pairs++].new_ = &r->new_.docs[i];
 	return 0;
 }
@@ -461,7 +461,7 @@ static int same_kind(const struct compare_cli *cli)
 	struct stat b, n;
 
 	if (stat(cli->base_path, &b) < 0 || stat(cli->new_path, &n) < 0)
-		return 0; /* compare__load_set names the path */
+		return 0; /* result__load_set names the path */
 	if (S_ISDIR(b.st_mode) == S_ISDIR(n.st_mode))
 		return 0;
 	return err__set(EINVAL, "BASE and NEW must both be result files or "
@@ -484,9 +484,9 @@ static int load_run(const struct compare_cli *cli, struct compare_run *r)
 	int ret = same_kind(cli);
 
 	if (ret == 0)
-		ret = compare__load_set(cli->base_path, &r->base);
+		ret = result__load_set(cli->base_path, &r->base);
 	if (ret == 0)
-		ret = compare__load_set(cli->new_path, &r->new_);
+		ret = result__load_set(cli->new_path, &r->new_);
 	if (ret < 0)
 		return ret;
 	note_skipped(&r->base);
@@ -519,8 +519,8 @@ static void free_run(struct compare_run *r)
 	for (size_t i = 0; r->pairs && i < r->nr_pairs; i++)
 		compare__free_result(&r->pairs[i].res);
 	free(r->pairs);
-	compare__free_set(&r->base);
-	compare__free_set(&r->new_);
+	result__free_set(&r->base);
+	result__free_set(&r->new_);
 }
 
 static int verdict_code(const struct compare_cli *cli,

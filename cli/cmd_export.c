@@ -3,11 +3,10 @@
  * to a Pushgateway. */
 #include "args.h"
 #include "cli.h"
-#include "compare.h"
 #include "err.h"
 #include "openmetrics.h"
 #include "output.h"
-#include "report_tune.h"
+#include "result.h"
 #include "push.h"
 
 #include <dirent.h>
@@ -140,7 +139,7 @@ static int parse_args(int argc, char **argv, struct export_cli *cli)
 static void inputs_free(struct inputs *in)
 {
 	for (size_t i = 0; i < in->n; i++) {
-		compare__free(&in->docs[i]);
+		result__free(&in->docs[i]);
 		free(in->paths[i]);
 	}
 	free(in->docs);
@@ -154,7 +153,7 @@ static bool is_tuner_doc(const json_t *root)
 {
 	const char *bench = json_string_value(json_object_get(root, "bench"));
 
-	return bench && report_tune__is_tune(bench);
+	return bench && result__is_tune(bench);
 }
 
 /* `in_dir`: found in a directory, where a tuner's document is skipped
@@ -188,7 +187,7 @@ static int load_file(struct inputs *in, const char *path, bool in_dir)
 		json_decref(root);
 		return 0;
 	}
-	ret = compare__parse_all(root, &in->docs[in->n]);
+	ret = result__parse_all(root, &in->docs[in->n]);
 	json_decref(root);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());

@@ -500,14 +500,6 @@ static json_t *kvm_info(void)
 	return finish(o, bad);
 }
 
-const char *sysinfo__emulated(const json_t *sysinfo)
-{
-	const char *label = json_string_value(json_object_get(
-		json_object_get(sysinfo, "kvm"), "emulated"));
-
-	return label && *label ? label : NULL;
-}
-
 static bool has_v1_controllers(void)
 {
 	static const char *const dirs[] = {

@@ -35,16 +35,13 @@
  *   cgroup       {version: "v2", "hybrid", "v1"}
  *   mitigations  {vulnerabilities file: trimmed text}, sorted by name
  *   time_utc     "YYYY-MM-DDTHH:MM:SSZ" when collected
+ * Reading it back from a stored document is resultfmt's (result.h:
+ * result__sysinfo_emulated), which needs no host.
  */
 
 /* Collects the object above. Returns 0 and stores a new object in *out (the
  * caller json_decref's it), or -ENOMEM with a message (err__last); a missing
  * source is never an error. */
 int sysinfo__collect(json_t **out);
-
-/* The emulated-host label of a sysinfo object as documents store it
- * (kvm.emulated), or NULL for a native host; documents of schema 1 have
- * no label and are native. */
-const char *sysinfo__emulated(const json_t *sysinfo);
 
 #endif

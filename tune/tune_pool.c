@@ -8,7 +8,6 @@
 #include "arrivals.h"
 #include "child.h"
 #include "cli.h"
-#include "compare.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"

@@ -7,7 +7,6 @@
 #include "arrivals.h"
 #include "child.h"
 #include "cli.h"
-#include "compare.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"
@@ -16,7 +15,6 @@
 #include "report.h"
 #include "result.h"
 #include "result_new.h"
-#include "sysinfo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -61,7 +59,7 @@ static int load_doc(const char *dir, const char *name, bool required,
 		return err__set(EINVAL, "%s: line %d: %s", path, je.line,
 				je.text);
 	result__drop_empty_series(root);
-	ret = compare__parse(root, doc);
+	ret = result__parse(root, doc);
 	json_decref(root);
 	if (ret < 0) {
 		char why[512];
@@ -131,10 +129,10 @@ static int miss_costs(struct costs *c, const char *strategy)
 {
 	const struct result_series *s;
 
-	s = compare__find(&c->pool, "arrival_to_first_run.miss");
+	s = result__find(&c->pool, "arrival_to_first_run.miss");
 	if (s)
 		return take_series(c->pool_path, s, false, &c->miss);
-	s = compare__find(&c->pool, "baseline.fresh_restore_to_first_run");
+	s = result__find(&c->pool, "baseline.fresh_restore_to_first_run");
 	if (s)
 		return take_series(c->pool_path, s, false, &c->miss);
 	s = restore_first_run(c, strategy);
@@ -144,7 +142,7 @@ static int miss_costs(struct costs *c, const char *strategy)
 		return take_series(c->restore_path, s, false,
 				   &c->miss);
 	/* a pool that never missed: a miss makes its VM as a refill does */
-	s = compare__find(&c->pool, "refill.make");
+	s = result__find(&c->pool, "refill.make");
 	if (s)
 		return take_series(c->pool_path, s, false, &c->miss);
 	return err__set(EINVAL, "%s: no miss latency samples (series "
@@ -165,9 +163,9 @@ static int lifecycle_costs(struct costs *c, const char *host)
 
 	if (ret < 0)
 		return ret;
-	s = compare__find(&d, "inproc.coldstart");
+	s = result__find(&d, "inproc.coldstart");
 	ret = s ? take_series(path, s, true, &c->make) : -ENOENT;
-	compare__free(&d);
+	result__free(&d);
 	return ret;
 }
 
@@ -182,9 +180,9 @@ static int make_costs(struct costs *c, const char *host, const char *strategy,
 	const struct result_series *s;
 	const json_t *mean = json_object_get(stats, "make_s");
 
-	s = compare__find(&c->pool, "refill.make");
+	s = result__find(&c->pool, "refill.make");
 	if (!s)
-		s = compare__find(&c->pool,
+		s = result__find(&c->pool,
 				  "baseline.fresh_restore_to_first_run");
 	if (s)
 		return take_series(c->pool_path, s, true, &c->make);
@@ -192,7 +190,7 @@ static int make_costs(struct costs *c, const char *host, const char *strategy,
 	if (s)
 		return take_series(c->restore_path, s, true,
 				   &c->make);
-	s = compare__find(&c->pool, "arrival_to_first_run.miss");
+	s = result__find(&c->pool, "arrival_to_first_run.miss");
 	if (s)
 		return take_series(c->pool_path, s, true, &c->make);
 	ret = snapshot ? -ENOENT : lifecycle_costs(c, host);
@@ -266,7 +264,7 @@ static int memory_cost(struct costs *c, const char *host)
 		return ret;
 	kib = positive(json_object_get(json_object_get(d.root, "density"),
 				       "fresh"), "marginal_kib_per_vm");
-	compare__free(&d);
+	result__free(&d);
 	if (kib <= 0)
 		return err__set(EINVAL, "%s: no density.fresh.marginal_kib_per_"
 				"vm above 0 (and pool.json has no memory per "
@@ -279,9 +277,9 @@ void tune_pool__costs_free(struct costs *c)
 	free(c->hit.s);
 	free(c->miss.s);
 	free(c->make.s);
-	compare__free(&c->pool);
+	result__free(&c->pool);
 	if (c->have_restore)
-		compare__free(&c->restore);
+		result__free(&c->restore);
 }
 
 int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
@@ -309,7 +307,7 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	c->have_restore = ret == 0;
-	c->emulated = sysinfo__emulated(c->pool.sysinfo);
+	c->emulated = result__sysinfo_emulated(c->pool.sysinfo);
 	cfg = c->pool.config;
 	stats = json_object_get(json_object_get(c->pool.root, "pool"), "stats");
 	c->refill_mean_s = positive(stats, "make_s");
@@ -329,7 +327,7 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
 			 " --snapshot %s --mem-restore %s",
 			 json_string_value(json_object_get(cfg, "snapshot"))
 				 ?: "DIR", strategy ?: "mmap");
-	s = compare__find(&c->pool, "arrival_to_first_run.hit");
+	s = result__find(&c->pool, "arrival_to_first_run.hit");
 	if (!s)
 		return err__set(EINVAL, "%s: no samples in series "
 				"arrival_to_first_run.hit (hit latency)",
@@ -359,7 +357,7 @@ static int cost_dup(const struct cost *from, struct cost *to)
 static int own_or_base(struct costs *own, const char *path, const char *name,
 		       bool positive, const struct cost *base, struct cost *c)
 {
-	const struct result_series *s = compare__find(&own->pool, name);
+	const struct result_series *s = result__find(&own->pool, name);
 
 	return s && s->n ? take_series(path, s, positive, c)
 			 : cost_dup(base, c);
@@ -380,7 +378,7 @@ int tune_pool__run_costs(json_t *doc, const char *path,
 	int ret;
 
 	memset(own, 0, sizeof(*own));
-	ret = compare__parse_all(doc, &own->pool);
+	ret = result__parse_all(doc, &own->pool);
 	if (ret < 0)
 		return ret;
 	snprintf(own->pool_path, sizeof(own->pool_path), "%s", path);

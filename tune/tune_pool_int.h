@@ -7,7 +7,6 @@
 #define COLDSTART_TUNE_POOL_INT_H
 
 #include "arrivals.h"
-#include "compare.h"
 #include "poolsim.h"
 #include "result.h"
 

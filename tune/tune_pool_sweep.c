@@ -8,7 +8,6 @@
 #include "arrivals.h"
 #include "child.h"
 #include "cli.h"
-#include "compare.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"
@@ -17,7 +16,6 @@
 #include "report.h"
 #include "result.h"
 #include "result_new.h"
-#include "sysinfo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -385,7 +383,8 @@ static void take_measured(const json_t *doc, struct vrow *r,
 			  struct validation *v)
 {
 	const json_t *s;
-	const char *emu = sysinfo__emulated(json_object_get(doc, "sysinfo"));
+	const char *emu =
+		result__sysinfo_emulated(json_object_get(doc, "sysinfo"));
 	size_t i;
 
 	r->hit_ratio = json_number_value(json_object_get(

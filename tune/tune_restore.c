@@ -6,7 +6,6 @@
 
 #include "args.h"
 #include "cli.h"
-#include "compare.h"
 #include "err.h"
 #include "kvm.h"
 #include "mem_restore.h"

@@ -1,5 +1,5 @@
 /* Fuzz target: a result document (JSON, schema 1) as `coldstart compare`
- * reads it: compare__parse, the checks that two documents are comparable
+ * reads it: result__parse, the checks that two documents are comparable
  * (here the document and itself), series lookup by name and the Go
  * benchmark text export. The statistics on the samples (bootstrap
  * intervals: 1000 resamples a series) run in the report target, whose
@@ -29,15 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!root)
 		return 0;
-	if (compare__parse(root, &doc) == 0) {
+	if (result__parse(root, &doc) == 0) {
 		compare__same_bench(&doc, &doc);
 		compare__same_setup(&doc, &doc);
 		for (size_t i = 0; i < doc.nr_series; i++)
-			if (compare__find(&doc, doc.series[i].name) !=
+			if (result__find(&doc, doc.series[i].name) !=
 			    &doc.series[i])
 				abort();
 		compare__write_gobench(&doc, null_out);
-		compare__free(&doc);
+		result__free(&doc);
 	}
 	json_decref(root);
 	return 0;

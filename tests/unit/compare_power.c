@@ -133,7 +133,7 @@ static int empirical(const char *path, unsigned int count)
 	char name[128];
 	int ret = -1;
 
-	if (!root || compare__parse(root, &doc) < 0) {
+	if (!root || result__parse(root, &doc) < 0) {
 		fprintf(stderr, "compare_power: %s: %s\n", path,
 			root ? err__last() : e.text);
 		json_decref(root);
@@ -153,7 +153,7 @@ static int empirical(const char *path, unsigned int count)
 	}
 	ret = 0;
 out:
-	compare__free(&doc);
+	result__free(&doc);
 	return ret;
 }
 

@@ -1,5 +1,6 @@
-/* Unit tests for analysis/compare.c: verdicts on synthetic samples,
- * result parsing, comparability checks and the export formats. */
+/* Unit tests for analysis/compare.c and the reader it compares with
+ * (resultfmt/result_read.c): verdicts on synthetic samples, result
+ * parsing, comparability checks and the export formats. */
 #include "compare.h"
 #include "err.h"
 #include "samples.h"
@@ -387,7 +388,7 @@ static json_t *doc_json(const char *host, json_int_t mem, json_int_t count,
 static void parse(json_t *root, struct result_doc *doc)
 {
 	assert_non_null(root);
-	assert_int_equal(compare__parse(root, doc), 0);
+	assert_int_equal(result__parse(root, doc), 0);
 	json_decref(root);
 }
 
@@ -400,13 +401,13 @@ static void parse_reads_series(void **state)
 	parse(doc_json("a", 2 << 20, N, 1, 1), &doc);
 	assert_string_equal(doc.bench, "lifecycle");
 	assert_int_equal(doc.nr_series, 2);
-	s = compare__find(&doc, "inproc.floor");
+	s = result__find(&doc, "inproc.floor");
 	assert_non_null(s);
 	assert_int_equal(s->n, N);
 	assert_string_equal(s->unit, "ns");
 	assert_false(s->higher_is_better);
-	assert_null(compare__find(&doc, "nope"));
-	compare__free(&doc);
+	assert_null(result__find(&doc, "nope"));
+	result__free(&doc);
 }
 
 /* Each malformed document fails with a message naming the problem. */
@@ -447,7 +448,7 @@ static void parse_rejects_malformed(void **state)
 		struct result_doc doc;
 
 		assert_non_null(root);
-		assert_int_equal(compare__parse(root, &doc), -EINVAL);
+		assert_int_equal(result__parse(root, &doc), -EINVAL);
 		if (!strstr(err__last(), bad[i].message))
 			fail_msg("'%s': '%s' lacks '%s'", bad[i].json,
 				 err__last(), bad[i].message);
@@ -465,11 +466,11 @@ static void setup_checks(void **state)
 	parse(doc_json("a", 2 << 20, 2 * N, 1, 2), &b);
 	assert_int_equal(compare__same_bench(&a, &b), 0);
 	assert_int_equal(compare__same_setup(&a, &b), 0);
-	compare__free(&b);
+	result__free(&b);
 	parse(doc_json("b", 2 << 20, N, 1, 2), &b);
 	assert_int_equal(compare__same_setup(&a, &b), -EINVAL);
 	assert_non_null(strstr(err__last(), "hostname 'a' vs 'b'"));
-	compare__free(&b);
+	result__free(&b);
 	parse(doc_json("a", 4 << 20, N, 1, 2), &b);
 	assert_int_equal(compare__same_setup(&a, &b), -EINVAL);
 	assert_non_null(strstr(err__last(),
@@ -478,8 +479,8 @@ static void setup_checks(void **state)
 	b.bench = "rate";
 	assert_int_equal(compare__same_bench(&a, &b), -EINVAL);
 	assert_non_null(strstr(err__last(), "different benches"));
-	compare__free(&b);
-	compare__free(&a);
+	result__free(&b);
+	result__free(&a);
 }
 
 /* doc_json's document from a host whose sysinfo carries `label` as
@@ -520,11 +521,11 @@ static void emulated_against_native_is_refused(void **state)
 			       "NEW native"));
 	assert_int_equal(compare__same_setup(&emu, &other), -EINVAL);
 	assert_non_null(strstr(err__last(), "emulated: other-emu"));
-	compare__free(&native);
-	compare__free(&null_label);
-	compare__free(&emu);
-	compare__free(&emu2);
-	compare__free(&other);
+	result__free(&native);
+	result__free(&null_label);
+	result__free(&emu);
+	result__free(&emu2);
+	result__free(&other);
 }
 
 static void docs_match_series_by_name(void **state)
@@ -563,8 +564,8 @@ static void docs_match_series_by_name(void **state)
 	b.series[0].unit = "ms";
 	assert_int_equal(compare__docs(&a, &b, &o, &res), -EINVAL);
 	assert_non_null(strstr(err__last(), "in ns in BASE but in ms"));
-	compare__free(&b);
-	compare__free(&a);
+	result__free(&b);
+	result__free(&a);
 }
 
 /* Kernel, microcode and KVM module parameters that changed are named;
@@ -597,7 +598,7 @@ static void host_changes(void **state)
 			    json_pack("{s:{s:s, s:s}, s:{}}", "kvm",
 				      "halt_poll_ns", "0", "tdp_mmu", "Y",
 				      "kvm_amd"));
-	compare__free(&b);
+	result__free(&b);
 	parse(root, &b);
 	assert_int_equal(compare__host_changes(&a, &b, buf, sizeof(buf)), 4);
 	assert_string_equal(buf, "kernel 6.1 -> 6.12; kvm.halt_poll_ns 200000 "
@@ -606,8 +607,8 @@ static void host_changes(void **state)
 	assert_int_equal(compare__host_changes(&a, &b, small, sizeof(small)),
 			 4);
 	assert_string_equal(small, "kernel 6.1 ");
-	compare__free(&a);
-	compare__free(&b);
+	result__free(&a);
+	result__free(&b);
 }
 
 static void github_export(void **state)
@@ -639,7 +640,7 @@ static void github_export(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(e, "range")),
 			       "%"));
 	json_decref(arr);
-	compare__free(&d);
+	result__free(&d);
 }
 
 static void gobench_export(void **state)
@@ -664,7 +665,7 @@ static void gobench_export(void **state)
 		lines++;
 	assert_int_equal(lines, 2 * N);
 	free(text);
-	compare__free(&d);
+	result__free(&d);
 }
 
 /* The permutation test refuses more than COMPARE_PERMUTATION_MAX_N
@@ -713,22 +714,22 @@ static void parse_indexes_many_series(void **state)
 		json_array_append_new(arr, json_pack("{s:s, s:[i]}", "name",
 						     name, "samples_ns", i));
 	}
-	assert_int_equal(compare__parse(root, &doc), 0);
+	assert_int_equal(result__parse(root, &doc), 0);
 	for (size_t i = 0; i < doc.nr_series; i++)
-		assert_ptr_equal(compare__find(&doc, doc.series[i].name),
+		assert_ptr_equal(result__find(&doc, doc.series[i].name),
 				 &doc.series[i]);
-	assert_null(compare__find(&doc, "s"));
-	assert_null(compare__find(&doc, "s99999"));
-	compare__free(&doc);
+	assert_null(result__find(&doc, "s"));
+	assert_null(result__find(&doc, "s99999"));
+	result__free(&doc);
 	/* s0 again at the end, a malformed one after it: the twin first */
 	json_array_append_new(arr, json_pack("{s:s, s:[i]}", "name", "s0",
 					     "samples_ns", 1));
 	json_array_append_new(arr, json_pack("{s:s}", "name", "bad"));
-	assert_int_equal(compare__parse(root, &doc), -EINVAL);
+	assert_int_equal(result__parse(root, &doc), -EINVAL);
 	assert_non_null(strstr(err__last(), "'s0' appears twice"));
 	/* the malformed one before the twin: it is the error */
 	json_array_insert_new(arr, 5, json_pack("{s:s}", "name", "early"));
-	assert_int_equal(compare__parse(root, &doc), -EINVAL);
+	assert_int_equal(result__parse(root, &doc), -EINVAL);
 	assert_non_null(strstr(err__last(), "'early' has no samples_ns[]"));
 	json_decref(root);
 }

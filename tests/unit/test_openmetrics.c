@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare.h"
+#include "result.h"
 #include "openmetrics.h"
 #include "push.h"
 
@@ -127,7 +127,7 @@ static void parse(struct result_doc *doc)
 	json_t *root = json_loads(doc_text, 0, NULL);
 
 	assert_non_null(root);
-	assert_int_equal(compare__parse_all(root, doc), 0);
+	assert_int_equal(result__parse_all(root, doc), 0);
 	json_decref(root);
 }
 
@@ -165,7 +165,7 @@ static void test_document(void **state)
 	assert_non_null(strstr(t, "coldstart_pool_requests{"));
 	assert_non_null(strstr(t, "outcome=\"hit\",strategy=\"mmap\"} 3\n"));
 	free(t);
-	compare__free(&doc);
+	result__free(&doc);
 }
 
 static void test_twice(void **state)
@@ -180,8 +180,8 @@ static void test_twice(void **state)
 	t = write_docs(docs, 2, &ret);
 	assert_int_equal(ret, -EINVAL);
 	free(t);
-	compare__free(&docs[0]);
-	compare__free(&docs[1]);
+	result__free(&docs[0]);
+	result__free(&docs[1]);
 }
 
 /* Not inlined: gcc's -Wdangling-pointer takes write_docs' memstream
@@ -208,14 +208,14 @@ static void test_build_info_once(void **state)
 	parse(&docs[0]);
 	assert_non_null(root);
 	json_object_set_new(root, "bench", json_string("rate"));
-	assert_int_equal(compare__parse_all(root, &docs[1]), 0);
+	assert_int_equal(result__parse_all(root, &docs[1]), 0);
 	json_decref(root);
 	t = write_docs(docs, 2, &ret);
 	assert_int_equal(ret, 0);
 	assert_int_equal(occurrences(t, "coldstart_build_info{"), 1);
 	free(t);
-	compare__free(&docs[0]);
-	compare__free(&docs[1]);
+	result__free(&docs[0]);
+	result__free(&docs[1]);
 }
 
 int main(void)

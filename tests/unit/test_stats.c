@@ -1,8 +1,6 @@
-/* Unit tests for analysis/stats.c (and the warnings
- * analysis/result.c derives from it) against values derived by hand,
+/* Unit tests for stats/stats.c against values derived by hand,
  * from textbook examples, or by independent exact enumeration (kept in the
  * comments so they can be re-derived). */
-#include "result.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -155,106 +153,6 @@ static void outliers_with_zero_mad(void **state)
 	assert_int_equal(stats__outliers(x, 4, 3, &o), 0);
 	assert_int_equal(o.count, 0);
 	assert_false(o.first_slow);
-}
-
-static bool has_warning(const json_t *doc, const char *text)
-{
-	const json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "warnings"), i, w)
-		if (strstr(json_string_value(w), text))
-			return true;
-	return false;
-}
-
-/* A first sample is a first-run effect only when it is a MAD outlier
- * and more than 10 % above the median: 51.6 vs 48.4 ns with MAD 0 is an
- * outlier but 6.6 % slower, so no first-run warning; 60 is 24 % slower.
- * {12,10,8,12,8,10,11}: 20 % slower but within 3 robust sigmas (MAD 2,
- * limit 8.9), so no warning either. */
-static void first_run_warning_needs_practical_difference(void **state)
-{
-	static const double close[] = { 51.6, 48.4, 48.4, 48.4, 48.4 };
-	static const double slow[] = { 60, 48.4, 48.4, 48.4, 48.4 };
-	static const double spread[] = { 12, 10, 8, 12, 8, 10, 11 };
-	json_t *doc = json_pack("{s:[], s:[]}", "series", "warnings");
-
-	(void)state;
-	assert_non_null(result__add_series(doc, "close", "ns", RESULT_LOWER,
-					   NULL, close, 5));
-	assert_true(has_warning(doc, "close: 1 of 5 samples are outliers"));
-	assert_false(has_warning(doc, "close: the first counted sample"));
-	assert_non_null(result__add_series(doc, "spread", "ns", RESULT_LOWER,
-					   NULL, spread, 7));
-	assert_false(has_warning(doc, "spread:"));
-	assert_non_null(result__add_series(doc, "slow", "ns", RESULT_LOWER,
-					   NULL, slow, 5));
-	assert_true(has_warning(doc, "slow: the first counted sample is slow "
-				"(60.0 ns vs median 48.4 ns)"));
-	json_decref(doc);
-}
-
-/* Values read in the unit their size (or their column's) suits. */
-static void value_text_units(void **state)
-{
-	char buf[48];
-
-	(void)state;
-	result__value_text(buf, sizeof(buf), "ns", 48.4, 48.4);
-	assert_string_equal(buf, "48.4 ns");
-	result__value_text(buf, sizeof(buf), "ns", 813830, 813830);
-	assert_string_equal(buf, "813.83 us");
-	result__value_text(buf, sizeof(buf), "ns", 1634300, 813830);
-	assert_string_equal(buf, "1634.30 us");
-	result__value_text(buf, sizeof(buf), "ns", 1138000, 1138000);
-	assert_string_equal(buf, "1.138 ms");
-	result__value_text(buf, sizeof(buf), "kib", 5808, 5808);
-	assert_string_equal(buf, "5808 KiB");
-	/* never e-notation: 37632.6 KiB reads as MiB */
-	result__value_text(buf, sizeof(buf), "kib", 37632.6, 37632.6);
-	assert_string_equal(buf, "36.75 MiB");
-	/* one unit for a column: a small value in its reference's unit */
-	result__value_text(buf, sizeof(buf), "kib", 112, 37632.6);
-	assert_string_equal(buf, "0.11 MiB");
-	result__value_text(buf, sizeof(buf), "vms_per_s", 1762.4, 1762.4);
-	assert_string_equal(buf, "1762 VMs/s");
-	result__value_text(buf, sizeof(buf), "vms_per_gib", 2896.1, 234.4);
-	assert_string_equal(buf, "2896.1 VMs/GiB");
-	result__value_text(buf, sizeof(buf), "ops", 12345678.9, 12345678.9);
-	assert_string_equal(buf, "12345679 ops");
-	/* a rate in a summary line or table cell: never 0 for a slow one
-	 * (a Linux guest in the emulated host: 0.149 VMs/s read "0") */
-	assert_string_equal(result__rate_text(buf, sizeof(buf), 0.1491), "0.149");
-	assert_string_equal(result__rate_text(buf, sizeof(buf), 12.34), "12.3");
-	assert_string_equal(result__rate_text(buf, sizeof(buf), 1762.4), "1762");
-	assert_string_equal(result__rate_text(buf, sizeof(buf), 0), "0");
-}
-
-/* The Markdown warning list: outlier warnings collapse into one line
- * with their count and the first five names; others stay whole. */
-static void md_warnings_collapse_outliers(void **state)
-{
-	json_t *doc = json_pack("{s:[], s:[s]}", "series", "warnings",
-				"other: keep me");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	(void)state;
-	for (int i = 0; i < 7; i++)
-		result__warn(doc, "s%d: 1 of 5 samples are outliers (more "
-			     "than 3 robust standard deviations from the "
-			     "median)", i);
-	result__md_warning_list(f, doc);
-	fclose(f);
-	assert_non_null(strstr(text, "- other: keep me\n"));
-	assert_non_null(strstr(text, "- 7 series have MAD outliers"));
-	assert_non_null(strstr(text, ": s0, s1, s2, s3, s4, ...;"));
-	assert_null(strstr(text, "s5"));
-	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 8);
-	free(text);
-	json_decref(doc);
 }
 
 /* splitmix64 from state 0: the published reference outputs. xoshiro256**
@@ -662,9 +560,6 @@ int main(void)
 		cmocka_unit_test(outliers_counts_far_samples),
 		cmocka_unit_test(outliers_flag_a_slow_first_run),
 		cmocka_unit_test(outliers_with_zero_mad),
-		cmocka_unit_test(first_run_warning_needs_practical_difference),
-		cmocka_unit_test(value_text_units),
-		cmocka_unit_test(md_warnings_collapse_outliers),
 		cmocka_unit_test(rng_reference_outputs),
 		cmocka_unit_test(rng_ranges_and_moments),
 		cmocka_unit_test(bootstrap_of_constant_is_a_point),

@@ -1,10 +1,10 @@
 /* Result documents read from a file or from a directory of them (as
  * `coldstart bench ... --out DIR` or the suite leaves them), for
- * `coldstart compare` and its cross-host table. */
-#ifndef COLDSTART_COMPARE_SET_H
-#define COLDSTART_COMPARE_SET_H
+ * `coldstart compare`, its cross-host table and `bench ab`. */
+#ifndef COLDSTART_RESULT_SET_H
+#define COLDSTART_RESULT_SET_H
 
-#include "compare.h"
+#include "result.h"
 
 #include <stdbool.h>
 
@@ -30,17 +30,17 @@ struct result_set {
  * the problem (unreadable, not JSON, not a result); -ENOMSG for a
  * tuner's document (tune-pool.json, tune-restore.json), which is JSON of
  * another kind rather than a malformed result. */
-int compare__load_file(const char *path, struct result_doc *doc);
+int result__load_file(const char *path, struct result_doc *doc);
 
 /* Reads `path`: a result file, or a directory whose *.json files must all
  * be result documents, apart from tuners' documents, which are skipped
  * (set->skipped). -EINVAL with a message when one is not, when the
  * directory has none, or when two are of one bench; -errno otherwise. */
-int compare__load_set(const char *path, struct result_set *set);
-void compare__free_set(struct result_set *set);
+int result__load_set(const char *path, struct result_set *set);
+void result__free_set(struct result_set *set);
 
 /* The document of bench `bench` in `set`, or NULL. */
-const struct result_entry *compare__set_find(const struct result_set *set,
+const struct result_entry *result__set_find(const struct result_set *set,
 					     const char *bench);
 
 #endif

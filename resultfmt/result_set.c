@@ -1,9 +1,8 @@
 /* Loading result documents from files and directories. */
-#include "compare_set.h"
+#include "result_set.h"
 
 #include "err.h"
 #include "regfile.h"
-#include "report_tune.h"
 #include "result.h"
 
 #include <dirent.h>
@@ -23,7 +22,7 @@ static size_t read_some(void *buf, size_t len, void *arg)
 	return n == 0 && ferror(f) ? (size_t)-1 : n;
 }
 
-int compare__load_file(const char *path, struct result_doc *doc)
+int result__load_file(const char *path, struct result_doc *doc)
 {
 	char why[400];
 	const char *bench;
@@ -43,7 +42,7 @@ int compare__load_file(const char *path, struct result_doc *doc)
 		return err__set(EINVAL, "%s is not JSON: %s (line %d, column "
 				"%d)", path, e.text, e.line, e.column);
 	bench = json_string_value(json_object_get(root, "bench"));
-	if (bench && report_tune__is_tune(bench)) {
+	if (bench && result__is_tune(bench)) {
 		ret = err__set(ENOMSG, "%s is a tuner's document (%s), not a "
 			       "benchmark result", path, bench);
 		json_decref(root);
@@ -52,7 +51,7 @@ int compare__load_file(const char *path, struct result_doc *doc)
 	/* a pool run without misses has an empty .miss series: nothing to
 	 * compare, not a malformed document */
 	result__drop_empty_series(root);
-	ret = compare__parse(root, doc);
+	ret = result__parse(root, doc);
 	json_decref(root);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", err__last());
@@ -80,7 +79,7 @@ static int add_file(struct result_set *set, const char *dir,
 		e->path = NULL;
 		return err__set(ENOMEM, "allocating a path");
 	}
-	ret = compare__load_file(e->path, &e->doc);
+	ret = result__load_file(e->path, &e->doc);
 	if (ret == -ENOMSG) /* a tuner's document beside the results */
 		set->skipped[set->nr_skipped++] = e->path;
 	if (ret == -ENOMSG)
@@ -89,7 +88,7 @@ static int add_file(struct result_set *set, const char *dir,
 		free(e->path);
 		return ret;
 	}
-	twin = compare__set_find(set, e->doc.bench);
+	twin = result__set_find(set, e->doc.bench);
 	set->n++;
 	if (twin)
 		return err__set(EINVAL, "%s and %s are both results of bench "
@@ -128,7 +127,7 @@ static int load_one(const char *path, struct result_set *set)
 	set->docs = calloc(1, sizeof(*set->docs));
 	if (!set->docs || !(set->docs->path = strdup(path)))
 		return err__set(ENOMEM, "allocating results");
-	ret = compare__load_file(path, &set->docs->doc);
+	ret = result__load_file(path, &set->docs->doc);
 	if (ret < 0) {
 		free(set->docs->path);
 		return ret;
@@ -137,7 +136,7 @@ static int load_one(const char *path, struct result_set *set)
 	return 0;
 }
 
-int compare__load_set(const char *path, struct result_set *set)
+int result__load_set(const char *path, struct result_set *set)
 {
 	struct stat st;
 	int ret;
@@ -148,14 +147,14 @@ int compare__load_set(const char *path, struct result_set *set)
 	set->is_dir = S_ISDIR(st.st_mode);
 	ret = set->is_dir ? load_dir(path, set) : load_one(path, set);
 	if (ret < 0)
-		compare__free_set(set);
+		result__free_set(set);
 	return ret;
 }
 
-void compare__free_set(struct result_set *set)
+void result__free_set(struct result_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
-		compare__free(&set->docs[i].doc);
+		result__free(&set->docs[i].doc);
 		free(set->docs[i].path);
 	}
 	free(set->docs);
@@ -165,7 +164,7 @@ void compare__free_set(struct result_set *set)
 	*set = (struct result_set){ 0 };
 }
 
-const struct result_entry *compare__set_find(const struct result_set *set,
+const struct result_entry *result__set_find(const struct result_set *set,
 					     const char *bench)
 {
 	for (size_t i = 0; i < set->n; i++)

@@ -1,10 +1,9 @@
 /* The shared result document: series with summaries and warnings, JSON
- * and Markdown output (bench/result_new.c makes its skeleton). */
+ * and Markdown output (result_make.c makes its skeleton). */
 #include "result.h"
 
 #include "err.h"
 #include "output.h"
-#include "sysinfo.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -213,7 +212,7 @@ void result__print_json(FILE *out, const json_t *doc)
 
 const char *result__emulated_note(const json_t *doc)
 {
-	if (!sysinfo__emulated(json_object_get(doc, "sysinfo")))
+	if (!result__sysinfo_emulated(json_object_get(doc, "sysinfo")))
 		return NULL;
 	return "Measured inside an emulated SVM host (QEMU TCG): timings are "
 	       "functional; compare only ratios within this run.";

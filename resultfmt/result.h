@@ -1,6 +1,9 @@
-/* The result document every benchmark driver writes (schema 1): the
- * skeleton with host and build metadata, series of raw samples with their
- * summaries and warnings, and writing NAME.json + NAME.md into --out DIR.
+/* The result document every benchmark driver writes (schema 1), made,
+ * written and read here: the skeleton with host and build metadata
+ * (result__make), series of raw samples with their summaries and
+ * warnings, writing NAME.json + NAME.md into --out DIR (result.c), and
+ * parsing a stored one back (result_read.c; from files and directories:
+ * result_set.h).
  *
  * Document layout (what `coldstart compare` and `coldstart report` read):
  *   {"schema": 1, "bench": NAME, "coldstart": {version, commit},
@@ -34,8 +37,22 @@
 
 enum result_better { RESULT_LOWER, RESULT_HIGHER };
 
-/* A new document: result__new() in bench/result_new.h, which knows the
- * measuring process. */
+/* What only the measuring process knows about itself, gathered by its
+ * caller (bench/result_new.c's result__new), so that this module needs
+ * no VMM. result__make takes the reference to each. */
+struct result_origin {
+	json_t *sysinfo; /* sysinfo__collect's object; NULL: null */
+	json_t *seccomp; /* {"mode", "installed": {role: n}, "install_ns"} */
+	json_t *guest;   /* the guest it ran (layout above) */
+};
+
+/* A new document for bench `name`: schema, bench, coldstart (sysinfo's
+ * copy of it), sysinfo, config, empty series, warnings and skipped, then
+ * seccomp and guest, in this order. Takes the reference to `config` (an
+ * object; NULL: empty) and to origin's objects. NULL with a message on
+ * ENOMEM. */
+json_t *result__make(const char *name, json_t *config,
+		     const struct result_origin *origin);
 
 /* Appends a series of `n` samples in run order (n may be 0: no summary)
  * and returns it (borrowed) for driver-specific fields, or NULL with a
@@ -61,12 +78,12 @@ void result__skip(json_t *doc, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* "Measured inside an emulated SVM host ..." when doc's sysinfo says it
- * was (sysinfo__emulated), else NULL. result__write puts it under the
+ * was (result__sysinfo_emulated), else NULL. result__write puts it under the
  * title of every NAME.md; result__emit before the report on stdout. */
 const char *result__emulated_note(const json_t *doc);
 
 /* Removes doc's series whose samples are empty (a pool run with no
- * misses has an empty .miss series, which compare__parse refuses). */
+ * misses has an empty .miss series, which result__parse refuses). */
 void result__drop_empty_series(json_t *doc);
 
 /* The document, indented, on `out`. */
@@ -143,5 +160,55 @@ double result__stat(const json_t *series, const char *key);
  * digits below (a Linux guest in the emulated host makes 0.149 VMs/s,
  * which "%.0f" printed as 0). Returns buf. */
 const char *result__rate_text(char *buf, size_t size, double per_s);
+
+/* ---- reading (result_read.c) ---- */
+
+/* One series of a result document: raw samples in run order. */
+struct result_series {
+	const char *name; /* borrowed from the document */
+	const char *unit; /* "unit", "ns" when absent */
+	double *samples;  /* owned */
+	size_t n;
+	bool higher_is_better; /* "better": "higher"; times are lower */
+};
+
+/* A parsed result document: any bench whose JSON has "schema", "bench",
+ * "config", "sysinfo" and "series"[] of {name, unit, samples_ns[] (or
+ * samples[])}, as `coldstart bench lifecycle` writes. */
+struct result_doc {
+	json_t *root; /* a reference is held */
+	const char *bench;
+	const json_t *config;  /* JSON null when absent */
+	const json_t *sysinfo; /* JSON null when absent */
+	struct result_series *series;
+	size_t nr_series;
+	/* series' indexes sorted by name (result__parse builds it), so
+	 * that result__find is a binary search; NULL: a linear scan */
+	size_t *by_name;
+};
+
+/* Parses `root` (takes its own reference). -EINVAL with a message naming
+ * the problem (wrong schema, no series, a sample that is not a number,
+ * a series name used twice), -ENOMEM. */
+int result__parse(json_t *root, struct result_doc *doc);
+void result__free(struct result_doc *doc);
+
+/* The same, except that a series may have no samples (n 0, samples
+ * NULL), as a pool run without a single miss writes its miss series:
+ * for readers that export what a document holds rather than test it. */
+int result__parse_all(json_t *root, struct result_doc *doc);
+
+/* The series named `name`, or NULL; O(log n) on a parsed document. */
+const struct result_series *result__find(const struct result_doc *doc,
+					 const char *name);
+
+/* Whether a document's "bench" is one of the tuners' (tune-pool,
+ * tune-restore): recommendations rather than series to compare. */
+bool result__is_tune(const char *bench);
+
+/* The emulated-host label of a sysinfo object as documents store it
+ * (kvm.emulated), or NULL for a native host; documents of sysinfo schema
+ * 1 have no label and are native. */
+const char *result__sysinfo_emulated(const json_t *sysinfo);
 
 #endif
