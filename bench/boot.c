@@ -6,7 +6,7 @@
 #include "args.h"
 #include "child.h"
 #include "cli.h"
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"
@@ -22,9 +22,9 @@
 #define MAX_ARGS 64
 
 struct boot_opts {
-	uint64_t count, warmup;
-	bool process, json;
-	const char *out_dir, *kernel, *initrd;
+	struct bench_common c;
+	bool process;
+	const char *kernel, *initrd;
 	char *run_args[MAX_ARGS]; /* forwarded to `coldstart run` */
 	int nr_run_args;
 	struct run_cli run;       /* the forwarded options, parsed */
@@ -36,7 +36,7 @@ struct boot {
 	struct kvm_host kvm;
 };
 
-static void usage(FILE *out)
+static void help(FILE *out)
 {
 	fputs("Usage: coldstart bench boot [OPTIONS] [RUN OPTIONS]\n"
 	      "Boots N fresh VMs one after another and reports the "
@@ -72,9 +72,9 @@ static int take_option(struct boot_opts *o, int argc, char **argv, int *i)
 	int ret = 0;
 
 	if (!strcmp(a, "-n") || !strcmp(a, "--count"))
-		ret = v ? args__u64("--count", v, 1, 1000000, &o->count) : -1;
+		ret = v ? args__u64("--count", v, 1, 1000000, &o->c.count) : -1;
 	else if (!strcmp(a, "-w") || !strcmp(a, "--warmup"))
-		ret = v ? args__u64("--warmup", v, 0, 1000000, &o->warmup) : -1;
+		ret = v ? args__u64("--warmup", v, 0, 1000000, &o->c.warmup) : -1;
 	else if (!strcmp(a, "--mode")) {
 		static const char *const modes[] = { "in-process", "process",
 						     NULL };
@@ -83,7 +83,7 @@ static int take_option(struct boot_opts *o, int argc, char **argv, int *i)
 		ret = v ? args__choice("--mode", v, modes, &m) : -1;
 		o->process = m == 1;
 	} else if (!strcmp(a, "--out"))
-		o->out_dir = v;
+		o->c.out_dir = v;
 	else if (!strcmp(a, "--kernel"))
 		o->kernel = v;
 	else if (!strcmp(a, "--initrd"))
@@ -91,7 +91,7 @@ static int take_option(struct boot_opts *o, int argc, char **argv, int *i)
 	else {
 		has_value = false;
 		if (!strcmp(a, "--json"))
-			o->json = true;
+			o->c.json = true;
 		else if (o->nr_run_args < MAX_ARGS - 8)
 			o->run_args[o->nr_run_args++] = argv[*i];
 		else
@@ -121,15 +121,17 @@ static int check_forwarded(struct boot_opts *o)
 	/* A Linux guest's options belong to `coldstart run --kernel`. */
 	if (o->kernel)
 		return 0;
-	return cmd_run__parse(n, args, &o->run);
+	return run_opts__parse(n, args, &o->run);
 }
 
-/* 0, 1 for --help, or -EINVAL. */
-static int parse(int argc, char **argv, struct boot_opts *o)
+/* Its own parse: the options that are not boot's are `coldstart run`'s,
+ * forwarded as given. 0, 1 for --help, or -EINVAL. */
+static int parse(int argc, char **argv, void *opts)
 {
+	struct boot_opts *o = &((struct boot *)opts)->o;
 	int ret = 0;
 
-	*o = (struct boot_opts){ .count = 100, .warmup = 10 };
+	o->c = (struct bench_common){ .count = 100, .warmup = 10 };
 	for (int i = 1; ret == 0 && i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return 1;
@@ -151,7 +153,7 @@ static void store(struct boot *b, size_t i, const struct timeline *tl,
 		  uint64_t origin)
 {
 	for (size_t ev = 0; ev < TL_COUNT; ev++)
-		b->t[ev * b->o.count + i] = tl->t[ev] ?
+		b->t[ev * b->o.c.count + i] = tl->t[ev] ?
 			(double)(tl->t[ev] - origin) : NAN;
 }
 
@@ -226,7 +228,7 @@ static void child_argv(const struct boot_opts *o, const char *exe,
 
 static int measure(struct boot *b)
 {
-	uint64_t total = b->o.warmup + b->o.count;
+	uint64_t total = b->o.c.warmup + b->o.c.count;
 	char *argv[MAX_ARGS + 8];
 	int ret = 0;
 
@@ -242,8 +244,8 @@ static int measure(struct boot *b)
 
 		ret = b->o.process ? one_process(b, argv, &tl)
 				   : one_inproc(b, &tl);
-		if (ret == 0 && i >= b->o.warmup)
-			store(b, i - b->o.warmup, &tl, tl.t[TL_PROCESS_START]);
+		if (ret == 0 && i >= b->o.c.warmup)
+			store(b, i - b->o.c.warmup, &tl, tl.t[TL_PROCESS_START]);
 		if (i % 8 == 0 || i + 1 == total)
 			output__progress("boot", (unsigned long)(i + 1),
 					 (unsigned long)total);
@@ -284,7 +286,7 @@ static const char *event_key(size_t ev)
 /* Events seen in some samples but not all are worth a word. */
 static void partial_warnings(json_t *doc, const struct boot *b)
 {
-	size_t n = b->o.count;
+	size_t n = b->o.c.count;
 
 	for (size_t ev = 0; ev < TL_COUNT; ev++) {
 		size_t seen = 0;
@@ -301,7 +303,7 @@ static void partial_warnings(json_t *doc, const struct boot *b)
 static int add_phase(json_t *doc, const struct boot *b, size_t from,
 		     size_t to, const char *name, double *buf)
 {
-	size_t n = b->o.count;
+	size_t n = b->o.c.count;
 
 	for (size_t i = 0; i < n; i++)
 		buf[i] = b->t[to * n + i] - b->t[from * n + i];
@@ -315,8 +317,8 @@ static int add_phase(json_t *doc, const struct boot *b, size_t from,
 static int add_series(json_t *doc, const struct boot *b)
 {
 	size_t order[TL_COUNT], k = boot__phase_order(b->t, TL_COUNT,
-						      b->o.count, order);
-	double *buf = calloc(b->o.count, sizeof(double));
+						      b->o.c.count, order);
+	double *buf = calloc(b->o.c.count, sizeof(double));
 	char name[64];
 	int ret = buf ? 0 : err__set(ENOMEM, "allocating samples");
 
@@ -338,8 +340,8 @@ static json_t *config_json(const struct boot_opts *o)
 				o->kernel ? "linux" : "probe", "mode",
 				o->process ? "process" : "in-process",
 				"kernel", o->kernel, "initrd", o->initrd,
-				"count", (json_int_t)o->count, "warmup",
-				(json_int_t)o->warmup);
+				"count", (json_int_t)o->c.count, "warmup",
+				(json_int_t)o->c.warmup);
 
 	for (int i = 0; i < o->nr_run_args; i++)
 		json_array_append_new(args, json_string(o->run_args[i]));
@@ -402,28 +404,35 @@ static int run(struct boot *b)
 		return -ENOMEM;
 	ret = add_series(doc, b);
 	if (ret == 0)
-		ret = result__emit(doc, b->o.json, b->o.out_dir, report);
+		ret = result__emit(doc, b->o.c.json, b->o.c.out_dir, report);
 	json_decref(doc);
 	return ret < 0 ? -EIO : 0;
 }
 
-int cmd_bench_boot(int argc, char **argv)
+static int run_boot(void *opts)
 {
-	struct boot b = { 0 };
-	int ret = parse(argc, argv, &b.o);
+	struct boot *b = opts;
+	int ret = check_host(&b->o);
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench boot", usage);
-	ret = check_host(&b.o);
 	if (ret != CLI_OK)
 		return ret;
-	b.t = calloc(b.o.count * TL_COUNT, sizeof(double));
-	if (!b.t)
+	b->t = calloc(b->o.c.count * TL_COUNT, sizeof(double));
+	if (!b->t)
 		return cli__error(CLI_FAIL, "bench boot: out of memory");
-	ret = run(&b);
-	free(b.t);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench boot: %s",
-				  err__last());
-	return CLI_OK;
+	ret = run(b);
+	free(b->t);
+	return ret;
 }
+
+const struct bench_driver boot_driver = {
+	.name = "boot",
+	.summary = "N fresh VMs: the distribution of every timeline phase",
+	.size = sizeof(struct boot),
+	.common_at = offsetof(struct boot, o.c),
+	.parse = parse,
+	.help = help,
+	.run = run_boot,
+	.suite = { .quick = "-n 50 -w 5", .smoke = "-n 3 -w 1",
+		   .linux_full = "", .linux_quick = "-n 20 -w 2",
+		   .linux_smoke = "-n 2 -w 0" },
+};

@@ -49,7 +49,7 @@ struct suite_opts {
 	bool report;
 	struct suite_guest guest; /* kernel NULL: the probe guest */
 	/* the drivers it runs: the table of `coldstart bench` */
-	const struct bench_driver *drivers;
+	const struct bench_driver *const *drivers;
 	size_t nr_drivers;
 };
 
@@ -124,8 +124,8 @@ static const struct bench_driver *driver_named(const struct suite_opts *o,
 					       const char *name)
 {
 	for (size_t i = 0; i < o->nr_drivers; i++)
-		if (!strcmp(o->drivers[i].name, name))
-			return &o->drivers[i];
+		if (!strcmp(o->drivers[i]->name, name))
+			return o->drivers[i];
 	return NULL;
 }
 
@@ -536,7 +536,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
 	size_t nd = o->nr_drivers, n = 0;
-	const struct bench_driver *d = o->drivers;
+	const struct bench_driver *const *d = o->drivers;
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
@@ -546,22 +546,22 @@ static int run_suite(struct suite_opts *o, int *failed)
 		return ret;
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
-		if (!will_run(o, &d[i])) {
-			if (o->guest.kernel && args_of(&d[i]) &&
+		if (!will_run(o, d[i])) {
+			if (o->guest.kernel && args_of(d[i]) &&
 			    !o->only)
 				fprintf(stderr, "==> bench %s: not run (it "
 					"measures only the built-in probe "
-					"guest)\n", d[i].name);
+					"guest)\n", d[i]->name);
 			continue;
 		}
-		runs[n] = (struct run){ .name = d[i].name };
-		if (o->guest.kernel && takes_snapshot(d[i].name) &&
+		runs[n] = (struct run){ .name = d[i]->name };
+		if (o->guest.kernel && takes_snapshot(d[i]->name) &&
 		    (runs[n].exit = make_guest_snapshot(&o->guest)) != CLI_OK)
 			snprintf(runs[n].args, sizeof(runs[n].args),
 				 "not run: snapshot create of the guest "
 				 "failed");
 		else
-			run_driver(&d[i], o, &runs[n]);
+			run_driver(d[i], o, &runs[n]);
 		restore__remove_scratch(o->guest.snap_base, o->guest.snap);
 		if (runs[n].exit != CLI_OK && runs[n].exit != CLI_SKIP)
 			(*failed)++;
@@ -578,7 +578,8 @@ static int run_suite(struct suite_opts *o, int *failed)
 	return ret;
 }
 
-int suite__check_args(int argc, char **argv, const struct bench_driver *d,
+int suite__check_args(int argc, char **argv,
+		      const struct bench_driver *const *d,
 		      size_t nd)
 {
 	struct suite_opts o = { .drivers = d, .nr_drivers = nd };
@@ -587,7 +588,7 @@ int suite__check_args(int argc, char **argv, const struct bench_driver *d,
 	return ret < 0 ? cli__parsed(ret, "bench suite", usage) : 0;
 }
 
-int suite__run(int argc, char **argv, const struct bench_driver *d,
+int suite__run(int argc, char **argv, const struct bench_driver *const *d,
 	       size_t nd)
 {
 	char dir[PATH_MAX];
@@ -610,3 +611,10 @@ int suite__run(int argc, char **argv, const struct bench_driver *d,
 				  failed);
 	return CLI_OK;
 }
+
+/* In the table of drivers for its name and summary; `coldstart bench`
+ * runs it itself (run NULL), as it needs the table. */
+const struct bench_driver suite_driver = {
+	.name = "suite",
+	.summary = "every driver in turn (--quick, --smoke), then the report",
+};

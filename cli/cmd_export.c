@@ -2,7 +2,7 @@
  * metrics, on stdout, into node_exporter's textfile directory or pushed
  * to a Pushgateway. */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
 #include "compare.h"
 #include "err.h"
 #include "openmetrics.h"

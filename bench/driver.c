@@ -1,0 +1,164 @@
+/* The drivers' common options, one table for all of them, and each
+ * driver's parse and help made from its descriptor's tables. */
+#include "driver.h"
+
+#include "args.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int set_count(void *ctx, const char *arg)
+{
+	struct bench_common *c = ctx;
+
+	return args__u64("--count", arg, 1, c->count_max, &c->count);
+}
+
+static int set_warmup(void *ctx, const char *arg)
+{
+	struct bench_common *c = ctx;
+
+	return args__u64("--warmup", arg, 0, c->warmup_max, &c->warmup);
+}
+
+static int set_json(void *ctx, const char *arg)
+{
+	(void)arg;
+	((struct bench_common *)ctx)->json = true;
+	return 0;
+}
+
+static int set_out(void *ctx, const char *arg)
+{
+	((struct bench_common *)ctx)->out_dir = arg;
+	return 0;
+}
+
+static int set_kvm(void *ctx, const char *arg)
+{
+	((struct bench_common *)ctx)->kvm_path = arg;
+	return 0;
+}
+
+static void show_count(const void *ctx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64, ((const struct bench_common *)ctx)->count);
+}
+
+static void show_warmup(const void *ctx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64,
+		 ((const struct bench_common *)ctx)->warmup);
+}
+
+/* In the order of enum bench_common_opt. */
+static const struct opt common[] = {
+	{ "count", 'n', "N", false, "counted samples", set_count, show_count },
+	{ "warmup", 'w', "N", false, "uncounted samples first", set_warmup,
+	  show_warmup },
+	{ "json", 0, NULL, false, "the result document on stdout", set_json,
+	  NULL },
+	{ "out", 0, "DIR", false, "also write DIR/DRIVER.json and "
+	  "DIR/DRIVER.md", set_out, NULL },
+	{ "kvm", 0, "PATH", false, "KVM device (default /dev/kvm)", set_kvm,
+	  NULL },
+	OPT_END,
+};
+
+void bench__common_rows(unsigned int mask, struct opt *rows, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; common[i].name && n < max; i++)
+		if (mask & (1u << i))
+			rows[n++] = common[i];
+	rows[n] = (struct opt)OPT_END;
+}
+
+struct bench_common *bench__common(const struct bench_driver *d, void *o)
+{
+	return (struct bench_common *)((char *)o + d->common_at);
+}
+
+#define COMMON_MAX 8
+#define OUT_HELP_LEN 128
+
+/* The --out row's help names the driver's files. */
+static void name_files(const struct bench_driver *d, struct opt *rows,
+		       char *buf, size_t len)
+{
+	for (; rows->name; rows++)
+		if (rows->set == set_out) {
+			snprintf(buf, len, "also write DIR/%s.json and "
+				 "DIR/%s.md", d->name, d->name);
+			rows->help = buf;
+		}
+}
+
+/* The common rows first (-n, -w lead every help), then the driver's. */
+static size_t sets_of(const struct bench_driver *d, void *o,
+		      struct opt *rows, char *out_help, struct opt_set *sets)
+{
+	static const struct opt none[] = { OPT_END };
+	size_t n = 0;
+
+	bench__common_rows(d->common, rows, COMMON_MAX);
+	name_files(d, rows, out_help, OUT_HELP_LEN);
+	sets[n++] = (struct opt_set){ rows, bench__common(d, o) };
+	sets[n++] = (struct opt_set){ d->opts ? d->opts : none, o };
+	return n;
+}
+
+int bench__parse(const struct bench_driver *d, int argc, char **argv,
+		 void *o)
+{
+	struct opt rows[COMMON_MAX + 1];
+	char out_help[OUT_HELP_LEN];
+	struct opt_set sets[2];
+	size_t n = sets_of(d, o, rows, out_help, sets);
+	int ret;
+
+	memset(o, 0, d->size);
+	if (d->init)
+		d->init(o);
+	if (d->parse)
+		return d->parse(argc, argv, o);
+	ret = opt__parse(argc, argv, sets, n, d->operands ? OPT_OPERANDS_LAST
+						     : OPT_NO_OPERANDS);
+	if (ret == 0 && d->operands) {
+		bench__common(d, o)->operands = argv + optind;
+		bench__common(d, o)->nr_operands = argc - optind;
+	}
+	if (ret == 0 && d->check)
+		ret = d->check(o);
+	return ret;
+}
+
+void bench__help(const struct bench_driver *d, FILE *out)
+{
+	struct opt rows[COMMON_MAX + 1];
+	char out_help[OUT_HELP_LEN];
+	struct opt_set sets[2];
+	void *o;
+	size_t n;
+
+	if (d->help) {
+		d->help(out);
+		return;
+	}
+	o = calloc(1, d->size);
+	if (!o)
+		return;
+	if (d->init)
+		d->init(o); /* the defaults the help shows */
+	n = sets_of(d, o, rows, out_help, sets);
+	fprintf(out, "%s\n", d->usage);
+	opt__help(out, sets, n);
+	if (d->epilog)
+		fputs(d->epilog, out);
+	if (d->more_help)
+		d->more_help(out);
+	free(o);
+}

@@ -1,0 +1,99 @@
+/* A `coldstart bench` driver as its descriptor: name, summary, option
+ * tables (its help is made from them), options struct, parse and run;
+ * and the common options most drivers take, one table for all. The
+ * command itself (cli/cmd_bench.c) finds, parses, helps and runs. */
+#ifndef COLDSTART_DRIVER_H
+#define COLDSTART_DRIVER_H
+
+#include "opt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What `coldstart bench suite` passes a driver at each level: nothing
+ * at the full level for the probe guest. quick NULL: the suite does not
+ * run the driver. The linux_* are for the user's own guest (--kernel);
+ * linux_full NULL: the driver measures only the built-in probe guest and
+ * is not run with --kernel. */
+struct suite_args {
+	const char *quick, *smoke;
+	const char *linux_full, *linux_quick, *linux_smoke;
+};
+
+/* The common options' values; a driver's options struct embeds one. The
+ * driver's init sets the defaults and the limits. */
+struct bench_common {
+	uint64_t count;      /* -n, --count: counted samples */
+	uint64_t warmup;     /* -w, --warmup: uncounted samples first */
+	uint64_t count_max, warmup_max; /* count is 1.., warmup 0.. */
+	bool json;           /* the result document on stdout */
+	const char *out_dir; /* --out: also DIR/NAME.json and DIR/NAME.md */
+	const char *kvm_path; /* --kvm; NULL: /dev/kvm */
+	/* With operands: what follows the options (ab's DRIVER ...). */
+	char **operands;
+	int nr_operands;
+};
+
+/* Which rows of the common table a driver takes. */
+enum bench_common_opt {
+	BENCH_COUNT = 1 << 0,
+	BENCH_WARMUP = 1 << 1,
+	BENCH_JSON = 1 << 2,
+	BENCH_OUT = 1 << 3,
+	BENCH_KVM = 1 << 4,
+};
+
+struct bench_driver {
+	const char *name;
+	const char *summary; /* one line, for `coldstart bench` and help */
+	/* The help before the options ("Usage: ..." and what it does) and
+	 * after them (NULL: nothing). */
+	const char *usage, *epilog;
+	void (*more_help)(FILE *out); /* after the epilog (NULL: none) */
+	unsigned int common;     /* enum bench_common_opt bits */
+	bool operands;           /* operands follow the options */
+	const struct opt *opts;  /* its own rows (NULL: none) */
+	size_t size;             /* sizeof its options struct */
+	size_t common_at;        /* where its struct bench_common is */
+	void (*init)(void *o);   /* the defaults */
+	/* After every option was taken: combinations that cannot work;
+	 * 0 or -EINVAL (NULL: none). */
+	int (*check)(void *o);
+	/* A driver whose options are not all rows (boot forwards the rest
+	 * to `coldstart run`): its own parse, 0, 1 for --help or -EINVAL,
+	 * and help, instead of the tables. NULL: the tables'. */
+	int (*parse)(int argc, char **argv, void *o);
+	void (*help)(FILE *out);
+	/* Runs with the parsed options: an exit code (enum cli_exit), or
+	 * -errno with err__last() saying why. NULL: the command runs it
+	 * (the suite, which needs the table of drivers). */
+	int (*run)(void *o);
+	/* A driver not yet described by a table: its whole command, an
+	 * enum cli_exit (NULL for every other). */
+	int (*main)(int argc, char **argv);
+	/* The hidden mode of the driver's own child processes, when argv[1]
+	 * starts with hidden_prefix (density's held VMs): an exit code. */
+	const char *hidden_prefix;
+	int (*hidden)(int argc, char **argv);
+	struct suite_args suite;
+};
+
+/* The common options' table; `mask` selects rows (enum
+ * bench_common_opt). Writes at most `max` rows plus the end to `rows`. */
+void bench__common_rows(unsigned int mask, struct opt *rows, size_t max);
+
+/* argv (argv[0] the driver's name) into `o` (d->size bytes): defaults,
+ * every option through the tables, then d->check. 0, 1 for --help, or
+ * -EINVAL with err__last() saying why. */
+int bench__parse(const struct bench_driver *d, int argc, char **argv,
+		 void *o);
+
+/* The driver's --help, made from its usage, tables and epilog. */
+void bench__help(const struct bench_driver *d, FILE *out);
+
+/* The common options of a driver's options struct. */
+struct bench_common *bench__common(const struct bench_driver *d, void *o);
+
+#endif
