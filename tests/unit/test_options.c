@@ -1,0 +1,263 @@
+/* The option tables are the parsers and the help: for every driver of
+ * `coldstart bench` with a table, and for `coldstart run`'s, each row
+ * parses with a valid value and its help lists it. A row whose setter
+ * refuses a valid value, or one the help leaves out, fails here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "commands.h"
+#include "driver.h"
+#include "err.h"
+#include "opt.h"
+#include "run_opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char jail_dir[] = "/tmp/coldstart-test-options-XXXXXX";
+
+/* A valid value by option (NULL: any option) and value name. */
+static const struct {
+	const char *opt, *arg, *value;
+} values[] = {
+	{ "seccomp", NULL, "off" }, { "workers", NULL, "1,2" },
+	{ "strategy", NULL, "mmap" }, { "cache", NULL, "warm" },
+	{ "mem", "LIST", "64M" }, { "ws", "LIST", "16M" },
+	{ "pattern", NULL, "random" }, { "op", NULL, "write" },
+	{ "jail", NULL, jail_dir },
+	{ NULL, "N", "2" }, { NULL, "DIR", "/tmp" }, { NULL, "PATH", "p" },
+	{ NULL, "FILE", "f" }, { NULL, "TEXT", "t" }, { NULL, "SIZE", "8M" },
+	{ NULL, "DUR", "1s" }, { NULL, "MODE", "both" },
+	{ NULL, "SET", "all" }, { NULL, "HOW", "outside" }, { NULL, "K", "2" },
+	{ NULL, "PAGES", "2" }, { NULL, "WHEN", "ready" },
+	{ NULL, "WHAT", "abort" }, { NULL, "WHICH", "host" },
+	{ NULL, "NAME", "memfd" }, { NULL, "OPTS", "-n 1" },
+	{ NULL, "P", "0.05" }, { NULL, "PCT", "5" },
+};
+
+/* What an option needs beside it (NULL driver: `coldstart run`). */
+static const struct {
+	const char *driver, *opt, *with[2];
+} needs[] = {
+	{ NULL, "initrd", { "--kernel", "k" } },
+	{ NULL, "cmdline", { "--kernel", "k" } },
+	{ NULL, "console", { "--kernel", "k" } },
+	{ NULL, "allow-pvm", { "--kernel", "k" } },
+	{ NULL, "uid", { "--jail", jail_dir } },
+	{ NULL, "gid", { "--jail", jail_dir } },
+	{ NULL, "cpus", { "--jail", jail_dir } },
+	{ NULL, "memory", { "--jail", jail_dir } },
+	{ "density", "initrd", { "--kernel", "k" } },
+	{ "density", "cmdline", { "--kernel", "k" } },
+	{ "density", "mem", { "--kernel", "k" } },
+	{ "density", "vcpus", { "--kernel", "k" } },
+	{ "density", "settle", { "--kernel", "k" } },
+	{ "density", "allow-pvm", { "--kernel", "k" } },
+	{ "rate", "initrd", { "--kernel", "k" } },
+	{ "rate", "cmdline", { "--kernel", "k" } },
+	{ "rate", "allow-pvm", { "--kernel", "k" } },
+	{ "restore", "allow-pvm", { "--snapshot", "s" } },
+	{ "soak", "count", { "--every", "1" } },
+};
+
+static const char *value_for(const struct opt *o)
+{
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		if ((!values[i].opt || !strcmp(values[i].opt, o->name)) &&
+		    (!values[i].arg || !strcmp(values[i].arg, o->arg)))
+			return values[i].value;
+	fail_msg("no valid value known for --%s %s", o->name, o->arg);
+	return NULL;
+}
+
+/* argv for one option: NAME --opt[=]VALUE [what it needs] [operand]. */
+static int make_argv(const char *driver, const struct opt *o, char **argv,
+		     char *buf, size_t len, bool operand)
+{
+	int n = 0;
+
+	argv[n++] = (char *)(driver ? driver : "run");
+	if (!o->arg)
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "--%s=%s", o->name, value_for(o));
+	argv[n++] = buf;
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if ((!needs[i].driver == !driver) &&
+		    (!driver || !strcmp(needs[i].driver, driver)) &&
+		    !strcmp(needs[i].opt, o->name)) {
+			argv[n++] = (char *)needs[i].with[0];
+			argv[n++] = (char *)needs[i].with[1];
+		}
+	if (operand)
+		argv[n++] = "boot";
+	argv[n] = NULL;
+	return n;
+}
+
+/* Whether the help text names the option as its row says. */
+static void assert_listed(const char *help, const struct opt *o,
+			  const char *who)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "--%s", o->name);
+	if (!strstr(help, want))
+		fail_msg("%s --help does not list %s", who, want);
+	if (o->short_name) {
+		snprintf(want, sizeof(want), "-%c, --%s", o->short_name,
+			 o->name);
+		if (!strstr(help, want))
+			fail_msg("%s --help does not list %s", who, want);
+	}
+}
+
+static char *driver_help(const struct bench_driver *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	bench__help(d, f);
+	fclose(f);
+	return text;
+}
+
+static void check_row(const struct bench_driver *d, const struct opt *o,
+		      const char *help)
+{
+	char *argv[8], buf[128];
+	void *opts = calloc(1, d->size);
+	int argc = make_argv(d->name, o, argv, buf, sizeof(buf), d->operands);
+	int ret = bench__parse(d, argc, argv, opts);
+
+	if (ret != 0)
+		fail_msg("bench %s %s: %d: %s", d->name, buf, ret, err__last());
+	if (!o->help || !*o->help)
+		fail_msg("bench %s --%s has no help", d->name, o->name);
+	assert_listed(help, o, d->name);
+	free(opts);
+}
+
+static void every_driver_row_parses_and_is_listed(void **state)
+{
+	size_t n, rows = 0;
+	const struct bench_driver *const *d = bench__drivers(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		struct opt common[9];
+		char *help;
+
+		/* the suite, the pool and boot parse their own argv */
+		if (!d[i]->run || d[i]->main || d[i]->parse)
+			continue;
+		help = driver_help(d[i]);
+		bench__common_rows(d[i]->common, common, 8);
+		for (const struct opt *o = common; o->name; o++, rows++)
+			check_row(d[i], o, help);
+		for (const struct opt *o = d[i]->opts; o && (o->name || o->help);
+		     o++)
+			if (o->name) {
+				check_row(d[i], o, help);
+				rows++;
+			}
+		free(help);
+	}
+	assert_true(rows > 50);
+}
+
+static void run_rows_parse_and_are_listed(void **state)
+{
+	char *text = NULL, *argv[8], buf[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct run_cli o;
+
+	(void)state;
+	assert_non_null(f);
+	run_opts__help(f);
+	fclose(f);
+	for (const struct opt *r = run_opts__table(); r->name || r->help; r++) {
+		int argc;
+
+		if (!r->name)
+			continue;
+		argc = make_argv(NULL, r, argv, buf, sizeof(buf), false);
+		if (run_opts__parse(argc, argv, &o) != 0)
+			fail_msg("run %s: %s", buf, err__last());
+		assert_listed(text, r, "run");
+		assert_true(r->help && *r->help);
+		if (o.jail.dir_fd >= 0 && o.jail.dir)
+			close(o.jail.dir_fd);
+	}
+	free(text);
+}
+
+/* The generator: a row's default, continuation lines and the built-in
+ * help; an unknown option is refused with the parser's message. */
+static int set_flag(void *ctx, const char *arg)
+{
+	(void)arg;
+	*(int *)ctx = 1;
+	return 0;
+}
+
+static void show_seven(const void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	snprintf(buf, len, "7");
+}
+
+static void generated_help_and_refusals(void **state)
+{
+	static const struct opt rows[] = {
+		{ "flag", 'f', NULL, false, "first line\nsecond line",
+		  set_flag, show_seven },
+		OPT_END,
+	};
+	int flag = 0;
+	struct opt_set set = { rows, &flag };
+	char *text = NULL, *argv[] = { "x", "-f", NULL },
+	     *bad[] = { "x", "--nope", NULL };
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	opt__help(f, &set, 1);
+	fclose(f);
+	assert_string_equal(text, "  -f, --flag       first line\n"
+			    "                   second line (default 7)\n"
+			    "  -h, --help       this help\n");
+	free(text);
+	assert_int_equal(opt__parse(2, argv, &set, 1, OPT_NO_OPERANDS), 0);
+	assert_int_equal(flag, 1);
+	assert_int_equal(opt__parse(2, bad, &set, 1, OPT_NO_OPERANDS),
+			 -EINVAL);
+	assert_string_equal(err__last(), "unknown or incomplete option "
+			    "'--nope'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_driver_row_parses_and_is_listed),
+		cmocka_unit_test(run_rows_parse_and_are_listed),
+		cmocka_unit_test(generated_help_and_refusals),
+	};
+	int ret;
+
+	/* the jailed user must be able to search it */
+	if (!mkdtemp(jail_dir) || chmod(jail_dir, 0711) < 0)
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rmdir(jail_dir);
+	return ret;
+}
