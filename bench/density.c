@@ -106,9 +106,9 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	if (clone) {
 		argv[n++] = "--hold-clone";
 		argv[n++] = d->snap_dir;
-		if (d->o.kernel)
+		if (d->o.c.kernel)
 			argv[n++] = settle;
-	} else if (d->o.kernel) {
+	} else if (d->o.c.kernel) {
 		argv[n++] = "--hold-fresh";
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
 	} else {
@@ -117,7 +117,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 		argv[n++] = ws;
 	}
 	argv[n] = NULL;
-	ret = child__hold(argv, d->o.kernel ? LINUX_HOLD_TIMEOUT_MS
+	ret = child__hold(argv, d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
 					    : HOLD_TIMEOUT_MS,
 			  &v->h, line, sizeof(line));
 	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s", &v->guest,
@@ -459,7 +459,7 @@ static int make_snapshot(struct density *d)
 	argv[n++] = "create";
 	argv[n++] = d->snap_dir;
 	argv[n++] = "--force";
-	if (d->o.kernel) {
+	if (d->o.c.kernel) {
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
 	} else {
 		argv[n++] = init;
@@ -484,7 +484,7 @@ static int note_clone_cmdline(const struct density *d, json_t *doc)
 	struct snapshot s;
 	int ret;
 
-	if (!d->o.kernel)
+	if (!d->o.c.kernel)
 		return 0;
 	ret = snapshot__open(&s, d->snap_dir); /* closed again if it fails */
 	if (ret < 0)

@@ -17,10 +17,9 @@ struct density_opts {
 	struct bench_common c; /* count: VMs to start */
 	uint64_t budget, init, ws;
 	bool fresh, clone;
-	/* A Linux guest (--kernel) instead of the probe guest. */
-	const char *kernel, *initrd, *cmdline;
+	/* A Linux guest (c.kernel...) instead of the probe guest: its
+	 * memory and vCPUs from c.mem and c.vcpus, and settle. */
 	uint64_t mem, vcpus, settle_ns;
-	bool allow_pvm;
 	const char *probe_opt, *linux_opt; /* the first given, for refusals */
 };
 

@@ -40,11 +40,35 @@ static int check_linux(const struct density_opts *o)
 	return 0;
 }
 
+/* The guest's common options: their values, and the first one given
+ * that only a Linux guest takes (in the order of the help). */
+static int guest_values(struct density_opts *o)
+{
+	const struct bench_common *c = &o->c;
+	const char *const given[][2] = {
+		{ c->initrd, "initrd" }, { c->cmdline, "cmdline" },
+		{ c->mem, "mem" }, { c->vcpus, "vcpus" },
+		{ c->allow_pvm ? "" : NULL, "allow-pvm" },
+	};
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i][0] && !o->linux_opt)
+			o->linux_opt = given[i][1];
+	if (c->mem && args__size("--mem", c->mem, &o->mem) < 0)
+		return -EINVAL;
+	if (c->vcpus && args__u64("--vcpus", c->vcpus, 1, PROBE_MAX_VCPUS,
+				  &o->vcpus) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 static int check(void *opts)
 {
 	struct density_opts *o = opts;
 
-	return o->kernel ? check_linux(o) : check_probe(o);
+	if (guest_values(o) < 0)
+		return -EINVAL;
+	return o->c.kernel ? check_linux(o) : check_probe(o);
 }
 
 static void init(void *opts)
@@ -95,46 +119,6 @@ static int set_ws(void *opts, const char *arg)
 	return args__size("--ws", arg, &o->ws);
 }
 
-static int set_kernel(void *opts, const char *arg)
-{
-	((struct density_opts *)opts)->kernel = arg;
-	return 0;
-}
-
-static int set_initrd(void *opts, const char *arg)
-{
-	struct density_opts *o = opts;
-
-	note(&o->linux_opt, "initrd");
-	o->initrd = arg;
-	return 0;
-}
-
-static int set_cmdline(void *opts, const char *arg)
-{
-	struct density_opts *o = opts;
-
-	note(&o->linux_opt, "cmdline");
-	o->cmdline = arg;
-	return 0;
-}
-
-static int set_mem(void *opts, const char *arg)
-{
-	struct density_opts *o = opts;
-
-	note(&o->linux_opt, "mem");
-	return args__size("--mem", arg, &o->mem);
-}
-
-static int set_vcpus(void *opts, const char *arg)
-{
-	struct density_opts *o = opts;
-
-	note(&o->linux_opt, "vcpus");
-	return args__u64("--vcpus", arg, 1, PROBE_MAX_VCPUS, &o->vcpus);
-}
-
 static int set_settle(void *opts, const char *arg)
 {
 	struct density_opts *o = opts;
@@ -143,45 +127,20 @@ static int set_settle(void *opts, const char *arg)
 	return args__duration("--settle", arg, &o->settle_ns);
 }
 
-static int set_allow_pvm(void *opts, const char *arg)
-{
-	struct density_opts *o = opts;
-
-	(void)arg;
-	note(&o->linux_opt, "allow-pvm");
-	o->allow_pvm = true;
-	return 0;
-}
-
 static const struct opt table[] = {
 	{ "budget", 0, "SIZE", false, "start a VM only while the predicted "
 	  "PSS plus kernel memory\nwith it stays within SIZE (the first VM "
 	  "always starts)", set_budget, NULL },
 	{ "mode", 0, "MODE", false, "fresh, clone or both (default both)",
 	  set_mode, NULL },
+	{ "settle", 0, "DUR", false, "with --kernel: longest a clone runs "
+	  "before it is held\n(default 1s)", set_settle, NULL },
 	OPT_HEADING("The probe guest (default), held after its workload ran "
 		    "to DONE:"),
 	{ "init", 0, "SIZE", false, "guest memory touched before READY "
 	  "(default 4M)", set_init, NULL },
 	{ "ws", 0, "SIZE", false, "working set read after READY (default 4M)",
 	  set_ws, NULL },
-	OPT_HEADING("Your own Linux guest instead:"),
-	{ "kernel", 0, "FILE", false, "bzImage or ELF vmlinux; fresh VMs are "
-	  "held paused at its\nboot-complete signal; clones, restored from a "
-	  "snapshot taken\nthere, run on until the guest's done signal (byte "
-	  "124) or\n--settle, whichever comes first, and are held paused "
-	  "there", set_kernel, NULL },
-	{ "initrd", 0, "FILE", false, "its initramfs", set_initrd, NULL },
-	{ "cmdline", 0, "TEXT", false, "kernel command line (default as "
-	  "`coldstart run --kernel`)", set_cmdline, NULL },
-	{ "mem", 0, "SIZE", false, "guest memory (default 256M)", set_mem,
-	  NULL },
-	{ "vcpus", 0, "N", false, "vCPUs (default 1)", set_vcpus, NULL },
-	{ "settle", 0, "DUR", false, "longest a clone runs before it is held "
-	  "(default 1s)", set_settle, NULL },
-	{ "allow-pvm", 0, NULL, false, "run even on a PVM host, where "
-	  "ordinary kernels cannot\nboot (else exit 77)", set_allow_pvm,
-	  NULL },
 	OPT_END,
 };
 
@@ -200,8 +159,15 @@ const struct bench_driver density_driver = {
 		 "(smaps_rollup) and kernel\nmemory (/proc/meminfo deltas). "
 		 "Reports the density curve, per-VM overhead\nbeyond guest "
 		 "memory and VMs per GiB. A sample is a VM started (the "
-		 "uncounted\nones are started and released first).\n",
-	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT,
+		 "uncounted\nones are started and released first). The probe "
+		 "guest is held after its\nworkload ran to DONE. With your own "
+		 "Linux guest (--kernel), fresh VMs are\nheld paused at its "
+		 "boot-complete signal; clones, restored from a snapshot\ntaken "
+		 "there, run on until the guest's done signal (byte 124) or "
+		 "--settle,\nwhichever comes first, and are held paused there; "
+		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_GUEST,
 	.opts = table,
 	.size = sizeof(struct density_opts),
 	.common_at = offsetof(struct density_opts, c),
@@ -221,25 +187,25 @@ void density__linux_args(const struct density_opts *o, char **argv, int *n,
 	snprintf(mem, size, "--mem=%" PRIu64, o->mem);
 	snprintf(vcpus, size, "--vcpus=%" PRIu64, o->vcpus);
 	argv[(*n)++] = "--kernel";
-	argv[(*n)++] = (char *)o->kernel;
-	if (o->initrd) {
+	argv[(*n)++] = (char *)o->c.kernel;
+	if (o->c.initrd) {
 		argv[(*n)++] = "--initrd";
-		argv[(*n)++] = (char *)o->initrd;
+		argv[(*n)++] = (char *)o->c.initrd;
 	}
-	if (o->cmdline) {
+	if (o->c.cmdline) {
 		argv[(*n)++] = "--cmdline";
-		argv[(*n)++] = (char *)o->cmdline;
+		argv[(*n)++] = (char *)o->c.cmdline;
 	}
 	argv[(*n)++] = mem;
 	argv[(*n)++] = vcpus;
-	if (o->allow_pvm)
+	if (o->c.allow_pvm)
 		argv[(*n)++] = "--allow-pvm";
 }
 
 json_t *density__config_json(const struct density_opts *o)
 {
 	json_t *cfg = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
-				"guest", o->kernel ? "linux" : "probe",
+				"guest", o->c.kernel ? "linux" : "probe",
 				"clone_mem_restore", "mmap", "mode",
 				o->fresh && o->clone ? "both" :
 				o->fresh ? "fresh" : "clone", "budget_bytes",
@@ -248,15 +214,15 @@ json_t *density__config_json(const struct density_opts *o)
 				(json_int_t)o->c.warmup);
 	json_t *g;
 
-	if (!o->kernel)
+	if (!o->c.kernel)
 		g = json_pack("{s:I, s:I, s:s, s:s}", "init_bytes",
 			      (json_int_t)o->init, "ws_bytes",
 			      (json_int_t)o->ws, "fresh_held_at", "done",
 			      "clone_held_at", "done");
 	else /* result__new names the kernel and initrd by sha256 */
 		g = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:s, s:s}",
-			      "kernel", o->kernel, "initrd", o->initrd,
-			      "cmdline", o->cmdline ? o->cmdline
+			      "kernel", o->c.kernel, "initrd", o->c.initrd,
+			      "cmdline", o->c.cmdline ? o->c.cmdline
 						    : LINUX_DEFAULT_CMDLINE,
 			      "mem_bytes", (json_int_t)o->mem, "vcpus",
 			      (json_int_t)o->vcpus, "settle_ns",
@@ -271,9 +237,9 @@ json_t *density__config_json(const struct density_opts *o)
 
 int density__check_guest(const struct density_opts *o)
 {
-	if (!o->kernel)
+	if (!o->c.kernel)
 		return CLI_OK;
-	return run_linux__check_guest("bench density", o->kernel, o->initrd,
-				      o->cmdline, o->mem,
-				      (unsigned int)o->vcpus, o->allow_pvm);
+	return run_linux__check_guest("bench density", o->c.kernel, o->c.initrd,
+				      o->c.cmdline, o->mem,
+				      (unsigned int)o->vcpus, o->c.allow_pvm);
 }

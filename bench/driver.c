@@ -42,6 +42,27 @@ static int set_kvm(void *ctx, const char *arg)
 	return 0;
 }
 
+/* The guest's options are kept as given: the driver passes them on to
+ * `coldstart run` (whose parser checks them) or reads them itself. */
+#define GUEST_OPTION(field) \
+static int set_##field(void *ctx, const char *arg) \
+{ \
+	((struct bench_common *)ctx)->field = arg; \
+	return 0; \
+}
+GUEST_OPTION(kernel)
+GUEST_OPTION(initrd)
+GUEST_OPTION(cmdline)
+GUEST_OPTION(mem)
+GUEST_OPTION(vcpus)
+
+static int set_allow_pvm(void *ctx, const char *arg)
+{
+	(void)arg;
+	((struct bench_common *)ctx)->allow_pvm = true;
+	return 0;
+}
+
 static void show_count(const void *ctx, char *buf, size_t len)
 {
 	snprintf(buf, len, "%" PRIu64, ((const struct bench_common *)ctx)->count);
@@ -64,16 +85,35 @@ static const struct opt common[] = {
 	  "DIR/DRIVER.md", set_out, NULL },
 	{ "kvm", 0, "PATH", false, "KVM device (default /dev/kvm)", set_kvm,
 	  NULL },
+	{ "kernel", 0, "FILE", false, "boot a Linux guest (bzImage or ELF "
+	  "vmlinux) instead of the\nprobe guest; refused on PVM hosts (exit "
+	  "77) unless\n--allow-pvm", set_kernel, NULL },
+	{ "initrd", 0, "FILE", false, "its initial ramdisk", set_initrd, NULL },
+	{ "cmdline", 0, "TEXT", false, "its kernel command line (default: "
+	  "`coldstart run`'s)", set_cmdline, NULL },
+	{ "mem", 0, "SIZE", false, "guest memory (default: the least the "
+	  "probe guest needs,\n256M with --kernel)", set_mem, NULL },
+	{ "vcpus", 0, "N", false, "vCPUs per VM (default 1)", set_vcpus, NULL },
+	{ "allow-pvm", 0, NULL, false, "boot the Linux guest even on a PVM "
+	  "host, where ordinary\nkernels cannot", set_allow_pvm, NULL },
 	OPT_END,
 };
+
+#define GUEST_HEADING "The guest (as `coldstart run` takes it):"
 
 void bench__common_rows(unsigned int mask, struct opt *rows, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; common[i].name && n < max; i++)
-		if (mask & (1u << i))
+	for (size_t i = 0; common[i].name && n < max; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (((1u << i) & BENCH_GUEST) &&
+		    !(mask & ((1u << i) - 1) & BENCH_GUEST) && n < max)
+			rows[n++] = (struct opt)OPT_HEADING(GUEST_HEADING);
+		if (n < max)
 			rows[n++] = common[i];
+	}
 	rows[n] = (struct opt)OPT_END;
 }
 
@@ -82,7 +122,7 @@ struct bench_common *bench__common(const struct bench_driver *d, void *o)
 	return (struct bench_common *)((char *)o + d->common_at);
 }
 
-#define COMMON_MAX 8
+#define COMMON_MAX 16
 #define OUT_HELP_LEN 128
 
 /* The --out row's help names the driver's files. */
@@ -97,27 +137,31 @@ static void name_files(const struct bench_driver *d, struct opt *rows,
 		}
 }
 
-/* The common rows first (-n, -w lead every help), then the driver's. */
+/* The common rows first (-n, -w lead every help), then the driver's,
+ * then the guest's. */
 static size_t sets_of(const struct bench_driver *d, void *o,
-		      struct opt *rows, char *out_help, struct opt_set *sets)
+		      struct opt *rows, struct opt *guest, char *out_help,
+		      struct opt_set *sets)
 {
 	static const struct opt none[] = { OPT_END };
 	size_t n = 0;
 
-	bench__common_rows(d->common, rows, COMMON_MAX);
+	bench__common_rows(d->common & ~BENCH_GUEST, rows, COMMON_MAX);
+	bench__common_rows(d->common & BENCH_GUEST, guest, COMMON_MAX);
 	name_files(d, rows, out_help, OUT_HELP_LEN);
 	sets[n++] = (struct opt_set){ rows, bench__common(d, o) };
 	sets[n++] = (struct opt_set){ d->opts ? d->opts : none, o };
+	sets[n++] = (struct opt_set){ guest, bench__common(d, o) };
 	return n;
 }
 
 int bench__parse(const struct bench_driver *d, int argc, char **argv,
 		 void *o)
 {
-	struct opt rows[COMMON_MAX + 1];
+	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
-	struct opt_set sets[2];
-	size_t n = sets_of(d, o, rows, out_help, sets);
+	struct opt_set sets[3];
+	size_t n = sets_of(d, o, rows, guest, out_help, sets);
 	int ret;
 
 	memset(o, 0, d->size);
@@ -138,9 +182,9 @@ int bench__parse(const struct bench_driver *d, int argc, char **argv,
 
 void bench__help(const struct bench_driver *d, FILE *out)
 {
-	struct opt rows[COMMON_MAX + 1];
+	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
-	struct opt_set sets[2];
+	struct opt_set sets[3];
 	void *o;
 	size_t n;
 
@@ -153,7 +197,7 @@ void bench__help(const struct bench_driver *d, FILE *out)
 		return;
 	if (d->init)
 		d->init(o); /* the defaults the help shows */
-	n = sets_of(d, o, rows, out_help, sets);
+	n = sets_of(d, o, rows, guest, out_help, sets);
 	fprintf(out, "%s\n", d->usage);
 	opt__help(out, sets, n);
 	if (d->epilog)

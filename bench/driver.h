@@ -31,6 +31,10 @@ struct bench_common {
 	bool json;           /* the result document on stdout */
 	const char *out_dir; /* --out: also DIR/NAME.json and DIR/NAME.md */
 	const char *kvm_path; /* --kvm; NULL: /dev/kvm */
+	/* The guest: `coldstart run`'s options, as given (NULL: not given);
+	 * kernel NULL: the probe guest. */
+	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
+	bool allow_pvm;
 	/* With operands: what follows the options (ab's DRIVER ...). */
 	char **operands;
 	int nr_operands;
@@ -43,6 +47,15 @@ enum bench_common_opt {
 	BENCH_JSON = 1 << 2,
 	BENCH_OUT = 1 << 3,
 	BENCH_KVM = 1 << 4,
+	/* the guest's, listed after the driver's own */
+	BENCH_KERNEL = 1 << 5,
+	BENCH_INITRD = 1 << 6,
+	BENCH_CMDLINE = 1 << 7,
+	BENCH_MEM = 1 << 8,
+	BENCH_VCPUS = 1 << 9,
+	BENCH_ALLOW_PVM = 1 << 10,
+	BENCH_GUEST = BENCH_KERNEL | BENCH_INITRD | BENCH_CMDLINE | BENCH_MEM |
+		      BENCH_VCPUS | BENCH_ALLOW_PVM,
 };
 
 struct bench_driver {
@@ -81,7 +94,8 @@ struct bench_driver {
 };
 
 /* The common options' table; `mask` selects rows (enum
- * bench_common_opt). Writes at most `max` rows plus the end to `rows`. */
+ * bench_common_opt), a heading goes before the guest's. Writes at most
+ * `max` rows plus the end to `rows`. */
 void bench__common_rows(unsigned int mask, struct opt *rows, size_t max);
 
 /* argv (argv[0] the driver's name) into `o` (d->size bytes): defaults,

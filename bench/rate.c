@@ -37,10 +37,10 @@ struct rate_opts {
 	size_t nr_levels;
 	uint64_t burst, rounds; /* burst size (0: none), counted rounds */
 	bool in_process, process, mode_given;
-	/* The guest: the probe guest, or a Linux guest when kernel is set.
-	 * These are `coldstart run` options, passed on as given. */
-	const char *kernel, *initrd, *cmdline, *mem, *vcpus, *timeout;
-	bool allow_pvm;
+	/* The guest (c.kernel...: the probe guest, or a Linux guest when
+	 * kernel is set) and timeout: `coldstart run` options, passed on as
+	 * given. */
+	const char *timeout;
 	char *run_argv[MAX_RUN_ARGS]; /* "run" and its options */
 	struct run_cli run;           /* run_argv parsed: each VM's config */
 };
@@ -111,17 +111,17 @@ static int parse_levels(const char *text, struct rate_opts *o)
 static int run_args(struct rate_opts *o)
 {
 	const char *const pairs[][2] = {
-		{ "--kernel", o->kernel }, { "--initrd", o->initrd },
-		{ "--cmdline", o->cmdline }, { "--mem", o->mem },
-		{ "--vcpus", o->vcpus }, { "--timeout", o->timeout },
+		{ "--kernel", o->c.kernel }, { "--initrd", o->c.initrd },
+		{ "--cmdline", o->c.cmdline }, { "--mem", o->c.mem },
+		{ "--vcpus", o->c.vcpus }, { "--timeout", o->timeout },
 		{ "--kvm", o->c.kvm_path },
 	};
 	int n = 0;
 
 	o->run_argv[n++] = "run";
-	o->run_argv[n++] = o->kernel ? "--stop-at=boot" : "--stop-at=ready";
+	o->run_argv[n++] = o->c.kernel ? "--stop-at=boot" : "--stop-at=ready";
 	o->run_argv[n++] = "-q";
-	if (o->allow_pvm)
+	if (o->c.allow_pvm)
 		o->run_argv[n++] = "--allow-pvm";
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		if (!pairs[i][1])
@@ -137,13 +137,13 @@ static int run_args(struct rate_opts *o)
  * in-process runner runs the probe guest alone. */
 static int check_guest(struct rate_opts *o)
 {
-	if (o->kernel && o->mode_given && o->in_process)
+	if (o->c.kernel && o->mode_given && o->in_process)
 		return err__set(EINVAL, "--mode %s: a Linux guest (--kernel) "
 				"runs as one `coldstart run --kernel` process "
 				"per VM; the in-process runner runs only the "
 				"probe guest; use --mode process",
 				o->process ? "both" : "in-process");
-	if (o->kernel)
+	if (o->c.kernel)
 		o->in_process = false;
 	return run_args(o);
 }
@@ -450,12 +450,12 @@ static json_t *config_json(const struct rate_opts *o)
 		json_array_append_new(levels, json_integer(o->levels[i]));
 	return json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:i, s:s, s:I, s:o, "
 			 "s:I, s:I, s:I, s:I}",
-			 "guest", o->kernel ? "linux" : "probe", "kernel",
-			 o->kernel, "initrd", o->initrd, "cmdline",
-			 o->kernel ? run_linux__cmdline(&o->run) : NULL,
+			 "guest", o->c.kernel ? "linux" : "probe", "kernel",
+			 o->c.kernel, "initrd", o->c.initrd, "cmdline",
+			 o->c.kernel ? run_linux__cmdline(&o->run) : NULL,
 			 "mem_bytes", (json_int_t)o->run.cfg.mem_size,
 			 "vcpus", (int)o->run.cfg.nr_vcpus, "stop_at",
-			 o->kernel ? "boot" : "ready", "timeout_ns",
+			 o->c.kernel ? "boot" : "ready", "timeout_ns",
 			 (json_int_t)o->run.cfg.timeout_ns, "workers", levels,
 			 "burst", (json_int_t)o->burst, "rounds",
 			 (json_int_t)o->rounds, "count", (json_int_t)o->c.count,
@@ -524,11 +524,12 @@ static int run(void *opts)
 	json_t *doc;
 	int ret;
 
-	if (o->kernel) {
-		ret = run_linux__check_guest("bench rate", o->kernel, o->initrd,
+	if (o->c.kernel) {
+		ret = run_linux__check_guest("bench rate", o->c.kernel,
+					     o->c.initrd,
 					     run_linux__cmdline(&o->run),
 					     o->run.cfg.mem_size,
-					     o->run.cfg.nr_vcpus, o->allow_pvm);
+					     o->run.cfg.nr_vcpus, o->c.allow_pvm);
 		if (ret != CLI_OK)
 			return ret;
 	}
@@ -586,24 +587,10 @@ static int set_mode(void *opts, const char *arg)
 			  &o->in_process, &o->process);
 }
 
-/* The guest's options are `coldstart run`'s, kept as given. */
-#define RATE_RUN_OPTION(field) \
-static int set_##field(void *opts, const char *arg) \
-{ \
-	((struct rate_opts *)opts)->field = arg; \
-	return 0; \
-}
-RATE_RUN_OPTION(kernel)
-RATE_RUN_OPTION(initrd)
-RATE_RUN_OPTION(cmdline)
-RATE_RUN_OPTION(mem)
-RATE_RUN_OPTION(vcpus)
-RATE_RUN_OPTION(timeout)
-
-static int set_allow_pvm(void *opts, const char *arg)
+/* Passed on to `coldstart run` as given, as are the guest's options. */
+static int set_timeout(void *opts, const char *arg)
 {
-	(void)arg;
-	((struct rate_opts *)opts)->allow_pvm = true;
+	((struct rate_opts *)opts)->timeout = arg;
 	return 0;
 }
 
@@ -617,20 +604,6 @@ static const struct opt table[] = {
 	  "uncounted)", set_rounds, NULL },
 	{ "mode", 0, "MODE", false, "in-process, process or both (default "
 	  "both; process with\n--kernel)", set_mode, NULL },
-	OPT_HEADING("Guest (`coldstart run` options, passed on to each VM):"),
-	{ "kernel", 0, "FILE", false, "boot a Linux guest (bzImage or ELF "
-	  "vmlinux) instead of the\nprobe guest; process mode only; refused "
-	  "on PVM hosts, exit\n77, unless --allow-pvm", set_kernel, NULL },
-	{ "initrd", 0, "FILE", false, "its initial ramdisk", set_initrd,
-	  NULL },
-	{ "cmdline", 0, "TEXT", false, "its command line (default: "
-	  "`coldstart run`'s)", set_cmdline, NULL },
-	{ "allow-pvm", 0, NULL, false, "boot it even on a PVM host",
-	  set_allow_pvm, NULL },
-	{ "mem", 0, "SIZE", false, "guest memory (default 2M for the probe "
-	  "guest, 256M with\n--kernel)", set_mem, NULL },
-	{ "vcpus", 0, "N", false, "vCPUs per VM (default 1)", set_vcpus,
-	  NULL },
 	{ "timeout", 0, "DUR", false, "fail a VM that has not reached READY "
 	  "(boot complete with\n--kernel) after DUR (default 60s)",
 	  set_timeout, NULL },
@@ -657,7 +630,7 @@ const struct bench_driver rate_driver = {
 		 "only). Reports latency percentiles and VMs/s per level. A "
 		 "sample\nis one VM of one worker.\n",
 	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
-		  BENCH_KVM,
+		  BENCH_KVM | BENCH_GUEST,
 	.opts = table,
 	.size = sizeof(struct rate_opts),
 	.common_at = offsetof(struct rate_opts, c),

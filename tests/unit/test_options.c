@@ -153,16 +153,19 @@ static void every_driver_row_parses_and_is_listed(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
-		struct opt common[9];
+		struct opt common[17];
 		char *help;
 
 		/* the suite, the pool and boot parse their own argv */
 		if (!d[i]->run || d[i]->main || d[i]->parse)
 			continue;
 		help = driver_help(d[i]);
-		bench__common_rows(d[i]->common, common, 8);
-		for (const struct opt *o = common; o->name; o++, rows++)
-			check_row(d[i], o, help);
+		bench__common_rows(d[i]->common, common, 16);
+		for (const struct opt *o = common; o->name || o->help; o++)
+			if (o->name) {
+				check_row(d[i], o, help);
+				rows++;
+			}
 		for (const struct opt *o = d[i]->opts; o && (o->name || o->help);
 		     o++)
 			if (o->name) {
