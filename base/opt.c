@@ -14,7 +14,7 @@
 
 struct opt_found {
 	const struct opt *row;
-	void *ctx;
+	const struct opt_set *set;
 };
 
 /* Row `k` across the sets, counting rows with a name only. */
@@ -24,7 +24,7 @@ static struct opt_found nth(const struct opt_set *sets, size_t n, int k)
 		for (const struct opt *o = sets[s].opts; o->name || o->help;
 		     o++)
 			if (o->name && k-- == 0)
-				return (struct opt_found){ o, sets[s].ctx };
+				return (struct opt_found){ o, &sets[s] };
 	return (struct opt_found){ NULL, NULL };
 }
 
@@ -35,7 +35,7 @@ static struct opt_found by_short(const struct opt_set *sets, size_t n,
 		for (const struct opt *o = sets[s].opts; o->name || o->help;
 		     o++)
 			if (o->name && o->short_name == c)
-				return (struct opt_found){ o, sets[s].ctx };
+				return (struct opt_found){ o, &sets[s] };
 	return (struct opt_found){ NULL, NULL };
 }
 
@@ -93,7 +93,9 @@ int opt__parse(int argc, char **argv, const struct opt_set *sets, size_t n,
 				       : by_short(sets, n, c);
 		if (!f.row)
 			return args__bad_option(argv);
-		ret = f.row->set(f.ctx, optarg);
+		ret = f.row->set(f.set->ctx, optarg);
+		if (ret == 0 && f.set->taken)
+			ret = f.set->taken(f.set->taken_ctx, f.row, optarg);
 	}
 	if (ret == 0 && operands == OPT_NO_OPERANDS)
 		ret = args__no_operands(argc, argv);
@@ -120,8 +122,8 @@ static int column(const struct opt_set *sets, size_t n)
 	int col = 17;
 
 	for (size_t s = 0; s < n; s++)
-		for (const struct opt *o = sets[s].opts; o->name || o->help;
-		     o++)
+		for (const struct opt *o = sets[s].opts;
+		     !sets[s].hidden && (o->name || o->help); o++)
 			if (o->name && left(o, buf, sizeof(buf)) + 2 > col)
 				col = left(o, buf, sizeof(buf)) + 2;
 	return col;
@@ -162,8 +164,8 @@ void opt__help(FILE *out, const struct opt_set *sets, size_t n)
 	int col = column(sets, n);
 
 	for (size_t s = 0; s < n; s++)
-		for (const struct opt *o = sets[s].opts; o->name || o->help;
-		     o++)
+		for (const struct opt *o = sets[s].opts;
+		     !sets[s].hidden && (o->name || o->help); o++)
 			row(out, o, sets[s].ctx, col);
 	fprintf(out, "  %-*sthis help\n", col, "-h, --help");
 }

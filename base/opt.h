@@ -30,6 +30,12 @@ struct opt {
 struct opt_set {
 	const struct opt *opts;
 	void *ctx;
+	bool hidden; /* not in the help (options taken to pass on) */
+	/* Told of each option taken from this table, after its setter,
+	 * with the value as given (NULL: nobody is): 0 or -errno with a
+	 * message. */
+	int (*taken)(void *taken_ctx, const struct opt *row, const char *arg);
+	void *taken_ctx;
 };
 
 #define OPT_END { .name = NULL }

@@ -3,8 +3,11 @@
 #include "driver.h"
 
 #include "args.h"
+#include "err.h"
+#include "run_opts.h"
 
 #include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,10 +152,28 @@ static size_t sets_of(const struct bench_driver *d, void *o,
 	bench__common_rows(d->common & ~BENCH_GUEST, rows, COMMON_MAX);
 	bench__common_rows(d->common & BENCH_GUEST, guest, COMMON_MAX);
 	name_files(d, rows, out_help, OUT_HELP_LEN);
-	sets[n++] = (struct opt_set){ rows, bench__common(d, o) };
-	sets[n++] = (struct opt_set){ d->opts ? d->opts : none, o };
-	sets[n++] = (struct opt_set){ guest, bench__common(d, o) };
+	sets[n++] = (struct opt_set){ .opts = rows,
+				      .ctx = bench__common(d, o) };
+	sets[n++] = (struct opt_set){ .opts = d->opts ? d->opts : none,
+				      .ctx = o };
+	sets[n++] = (struct opt_set){ .opts = guest,
+				      .ctx = bench__common(d, o) };
 	return n;
+}
+
+/* One of `coldstart run`'s options, as given, to pass on. */
+static int forward(void *ctx, const struct opt *row, const char *arg)
+{
+	struct bench_common *c = ctx;
+	char *name = c->forwarded_names[c->nr_forwarded];
+
+	if (c->nr_forwarded + 2 > BENCH_FORWARD_MAX)
+		return err__set(E2BIG, "too many options");
+	snprintf(name, sizeof(c->forwarded_names[0]), "--%s", row->name);
+	c->forwarded[c->nr_forwarded++] = name;
+	if (arg)
+		c->forwarded[c->nr_forwarded++] = (char *)arg;
+	return 0;
 }
 
 int bench__parse(const struct bench_driver *d, int argc, char **argv,
@@ -160,15 +181,21 @@ int bench__parse(const struct bench_driver *d, int argc, char **argv,
 {
 	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
-	struct opt_set sets[3];
+	struct opt_set sets[4];
+	struct run_cli scratch; /* what run's setters fill: unused */
 	size_t n = sets_of(d, o, rows, guest, out_help, sets);
 	int ret;
 
+	if (d->forwards) {
+		run_opts__defaults(&scratch);
+		sets[n++] = (struct opt_set){ .opts = run_opts__table(),
+					      .ctx = &scratch, .hidden = true,
+					      .taken = forward,
+					      .taken_ctx = bench__common(d, o) };
+	}
 	memset(o, 0, d->size);
 	if (d->init)
 		d->init(o);
-	if (d->parse)
-		return d->parse(argc, argv, o);
 	ret = opt__parse(argc, argv, sets, n, d->operands ? OPT_OPERANDS_LAST
 						     : OPT_NO_OPERANDS);
 	if (ret == 0 && d->operands) {
@@ -188,10 +215,6 @@ void bench__help(const struct bench_driver *d, FILE *out)
 	void *o;
 	size_t n;
 
-	if (d->help) {
-		d->help(out);
-		return;
-	}
 	o = calloc(1, d->size);
 	if (!o)
 		return;

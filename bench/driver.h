@@ -22,6 +22,8 @@ struct suite_args {
 	const char *linux_full, *linux_quick, *linux_smoke;
 };
 
+#define BENCH_FORWARD_MAX 56
+
 /* The common options' values; a driver's options struct embeds one. The
  * driver's init sets the defaults and the limits. */
 struct bench_common {
@@ -35,6 +37,11 @@ struct bench_common {
 	 * kernel NULL: the probe guest. */
 	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
 	bool allow_pvm;
+	/* With forwards: the options that are `coldstart run`'s and not
+	 * the driver's, as given ("--name", its value), to pass on. */
+	char *forwarded[BENCH_FORWARD_MAX];
+	int nr_forwarded;
+	char forwarded_names[BENCH_FORWARD_MAX][24]; /* their "--name" */
 	/* With operands: what follows the options (ab's DRIVER ...). */
 	char **operands;
 	int nr_operands;
@@ -67,6 +74,9 @@ struct bench_driver {
 	void (*more_help)(FILE *out); /* after the epilog (NULL: none) */
 	unsigned int common;     /* enum bench_common_opt bits */
 	bool operands;           /* operands follow the options */
+	/* It takes `coldstart run`'s options too, into forwarded (boot,
+	 * which passes them on); its help says so, not listing them. */
+	bool forwards;
 	const struct opt *opts;  /* its own rows (NULL: none) */
 	size_t size;             /* sizeof its options struct */
 	size_t common_at;        /* where its struct bench_common is */
@@ -74,11 +84,6 @@ struct bench_driver {
 	/* After every option was taken: combinations that cannot work;
 	 * 0 or -EINVAL (NULL: none). */
 	int (*check)(void *o);
-	/* A driver whose options are not all rows (boot forwards the rest
-	 * to `coldstart run`): its own parse, 0, 1 for --help or -EINVAL,
-	 * and help, instead of the tables. NULL: the tables'. */
-	int (*parse)(int argc, char **argv, void *o);
-	void (*help)(FILE *out);
 	/* Runs with the parsed options: an exit code (enum cli_exit), or
 	 * -errno with err__last() saying why. NULL: the command runs it
 	 * (the suite, which needs the table of drivers). */

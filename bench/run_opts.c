@@ -359,7 +359,7 @@ void run_opts__defaults(struct run_cli *o)
 void run_opts__help(FILE *out)
 {
 	struct run_cli defaults;
-	struct opt_set set = { run_table, &defaults };
+	struct opt_set set = { .opts = run_table, .ctx = &defaults };
 
 	run_opts__defaults(&defaults);
 
@@ -417,7 +417,7 @@ static int check_linux(struct run_cli *o)
 
 int run_opts__parse(int argc, char **argv, struct run_cli *o)
 {
-	struct opt_set set = { run_table, o };
+	struct opt_set set = { .opts = run_table, .ctx = o };
 	int ret;
 
 	run_opts__defaults(o);

@@ -22,23 +22,26 @@
 
 static char jail_dir[] = "/tmp/coldstart-test-options-XXXXXX";
 
-/* A valid value by option (NULL: any option) and value name. */
+/* A valid value by driver, option and value name (NULL: any). */
 static const struct {
-	const char *opt, *arg, *value;
+	const char *driver, *opt, *arg, *value;
 } values[] = {
-	{ "seccomp", NULL, "off" }, { "workers", NULL, "1,2" },
-	{ "strategy", NULL, "mmap" }, { "cache", NULL, "warm" },
-	{ "mem", "LIST", "64M" }, { "ws", "LIST", "16M" },
-	{ "pattern", NULL, "random" }, { "op", NULL, "write" },
-	{ "jail", NULL, jail_dir },
-	{ NULL, "N", "2" }, { NULL, "DIR", "/tmp" }, { NULL, "PATH", "p" },
-	{ NULL, "FILE", "f" }, { NULL, "TEXT", "t" }, { NULL, "SIZE", "8M" },
-	{ NULL, "DUR", "1s" }, { NULL, "MODE", "both" },
-	{ NULL, "SET", "all" }, { NULL, "HOW", "outside" }, { NULL, "K", "2" },
-	{ NULL, "PAGES", "2" }, { NULL, "WHEN", "ready" },
-	{ NULL, "WHAT", "abort" }, { NULL, "WHICH", "host" },
-	{ NULL, "NAME", "memfd" }, { NULL, "OPTS", "-n 1" },
-	{ NULL, "P", "0.05" }, { NULL, "PCT", "5" },
+	{ "boot", "mode", NULL, "process" },
+	{ NULL, "seccomp", NULL, "off" }, { NULL, "workers", NULL, "1,2" },
+	{ NULL, "strategy", NULL, "mmap" }, { NULL, "cache", NULL, "warm" },
+	{ NULL, "mem", "LIST", "64M" }, { NULL, "ws", "LIST", "16M" },
+	{ NULL, "pattern", NULL, "random" }, { NULL, "op", NULL, "write" },
+	{ NULL, "jail", NULL, jail_dir },
+	{ NULL, NULL, "N", "2" }, { NULL, NULL, "DIR", "/tmp" },
+	{ NULL, NULL, "PATH", "p" }, { NULL, NULL, "FILE", "f" },
+	{ NULL, NULL, "TEXT", "t" }, { NULL, NULL, "SIZE", "8M" },
+	{ NULL, NULL, "DUR", "1s" }, { NULL, NULL, "MODE", "both" },
+	{ NULL, NULL, "SET", "all" }, { NULL, NULL, "HOW", "outside" },
+	{ NULL, NULL, "K", "2" }, { NULL, NULL, "PAGES", "2" },
+	{ NULL, NULL, "WHEN", "ready" }, { NULL, NULL, "WHAT", "abort" },
+	{ NULL, NULL, "WHICH", "host" }, { NULL, NULL, "NAME", "memfd" },
+	{ NULL, NULL, "OPTS", "-n 1" }, { NULL, NULL, "P", "0.05" },
+	{ NULL, NULL, "PCT", "5" },
 };
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
@@ -60,16 +63,19 @@ static const struct {
 	{ "density", "settle", { "--kernel", "k" } },
 	{ "density", "allow-pvm", { "--kernel", "k" } },
 	{ "rate", "initrd", { "--kernel", "k" } },
+	{ "boot", "initrd", { "--kernel", "k" } },
 	{ "rate", "cmdline", { "--kernel", "k" } },
 	{ "rate", "allow-pvm", { "--kernel", "k" } },
 	{ "restore", "allow-pvm", { "--snapshot", "s" } },
 	{ "soak", "count", { "--every", "1" } },
 };
 
-static const char *value_for(const struct opt *o)
+static const char *value_for(const char *driver, const struct opt *o)
 {
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
-		if ((!values[i].opt || !strcmp(values[i].opt, o->name)) &&
+		if ((!values[i].driver ||
+		     (driver && !strcmp(values[i].driver, driver))) &&
+		    (!values[i].opt || !strcmp(values[i].opt, o->name)) &&
 		    (!values[i].arg || !strcmp(values[i].arg, o->arg)))
 			return values[i].value;
 	fail_msg("no valid value known for --%s %s", o->name, o->arg);
@@ -86,7 +92,7 @@ static int make_argv(const char *driver, const struct opt *o, char **argv,
 	if (!o->arg)
 		snprintf(buf, len, "--%s", o->name);
 	else
-		snprintf(buf, len, "--%s=%s", o->name, value_for(o));
+		snprintf(buf, len, "--%s=%s", o->name, value_for(driver, o));
 	argv[n++] = buf;
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
 		if ((!needs[i].driver == !driver) &&
@@ -156,8 +162,8 @@ static void every_driver_row_parses_and_is_listed(void **state)
 		struct opt common[17];
 		char *help;
 
-		/* the suite, the pool and boot parse their own argv */
-		if (!d[i]->run || d[i]->main || d[i]->parse)
+		/* the suite and the pool parse their own argv */
+		if (!d[i]->run || d[i]->main)
 			continue;
 		help = driver_help(d[i]);
 		bench__common_rows(d[i]->common, common, 16);
@@ -227,7 +233,7 @@ static void generated_help_and_refusals(void **state)
 		OPT_END,
 	};
 	int flag = 0;
-	struct opt_set set = { rows, &flag };
+	struct opt_set set = { .opts = rows, .ctx = &flag };
 	char *text = NULL, *argv[] = { "x", "-f", NULL },
 	     *bad[] = { "x", "--nope", NULL };
 	size_t len = 0;
