@@ -176,8 +176,9 @@ static int forward(void *ctx, const struct opt *row, const char *arg)
 	return 0;
 }
 
-int bench__parse(const struct bench_driver *d, int argc, char **argv,
-		 void *o)
+int bench__parse(const struct bench_driver *d,
+		 const struct bench_driver *const *table, size_t nr, int argc,
+		 char **argv, void *o)
 {
 	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
@@ -196,6 +197,8 @@ int bench__parse(const struct bench_driver *d, int argc, char **argv,
 	memset(o, 0, d->size);
 	if (d->init)
 		d->init(o);
+	bench__common(d, o)->table = table;
+	bench__common(d, o)->nr_table = nr;
 	ret = opt__parse(argc, argv, sets, n, d->operands ? OPT_OPERANDS_LAST
 						     : OPT_NO_OPERANDS);
 	if (ret == 0 && d->operands) {

@@ -42,6 +42,9 @@ struct bench_common {
 	char *forwarded[BENCH_FORWARD_MAX];
 	int nr_forwarded;
 	char forwarded_names[BENCH_FORWARD_MAX][24]; /* their "--name" */
+	/* The table of drivers it was found in (the suite runs its rows). */
+	const struct bench_driver *const *table;
+	size_t nr_table;
 	/* With operands: what follows the options (ab's DRIVER ...). */
 	char **operands;
 	int nr_operands;
@@ -85,8 +88,7 @@ struct bench_driver {
 	 * 0 or -EINVAL (NULL: none). */
 	int (*check)(void *o);
 	/* Runs with the parsed options: an exit code (enum cli_exit), or
-	 * -errno with err__last() saying why. NULL: the command runs it
-	 * (the suite, which needs the table of drivers). */
+	 * -errno with err__last() saying why. */
 	int (*run)(void *o);
 	/* A driver not yet described by a table: its whole command, an
 	 * enum cli_exit (NULL for every other). */
@@ -104,10 +106,12 @@ struct bench_driver {
 void bench__common_rows(unsigned int mask, struct opt *rows, size_t max);
 
 /* argv (argv[0] the driver's name) into `o` (d->size bytes): defaults,
- * every option through the tables, then d->check. 0, 1 for --help, or
- * -EINVAL with err__last() saying why. */
-int bench__parse(const struct bench_driver *d, int argc, char **argv,
-		 void *o);
+ * the table of drivers d is in (`nr` of them), every option through the
+ * tables, then d->check. 0, 1 for --help, or -EINVAL with err__last()
+ * saying why. */
+int bench__parse(const struct bench_driver *d,
+		 const struct bench_driver *const *table, size_t nr, int argc,
+		 char **argv, void *o);
 
 /* The driver's --help, made from its usage, tables and epilog. */
 void bench__help(const struct bench_driver *d, FILE *out);

@@ -7,23 +7,16 @@
 #include "cli.h"
 #include "driver.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* The suite's row in the table of drivers (no run: see suite__run). */
+/* `coldstart bench suite`: runs each driver of the table it was found in
+ * that has suite arguments (bench_common's table). */
 extern const struct bench_driver suite_driver;
 
-/* `coldstart bench suite ARGS` here: runs each of the `nd` drivers `d`
- * (the table of `coldstart bench`, given by its caller) that has suite
- * arguments; an enum cli_exit. */
-int suite__run(int argc, char **argv, const struct bench_driver *const *d,
-	       size_t nd);
-
-/* Checks the suite's options (among them --only against `d`) without
- * running anything: 0 when they parse, else the exit code after the
- * usage error is printed (so a typo fails before an emulated host
- * boots). */
-int suite__check_args(int argc, char **argv,
-		      const struct bench_driver *const *d, size_t nd);
+/* Where its parsed options ask it to run: --emulate (inside the emulated
+ * SVM host even with a usable /dev/kvm), --no-emulate (never). */
+void suite__placement(const void *opts, bool *emulate, bool *no_emulate);
 
 /* results/HOST-YYYYMMDD-HHMMSS (UTC): where a suite writes by default. */
 void suite__default_dir(char *buf, size_t len);

@@ -89,41 +89,28 @@ static int suite_emulated(char **args, int n, const char *out_dir)
 
 /* The suite where KVM is: here with a usable /dev/kvm or inside the
  * emulated host already; else inside the emulated SVM host, unless
- * --no-emulate (--emulate goes there even with a usable device). */
-static int bench_suite_where(int argc, char **argv)
+ * --no-emulate (--emulate goes there even with a usable device), with
+ * argv (its options, parsed into o) passed on. */
+static int suite_where(const struct bench_driver *d, void *o, int argc,
+		       char **argv)
 {
 	char *args[SUITE_MAX_ARGS + 4], dir[PATH_MAX];
-	const char *out = NULL, *self = cli__self_exe();
-	bool force = false, never = false, help = false;
+	const char *out = bench__common(d, o)->out_dir;
+	const char *self = cli__self_exe();
+	bool force, never;
 	struct kvm_where w;
-	int n = 3, ret;
+	int n = 3;
 
+	suite__placement(o, &force, &never);
+	kvm__where(&w, NULL);
+	if (never || !self || (!force && (w.usable || w.emulated[0])))
+		return d->run(o);
 	args[0] = (char *)self;
 	args[1] = "bench";
 	args[2] = "suite";
-	for (int i = 1; i < argc && n < SUITE_MAX_ARGS; i++) {
-		force |= !strcmp(argv[i], "--emulate");
-		never |= !strcmp(argv[i], "--no-emulate");
-		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
-		if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			out = argv[i + 1];
-		else if (!strncmp(argv[i], "--out=", 6))
-			out = argv[i] + 6;
+	for (int i = 1; i < argc && n < SUITE_MAX_ARGS; i++)
 		if (strcmp(argv[i], "--emulate") && strcmp(argv[i], "--no-emulate"))
 			args[n++] = argv[i];
-	}
-	kvm__where(&w, NULL);
-	if (help || never || !self || (!force && (w.usable || w.emulated[0]))) {
-		args[n] = NULL;
-		return suite__run(n - 2, args + 2, drivers, NR_DRIVERS);
-	}
-	if (force && never)
-		return cli__error(CLI_USAGE, "bench suite: --emulate and "
-				  "--no-emulate exclude each other");
-	args[n] = NULL;
-	ret = suite__check_args(n - 2, args + 2, drivers, NR_DRIVERS);
-	if (ret != 0)
-		return ret;
 	if (!w.usable)
 		fprintf(stderr, "coldstart: no usable /dev/kvm here because "
 			"%s; running the suite inside an emulated SVM host: "
@@ -151,20 +138,19 @@ static int run_driver(const struct bench_driver *d, int argc, char **argv)
 	if (d->hidden && argc >= 2 &&
 	    !strncmp(argv[1], d->hidden_prefix, strlen(d->hidden_prefix)))
 		return d->hidden(argc, argv);
-	if (!d->run)
-		return bench_suite_where(argc, argv);
 	snprintf(cmd, sizeof(cmd), "bench %s", d->name);
 	o = calloc(1, d->size);
 	if (!o)
 		return cli__error(CLI_FAIL, "%s: out of memory", cmd);
-	ret = bench__parse(d, argc, argv, o);
+	ret = bench__parse(d, drivers, NR_DRIVERS, argc, argv, o);
 	if (ret == 1) {
 		bench__help(d, stdout);
 		ret = CLI_OK;
 	} else if (ret < 0) {
 		ret = cli__parse_error(cmd, cmd);
 	} else {
-		ret = d->run(o);
+		ret = d == &suite_driver ? suite_where(d, o, argc, argv)
+					 : d->run(o);
 		if (ret < 0)
 			ret = cli__error(cli__exit_for(ret), "%s: %s", cmd,
 					 err__last());

@@ -145,7 +145,7 @@ static const struct opt table[] = {
 static void usage(FILE *out)
 {
 	struct tune_opts defaults;
-	struct opt_set set = { table, &defaults };
+	struct opt_set set = { .opts = table, .ctx = &defaults };
 
 	tune_restore__defaults(&defaults);
 	fputs("Usage: coldstart tune restore SNAPSHOT_DIR [OPTIONS]\n"
@@ -176,7 +176,7 @@ static void usage(FILE *out)
  * before or after the options. */
 static int parse(int argc, char **argv, struct tune_opts *o)
 {
-	struct opt_set set = { table, o };
+	struct opt_set set = { .opts = table, .ctx = o };
 	int ret;
 
 	tune_restore__defaults(o);
