@@ -75,6 +75,9 @@ const char *report__density_held(const json_t *doc);
  * Markdown paragraph naming both; nothing otherwise. */
 void report__density_cmdline(FILE *out, const json_t *doc);
 
-int cmd_report(int argc, char **argv);
+/* 1 when path holds a result document (any driver's or a tuner's), 0
+ * for other JSON, -EINVAL with a message naming the file and the JSON
+ * error when it is not JSON. */
+int report__classify(const char *path);
 
 #endif

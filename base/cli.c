@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include "err.h"
-#include "seccomp.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -68,37 +67,4 @@ int cli__parsed(int ret, const char *cmd, void (*usage)(FILE *out))
 		return CLI_OK;
 	}
 	return cli__parse_error(cmd, cmd);
-}
-
-int cli__seccomp_start(const char *cmd, enum seccomp_mode mode,
-		       bool main_thread)
-{
-	if (seccomp__configure(mode, main_thread) < 0)
-		return cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
-	return 0;
-}
-
-void cli__seccomp_report(void)
-{
-	struct seccomp_hit hits[32];
-	int n;
-
-	if (seccomp__mode() != SECCOMP_LOG)
-		return;
-	n = seccomp__logged(hits, 32, 300);
-	if (n < 0) {
-		fprintf(stderr, "coldstart: seccomp log: %s; the kernel logs "
-			"each call outside the lists as an audit record "
-			"(type=1326, in dmesg or the audit log)\n",
-			err__last());
-		return;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *name = seccomp__syscall_name(hits[i].nr);
-
-		fprintf(stderr, "coldstart: seccomp log: thread %s made "
-			"system call %s (%ld) outside its list (%u times)\n",
-			hits[i].comm, name ? name : "?", hits[i].nr,
-			hits[i].count);
-	}
 }

@@ -1,10 +1,8 @@
-/* The coldstart command line: exit codes, the command table's entry type,
- * and helpers shared by the commands. Only this layer prints fatal errors
- * and chooses exit codes. */
+/* The coldstart command line's generic part: exit codes and the helpers
+ * the commands share to print errors and usage lines. Only the command
+ * layer prints fatal errors and chooses exit codes. */
 #ifndef COLDSTART_CLI_H
 #define COLDSTART_CLI_H
-
-#include "seccomp.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,13 +14,6 @@ enum cli_exit {
 	CLI_FAIL = 1,  /* the run failed, or a regression was found */
 	CLI_USAGE = 2, /* bad arguments or incomparable inputs */
 	CLI_SKIP = 77, /* this host cannot run it (no KVM, no huge pages...) */
-};
-
-struct command {
-	const char *name;
-	const char *summary;
-	/* argv[0] is the command's name; returns an enum cli_exit. */
-	int (*run)(int argc, char **argv);
 };
 
 /* CLOCK_MONOTONIC ns at the top of main(): the timeline's origin. */
@@ -51,36 +42,5 @@ int cli__parse_error(const char *what, const char *cmd);
  * `usage` on stdout and returns CLI_OK; -errno is cli__parse_error(CMD,
  * CMD). */
 int cli__parsed(int ret, const char *cmd, void (*usage)(FILE *out));
-
-/* The --seccomp help line every command that runs VMs prints. */
-#define CLI_SECCOMP_HELP \
-	"  --seccomp MODE      per-thread system call filters: kill "\
-	"(default), log\n                      (allowed, logged by the "\
-	"kernel, reported at exit) or off\n"
-
-/* Configures the process's seccomp mode (seccomp.h); 0 or an exit code
- * with the message printed. */
-int cli__seccomp_start(const char *cmd, enum seccomp_mode mode,
-		       bool main_thread);
-
-/* In log mode, names on stderr the calls the lists lack, as the kernel
- * logged them; else nothing. */
-void cli__seccomp_report(void);
-
-int cmd_run(int argc, char **argv);
-int cmd_sysinfo(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_snapshot(int argc, char **argv);
-int cmd_image(int argc, char **argv);
-int cmd_emulate(int argc, char **argv);
-int cmd_pool(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-
-/* The tuners of `coldstart tune`, `n` of them. */
-const struct command *tune__tuners(size_t *n);
 
 #endif

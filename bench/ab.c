@@ -11,7 +11,6 @@
 #include "output.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@ struct side {
 };
 
 struct ab {
+	struct bench_common c; /* DRIVER [OPTIONS]: its operands */
 	struct side s[2];
 	char **driver; /* DRIVER [OPTIONS] */
 	int nr_driver;
@@ -43,110 +43,6 @@ struct ab {
 	uint64_t budget_ns;
 	struct compare_cli cli;
 };
-
-enum { OPT_A_BIN = 0x100, OPT_B_BIN, OPT_A_OPTS, OPT_B_OPTS, OPT_BLOCKS,
-       OPT_UNTIL, OPT_BUDGET, OPT_OUT, OPT_THRESHOLD, OPT_ALPHA };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench ab [OPTIONS] -- DRIVER [DRIVER OPTIONS]\n"
-	      "Runs `coldstart bench DRIVER` alternately as A and B, in "
-	      "blocks interleaved\nA B, B A, A B... on this host (drift then "
-	      "hits both sides alike), pools each\nside's samples per series "
-	      "and gates B against A as `coldstart compare` does\n(B passes "
-	      "only when each change's confidence bound lies below the "
-	      "threshold).\n\n"
-	      "  --a-bin PATH, --b-bin PATH   the coldstart binary of each "
-	      "side (default: this one)\n"
-	      "  --a-opts OPTS, --b-opts OPTS driver options of one side "
-	      "only (split on blanks),\n"
-	      "                               e.g. --b-opts '--strategy "
-	      "uffd'\n"
-	      "  --blocks N                   blocks per side (default 10)\n"
-	      "  --until-decided              then more blocks until every "
-	      "series is decided\n"
-	      "  --budget DUR                 ...or this much time has passed "
-	      "(default 10m)\n"
-	      "  --out DIR                    each block's output, and a.json, "
-	      "b.json (the pooled\n"
-	      "                               samples), in DIR (default: a "
-	      "new temporary directory)\n"
-	      "  --threshold PCT, --alpha P   as for compare (5, 0.01)\n\n"
-	      "Exit codes: those of compare (0 B within the threshold, 1 "
-	      "regression, 3\ninconclusive); 2 usage error or a block of the "
-	      "driver that failed.\n", out);
-}
-
-static int parse_option(int c, char *arg, void *ctx)
-{
-	struct ab *ab = ctx;
-	uint64_t v;
-	double pct;
-	int ret;
-
-	switch (c) {
-	case OPT_A_BIN: ab->s[0].bin = arg; return 0;
-	case OPT_B_BIN: ab->s[1].bin = arg; return 0;
-	case OPT_A_OPTS: ab->s[0].opts = arg; return 0;
-	case OPT_B_OPTS: ab->s[1].opts = arg; return 0;
-	case OPT_OUT: ab->out = arg; return 0;
-	case OPT_UNTIL: ab->until_decided = true; return 0;
-	case OPT_BLOCKS:
-		ret = args__u64("--blocks", arg, 1, 100000, &v);
-		ab->blocks = (unsigned int)v;
-		return ret;
-	case OPT_BUDGET:
-		return args__duration("--budget", arg, &ab->budget_ns);
-	case OPT_ALPHA:
-		return args__probability("--alpha", arg, &ab->cli.o.alpha);
-	case OPT_THRESHOLD: {
-		char *end;
-
-		pct = strtod(arg, &end);
-		if (end != arg && *end == '%')
-			end++;
-		if (end == arg || *end || !(pct >= 0 && pct <= 1000))
-			return err__set(EINVAL, "--threshold: '%s' is not a "
-					"percentage in 0..1000", arg);
-		ab->cli.o.threshold = pct / 100;
-		return 0;
-	}
-	default:
-		return err__set(EINVAL, "unknown option");
-	}
-}
-
-/* 0 to go on, 1 for --help, -EINVAL with a message. */
-static int parse(int argc, char **argv, struct ab *ab)
-{
-	static const struct option opts[] = {
-		{ "a-bin", required_argument, NULL, OPT_A_BIN },
-		{ "b-bin", required_argument, NULL, OPT_B_BIN },
-		{ "a-opts", required_argument, NULL, OPT_A_OPTS },
-		{ "b-opts", required_argument, NULL, OPT_B_OPTS },
-		{ "blocks", required_argument, NULL, OPT_BLOCKS },
-		{ "until-decided", no_argument, NULL, OPT_UNTIL },
-		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ret = args__getopt(argc, argv, "+h", opts, parse_option, ab);
-
-	if (ret)
-		return ret;
-	if (optind >= argc)
-		return err__set(EINVAL, "needs a driver: bench ab [OPTIONS] -- "
-				"DRIVER [DRIVER OPTIONS]");
-	if (!strcmp(argv[optind], "ab") || !strcmp(argv[optind], "suite"))
-		return err__set(EINVAL, "'%s' cannot be run as A and B",
-				argv[optind]);
-	ab->driver = argv + optind;
-	ab->nr_driver = argc - optind;
-	return 0;
-}
 
 static uint64_t now_ns(void)
 {
@@ -400,31 +296,173 @@ static int prepare(struct ab *ab, char *tmpl)
 	return output__mkdirs(ab->out);
 }
 
-int cmd_bench_ab(int argc, char **argv)
+static int run(void *opts)
 {
 	char tmpl[] = "/tmp/coldstart-ab-XXXXXX";
-	struct ab ab = { .s = { { .name = "A" }, { .name = "B" } },
-			 .blocks = 10, .budget_ns = 600000000000ull,
-			 .cli = { .base_path = "A", .new_path = "B" } };
+	struct ab *ab = opts;
 	const char *why;
 	int ret, code;
 
-	compare__default_opts(&ab.cli.o);
-	ret = parse(argc, argv, &ab);
-	if (ret)
-		return cli__parsed(ret, "bench ab", usage);
-	if (prepare(&ab, tmpl) < 0)
+	if (prepare(ab, tmpl) < 0)
 		return cli__error(CLI_USAGE, "bench ab: %s", err__last());
-	ret = run_blocks(&ab, &why);
+	ret = run_blocks(ab, &why);
 	if (ret == 0)
-		ret = write_side(&ab, &ab.s[0], "a.json");
+		ret = write_side(ab, &ab->s[0], "a.json");
 	if (ret == 0)
-		ret = write_side(&ab, &ab.s[1], "b.json");
+		ret = write_side(ab, &ab->s[1], "b.json");
 	code = ret < 0 ? cli__error(CLI_USAGE, "bench ab: %s", err__last())
-		       : report(&ab, why);
+		       : report(ab, why);
 	if (code < 0)
 		code = cli__error(CLI_USAGE, "bench ab: %s", err__last());
-	free_side(&ab.s[0]);
-	free_side(&ab.s[1]);
+	free_side(&ab->s[0]);
+	free_side(&ab->s[1]);
 	return code;
 }
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct ab *ab = opts;
+
+	*ab = (struct ab){ .s = { { .name = "A" }, { .name = "B" } },
+			   .blocks = 10, .budget_ns = 600000000000ull,
+			   .cli = { .base_path = "A", .new_path = "B" } };
+	compare__default_opts(&ab->cli.o);
+}
+
+static int set_a_bin(void *opts, const char *arg)
+{
+	((struct ab *)opts)->s[0].bin = arg;
+	return 0;
+}
+
+static int set_b_bin(void *opts, const char *arg)
+{
+	((struct ab *)opts)->s[1].bin = arg;
+	return 0;
+}
+
+static int set_a_opts(void *opts, const char *arg)
+{
+	((struct ab *)opts)->s[0].opts = (char *)arg;
+	return 0;
+}
+
+static int set_b_opts(void *opts, const char *arg)
+{
+	((struct ab *)opts)->s[1].opts = (char *)arg;
+	return 0;
+}
+
+static int set_blocks(void *opts, const char *arg)
+{
+	uint64_t v;
+	int ret = args__u64("--blocks", arg, 1, 100000, &v);
+
+	((struct ab *)opts)->blocks = (unsigned int)v;
+	return ret;
+}
+
+static int set_until(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct ab *)opts)->until_decided = true;
+	return 0;
+}
+
+static int set_budget(void *opts, const char *arg)
+{
+	return args__duration("--budget", arg, &((struct ab *)opts)->budget_ns);
+}
+
+static int set_out(void *opts, const char *arg)
+{
+	((struct ab *)opts)->out = arg;
+	return 0;
+}
+
+static int set_threshold(void *opts, const char *arg)
+{
+	char *end;
+	double pct = strtod(arg, &end);
+
+	if (end != arg && *end == '%')
+		end++;
+	if (end == arg || *end || !(pct >= 0 && pct <= 1000))
+		return err__set(EINVAL, "--threshold: '%s' is not a "
+				"percentage in 0..1000", arg);
+	((struct ab *)opts)->cli.o.threshold = pct / 100;
+	return 0;
+}
+
+static int set_alpha(void *opts, const char *arg)
+{
+	return args__probability("--alpha", arg,
+				 &((struct ab *)opts)->cli.o.alpha);
+}
+
+static int check(void *opts)
+{
+	struct ab *ab = opts;
+
+	if (ab->c.nr_operands == 0)
+		return err__set(EINVAL, "needs a driver: bench ab [OPTIONS] -- "
+				"DRIVER [DRIVER OPTIONS]");
+	if (!strcmp(ab->c.operands[0], "ab") ||
+	    !strcmp(ab->c.operands[0], "suite"))
+		return err__set(EINVAL, "'%s' cannot be run as A and B",
+				ab->c.operands[0]);
+	ab->driver = ab->c.operands;
+	ab->nr_driver = ab->c.nr_operands;
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "a-bin", 0, "PATH", false, "the coldstart binary of side A "
+	  "(default: this one)", set_a_bin, NULL },
+	{ "b-bin", 0, "PATH", false, "the coldstart binary of side B "
+	  "(default: this one)", set_b_bin, NULL },
+	{ "a-opts", 0, "OPTS", false, "driver options of side A only (split "
+	  "on blanks)", set_a_opts, NULL },
+	{ "b-opts", 0, "OPTS", false, "driver options of side B only (split "
+	  "on blanks),\ne.g. --b-opts '--strategy uffd'", set_b_opts, NULL },
+	{ "blocks", 0, "N", false, "blocks per side (default 10)", set_blocks,
+	  NULL },
+	{ "until-decided", 0, NULL, false, "then more blocks until every "
+	  "series is decided", set_until, NULL },
+	{ "budget", 0, "DUR", false, "...or this much time has passed "
+	  "(default 10m)", set_budget, NULL },
+	{ "out", 0, "DIR", false, "each block's output, and a.json, b.json "
+	  "(the pooled\nsamples), in DIR (default: a new temporary "
+	  "directory)", set_out, NULL },
+	{ "threshold", 0, "PCT", false, "as for compare (default 5)",
+	  set_threshold, NULL },
+	{ "alpha", 0, "P", false, "as for compare (default 0.01)", set_alpha,
+	  NULL },
+	OPT_END,
+};
+
+const struct bench_driver ab_driver = {
+	.name = "ab",
+	.summary = "one driver as A and B (two binaries or option sets), "
+		   "interleaved, gated",
+	.usage = "Usage: coldstart bench ab [OPTIONS] -- DRIVER [DRIVER "
+		 "OPTIONS]\n"
+		 "Runs `coldstart bench DRIVER` alternately as A and B, in "
+		 "blocks interleaved\nA B, B A, A B... on this host (drift "
+		 "then hits both sides alike), pools each\nside's samples per "
+		 "series and gates B against A as `coldstart compare` does\n(B "
+		 "passes only when each change's confidence bound lies below "
+		 "the\nthreshold).\n",
+	.epilog = "\nExit codes: those of compare (0 B within the threshold, "
+		  "1 regression, 3\ninconclusive); 2 usage error or a block "
+		  "of the driver that failed.\n",
+	.operands = true,
+	.opts = table,
+	.size = sizeof(struct ab),
+	.common_at = offsetof(struct ab, c),
+	.init = init,
+	.check = check,
+	.run = run,
+};

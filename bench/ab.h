@@ -2,6 +2,8 @@
 #ifndef COLDSTART_BENCH_AB_H
 #define COLDSTART_BENCH_AB_H
 
-int cmd_bench_ab(int argc, char **argv);
+#include "driver.h"
+
+extern const struct bench_driver ab_driver;
 
 #endif

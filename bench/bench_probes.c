@@ -16,7 +16,6 @@
 #include "sysinfo.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -53,105 +52,16 @@ static const struct {
 };
 
 struct bench_probes {
-	uint64_t count, warmup, vcpus;
+	struct bench_common c; /* count, warmup: pairs */
+	uint64_t vcpus;
 	char init[32];
 	char probes[80]; /* "--probes=SET" */
 	unsigned int set;
 	enum attach_mode attach;
-	bool json;
 	double *ns[NR_VARIANTS][NR_SPANS];
 	size_t n;
 	struct summary sum[NR_VARIANTS][NR_SPANS];
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench probes [OPTIONS]\n"
-	      "Measures the eBPF probes' overhead: `coldstart run` children "
-	      "without and with\n--probes, interleaved, compared on start "
-	      "(KVM opened to READY), boot (first\nKVM_RUN to READY) and the "
-	      "VM's whole life (to teardown). Target: at most 5 %\non start "
-	      "(reported, not enforced).\n\n"
-	      "  -n, --count N    pairs measured (default 20)\n"
-	      "  -w, --warmup N   pairs first, not counted (default 2)\n"
-	      "  --init SIZE      memory the guest first-touches before READY "
-	      "(default 16M)\n"
-	      "  --vcpus N        vCPUs (default 1)\n"
-	      "  --probes SET     the probes to measure (default: default)\n"
-	      "  --attach HOW     self (default): `run --probes`, loading in "
-	      "the measured\n"
-	      "                   process; outside: `probe -- run`, the run "
-	      "waits before exec\n"
-	      "                   while another process loads; matched: both "
-	      "runs of a pair\n"
-	      "                   wait before exec while this process loads, "
-	      "and only one is\n"
-	      "                   then observed: the probes' execution cost "
-	      "alone\n"
-	      "  --json           JSON on stdout\n"
-	      "  -h, --help       this help\n\n"
-	      "Exit codes: 0 measured, 1 a run failed, 2 usage error, 77 no "
-	      "KVM or no probes.\n", out);
-}
-
-static int parse(int argc, char **argv, struct bench_probes *b)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "init", required_argument, NULL, 'i' },
-		{ "vcpus", required_argument, NULL, 'v' },
-		{ "probes", required_argument, NULL, 'p' },
-		{ "attach", required_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned int where;
-	uint64_t size;
-	int c, ret = 0;
-
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 &&
-	       (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			ret = args__u64("--count", optarg, 1, 100000,
-					&b->count);
-			break;
-		case 'w':
-			ret = args__u64("--warmup", optarg, 0, 100000,
-					&b->warmup);
-			break;
-		case 'i':
-			ret = args__size("--init", optarg, &size);
-			snprintf(b->init, sizeof(b->init), "%s", optarg);
-			break;
-		case 'v':
-			ret = args__u64("--vcpus", optarg, 1, 64, &b->vcpus);
-			break;
-		case 'p':
-			ret = probes__parse_set(optarg, &b->set);
-			snprintf(b->probes, sizeof(b->probes), "--probes=%s",
-				 optarg);
-			break;
-		case 'a':
-			ret = args__choice("--attach", optarg, attach_names,
-					   &where);
-			b->attach = where;
-			break;
-		case 'j':
-			b->json = true;
-			break;
-		case 'h':
-			return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	return ret ? ret : args__no_operands(argc, argv);
-}
 
 /* Runs one child and returns its JSON document, or NULL with
  * *exit_code set. */
@@ -337,17 +247,17 @@ static int matched_pair(struct bench_probes *b, int first, bool counted)
 
 static int measure(struct bench_probes *b)
 {
-	uint64_t total = b->warmup + b->count;
+	uint64_t total = b->c.warmup + b->c.count;
 	int ret = 0;
 
 	for (int v = 0; v < NR_VARIANTS; v++)
 		for (int s = 0; s < NR_SPANS; s++) {
-			b->ns[v][s] = calloc(b->count, sizeof(double));
+			b->ns[v][s] = calloc(b->c.count, sizeof(double));
 			if (!b->ns[v][s])
 				return err__sys(ENOMEM, "samples");
 		}
 	for (uint64_t i = 0; ret == 0 && i < total; i++) {
-		bool counted = i >= b->warmup;
+		bool counted = i >= b->c.warmup;
 		int first = i % 2; /* alternate which variant goes first */
 
 		if (b->attach == ATTACH_MATCHED) {
@@ -498,30 +408,107 @@ static void print_json(const struct bench_probes *b)
 	json_decref(doc);
 }
 
-int cmd_bench_probes(int argc, char **argv)
+static int run(void *opts)
 {
-	struct bench_probes b = { .count = 20, .warmup = 2, .vcpus = 1,
-				  .init = "16M", .probes = "--probes=default",
-				  .set = PROBES_DEFAULT };
-	int ret = parse(argc, argv, &b);
+	struct bench_probes *b = opts;
+	int ret;
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench probes", usage);
 	if (!cli__self_exe())
 		return cli__error(CLI_FAIL, "bench probes: cannot find my "
 				  "own binary");
-	ret = measure(&b);
-	if (ret == 0 && b.json)
-		print_json(&b);
+	ret = measure(b);
+	if (ret == 0 && b->c.json)
+		print_json(b);
 	else if (ret == 0)
-		print_table(&b);
+		print_table(b);
 	for (int v = 0; v < NR_VARIANTS; v++)
 		for (int s = 0; s < NR_SPANS; s++)
-			free(b.ns[v][s]);
+			free(b->ns[v][s]);
 	if (ret == -ENOTSUP)
 		return cli__error(CLI_SKIP, "bench probes: `coldstart run "
 				  "--probes` cannot run here (exit 77)");
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench probes: %s", err__last());
-	return CLI_OK;
+	return ret < 0 ? -EIO : CLI_OK; /* a failure, whatever errno */
 }
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct bench_probes *b = opts;
+
+	b->c = (struct bench_common){ .count = 20, .warmup = 2,
+				      .count_max = 100000,
+				      .warmup_max = 100000 };
+	b->vcpus = 1;
+	snprintf(b->init, sizeof(b->init), "16M");
+	snprintf(b->probes, sizeof(b->probes), "--probes=default");
+	b->set = PROBES_DEFAULT;
+}
+
+static int set_init(void *opts, const char *arg)
+{
+	struct bench_probes *b = opts;
+	uint64_t size;
+
+	snprintf(b->init, sizeof(b->init), "%s", arg);
+	return args__size("--init", arg, &size);
+}
+
+static int set_vcpus(void *opts, const char *arg)
+{
+	return args__u64("--vcpus", arg, 1, 64,
+			 &((struct bench_probes *)opts)->vcpus);
+}
+
+static int set_probes(void *opts, const char *arg)
+{
+	struct bench_probes *b = opts;
+
+	snprintf(b->probes, sizeof(b->probes), "--probes=%s", arg);
+	return probes__parse_set(arg, &b->set);
+}
+
+static int set_attach(void *opts, const char *arg)
+{
+	unsigned int where = 0;
+	int ret = args__choice("--attach", arg, attach_names, &where);
+
+	((struct bench_probes *)opts)->attach = where;
+	return ret;
+}
+
+static const struct opt table[] = {
+	{ "init", 0, "SIZE", false, "memory the guest first-touches before "
+	  "READY (default 16M)", set_init, NULL },
+	{ "vcpus", 0, "N", false, "vCPUs (default 1)", set_vcpus, NULL },
+	{ "probes", 0, "SET", false, "the probes to measure (default: "
+	  "default)", set_probes, NULL },
+	{ "attach", 0, "HOW", false, "self (default): `run --probes`, loading "
+	  "in the measured\nprocess; outside: `probe -- run`, the run waits "
+	  "before exec\nwhile another process loads; matched: both runs of a "
+	  "pair\nwait before exec while this process loads, and only one "
+	  "is\nthen observed: the probes' execution cost alone", set_attach,
+	  NULL },
+	OPT_END,
+};
+
+const struct bench_driver probes_driver = {
+	.name = "probes",
+	.summary = "the eBPF probes' overhead: runs without and with "
+		   "--probes",
+	.usage = "Usage: coldstart bench probes [OPTIONS]\n"
+		 "Measures the eBPF probes' overhead: `coldstart run` children "
+		 "without and with\n--probes, interleaved, compared on start "
+		 "(KVM opened to READY), boot (first\nKVM_RUN to READY) and "
+		 "the VM's whole life (to teardown). Target: at most 5 %\non "
+		 "start (reported, not enforced). A sample is a pair of runs, "
+		 "one without\nand one with.\n",
+	.epilog = "\nExit codes: 0 measured, 1 a run failed, 2 usage error, "
+		  "77 no KVM or no probes.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON,
+	.opts = table,
+	.size = sizeof(struct bench_probes),
+	.common_at = offsetof(struct bench_probes, c),
+	.init = init,
+	.run = run,
+};

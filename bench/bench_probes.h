@@ -3,6 +3,8 @@
 #ifndef COLDSTART_BENCH_PROBES_H
 #define COLDSTART_BENCH_PROBES_H
 
-int cmd_bench_probes(int argc, char **argv);
+#include "driver.h"
+
+extern const struct bench_driver probes_driver;
 
 #endif

@@ -6,7 +6,7 @@
 #include "args.h"
 #include "child.h"
 #include "cli.h"
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"
@@ -22,11 +22,9 @@
 #define MAX_ARGS 64
 
 struct boot_opts {
-	uint64_t count, warmup;
-	bool process, json;
-	const char *out_dir, *kernel, *initrd;
-	char *run_args[MAX_ARGS]; /* forwarded to `coldstart run` */
-	int nr_run_args;
+	/* c.forwarded: `coldstart run` options, passed on as given */
+	struct bench_common c;
+	bool process;
 	struct run_cli run;       /* the forwarded options, parsed */
 };
 
@@ -36,122 +34,12 @@ struct boot {
 	struct kvm_host kvm;
 };
 
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench boot [OPTIONS] [RUN OPTIONS]\n"
-	      "Boots N fresh VMs one after another and reports the "
-	      "distribution of every\ntimeline phase (the step from the "
-	      "previous event) and of the total.\n\n"
-	      "  -n, --count N      counted VMs (default 100)\n"
-	      "  -w, --warmup N     uncounted VMs first (default 10)\n"
-	      "  --mode MODE        in-process (default: one VM after another "
-	      "in this process)\n"
-	      "                     or process (one `coldstart run` per VM; "
-	      "adds process start\n"
-	      "                     and /dev/kvm open to the timeline)\n"
-	      "  --kernel FILE      boot a Linux guest (`coldstart run "
-	      "--kernel`; implies\n"
-	      "                     --mode process; refused on PVM hosts, "
-	      "exit 77, unless\n"
-	      "                     --allow-pvm is passed on to `coldstart "
-	      "run`)\n"
-	      "  --initrd FILE      its initramfs\n"
-	      "  --json             the result document on stdout\n"
-	      "  --out DIR          also write DIR/boot.json and DIR/boot.md\n"
-	      "  -h, --help         this help\n"
-	      "Any other option is a `coldstart run` option for the probe "
-	      "workload, e.g.\n--init 8M --ws 8M --vcpus 2 --stop-at ready "
-	      "--kvm PATH.\n", out);
-}
-
-/* Takes boot's own options out of argv; the rest goes to `run`. */
-static int take_option(struct boot_opts *o, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	bool has_value = true;
-	int ret = 0;
-
-	if (!strcmp(a, "-n") || !strcmp(a, "--count"))
-		ret = v ? args__u64("--count", v, 1, 1000000, &o->count) : -1;
-	else if (!strcmp(a, "-w") || !strcmp(a, "--warmup"))
-		ret = v ? args__u64("--warmup", v, 0, 1000000, &o->warmup) : -1;
-	else if (!strcmp(a, "--mode")) {
-		static const char *const modes[] = { "in-process", "process",
-						     NULL };
-		unsigned int m = 0;
-
-		ret = v ? args__choice("--mode", v, modes, &m) : -1;
-		o->process = m == 1;
-	} else if (!strcmp(a, "--out"))
-		o->out_dir = v;
-	else if (!strcmp(a, "--kernel"))
-		o->kernel = v;
-	else if (!strcmp(a, "--initrd"))
-		o->initrd = v;
-	else {
-		has_value = false;
-		if (!strcmp(a, "--json"))
-			o->json = true;
-		else if (o->nr_run_args < MAX_ARGS - 8)
-			o->run_args[o->nr_run_args++] = argv[*i];
-		else
-			return err__set(E2BIG, "too many options");
-	}
-	if (has_value && !v)
-		return err__set(EINVAL, "option '%s' needs a value", a);
-	*i += has_value;
-	return ret;
-}
-
-static int check_forwarded(struct boot_opts *o)
-{
-	char *args[MAX_ARGS];
-	int n = 0;
-
-	args[n++] = "boot";
-	for (int i = 0; i < o->nr_run_args; i++) {
-		const char *a = o->run_args[i];
-
-		if (!strcmp(a, "--json") || !strcmp(a, "-q") ||
-		    !strcmp(a, "--quiet") || !strncmp(a, "--probes", 8) ||
-		    !strncmp(a, "--misbehave", 11))
-			return err__set(EINVAL, "'%s' is not a boot option", a);
-		args[n++] = o->run_args[i];
-	}
-	/* A Linux guest's options belong to `coldstart run --kernel`. */
-	if (o->kernel)
-		return 0;
-	return cmd_run__parse(n, args, &o->run);
-}
-
-/* 0, 1 for --help, or -EINVAL. */
-static int parse(int argc, char **argv, struct boot_opts *o)
-{
-	int ret = 0;
-
-	*o = (struct boot_opts){ .count = 100, .warmup = 10 };
-	for (int i = 1; ret == 0 && i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-		ret = take_option(o, argc, argv, &i);
-	}
-	if (ret == 0 && o->initrd && !o->kernel)
-		ret = err__set(EINVAL, "--initrd needs --kernel");
-	if (ret == 0)
-		ret = check_forwarded(o);
-	if (ret == 0 && o->run.help)
-		return 1;
-	if (o->kernel)
-		o->process = true;
-	return ret;
-}
-
 /* The events of one timeline into column i, relative to `origin`. */
 static void store(struct boot *b, size_t i, const struct timeline *tl,
 		  uint64_t origin)
 {
 	for (size_t ev = 0; ev < TL_COUNT; ev++)
-		b->t[ev * b->o.count + i] = tl->t[ev] ?
+		b->t[ev * b->o.c.count + i] = tl->t[ev] ?
 			(double)(tl->t[ev] - origin) : NAN;
 }
 
@@ -211,22 +99,22 @@ static void child_argv(const struct boot_opts *o, const char *exe,
 	argv[n++] = (char *)exe;
 	argv[n++] = "run";
 	argv[n++] = "--json";
-	if (o->kernel) {
+	if (o->c.kernel) {
 		argv[n++] = "--kernel";
-		argv[n++] = (char *)o->kernel;
+		argv[n++] = (char *)o->c.kernel;
 	}
-	if (o->initrd) {
+	if (o->c.initrd) {
 		argv[n++] = "--initrd";
-		argv[n++] = (char *)o->initrd;
+		argv[n++] = (char *)o->c.initrd;
 	}
-	for (int i = 0; i < o->nr_run_args; i++)
-		argv[n++] = o->run_args[i];
+	for (int i = 0; i < o->c.nr_forwarded; i++)
+		argv[n++] = o->c.forwarded[i];
 	argv[n] = NULL;
 }
 
 static int measure(struct boot *b)
 {
-	uint64_t total = b->o.warmup + b->o.count;
+	uint64_t total = b->o.c.warmup + b->o.c.count;
 	char *argv[MAX_ARGS + 8];
 	int ret = 0;
 
@@ -242,8 +130,8 @@ static int measure(struct boot *b)
 
 		ret = b->o.process ? one_process(b, argv, &tl)
 				   : one_inproc(b, &tl);
-		if (ret == 0 && i >= b->o.warmup)
-			store(b, i - b->o.warmup, &tl, tl.t[TL_PROCESS_START]);
+		if (ret == 0 && i >= b->o.c.warmup)
+			store(b, i - b->o.c.warmup, &tl, tl.t[TL_PROCESS_START]);
 		if (i % 8 == 0 || i + 1 == total)
 			output__progress("boot", (unsigned long)(i + 1),
 					 (unsigned long)total);
@@ -284,7 +172,7 @@ static const char *event_key(size_t ev)
 /* Events seen in some samples but not all are worth a word. */
 static void partial_warnings(json_t *doc, const struct boot *b)
 {
-	size_t n = b->o.count;
+	size_t n = b->o.c.count;
 
 	for (size_t ev = 0; ev < TL_COUNT; ev++) {
 		size_t seen = 0;
@@ -301,7 +189,7 @@ static void partial_warnings(json_t *doc, const struct boot *b)
 static int add_phase(json_t *doc, const struct boot *b, size_t from,
 		     size_t to, const char *name, double *buf)
 {
-	size_t n = b->o.count;
+	size_t n = b->o.c.count;
 
 	for (size_t i = 0; i < n; i++)
 		buf[i] = b->t[to * n + i] - b->t[from * n + i];
@@ -315,8 +203,8 @@ static int add_phase(json_t *doc, const struct boot *b, size_t from,
 static int add_series(json_t *doc, const struct boot *b)
 {
 	size_t order[TL_COUNT], k = boot__phase_order(b->t, TL_COUNT,
-						      b->o.count, order);
-	double *buf = calloc(b->o.count, sizeof(double));
+						      b->o.c.count, order);
+	double *buf = calloc(b->o.c.count, sizeof(double));
 	char name[64];
 	int ret = buf ? 0 : err__set(ENOMEM, "allocating samples");
 
@@ -335,16 +223,16 @@ static json_t *config_json(const struct boot_opts *o)
 {
 	json_t *args = json_array();
 	json_t *cfg = json_pack("{s:s, s:s, s:s?, s:s?, s:I, s:I}", "guest",
-				o->kernel ? "linux" : "probe", "mode",
+				o->c.kernel ? "linux" : "probe", "mode",
 				o->process ? "process" : "in-process",
-				"kernel", o->kernel, "initrd", o->initrd,
-				"count", (json_int_t)o->count, "warmup",
-				(json_int_t)o->warmup);
+				"kernel", o->c.kernel, "initrd", o->c.initrd,
+				"count", (json_int_t)o->c.count, "warmup",
+				(json_int_t)o->c.warmup);
 
-	for (int i = 0; i < o->nr_run_args; i++)
-		json_array_append_new(args, json_string(o->run_args[i]));
+	for (int i = 0; i < o->c.nr_forwarded; i++)
+		json_array_append_new(args, json_string(o->c.forwarded[i]));
 	json_object_set_new(cfg, "run_args", args);
-	if (!o->kernel) {
+	if (!o->c.kernel) {
 		json_object_set_new(cfg, "mem_bytes",
 				    json_integer((json_int_t)o->run.cfg.mem_size));
 		json_object_set_new(cfg, "vcpus",
@@ -374,10 +262,10 @@ static void report(FILE *out, const json_t *doc)
  * Returns an enum cli_exit, CLI_OK to go on. */
 static int check_host(const struct boot_opts *o)
 {
-	for (int i = 0; i < o->nr_run_args; i++)
-		if (!strcmp(o->run_args[i], "--allow-pvm"))
+	for (int i = 0; i < o->c.nr_forwarded; i++)
+		if (!strcmp(o->c.forwarded[i], "--allow-pvm"))
 			return CLI_OK; /* e.g. our ring-0 test kernel */
-	if (o->kernel && kvm__device_flavour() == KVM_FLAVOUR_PVM)
+	if (o->c.kernel && kvm__device_flavour() == KVM_FLAVOUR_PVM)
 		return cli__error(CLI_SKIP, "bench boot --kernel: %s",
 				  run_linux__pvm_refusal());
 	return CLI_OK;
@@ -402,28 +290,112 @@ static int run(struct boot *b)
 		return -ENOMEM;
 	ret = add_series(doc, b);
 	if (ret == 0)
-		ret = result__emit(doc, b->o.json, b->o.out_dir, report);
+		ret = result__emit(doc, b->o.c.json, b->o.c.out_dir, report);
 	json_decref(doc);
 	return ret < 0 ? -EIO : 0;
 }
 
-int cmd_bench_boot(int argc, char **argv)
+static int run_boot(void *opts)
 {
-	struct boot b = { 0 };
-	int ret = parse(argc, argv, &b.o);
+	struct boot *b = opts;
+	int ret = check_host(&b->o);
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench boot", usage);
-	ret = check_host(&b.o);
 	if (ret != CLI_OK)
 		return ret;
-	b.t = calloc(b.o.count * TL_COUNT, sizeof(double));
-	if (!b.t)
+	b->t = calloc(b->o.c.count * TL_COUNT, sizeof(double));
+	if (!b->t)
 		return cli__error(CLI_FAIL, "bench boot: out of memory");
-	ret = run(&b);
-	free(b.t);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench boot: %s",
-				  err__last());
-	return CLI_OK;
+	ret = run(b);
+	free(b->t);
+	return ret;
 }
+
+/* ---- options ---- */
+
+static int check_forwarded(struct boot_opts *o)
+{
+	char *args[MAX_ARGS];
+	int n = 0;
+
+	args[n++] = "boot";
+	for (int i = 0; i < o->c.nr_forwarded; i++) {
+		const char *a = o->c.forwarded[i];
+
+		if (!strcmp(a, "--quiet") || !strcmp(a, "--probes") ||
+		    !strcmp(a, "--misbehave"))
+			return err__set(EINVAL, "'%s' is not a boot option", a);
+		args[n++] = o->c.forwarded[i];
+	}
+	/* A Linux guest's options belong to `coldstart run --kernel`. */
+	if (o->c.kernel)
+		return 0;
+	return run_opts__parse(n, args, &o->run);
+}
+
+static int check(void *opts)
+{
+	struct boot_opts *o = &((struct boot *)opts)->o;
+	int ret = 0;
+
+	if (o->c.initrd && !o->c.kernel)
+		ret = err__set(EINVAL, "--initrd needs --kernel");
+	if (ret == 0)
+		ret = check_forwarded(o);
+	if (o->c.kernel)
+		o->process = true;
+	return ret;
+}
+
+static void init(void *opts)
+{
+	struct boot *b = opts;
+
+	b->o.c = (struct bench_common){ .count = 100, .warmup = 10,
+					.count_max = 1000000,
+					.warmup_max = 1000000 };
+}
+
+static int set_mode(void *opts, const char *arg)
+{
+	static const char *const modes[] = { "in-process", "process", NULL };
+	unsigned int m = 0;
+	int ret = args__choice("--mode", arg, modes, &m);
+
+	((struct boot *)opts)->o.process = m == 1;
+	return ret;
+}
+
+static const struct opt table[] = {
+	{ "mode", 0, "MODE", false, "in-process (default: one VM after another "
+	  "in this process)\nor process (one `coldstart run` per VM; adds "
+	  "process start\nand /dev/kvm open to the timeline)", set_mode,
+	  NULL },
+	OPT_END,
+};
+
+const struct bench_driver boot_driver = {
+	.name = "boot",
+	.summary = "N fresh VMs: the distribution of every timeline phase",
+	.usage = "Usage: coldstart bench boot [OPTIONS] [RUN OPTIONS]\n"
+		 "Boots N fresh VMs one after another and reports the "
+		 "distribution of every\ntimeline phase (the step from the "
+		 "previous event) and of the total. A sample is\none VM. "
+		 "--kernel boots a Linux guest (`coldstart run --kernel`) and "
+		 "implies\n--mode process; on PVM hosts it is refused (exit 77) "
+		 "unless --allow-pvm is\npassed on to `coldstart run`.\n",
+	.epilog = "Any other option is a `coldstart run` option for the probe "
+		  "workload, e.g.\n--init 8M --ws 8M --vcpus 2 --stop-at "
+		  "ready --kvm PATH.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_KERNEL | BENCH_INITRD,
+	.forwards = true,
+	.opts = table,
+	.size = sizeof(struct boot),
+	.common_at = offsetof(struct boot, o.c),
+	.init = init,
+	.check = check,
+	.run = run_boot,
+	.suite = { .quick = "-n 50 -w 5", .smoke = "-n 3 -w 1",
+		   .linux_full = "", .linux_quick = "-n 20 -w 2",
+		   .linux_smoke = "-n 2 -w 0" },
+};

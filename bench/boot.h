@@ -3,10 +3,12 @@
 #ifndef COLDSTART_BOOT_H
 #define COLDSTART_BOOT_H
 
+#include "driver.h"
+
 #include <math.h>
 #include <stddef.h>
 
-int cmd_bench_boot(int argc, char **argv);
+extern const struct bench_driver boot_driver;
 
 /* At most this many events are ordered (the timeline has fewer). */
 #define BOOT_MAX_EVENTS 64

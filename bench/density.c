@@ -106,9 +106,9 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	if (clone) {
 		argv[n++] = "--hold-clone";
 		argv[n++] = d->snap_dir;
-		if (d->o.kernel)
+		if (d->o.c.kernel)
 			argv[n++] = settle;
-	} else if (d->o.kernel) {
+	} else if (d->o.c.kernel) {
 		argv[n++] = "--hold-fresh";
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
 	} else {
@@ -117,7 +117,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 		argv[n++] = ws;
 	}
 	argv[n] = NULL;
-	ret = child__hold(argv, d->o.kernel ? LINUX_HOLD_TIMEOUT_MS
+	ret = child__hold(argv, d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
 					    : HOLD_TIMEOUT_MS,
 			  &v->h, line, sizeof(line));
 	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s", &v->guest,
@@ -362,19 +362,19 @@ static int grow(struct density *d, json_t *doc, const char *mode,
 	double base[8];
 	int ret = 0;
 
-	for (uint64_t i = 0; ret == 0 && i < d->o.warmup; i++) {
+	for (uint64_t i = 0; ret == 0 && i < d->o.c.warmup; i++) {
 		ret = start_vm(d, clone, &d->vms[0]);
 		if (ret == 0)
 			ret = release(&d->vms[0]);
 	}
 	meminfo(base);
-	while (ret == 0 && d->nr < d->o.count && !budget_full(d, c)) {
+	while (ret == 0 && d->nr < d->o.c.count && !budget_full(d, c)) {
 		ret = start_vm(d, clone, &d->vms[d->nr]);
 		if (ret < 0)
 			break;
 		d->nr++;
 		output__progress(mode, (unsigned long)d->nr,
-				 (unsigned long)d->o.count);
+				 (unsigned long)d->o.c.count);
 		ret = point(d, base, arr, c, per_vm);
 		if (ret == 0 && d->o.budget &&
 		    c->cost[c->n - 1] * 1024 > (double)d->o.budget) {
@@ -383,7 +383,7 @@ static int grow(struct density *d, json_t *doc, const char *mode,
 		}
 	}
 	output__progress_done();
-	*stop = d->nr < d->o.count ? "budget" : "count";
+	*stop = d->nr < d->o.c.count ? "budget" : "count";
 	return ret;
 }
 
@@ -409,7 +409,7 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	const char *mode = clone ? "clone" : "fresh", *stop = "count";
 	double slope = 0, icpt = 0;
 	struct curve *c = calloc(1, sizeof(*c));
-	double *per_vm = calloc(NR_MEASURES * d->o.count, sizeof(double));
+	double *per_vm = calloc(NR_MEASURES * d->o.c.count, sizeof(double));
 	json_t *arr = json_array(), *res, *last;
 	int released, ret = c && per_vm ? 0
 				       : err__set(ENOMEM, "allocating the curve");
@@ -459,7 +459,7 @@ static int make_snapshot(struct density *d)
 	argv[n++] = "create";
 	argv[n++] = d->snap_dir;
 	argv[n++] = "--force";
-	if (d->o.kernel) {
+	if (d->o.c.kernel) {
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
 	} else {
 		argv[n++] = init;
@@ -484,7 +484,7 @@ static int note_clone_cmdline(const struct density *d, json_t *doc)
 	struct snapshot s;
 	int ret;
 
-	if (!d->o.kernel)
+	if (!d->o.c.kernel)
 		return 0;
 	ret = snapshot__open(&s, d->snap_dir); /* closed again if it fails */
 	if (ret < 0)
@@ -568,22 +568,15 @@ static int run(struct density *d, json_t *doc)
 	return ret;
 }
 
-int cmd_bench_density(int argc, char **argv)
+int density__run(void *opts)
 {
-	struct density *d;
+	struct density *d = calloc(1, sizeof(*d));
 	json_t *doc;
 	int ret;
 
-	if (argc >= 2 && !strncmp(argv[1], "--hold-", 7))
-		return density__hold_child(argc, argv);
-	d = calloc(1, sizeof(*d));
 	if (!d)
-		return cli__error(CLI_FAIL, "bench density: out of memory");
-	ret = density__parse(argc, argv, &d->o);
-	if (ret != 0) {
-		free(d);
-		return cli__parsed(ret, "bench density", density__usage);
-	}
+		return err__set(ENOMEM, "out of memory");
+	d->o = *(struct density_opts *)opts;
 	ret = density__check_guest(&d->o);
 	if (ret != CLI_OK) {
 		free(d);
@@ -594,11 +587,8 @@ int cmd_bench_density(int argc, char **argv)
 		json_object_set_new(doc, "density", json_object());
 	ret = doc ? run(d, doc) : -ENOMEM;
 	if (ret == 0)
-		ret = result__emit(doc, d->o.json, d->o.out_dir, report);
+		ret = result__emit(doc, d->o.c.json, d->o.c.out_dir, report);
 	json_decref(doc);
 	free(d);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench density: %s",
-				  err__last());
-	return CLI_OK;
+	return ret;
 }

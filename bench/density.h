@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-int cmd_bench_density(int argc, char **argv);
+#include "driver.h"
+
+extern const struct bench_driver density_driver;
 
 /* The held child (density_hold.c): argv "density", then "--hold-fresh"
  * and `coldstart run` options, or "--hold-clone" DIR [--settle=DUR].

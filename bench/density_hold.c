@@ -19,7 +19,7 @@
 #include "args.h"
 #include "child.h"
 #include "cli.h"
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "err.h"
 #include "linux_x86.h"
 #include "mem_restore.h"
@@ -82,7 +82,7 @@ static int hold_fresh(struct kvm_host *kvm, int argc, char **argv)
 {
 	struct run_cli o;
 	struct run_result res = { 0 };
-	int ret = cmd_run__parse(argc, argv, &o);
+	int ret = run_opts__parse(argc, argv, &o);
 
 	if (ret < 0)
 		return ret;

@@ -3,6 +3,8 @@
 #ifndef COLDSTART_DENSITY_INT_H
 #define COLDSTART_DENSITY_INT_H
 
+#include "driver.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,20 +14,17 @@
 #define DENSITY_MAX_VMS 4096
 
 struct density_opts {
-	uint64_t count, warmup, budget, init, ws;
-	bool fresh, clone, json;
-	const char *out_dir;
-	/* A Linux guest (--kernel) instead of the probe guest. */
-	const char *kernel, *initrd, *cmdline;
+	struct bench_common c; /* count: VMs to start */
+	uint64_t budget, init, ws;
+	bool fresh, clone;
+	/* A Linux guest (c.kernel...) instead of the probe guest: its
+	 * memory and vCPUs from c.mem and c.vcpus, and settle. */
 	uint64_t mem, vcpus, settle_ns;
-	bool allow_pvm;
 	const char *probe_opt, *linux_opt; /* the first given, for refusals */
 };
 
-void density__usage(FILE *out);
-
-/* Fills o from argv; 0, 1 for --help, or -EINVAL with a message. */
-int density__parse(int argc, char **argv, struct density_opts *o);
+/* Runs the driver with its parsed options (density_driver's run). */
+int density__run(void *opts);
 
 /* A Linux guest's inputs, checked as `coldstart run --kernel` checks
  * them (kernel, initrd, command line against guest memory) before any

@@ -4,89 +4,15 @@
 
 #include "args.h"
 #include "cli.h"
+#include "density.h"
 #include "err.h"
 #include "probe.h"
 #include "run_linux.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
 #define DEFAULT_SETTLE_NS 1000000000ull
-
-void density__usage(FILE *out)
-{
-	fputs("Usage: coldstart bench density [OPTIONS]\n"
-	      "       coldstart bench density --kernel FILE [--initrd FILE] "
-	      "[--cmdline TEXT]\n                               [OPTIONS]\n"
-	      "Starts VMM processes one at a time, each keeping its guest "
-	      "alive (fresh: a new\nVM; clone: restored from one snapshot "
-	      "with --mem-restore mmap, sharing clean\npages through the page "
-	      "cache), until the count or the budget is reached.\nAfter each "
-	      "start: RSS, PSS and USS of every VMM (smaps_rollup) and kernel\n"
-	      "memory (/proc/meminfo deltas). Reports the density curve, "
-	      "per-VM overhead\nbeyond guest memory and VMs per GiB.\n\n"
-	      "  -n, --count N      VMs to start (default 16)\n"
-	      "  --budget SIZE      start a VM only while the predicted PSS plus "
-	      "kernel memory\n                     with it stays within SIZE "
-	      "(the first VM always starts)\n"
-	      "  -w, --warmup N     VMs started and released first (default 2)\n"
-	      "  --mode MODE        fresh, clone or both (default both)\n"
-	      "The probe guest (default), held after its workload ran to "
-	      "DONE:\n"
-	      "  --init SIZE        guest memory touched before READY (default "
-	      "4M)\n"
-	      "  --ws SIZE          working set read after READY (default 4M)\n"
-	      "Your own Linux guest instead:\n"
-	      "  --kernel FILE      bzImage or ELF vmlinux; fresh VMs are held "
-	      "paused at its\n                     boot-complete signal; "
-	      "clones, restored from a snapshot taken\n                     "
-	      "there, run on until the guest's done signal (byte 124) or\n"
-	      "                     --settle, whichever comes first, and are "
-	      "held paused there\n"
-	      "  --initrd FILE      its initramfs\n"
-	      "  --cmdline TEXT     kernel command line (default as `coldstart "
-	      "run --kernel`)\n"
-	      "  --mem SIZE         guest memory (default 256M)\n"
-	      "  --vcpus N          vCPUs (default 1)\n"
-	      "  --settle DUR       longest a clone runs before it is held "
-	      "(default 1s)\n"
-	      "  --allow-pvm        run even on a PVM host, where ordinary "
-	      "kernels cannot\n                     boot (else exit 77)\n"
-	      "Output:\n"
-	      "  --json             the result document on stdout\n"
-	      "  --out DIR          also write DIR/density.json and "
-	      "DIR/density.md\n"
-	      "  -h, --help         this help\n", out);
-}
-
-static const struct option options[] = {
-	{ "count", required_argument, NULL, 'n' },
-	{ "warmup", required_argument, NULL, 'w' },
-	{ "budget", required_argument, NULL, 'b' },
-	{ "init", required_argument, NULL, 'i' },
-	{ "ws", required_argument, NULL, 's' },
-	{ "mode", required_argument, NULL, 'm' },
-	{ "kernel", required_argument, NULL, 'K' },
-	{ "initrd", required_argument, NULL, 'I' },
-	{ "cmdline", required_argument, NULL, 'C' },
-	{ "mem", required_argument, NULL, 'M' },
-	{ "vcpus", required_argument, NULL, 'V' },
-	{ "settle", required_argument, NULL, 'S' },
-	{ "allow-pvm", no_argument, NULL, 'P' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "out", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static const char *option_name(int c)
-{
-	for (const struct option *opt = options; opt->name; opt++)
-		if (opt->val == c)
-			return opt->name;
-	return "?";
-}
 
 /* The probe guest's options and the Linux guest's do not mix. */
 static int check_probe(const struct density_opts *o)
@@ -114,60 +40,146 @@ static int check_linux(const struct density_opts *o)
 	return 0;
 }
 
-int density__parse(int argc, char **argv, struct density_opts *o)
+/* The guest's common options: their values, and the first one given
+ * that only a Linux guest takes (in the order of the help). */
+static int guest_values(struct density_opts *o)
 {
-	int c, ret = 0;
+	const struct bench_common *c = &o->c;
+	const char *const given[][2] = {
+		{ c->initrd, "initrd" }, { c->cmdline, "cmdline" },
+		{ c->mem, "mem" }, { c->vcpus, "vcpus" },
+		{ c->allow_pvm ? "" : NULL, "allow-pvm" },
+	};
 
-	*o = (struct density_opts){ .count = 16, .warmup = 2,
-				    .init = 4ull << 20, .ws = 4ull << 20,
-				    .fresh = true, .clone = true,
-				    .mem = LINUX_DEFAULT_MEM, .vcpus = 1,
-				    .settle_ns = DEFAULT_SETTLE_NS };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			ret = args__u64("--count", optarg, 1, DENSITY_MAX_VMS,
-					&o->count);
-			break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 1000, &o->warmup); break;
-		case 'b': ret = args__size("--budget", optarg, &o->budget); break;
-		case 'i': ret = args__size("--init", optarg, &o->init); break;
-		case 's': ret = args__size("--ws", optarg, &o->ws); break;
-		case 'K': o->kernel = optarg; break;
-		case 'I': o->initrd = optarg; break;
-		case 'C': o->cmdline = optarg; break;
-		case 'M': ret = args__size("--mem", optarg, &o->mem); break;
-		case 'V':
-			ret = args__u64("--vcpus", optarg, 1, PROBE_MAX_VCPUS,
-					&o->vcpus);
-			break;
-		case 'S':
-			ret = args__duration("--settle", optarg, &o->settle_ns);
-			break;
-		case 'P': o->allow_pvm = true; break;
-		case 'm':
-			ret = args__both("--mode", optarg, "fresh", "clone",
-					 &o->fresh, &o->clone);
-			break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-		if (strchr("is", c) && !o->probe_opt)
-			o->probe_opt = option_name(c);
-		if (strchr("ICMVSP", c) && !o->linux_opt)
-			o->linux_opt = option_name(c);
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	if (ret == 0)
-		ret = o->kernel ? check_linux(o) : check_probe(o);
-	return ret;
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i][0] && !o->linux_opt)
+			o->linux_opt = given[i][1];
+	if (c->mem && args__size("--mem", c->mem, &o->mem) < 0)
+		return -EINVAL;
+	if (c->vcpus && args__u64("--vcpus", c->vcpus, 1, PROBE_MAX_VCPUS,
+				  &o->vcpus) < 0)
+		return -EINVAL;
+	return 0;
 }
+
+static int check(void *opts)
+{
+	struct density_opts *o = opts;
+
+	if (guest_values(o) < 0)
+		return -EINVAL;
+	return o->c.kernel ? check_linux(o) : check_probe(o);
+}
+
+static void init(void *opts)
+{
+	struct density_opts *o = opts;
+
+	*o = (struct density_opts){
+		.c = { .count = 16, .warmup = 2, .count_max = DENSITY_MAX_VMS,
+		       .warmup_max = 1000 },
+		.init = 4ull << 20, .ws = 4ull << 20, .fresh = true,
+		.clone = true, .mem = LINUX_DEFAULT_MEM, .vcpus = 1,
+		.settle_ns = DEFAULT_SETTLE_NS };
+}
+
+static int set_budget(void *opts, const char *arg)
+{
+	return args__size("--budget", arg, &((struct density_opts *)opts)->budget);
+}
+
+static int set_mode(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	return args__both("--mode", arg, "fresh", "clone", &o->fresh,
+			  &o->clone);
+}
+
+/* The first option of each guest's own, for the error when they mix. */
+static void note(const char **first, const char *name)
+{
+	if (!*first)
+		*first = name;
+}
+
+static int set_init(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->probe_opt, "init");
+	return args__size("--init", arg, &o->init);
+}
+
+static int set_ws(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->probe_opt, "ws");
+	return args__size("--ws", arg, &o->ws);
+}
+
+static int set_settle(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->linux_opt, "settle");
+	return args__duration("--settle", arg, &o->settle_ns);
+}
+
+static const struct opt table[] = {
+	{ "budget", 0, "SIZE", false, "start a VM only while the predicted "
+	  "PSS plus kernel memory\nwith it stays within SIZE (the first VM "
+	  "always starts)", set_budget, NULL },
+	{ "mode", 0, "MODE", false, "fresh, clone or both (default both)",
+	  set_mode, NULL },
+	{ "settle", 0, "DUR", false, "with --kernel: longest a clone runs "
+	  "before it is held\n(default 1s)", set_settle, NULL },
+	OPT_HEADING("The probe guest (default), held after its workload ran "
+		    "to DONE:"),
+	{ "init", 0, "SIZE", false, "guest memory touched before READY "
+	  "(default 4M)", set_init, NULL },
+	{ "ws", 0, "SIZE", false, "working set read after READY (default 4M)",
+	  set_ws, NULL },
+	OPT_END,
+};
+
+const struct bench_driver density_driver = {
+	.name = "density",
+	.summary = "VMs per GiB: held VMs, fresh and snapshot clones, "
+		   "RSS/PSS/USS",
+	.usage = "Usage: coldstart bench density [OPTIONS]\n"
+		 "       coldstart bench density --kernel FILE [--initrd FILE] "
+		 "[--cmdline TEXT]\n                               [OPTIONS]\n"
+		 "Starts VMM processes one at a time, each keeping its guest "
+		 "alive (fresh: a new\nVM; clone: restored from one snapshot "
+		 "with --mem-restore mmap, sharing clean\npages through the "
+		 "page cache), until the count or the budget is reached.\n"
+		 "After each start: RSS, PSS and USS of every VMM "
+		 "(smaps_rollup) and kernel\nmemory (/proc/meminfo deltas). "
+		 "Reports the density curve, per-VM overhead\nbeyond guest "
+		 "memory and VMs per GiB. A sample is a VM started (the "
+		 "uncounted\nones are started and released first). The probe "
+		 "guest is held after its\nworkload ran to DONE. With your own "
+		 "Linux guest (--kernel), fresh VMs are\nheld paused at its "
+		 "boot-complete signal; clones, restored from a snapshot\ntaken "
+		 "there, run on until the guest's done signal (byte 124) or "
+		 "--settle,\nwhichever comes first, and are held paused there; "
+		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_GUEST,
+	.opts = table,
+	.size = sizeof(struct density_opts),
+	.common_at = offsetof(struct density_opts, c),
+	.init = init,
+	.check = check,
+	.run = density__run,
+	.hidden_prefix = "--hold-",
+	.hidden = density__hold_child,
+	.suite = { .quick = "-n 8 -w 1", .smoke = "-n 2 -w 0",
+		   .linux_full = "", .linux_quick = "-n 4 -w 0",
+		   .linux_smoke = "-n 2 -w 0" },
+};
 
 void density__linux_args(const struct density_opts *o, char **argv, int *n,
 		       char *mem, char *vcpus, size_t size)
@@ -175,42 +187,42 @@ void density__linux_args(const struct density_opts *o, char **argv, int *n,
 	snprintf(mem, size, "--mem=%" PRIu64, o->mem);
 	snprintf(vcpus, size, "--vcpus=%" PRIu64, o->vcpus);
 	argv[(*n)++] = "--kernel";
-	argv[(*n)++] = (char *)o->kernel;
-	if (o->initrd) {
+	argv[(*n)++] = (char *)o->c.kernel;
+	if (o->c.initrd) {
 		argv[(*n)++] = "--initrd";
-		argv[(*n)++] = (char *)o->initrd;
+		argv[(*n)++] = (char *)o->c.initrd;
 	}
-	if (o->cmdline) {
+	if (o->c.cmdline) {
 		argv[(*n)++] = "--cmdline";
-		argv[(*n)++] = (char *)o->cmdline;
+		argv[(*n)++] = (char *)o->c.cmdline;
 	}
 	argv[(*n)++] = mem;
 	argv[(*n)++] = vcpus;
-	if (o->allow_pvm)
+	if (o->c.allow_pvm)
 		argv[(*n)++] = "--allow-pvm";
 }
 
 json_t *density__config_json(const struct density_opts *o)
 {
 	json_t *cfg = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}",
-				"guest", o->kernel ? "linux" : "probe",
+				"guest", o->c.kernel ? "linux" : "probe",
 				"clone_mem_restore", "mmap", "mode",
 				o->fresh && o->clone ? "both" :
 				o->fresh ? "fresh" : "clone", "budget_bytes",
 				(json_int_t)o->budget, "count",
-				(json_int_t)o->count, "warmup",
-				(json_int_t)o->warmup);
+				(json_int_t)o->c.count, "warmup",
+				(json_int_t)o->c.warmup);
 	json_t *g;
 
-	if (!o->kernel)
+	if (!o->c.kernel)
 		g = json_pack("{s:I, s:I, s:s, s:s}", "init_bytes",
 			      (json_int_t)o->init, "ws_bytes",
 			      (json_int_t)o->ws, "fresh_held_at", "done",
 			      "clone_held_at", "done");
 	else /* result__new names the kernel and initrd by sha256 */
 		g = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:s, s:s}",
-			      "kernel", o->kernel, "initrd", o->initrd,
-			      "cmdline", o->cmdline ? o->cmdline
+			      "kernel", o->c.kernel, "initrd", o->c.initrd,
+			      "cmdline", o->c.cmdline ? o->c.cmdline
 						    : LINUX_DEFAULT_CMDLINE,
 			      "mem_bytes", (json_int_t)o->mem, "vcpus",
 			      (json_int_t)o->vcpus, "settle_ns",
@@ -225,9 +237,9 @@ json_t *density__config_json(const struct density_opts *o)
 
 int density__check_guest(const struct density_opts *o)
 {
-	if (!o->kernel)
+	if (!o->c.kernel)
 		return CLI_OK;
-	return run_linux__check_guest("bench density", o->kernel, o->initrd,
-				      o->cmdline, o->mem,
-				      (unsigned int)o->vcpus, o->allow_pvm);
+	return run_linux__check_guest("bench density", o->c.kernel, o->c.initrd,
+				      o->c.cmdline, o->mem,
+				      (unsigned int)o->vcpus, o->c.allow_pvm);
 }

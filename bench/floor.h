@@ -4,7 +4,12 @@
 #ifndef COLDSTART_FLOOR_H
 #define COLDSTART_FLOOR_H
 
+#include "driver.h"
+
 #include <stddef.h>
+
+/* `coldstart bench floor` (floor_driver.c). */
+extern const struct bench_driver floor_driver;
 
 struct floor {
 	int kvm_fd;

@@ -16,7 +16,6 @@
 #include "runner.h"
 #include "stats.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <spawn.h>
@@ -57,80 +56,6 @@ struct lifecycle {
 	struct run_probes rp; /* --probes: over the in-process series */
 	uint64_t inproc_start; /* origin of the probes' timeline */
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench lifecycle [OPTIONS]\n"
-	      "Times create -> READY -> destroy of the minimal probe guest "
-	      "(1 vCPU, 2 MiB),\nin-process and one process per VM, beside "
-	      "the same cycle done with bare KVM\nioctls in the same run "
-	      "(the floor). Series are interleaved.\n\n"
-	      "  -n, --count N      counted cycles per series (default 200)\n"
-	      "  -w, --warmup N     uncounted cycles first (default 20)\n"
-	      "  --mode MODE        in-process, process or both (default "
-	      "both)\n"
-	      "  --json             JSON (raw samples, summaries, sysinfo) on "
-	      "stdout\n"
-	      "  --out DIR          also write DIR/lifecycle.json and "
-	      "DIR/lifecycle.md\n"
-	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
-	      "  --probes[=SET]     eBPF breakdown of the in-process series "
-	      "(default set,\n"
-	      "                     or a list as in `coldstart run --probes`)\n"
-	      "  --seccomp MODE     the VMs' system call filters: kill "
-	      "(default), log or off;\n"
-	      "                     with filters on, each process-per-VM "
-	      "round also runs one\n"
-	      "                     VM without them: the filters' cost "
-	      "(median of the pairs)\n"
-	      "  -h, --help         this help\n", out);
-}
-
-int lifecycle__parse(int argc, char **argv, struct lifecycle_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "kvm", required_argument, NULL, 'k' },
-		{ "probes", optional_argument, NULL, 'p' },
-		{ "seccomp", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret = 0;
-
-	*o = (struct lifecycle_opts){ .count = 200, .warmup = 20,
-				      .in_process = true, .process = true,
-				      .seccomp = SECCOMP_KILL };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, 1000000, &o->count); break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 1000000, &o->warmup); break;
-		case 'm':
-			ret = args__both("--mode", optarg, "in-process",
-					 "process", &o->in_process, &o->process);
-			break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'k': o->kvm_path = optarg; break;
-		case 'p':
-			o->probes = PROBES_DEFAULT;
-			if (optarg)
-				ret = probes__parse_set(optarg, &o->probes);
-			break;
-		case 's': ret = seccomp__parse_mode(optarg, &o->seccomp); break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	return ret ? ret : args__no_operands(argc, argv);
-}
 
 static struct run_config minimal_guest(void)
 {
@@ -234,7 +159,7 @@ static int one_sample(struct rig *rig, enum series_id id)
 static int run_pair(struct lifecycle *lc, struct rig *rig, enum series_id a,
 		    const char *what)
 {
-	uint64_t total = lc->o.warmup + lc->o.count;
+	uint64_t total = lc->o.c.warmup + lc->o.c.count;
 
 	for (uint64_t i = 0; i < total; i++) {
 		for (int k = 0; k < 2; k++) {
@@ -245,7 +170,7 @@ static int run_pair(struct lifecycle *lc, struct rig *rig, enum series_id a,
 
 			if (ret < 0)
 				return ret;
-			if (i >= lc->o.warmup)
+			if (i >= lc->o.c.warmup)
 				lc->s[id].ns[lc->s[id].n++] = (double)dt;
 		}
 		if (a == PROC_COLDSTART && lc->unfiltered.ns) {
@@ -254,7 +179,7 @@ static int run_pair(struct lifecycle *lc, struct rig *rig, enum series_id a,
 
 			if (ret < 0)
 				return ret;
-			if (i >= lc->o.warmup)
+			if (i >= lc->o.c.warmup)
 				lc->unfiltered.ns[lc->unfiltered.n++] =
 					(double)(timeline__now() - t0);
 		}
@@ -284,12 +209,12 @@ static json_t *measure_memory(const char *exe, const char *kvm_path)
 static int alloc_series(struct lifecycle *lc)
 {
 	for (int i = 0; i < NR_SERIES; i++) {
-		lc->s[i].ns = calloc(lc->o.count, sizeof(double));
+		lc->s[i].ns = calloc(lc->o.c.count, sizeof(double));
 		if (!lc->s[i].ns)
 			return err__set(ENOMEM, "allocating samples");
 	}
 	if (lc->o.process && lc->o.seccomp != SECCOMP_OFF) {
-		lc->unfiltered.ns = calloc(lc->o.count, sizeof(double));
+		lc->unfiltered.ns = calloc(lc->o.c.count, sizeof(double));
 		if (!lc->unfiltered.ns)
 			return err__set(ENOMEM, "allocating samples");
 	}
@@ -337,11 +262,11 @@ static int open_rig(struct rig *rig, const struct lifecycle_opts *o)
 	if (!exe)
 		return err__set(ENOENT, "cannot find the coldstart binary "
 				"(/proc/self/exe)");
-	child_args(&rig->args, exe, o->kvm_path, o->seccomp);
-	ret = kvm__open(&rig->kvm, o->kvm_path);
+	child_args(&rig->args, exe, o->c.kvm_path, o->seccomp);
+	ret = kvm__open(&rig->kvm, o->c.kvm_path);
 	if (ret < 0)
 		return ret;
-	ret = floor__open(&rig->floor, o->kvm_path);
+	ret = floor__open(&rig->floor, o->c.kvm_path);
 	if (ret < 0)
 		kvm__close(&rig->kvm);
 	return ret;
@@ -366,7 +291,7 @@ static int measure(struct lifecycle *lc)
 	kvm__close(&rig.kvm);
 	if (ret == 0 && lc->o.process)
 		lc->memory = measure_memory(rig.args.coldstart[0],
-					    lc->o.kvm_path);
+					    lc->o.c.kvm_path);
 	for (int i = 0; ret == 0 && i < NR_SERIES; i++)
 		if (lc->s[i].n)
 			stats__summarize(lc->s[i].ns, lc->s[i].n, &lc->s[i].sum);
@@ -530,7 +455,7 @@ static json_t *result_json(const struct lifecycle *lc)
 	json_t *doc = result__new("lifecycle", json_pack(
 		"{s:s, s:I, s:i, s:I, s:I}", "guest", "probe", "mem_bytes",
 		(json_int_t)(2 << 20), "vcpus", 1, "count",
-		(json_int_t)lc->o.count, "warmup", (json_int_t)lc->o.warmup));
+		(json_int_t)lc->o.c.count, "warmup", (json_int_t)lc->o.c.warmup));
 
 	if (!doc || add_series(doc, lc) < 0) {
 		json_decref(doc);
@@ -550,7 +475,7 @@ static void print_markdown(FILE *f, const struct lifecycle *lc,
 		"destroy of the probe guest (1 vCPU, 2 MiB); %" PRIu64
 		" counted cycles per series after %" PRIu64 " warmup; the floor "
 		"is the same cycle with bare KVM ioctls, interleaved.\n\n",
-		lc->o.count, lc->o.warmup);
+		lc->o.c.count, lc->o.c.warmup);
 	print_table(f, lc, true);
 	fputc('\n', f);
 	print_ratios(f, lc);
@@ -570,7 +495,7 @@ static int save(const struct lifecycle *lc, const json_t *doc)
 	print_markdown(md.f, lc, doc);
 	ret = output__text_close(&md, "lifecycle.md");
 	if (ret == 0)
-		ret = result__save(doc, lc->o.json, lc->o.out_dir, md.text);
+		ret = result__save(doc, lc->o.c.json, lc->o.c.out_dir, md.text);
 	free(md.text);
 	return ret;
 }
@@ -582,41 +507,99 @@ static int emit(const struct lifecycle *lc)
 
 	if (!doc)
 		return err__set(ENOMEM, "building the result");
-	if (lc->o.json) {
+	if (lc->o.c.json) {
 		result__print_json(stdout, doc);
 	} else {
 		print_table(stdout, lc, false);
 		print_ratios(stdout, lc);
 		print_probes(stdout, lc, false);
 	}
-	if (lc->o.out_dir)
+	if (lc->o.c.out_dir)
 		ret = save(lc, doc);
 	json_decref(doc);
 	return ret;
 }
 
-int cmd_bench_lifecycle(int argc, char **argv)
+static int run(void *opts)
 {
-	struct lifecycle lc = { 0 };
-	int ret = lifecycle__parse(argc, argv, &lc.o);
+	struct lifecycle *lc = opts;
+	int ret = alloc_series(lc);
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench lifecycle", usage);
-	ret = alloc_series(&lc);
 	/* the in-process series' VMs load their threads' filters; this
 	 * driver's own thread stays unfiltered */
-	if (ret == 0 && seccomp__configure(lc.o.seccomp, false) < 0)
+	if (ret == 0 && seccomp__configure(lc->o.seccomp, false) < 0)
 		ret = -EINVAL;
 	if (ret == 0)
-		ret = measure(&lc);
-	if (ret < 0) {
-		free_series(&lc);
-		return cli__error(cli__exit_for(ret), "bench lifecycle: %s",
-				  err__last());
-	}
-	ret = emit(&lc);
-	free_series(&lc);
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench lifecycle: %s", err__last());
-	return CLI_OK;
+		ret = measure(lc);
+	if (ret == 0)
+		ret = emit(lc) < 0 ? -EIO : 0; /* a failure, whatever errno */
+	free_series(lc);
+	return ret;
 }
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct lifecycle *lc = opts;
+
+	lc->o = (struct lifecycle_opts){
+		.c = { .count = 200, .warmup = 20, .count_max = 1000000,
+		       .warmup_max = 1000000 },
+		.in_process = true, .process = true, .seccomp = SECCOMP_KILL };
+}
+
+static int set_mode(void *opts, const char *arg)
+{
+	struct lifecycle *lc = opts;
+
+	return args__both("--mode", arg, "in-process", "process",
+			  &lc->o.in_process, &lc->o.process);
+}
+
+static int set_probes(void *opts, const char *arg)
+{
+	struct lifecycle *lc = opts;
+
+	lc->o.probes = PROBES_DEFAULT;
+	return arg ? probes__parse_set(arg, &lc->o.probes) : 0;
+}
+
+static int set_seccomp(void *opts, const char *arg)
+{
+	return seccomp__parse_mode(arg, &((struct lifecycle *)opts)->o.seccomp);
+}
+
+static const struct opt table[] = {
+	{ "mode", 0, "MODE", false, "in-process, process or both (default "
+	  "both)", set_mode, NULL },
+	{ "probes", 0, "SET", true, "eBPF breakdown of the in-process series "
+	  "(default set,\nor a list as in `coldstart run --probes`)",
+	  set_probes, NULL },
+	{ "seccomp", 0, "MODE", false, "the VMs' system call filters: kill "
+	  "(default), log or off;\nwith filters on, each process-per-VM "
+	  "round also runs one\nVM without them: the filters' cost (median "
+	  "of the pairs)", set_seccomp, NULL },
+	OPT_END,
+};
+
+const struct bench_driver lifecycle_driver = {
+	.name = "lifecycle",
+	.summary = "create -> READY -> destroy, in-process and "
+		   "process-per-VM, against the floor",
+	.usage = "Usage: coldstart bench lifecycle [OPTIONS]\n"
+		 "Times create -> READY -> destroy of the minimal probe guest "
+		 "(1 vCPU, 2 MiB),\nin-process and one process per VM, beside "
+		 "the same cycle done with bare KVM\nioctls in the same run "
+		 "(the floor). Series are interleaved; a sample is one\n"
+		 "cycle of each series.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_KVM,
+	.opts = table,
+	.size = sizeof(struct lifecycle),
+	.common_at = offsetof(struct lifecycle, o.c),
+	.init = init,
+	.run = run,
+	.suite = { .quick = "-n 100 -w 10",
+		   .smoke = "-n 3 -w 1 --mode in-process" },
+};

@@ -15,7 +15,6 @@
 #include "result_new.h"
 #include "timeline.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +28,8 @@ enum peer { OURS, QEMU, NR_PEERS };
 static const char *const peer_names[NR_PEERS] = { "coldstart", "qemu.microvm" };
 
 struct peers_opts {
-	uint64_t count, warmup;
-	bool json;
-	const char *out_dir, *kvm_path, *qemu;
+	struct bench_common c;
+	const char *qemu;
 };
 
 struct peers {
@@ -43,59 +41,6 @@ struct peers {
 	double *rss[NR_PEERS];  /* peak RSS, KiB */
 	char left_out[NR_PEERS][320]; /* why a peer was not measured, or "" */
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench peers [OPTIONS]\n"
-	      "Whole-process wall time and peak RSS of a guest that exits at "
-	      "once, under\nQEMU (-M microvm -enable-kvm, our 64 KiB firmware "
-	      "writing to isa-debug-exit)\nand under `coldstart run --stop-at "
-	      "ready -q`, interleaved; reported as\nQEMU/coldstart ratios of "
-	      "the medians. Without QEMU in PATH (or one that cannot use KVM\nhere) "
-	      "coldstart runs alone and the results say QEMU was left out.\n\n"
-	      "  -n, --count N      counted runs of each (default 20)\n"
-	      "  -w, --warmup N     uncounted runs of each first (default 3)\n"
-	      "  --qemu PATH        the QEMU binary (default: "
-	      "qemu-system-x86_64 in PATH)\n"
-	      "  --json             the result document on stdout\n"
-	      "  --out DIR          also write DIR/peers.json and DIR/peers.md\n"
-	      "  --kvm PATH         coldstart's KVM device (default /dev/kvm)\n"
-	      "  -h, --help         this help\n", out);
-}
-
-/* 0, 1 for --help, or -EINVAL. */
-static int parse(int argc, char **argv, struct peers_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "qemu", required_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "kvm", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret = 0;
-
-	*o = (struct peers_opts){ .count = 20, .warmup = 3 };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, 100000, &o->count); break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 100000, &o->warmup); break;
-		case 'q': o->qemu = optarg; break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'k': o->kvm_path = optarg; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	return ret ? ret : args__no_operands(argc, argv);
-}
 
 /* QEMU from --qemu or PATH; -ENOTSUP when it is not there. */
 static int find_qemu(struct peers *p)
@@ -166,9 +111,9 @@ static void build_argv(struct peers *p, const char *exe)
 	c[n++] = "run";
 	c[n++] = "--stop-at=ready";
 	c[n++] = "-q";
-	if (p->o.kvm_path) {
+	if (p->o.c.kvm_path) {
 		c[n++] = "--kvm";
-		c[n++] = (char *)p->o.kvm_path;
+		c[n++] = (char *)p->o.c.kvm_path;
 	}
 	c[n] = NULL;
 }
@@ -205,7 +150,7 @@ static void leave_out(struct peers *p, enum peer who, const char *why)
  * other's cache state. */
 static int measure(struct peers *p)
 {
-	uint64_t total = p->o.warmup + p->o.count;
+	uint64_t total = p->o.c.warmup + p->o.c.count;
 	int ret = 0;
 
 	for (uint64_t i = 0; ret == 0 && i < total; i++) {
@@ -223,9 +168,9 @@ static int measure(struct peers *p)
 				ret = 0;
 				continue;
 			}
-			if (ret == 0 && i >= p->o.warmup) {
-				p->wall[who][i - p->o.warmup] = wall;
-				p->rss[who][i - p->o.warmup] = rss;
+			if (ret == 0 && i >= p->o.c.warmup) {
+				p->wall[who][i - p->o.c.warmup] = wall;
+				p->rss[who][i - p->o.c.warmup] = rss;
 			}
 		}
 		output__progress("peers", (unsigned long)(i + 1),
@@ -251,13 +196,13 @@ static int add_series(json_t *doc, const struct peers *p)
 		w = result__add_series(doc, peer_names[k], "ns", RESULT_LOWER,
 				       json_pack("{s:s, s:s}", "impl",
 						 peer_names[k], "metric", "wall"),
-				       p->wall[k], p->o.count);
+				       p->wall[k], p->o.c.count);
 		snprintf(name, sizeof(name), "rss.%s", peer_names[k]);
 		r = result__add_series(doc, name, "kib", RESULT_LOWER,
 				       json_pack("{s:s, s:s}", "impl",
 						 peer_names[k], "metric",
 						 "peak_rss"),
-				       p->rss[k], p->o.count);
+				       p->rss[k], p->o.c.count);
 		if (!w || !r) {
 			json_decref(ratios);
 			return -ENOMEM;
@@ -322,22 +267,22 @@ static json_t *config_json(const struct peers *p)
 			 "run --stop-at=ready -q", "qemu_args", qemu,
 			 "qemu_path", p->left_out[QEMU][0] ? json_null()
 			 : json_string(p->qemu_path), "count",
-			 (json_int_t)p->o.count, "warmup",
-			 (json_int_t)p->o.warmup);
+			 (json_int_t)p->o.c.count, "warmup",
+			 (json_int_t)p->o.c.warmup);
 }
 
 static int alloc_samples(struct peers *p)
 {
 	for (int k = 0; k < NR_PEERS; k++) {
-		p->wall[k] = calloc(p->o.count, sizeof(double));
-		p->rss[k] = calloc(p->o.count, sizeof(double));
+		p->wall[k] = calloc(p->o.c.count, sizeof(double));
+		p->rss[k] = calloc(p->o.c.count, sizeof(double));
 		if (!p->wall[k] || !p->rss[k])
 			return err__set(ENOMEM, "allocating samples");
 	}
 	return 0;
 }
 
-static int run(struct peers *p)
+static int measure_all(struct peers *p)
 {
 	const char *exe = cli__self_exe();
 	json_t *doc;
@@ -367,25 +312,63 @@ static int run(struct peers *p)
 		return -ENOMEM;
 	ret = add_series(doc, p);
 	if (ret == 0)
-		ret = result__emit(doc, p->o.json, p->o.out_dir, report);
+		ret = result__emit(doc, p->o.c.json, p->o.c.out_dir, report);
 	json_decref(doc);
 	return ret < 0 ? -EIO : 0;
 }
 
-int cmd_bench_peers(int argc, char **argv)
+static int run(void *opts)
 {
-	struct peers p = { 0 };
-	int ret = parse(argc, argv, &p.o);
+	struct peers *p = opts;
+	int ret = measure_all(p);
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench peers", usage);
-	ret = run(&p);
 	for (int k = 0; k < NR_PEERS; k++) {
-		free(p.wall[k]);
-		free(p.rss[k]);
+		free(p->wall[k]);
+		free(p->rss[k]);
 	}
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench peers: %s",
-				  err__last());
-	return CLI_OK;
+	return ret;
 }
+
+static void init(void *opts)
+{
+	struct peers *p = opts;
+
+	p->o.c = (struct bench_common){ .count = 20, .warmup = 3,
+					.count_max = 100000,
+					.warmup_max = 100000 };
+}
+
+static int set_qemu(void *opts, const char *arg)
+{
+	((struct peers *)opts)->o.qemu = arg;
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "qemu", 0, "PATH", false, "the QEMU binary (default: "
+	  "qemu-system-x86_64 in PATH)", set_qemu, NULL },
+	OPT_END,
+};
+
+const struct bench_driver peers_driver = {
+	.name = "peers",
+	.summary = "the trivial-guest lifecycle under QEMU microvm beside "
+		   "ours, as ratios",
+	.usage = "Usage: coldstart bench peers [OPTIONS]\n"
+		 "Whole-process wall time and peak RSS of a guest that exits "
+		 "at once, under\nQEMU (-M microvm -enable-kvm, our 64 KiB "
+		 "firmware writing to isa-debug-exit)\nand under `coldstart "
+		 "run --stop-at ready -q`, interleaved; reported as\n"
+		 "QEMU/coldstart ratios of the medians. Without QEMU in PATH "
+		 "(or one that cannot use KVM\nhere) coldstart runs alone and "
+		 "the results say QEMU was left out. A sample is\none run of "
+		 "each; --kvm is coldstart's device.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_KVM,
+	.opts = table,
+	.size = sizeof(struct peers),
+	.common_at = offsetof(struct peers, o.c),
+	.init = init,
+	.run = run,
+	.suite = { .quick = "-n 10 -w 2", .smoke = "-n 2 -w 1" },
+};

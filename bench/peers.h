@@ -3,7 +3,9 @@
 #ifndef COLDSTART_PEERS_H
 #define COLDSTART_PEERS_H
 
-int cmd_bench_peers(int argc, char **argv);
+#include "driver.h"
+
+extern const struct bench_driver peers_driver;
 
 /* The status QEMU exits with when the peer guest ran: isa-debug-exit
  * turns the guest's byte 0x10 into (0x10 << 1) | 1. */

@@ -17,6 +17,7 @@
 #include "mem.h"
 #include "pool.h"
 #include "pool_cli.h"
+#include "run_opts.h"
 #include "result.h"
 #include "result_new.h"
 #include "snapshot.h"
@@ -471,7 +472,7 @@ int cmd_bench_pool(int argc, char **argv)
 		return ret;
 	/* in-process: the driver's own thread stays unfiltered, the VMs'
 	 * threads (refill, vCPU, uffd) load theirs; results say so */
-	ret = cli__seccomp_start("bench pool", o.pc.seccomp, false);
+	ret = run_opts__seccomp_start("bench pool", o.pc.seccomp, false);
 	if (ret) {
 		pool_cli__release_guest(&o.pc);
 		return ret;

@@ -11,7 +11,7 @@
 #include "capacity.h"
 #include "child.h"
 #include "cli.h"
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "err.h"
 #include "kvm.h"
 #include "output.h"
@@ -20,7 +20,6 @@
 #include "run_linux.h"
 #include "runner.h"
 
-#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -33,16 +32,15 @@
 #define MAX_RUN_ARGS 24 /* the child's `run` and its options, NULL-ended */
 
 struct rate_opts {
-	uint64_t count, warmup; /* per worker */
+	struct bench_common c; /* count, warmup: per worker */
 	unsigned int levels[MAX_LEVELS];
 	size_t nr_levels;
 	uint64_t burst, rounds; /* burst size (0: none), counted rounds */
-	bool in_process, process, json, mode_given;
-	const char *out_dir, *kvm_path;
-	/* The guest: the probe guest, or a Linux guest when kernel is set.
-	 * These are `coldstart run` options, passed on as given. */
-	const char *kernel, *initrd, *cmdline, *mem, *vcpus, *timeout;
-	bool allow_pvm;
+	bool in_process, process, mode_given;
+	/* The guest (c.kernel...: the probe guest, or a Linux guest when
+	 * kernel is set) and timeout: `coldstart run` options, passed on as
+	 * given. */
+	const char *timeout;
 	char *run_argv[MAX_RUN_ARGS]; /* "run" and its options */
 	struct run_cli run;           /* run_argv parsed: each VM's config */
 };
@@ -70,52 +68,6 @@ struct level {
 	atomic_int failed;
 	char error[512];
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench rate [OPTIONS]\n"
-	      "VM creation rate: W workers each create VMs back to back at "
-	      "each concurrency\nlevel, then bursts of K simultaneous starts; "
-	      "in-process (threads) and one\n`coldstart run` process per VM. "
-	      "A VM is create -> READY -> destroy of the probe\nguest (2 MiB, "
-	      "1 vCPU by default) or, with --kernel, create -> boot complete "
-	      "->\ndestroy of your Linux guest (`coldstart run --kernel ... "
-	      "--stop-at boot`,\nprocess mode only). Reports latency "
-	      "percentiles and VMs/s per level.\n\n"
-	      "  -n, --count N      counted VMs per worker (default 40)\n"
-	      "  -w, --warmup N     uncounted VMs per worker first (default 4)\n"
-	      "  --workers LIST     concurrency levels, e.g. 1,2,4 (default 1, "
-	      "2, 4, ... up to\n"
-	      "                     twice the online CPUs)\n"
-	      "  --burst K          simultaneous starts per burst (default "
-	      "4 x CPUs; 0: none)\n"
-	      "  --rounds N         counted bursts (default 5, after one "
-	      "uncounted)\n"
-	      "  --mode MODE        in-process, process or both (default both; "
-	      "process with\n"
-	      "                     --kernel)\n"
-	      "  --json             the result document on stdout\n"
-	      "  --out DIR          also write DIR/rate.json and DIR/rate.md\n"
-	      "  --kvm PATH         KVM device (default /dev/kvm)\n"
-	      "  -h, --help         this help\n"
-	      "Guest (`coldstart run` options, passed on to each VM):\n"
-	      "  --kernel FILE      boot a Linux guest (bzImage or ELF "
-	      "vmlinux) instead of the\n"
-	      "                     probe guest; process mode only; refused "
-	      "on PVM hosts, exit\n"
-	      "                     77, unless --allow-pvm\n"
-	      "  --initrd FILE      its initial ramdisk\n"
-	      "  --cmdline TEXT     its command line (default: `coldstart "
-	      "run`'s)\n"
-	      "  --allow-pvm        boot it even on a PVM host\n"
-	      "  --mem SIZE         guest memory (default 2M for the probe "
-	      "guest, 256M with\n"
-	      "                     --kernel)\n"
-	      "  --vcpus N          vCPUs per VM (default 1)\n"
-	      "  --timeout DUR      fail a VM that has not reached READY (boot "
-	      "complete with\n"
-	      "                     --kernel) after DUR (default 60s)\n", out);
-}
 
 size_t rate__default_levels(unsigned int cpus, unsigned int *levels,
 			    size_t max)
@@ -159,17 +111,17 @@ static int parse_levels(const char *text, struct rate_opts *o)
 static int run_args(struct rate_opts *o)
 {
 	const char *const pairs[][2] = {
-		{ "--kernel", o->kernel }, { "--initrd", o->initrd },
-		{ "--cmdline", o->cmdline }, { "--mem", o->mem },
-		{ "--vcpus", o->vcpus }, { "--timeout", o->timeout },
-		{ "--kvm", o->kvm_path },
+		{ "--kernel", o->c.kernel }, { "--initrd", o->c.initrd },
+		{ "--cmdline", o->c.cmdline }, { "--mem", o->c.mem },
+		{ "--vcpus", o->c.vcpus }, { "--timeout", o->timeout },
+		{ "--kvm", o->c.kvm_path },
 	};
 	int n = 0;
 
 	o->run_argv[n++] = "run";
-	o->run_argv[n++] = o->kernel ? "--stop-at=boot" : "--stop-at=ready";
+	o->run_argv[n++] = o->c.kernel ? "--stop-at=boot" : "--stop-at=ready";
 	o->run_argv[n++] = "-q";
-	if (o->allow_pvm)
+	if (o->c.allow_pvm)
 		o->run_argv[n++] = "--allow-pvm";
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		if (!pairs[i][1])
@@ -178,87 +130,22 @@ static int run_args(struct rate_opts *o)
 		o->run_argv[n++] = (char *)pairs[i][1];
 	}
 	o->run_argv[n] = NULL;
-	return cmd_run__parse(n, o->run_argv, &o->run);
+	return run_opts__parse(n, o->run_argv, &o->run);
 }
 
 /* A Linux guest runs only as `coldstart run --kernel` processes: the
  * in-process runner runs the probe guest alone. */
 static int check_guest(struct rate_opts *o)
 {
-	if (o->kernel && o->mode_given && o->in_process)
+	if (o->c.kernel && o->mode_given && o->in_process)
 		return err__set(EINVAL, "--mode %s: a Linux guest (--kernel) "
 				"runs as one `coldstart run --kernel` process "
 				"per VM; the in-process runner runs only the "
 				"probe guest; use --mode process",
 				o->process ? "both" : "in-process");
-	if (o->kernel)
+	if (o->c.kernel)
 		o->in_process = false;
 	return run_args(o);
-}
-
-/* 0, 1 for --help, or -EINVAL. */
-static int parse(int argc, char **argv, struct rate_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "workers", required_argument, NULL, 'W' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "kvm", required_argument, NULL, 'k' },
-		{ "kernel", required_argument, NULL, 'K' },
-		{ "initrd", required_argument, NULL, 'I' },
-		{ "cmdline", required_argument, NULL, 'C' },
-		{ "allow-pvm", no_argument, NULL, 'P' },
-		{ "mem", required_argument, NULL, 'M' },
-		{ "vcpus", required_argument, NULL, 'V' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int c, ret = 0;
-
-	*o = (struct rate_opts){ .count = 40, .warmup = 4, .rounds = 5,
-				 .in_process = true, .process = true,
-				 .burst = 4 * (uint64_t)(cpus > 0 ? cpus : 1) };
-	o->nr_levels = rate__default_levels(cpus > 0 ? (unsigned int)cpus : 1,
-					    o->levels, MAX_LEVELS);
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, 1000000, &o->count); break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 1000000, &o->warmup); break;
-		case 'W': ret = parse_levels(optarg, o); break;
-		case 'b': ret = args__u64("--burst", optarg, 0, MAX_WORKERS, &o->burst); break;
-		case 'r': ret = args__u64("--rounds", optarg, 1, 100000, &o->rounds); break;
-		case 'm':
-			ret = args__both("--mode", optarg, "in-process",
-					 "process", &o->in_process, &o->process);
-			o->mode_given = true;
-			break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'k': o->kvm_path = optarg; break;
-		case 'K': o->kernel = optarg; break;
-		case 'I': o->initrd = optarg; break;
-		case 'C': o->cmdline = optarg; break;
-		case 'P': o->allow_pvm = true; break;
-		case 'M': o->mem = optarg; break;
-		case 'V': o->vcpus = optarg; break;
-		case 'T': o->timeout = optarg; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	return ret ? ret : check_guest(o);
 }
 
 /* A failed child's stderr on one line, without its trailing newline. */
@@ -448,10 +335,10 @@ static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
 		struct level lv = level_for(o, rig, process);
 		uint64_t wall;
 
-		lv.warmup = o->warmup;
-		lv.count = o->count;
-		lv.lat = calloc(nr * o->count, sizeof(double));
-		lv.end = calloc(nr * o->count, sizeof(double));
+		lv.warmup = o->c.warmup;
+		lv.count = o->c.count;
+		lv.lat = calloc(nr * o->c.count, sizeof(double));
+		lv.end = calloc(nr * o->c.count, sizeof(double));
 		if (!lv.lat || !lv.end) {
 			free(lv.lat);
 			free(lv.end);
@@ -462,11 +349,11 @@ static int sustained(json_t *doc, const struct rate_opts *o, struct rig *rig,
 		ret = run_workers(&lv, nr, &wall);
 		if (ret == 0)
 			ret = add_level(doc, process, "w", nr, lv.lat,
-					nr * o->count,
-					1e9 * (double)(nr * o->count) /
+					nr * o->c.count,
+					1e9 * (double)(nr * o->c.count) /
 						(double)wall, rates,
 					capacity__block_rates(
-						lv.end, nr * o->count,
+						lv.end, nr * o->c.count,
 						CAPACITY_RATE_BLOCKS, rates));
 		free(lv.lat);
 		free(lv.end);
@@ -534,7 +421,7 @@ static int open_rig(struct rig *rig, const struct rate_opts *o)
 	do
 		rig->argv[n + 1] = o->run_argv[n];
 	while (o->run_argv[n++]);
-	return kvm__open(&rig->kvm, o->kvm_path);
+	return kvm__open(&rig->kvm, o->c.kvm_path);
 }
 
 static int measure(json_t *doc, const struct rate_opts *o)
@@ -563,16 +450,16 @@ static json_t *config_json(const struct rate_opts *o)
 		json_array_append_new(levels, json_integer(o->levels[i]));
 	return json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:i, s:s, s:I, s:o, "
 			 "s:I, s:I, s:I, s:I}",
-			 "guest", o->kernel ? "linux" : "probe", "kernel",
-			 o->kernel, "initrd", o->initrd, "cmdline",
-			 o->kernel ? run_linux__cmdline(&o->run) : NULL,
+			 "guest", o->c.kernel ? "linux" : "probe", "kernel",
+			 o->c.kernel, "initrd", o->c.initrd, "cmdline",
+			 o->c.kernel ? run_linux__cmdline(&o->run) : NULL,
 			 "mem_bytes", (json_int_t)o->run.cfg.mem_size,
 			 "vcpus", (int)o->run.cfg.nr_vcpus, "stop_at",
-			 o->kernel ? "boot" : "ready", "timeout_ns",
+			 o->c.kernel ? "boot" : "ready", "timeout_ns",
 			 (json_int_t)o->run.cfg.timeout_ns, "workers", levels,
 			 "burst", (json_int_t)o->burst, "rounds",
-			 (json_int_t)o->rounds, "count", (json_int_t)o->count,
-			 "warmup", (json_int_t)o->warmup);
+			 (json_int_t)o->rounds, "count", (json_int_t)o->c.count,
+			 "warmup", (json_int_t)o->c.warmup);
 }
 
 /* "the probe guest (2 MiB, 1 vCPU)", or the Linux guest's kernel by
@@ -631,34 +518,128 @@ static void report(FILE *out, const json_t *doc)
 	result__md_warnings(out, doc);
 }
 
-int cmd_bench_rate(int argc, char **argv)
+static int run(void *opts)
 {
-	struct rate_opts o;
+	struct rate_opts *o = opts;
 	json_t *doc;
-	int ret = parse(argc, argv, &o);
+	int ret;
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench rate", usage);
-	if (o.kernel) {
-		ret = run_linux__check_guest("bench rate", o.kernel, o.initrd,
-					     run_linux__cmdline(&o.run),
-					     o.run.cfg.mem_size,
-					     o.run.cfg.nr_vcpus, o.allow_pvm);
+	if (o->c.kernel) {
+		ret = run_linux__check_guest("bench rate", o->c.kernel,
+					     o->c.initrd,
+					     run_linux__cmdline(&o->run),
+					     o->run.cfg.mem_size,
+					     o->run.cfg.nr_vcpus, o->c.allow_pvm);
 		if (ret != CLI_OK)
 			return ret;
 	}
-	doc = result__new("rate", config_json(&o));
+	doc = result__new("rate", config_json(o));
 	if (!doc)
-		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
-	ret = measure(doc, &o);
-	if (ret < 0) {
-		json_decref(doc);
-		return cli__error(cli__exit_for(ret), "bench rate: %s",
-				  err__last());
-	}
-	ret = result__emit(doc, o.json, o.out_dir, report);
+		return -EIO;
+	ret = measure(doc, o);
+	if (ret == 0)
+		ret = result__emit(doc, o->c.json, o->c.out_dir, report) < 0
+		      ? -EIO : 0; /* a failure, whatever errno */
 	json_decref(doc);
-	if (ret < 0)
-		return cli__error(CLI_FAIL, "bench rate: %s", err__last());
-	return CLI_OK;
+	return ret;
 }
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct rate_opts *o = opts;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	o->c = (struct bench_common){ .count = 40, .warmup = 4,
+				      .count_max = 1000000,
+				      .warmup_max = 1000000 };
+	o->rounds = 5;
+	o->in_process = o->process = true;
+	o->burst = 4 * (uint64_t)(cpus > 0 ? cpus : 1);
+	o->nr_levels = rate__default_levels(cpus > 0 ? (unsigned int)cpus : 1,
+					    o->levels, MAX_LEVELS);
+}
+
+static int set_workers(void *opts, const char *arg)
+{
+	return parse_levels(arg, opts);
+}
+
+static int set_burst(void *opts, const char *arg)
+{
+	return args__u64("--burst", arg, 0, MAX_WORKERS,
+			 &((struct rate_opts *)opts)->burst);
+}
+
+static int set_rounds(void *opts, const char *arg)
+{
+	return args__u64("--rounds", arg, 1, 100000,
+			 &((struct rate_opts *)opts)->rounds);
+}
+
+static int set_mode(void *opts, const char *arg)
+{
+	struct rate_opts *o = opts;
+
+	o->mode_given = true;
+	return args__both("--mode", arg, "in-process", "process",
+			  &o->in_process, &o->process);
+}
+
+/* Passed on to `coldstart run` as given, as are the guest's options. */
+static int set_timeout(void *opts, const char *arg)
+{
+	((struct rate_opts *)opts)->timeout = arg;
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "workers", 0, "LIST", false, "concurrency levels, e.g. 1,2,4 "
+	  "(default 1, 2, 4, ... up to\ntwice the online CPUs)", set_workers,
+	  NULL },
+	{ "burst", 0, "K", false, "simultaneous starts per burst (default "
+	  "4 x CPUs; 0: none)", set_burst, NULL },
+	{ "rounds", 0, "N", false, "counted bursts (default 5, after one "
+	  "uncounted)", set_rounds, NULL },
+	{ "mode", 0, "MODE", false, "in-process, process or both (default "
+	  "both; process with\n--kernel)", set_mode, NULL },
+	{ "timeout", 0, "DUR", false, "fail a VM that has not reached READY "
+	  "(boot complete with\n--kernel) after DUR (default 60s)",
+	  set_timeout, NULL },
+	OPT_END,
+};
+
+static int check(void *opts)
+{
+	return check_guest(opts);
+}
+
+const struct bench_driver rate_driver = {
+	.name = "rate",
+	.summary = "VM creation rate: sequential, concurrent workers and "
+		   "bursts",
+	.usage = "Usage: coldstart bench rate [OPTIONS]\n"
+		 "VM creation rate: W workers each create VMs back to back at "
+		 "each concurrency\nlevel, then bursts of K simultaneous "
+		 "starts; in-process (threads) and one\n`coldstart run` "
+		 "process per VM. A VM is create -> READY -> destroy of the "
+		 "probe\nguest (2 MiB, 1 vCPU by default) or, with --kernel, "
+		 "create -> boot complete ->\ndestroy of your Linux guest "
+		 "(`coldstart run --kernel ... --stop-at boot`,\nprocess mode "
+		 "only). Reports latency percentiles and VMs/s per level. A "
+		 "sample\nis one VM of one worker.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_KVM | BENCH_GUEST,
+	.opts = table,
+	.size = sizeof(struct rate_opts),
+	.common_at = offsetof(struct rate_opts, c),
+	.init = init,
+	.check = check,
+	.run = run,
+	.suite = { .quick = "-n 20 -w 2 --rounds 3",
+		   .smoke = "-n 2 -w 1 --rounds 1 --workers 1",
+		   .linux_full = "", .linux_quick = "-n 4 -w 1 --rounds 2",
+		   .linux_smoke = "-n 1 -w 0 --rounds 1 --workers 1 "
+				  "--burst 2" },
+};

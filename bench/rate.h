@@ -3,10 +3,12 @@
 #ifndef COLDSTART_RATE_H
 #define COLDSTART_RATE_H
 
+#include "driver.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-int cmd_bench_rate(int argc, char **argv);
+extern const struct bench_driver rate_driver;
 
 /* The default concurrency levels for `cpus` CPUs: 1, 2, 4, ... and
  * 2 * cpus itself, ascending and distinct. Returns how many were written

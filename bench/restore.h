@@ -7,6 +7,7 @@
 #ifndef COLDSTART_RESTORE_BENCH_H
 #define COLDSTART_RESTORE_BENCH_H
 
+#include "driver.h"
 #include "mem.h"
 #include "memstat.h"
 #include "snapshot.h"
@@ -18,7 +19,7 @@ struct kvm_host;
 struct timeline;
 struct vm;
 
-int cmd_bench_restore(int argc, char **argv);
+extern const struct bench_driver restore_driver;
 
 /* Spans of one restore, from restore start (snapshot__open included). */
 enum restore_phase {

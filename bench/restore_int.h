@@ -10,6 +10,7 @@
 
 #include "restore.h"
 
+#include "driver.h"
 #include "mem.h"
 #include "timeline.h"
 
@@ -24,7 +25,7 @@
 #define TIMEOUT_NS (120ull * 1000000000ull)
 
 struct restore_opts {
-	uint64_t count, warmup;
+	struct bench_common c; /* count: restores per series */
 	uint64_t mems[MAX_SIZES], wss[MAX_SIZES];
 	size_t nr_mems, nr_wss;
 	const struct guest_mem_ops *strategies[MAX_STRATEGIES];
@@ -33,8 +34,7 @@ struct restore_opts {
 	bool drop_caches;    /* cold: drop every clean page, not just ours */
 	bool baseline;       /* the never-stopped series */
 	unsigned int pattern, op;
-	bool json;
-	const char *out_dir, *snapshot_dir, *kvm_path;
+	const char *snapshot_dir;
 	/* --snapshot: the user's snapshot, restored as it is */
 	const char *snapshot;
 	bool allow_pvm;
@@ -74,6 +74,12 @@ static inline double span(const struct timeline *tl, enum tl_event a,
 {
 	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
 }
+
+/* The (mem, ws) pairs that fit, into g (MAX_SIZES^2); how many. */
+size_t restore__plan_groups(const struct restore_opts *o, struct group *g);
+
+/* Runs the driver with its parsed options (restore_driver's run). */
+int restore__run(void *opts);
 
 /* restore_result.c: prints the result (text or --json) and, with --out,
  * writes restore.json and restore.md. */

@@ -72,8 +72,8 @@ static json_t *user_config_json(const struct restore_opts *o, const char *fs)
 		(json_int_t)sn->data_bytes, "compressed", sn->compressed,
 		"diff", sn->diff, "strategies", strategies_json(o), "cache",
 		cache_json(o), "cold_method", cold_method(o), "warm_method",
-		"read every snapshot file", "count", (json_int_t)o->count,
-		"warmup", (json_int_t)o->warmup, "snapshot_fs", fs, "wset",
+		"read every snapshot file", "count", (json_int_t)o->c.count,
+		"warmup", (json_int_t)o->c.warmup, "snapshot_fs", fs, "wset",
 		sn->had_wset ? "existing"
 		: restore__has_file(o->snapshot, SNAPSHOT_WSET_FILE)
 			? "recorded by this run" : "none");
@@ -108,7 +108,7 @@ static json_t *config_json(const struct restore_opts *o, const char *fs)
 			 "warm_method", "read every snapshot file",
 			 "pattern", o->pattern ? "random" : "seq", "op",
 			 o->op ? "write" : "read", "count",
-			 (json_int_t)o->count, "warmup", (json_int_t)o->warmup,
+			 (json_int_t)o->c.count, "warmup", (json_int_t)o->c.warmup,
 			 "snapshot_fs", fs);
 }
 
@@ -467,7 +467,7 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 		"(/proc/self/io read_bytes: 0 when the page cache served "
 		"it).\n",
 		o->drop_caches ? "drop_caches" : "fsync + posix_fadvise DONTNEED",
-		o->count, o->warmup);
+		o->c.count, o->c.warmup);
 	for (size_t i = 0; i < ng; i++)
 		print_group(f, o, &g[i], true);
 	fprintf(f, "\n## prefetch and prefetch-thp against the baselines%s\n\n",
@@ -490,7 +490,7 @@ int restore__emit(const struct restore_opts *o, const struct group *g,
 
 	if (!doc)
 		return -ENOMEM;
-	if (o->json) {
+	if (o->c.json) {
 		result__print_json(stdout, doc);
 	} else {
 		for (size_t i = 0; i < ng; i++)
@@ -498,9 +498,9 @@ int restore__emit(const struct restore_opts *o, const struct group *g,
 		print_ratios(stdout, json_object_get(doc, "ratios"), false);
 		result__print_skipped(stdout, doc, false);
 	}
-	if (o->out_dir) {
+	if (o->c.out_dir) {
 		md = markdown(o, g, ng, doc);
-		ret = md ? result__save(doc, o->json, o->out_dir, md)
+		ret = md ? result__save(doc, o->c.json, o->c.out_dir, md)
 			 : err__set(ENOMEM, "building restore.md");
 	}
 	free(md);

@@ -3,7 +3,7 @@
 #ifndef COLDSTART_RUN_LINUX_H
 #define COLDSTART_RUN_LINUX_H
 
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "linux_x86.h"
 
 #include <stdio.h>

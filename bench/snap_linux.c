@@ -374,7 +374,7 @@ int snap_linux__restore(int argc, char **argv)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
 	if (ret == 1)
 		return code;
-	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
+	ret = run_opts__seccomp_start("snapshot restore", o.seccomp, true);
 	if (ret)
 		return ret;
 	if (run_linux__open_console(o.console, o.json, false, &console) < 0)
@@ -392,7 +392,7 @@ int snap_linux__restore(int argc, char **argv)
 		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
 				  "snapshot: %s", err__last());
 	print_restored(&o, &r);
-	cli__seccomp_report();
+	run_opts__seccomp_report();
 	if (r.outcome == VM_COMPLETED)
 		return CLI_OK;
 	fprintf(stderr, "coldstart: restored guest failed: %s\n", r.reason);

@@ -4,7 +4,7 @@
 #ifndef COLDSTART_SNAP_LINUX_H
 #define COLDSTART_SNAP_LINUX_H
 
-#include "cmd_run.h"
+#include "run_opts.h"
 
 #include <stdbool.h>
 

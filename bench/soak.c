@@ -15,7 +15,6 @@
 #include "stats.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,9 +39,8 @@ static const struct {
 };
 
 struct soak_opts {
-	uint64_t count, every, warmup;
-	bool json;
-	const char *out_dir, *kvm_path;
+	struct bench_common c;
+	uint64_t every; /* cycles between checkpoints */
 };
 
 /* What one checkpoint read; -1 where unreadable. */
@@ -64,69 +62,6 @@ struct soak {
 	char first_failure[512];
 	char slab_error[256]; /* why /proc/slabinfo is unreadable, or "" */
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench soak [-n CYCLES] [--every N] [OPTIONS]\n"
-	      "Runs CYCLES create -> DONE -> destroy cycles of the probe guest "
-	      "(1 vCPU,\n2 MiB, checksum verified) in this one process and, "
-	      "at a checkpoint every N\ncycles, reads the process's open "
-	      "descriptors and RSS and the kernel's slab\nmemory (Slab and "
-	      "SUnreclaim of /proc/meminfo, and the caches of "
-	      "/proc/slabinfo\nwhose name has \"kvm\", when readable: root). "
-	      "Prints each checkpoint and the\ngrowth per 1,000 cycles (least "
-	      "squares over the checkpoints) against the\ntargets: no "
-	      "descriptor growth, RSS growth under 64 KiB per 1,000 cycles.\n"
-	      "Long: not part of `bench suite`.\n\n"
-	      "  -n, --count N    counted cycles (default 10000)\n"
-	      "  --every N        cycles between checkpoints (default 1000)\n"
-	      "  -w, --warmup N   uncounted cycles before the first checkpoint "
-	      "(default 100):\n"
-	      "                   one-off growth (allocator arenas, caches "
-	      "KVM creates on\n"
-	      "                   first use) is not growth per cycle\n"
-	      "  --json           the document (checkpoints, growth, every "
-	      "cycle's time) on stdout\n"
-	      "  --out DIR        also write DIR/soak.json and DIR/soak.md\n"
-	      "  --kvm PATH       KVM device (default /dev/kvm)\n"
-	      "  -h, --help       this help\n", out);
-}
-
-static int parse(int argc, char **argv, struct soak_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "every", required_argument, NULL, 'e' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "kvm", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret = 0;
-
-	*o = (struct soak_opts){ .count = 10000, .every = 1000, .warmup = 100 };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': ret = args__u64("--count", optarg, 1, 100000000, &o->count); break;
-		case 'e': ret = args__u64("--every", optarg, 1, 100000000, &o->every); break;
-		case 'w': ret = args__u64("--warmup", optarg, 0, 100000000, &o->warmup); break;
-		case 'j': o->json = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'k': o->kvm_path = optarg; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	if (ret == 0 && o->every > o->count)
-		ret = err__set(EINVAL, "--every %" PRIu64 " is more than the "
-			       "%" PRIu64 " cycles (-n)", o->every, o->count);
-	return ret ? ret : args__no_operands(argc, argv);
-}
 
 /* ---- what a checkpoint reads ---- */
 
@@ -265,14 +200,14 @@ static int cycle_error(int ret, uint64_t number, bool counted)
 
 static int cycles(struct soak *s, struct kvm_host *kvm)
 {
-	uint64_t total = s->o.warmup + s->o.count, t0 = 0;
+	uint64_t total = s->o.c.warmup + s->o.c.count, t0 = 0;
 	double ns;
 
 	for (uint64_t i = 0; i < total; i++) {
-		bool counted = i >= s->o.warmup;
+		bool counted = i >= s->o.c.warmup;
 		int ret;
 
-		if (i == s->o.warmup) {
+		if (i == s->o.c.warmup) {
 			t0 = timeline__now();
 			checkpoint(s, 0, t0);
 		}
@@ -280,7 +215,7 @@ static int cycles(struct soak *s, struct kvm_host *kvm)
 		if (ret < 0)
 			return cycle_error(ret, counted ? s->n + 1 : i + 1,
 					   counted);
-		if (counted && (++s->n % s->o.every == 0 || s->n == s->o.count))
+		if (counted && (++s->n % s->o.every == 0 || s->n == s->o.c.count))
 			checkpoint(s, s->n, t0);
 		if (i % 64 == 0 || i + 1 == total)
 			output__progress("soak", (unsigned long)(i + 1),
@@ -295,12 +230,12 @@ static int measure(struct soak *s)
 	struct kvm_host kvm;
 	int ret;
 
-	s->ns = calloc(s->o.count, sizeof(double));
-	s->cp = calloc(s->o.count / s->o.every + 2, sizeof(*s->cp));
+	s->ns = calloc(s->o.c.count, sizeof(double));
+	s->cp = calloc(s->o.c.count / s->o.every + 2, sizeof(*s->cp));
 	if (!s->ns || !s->cp)
 		return err__set(ENOMEM, "allocating %" PRIu64 " samples",
-				s->o.count);
-	ret = kvm__open(&kvm, s->o.kvm_path);
+				s->o.c.count);
+	ret = kvm__open(&kvm, s->o.c.kvm_path);
 	if (ret < 0)
 		return ret;
 	ret = cycles(s, &kvm);
@@ -392,8 +327,8 @@ static json_t *result_json(const struct soak *s)
 	struct run_config g = soak_guest();
 	json_t *doc = result__new("soak", json_pack(
 		"{s:I, s:I, s:I, s:s, s:I, s:i, s:s}", "count",
-		(json_int_t)s->o.count, "every", (json_int_t)s->o.every,
-		"warmup", (json_int_t)s->o.warmup, "guest", "probe",
+		(json_int_t)s->o.c.count, "every", (json_int_t)s->o.every,
+		"warmup", (json_int_t)s->o.c.warmup, "guest", "probe",
 		"mem_bytes", (json_int_t)g.mem_size, "vcpus",
 		(int)g.nr_vcpus, "until", "DONE"));
 
@@ -507,24 +442,89 @@ static void report(FILE *out, const json_t *doc)
 	result__md_warnings(out, doc);
 }
 
-int cmd_bench_soak(int argc, char **argv)
+static int run(void *opts)
 {
-	struct soak s = { 0 };
+	struct soak *s = opts;
 	json_t *doc = NULL;
-	int ret = parse(argc, argv, &s.o);
+	int ret = measure(s);
 
-	if (ret != 0)
-		return cli__parsed(ret, "bench soak", usage);
-	ret = measure(&s);
 	if (ret == 0) {
-		doc = result_json(&s);
-		ret = doc ? result__emit(doc, s.o.json, s.o.out_dir, report)
+		doc = result_json(s);
+		ret = doc ? result__emit(doc, s->o.c.json, s->o.c.out_dir,
+					 report)
 			  : -ENOMEM;
 	}
 	json_decref(doc);
-	free_soak(&s);
-	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "bench soak: %s",
-				  err__last());
-	return CLI_OK;
+	free_soak(s);
+	return ret;
 }
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct soak *s = opts;
+
+	s->o = (struct soak_opts){
+		.c = { .count = 10000, .warmup = 100, .count_max = 100000000,
+		       .warmup_max = 100000000 },
+		.every = 1000 };
+}
+
+static int set_every(void *opts, const char *arg)
+{
+	return args__u64("--every", arg, 1, 100000000,
+			 &((struct soak *)opts)->o.every);
+}
+
+static void show_every(const void *opts, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64, ((const struct soak *)opts)->o.every);
+}
+
+static int check(void *opts)
+{
+	const struct soak_opts *o = &((struct soak *)opts)->o;
+
+	if (o->every > o->c.count)
+		return err__set(EINVAL, "--every %" PRIu64 " is more than the "
+				"%" PRIu64 " cycles (-n)", o->every, o->c.count);
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "every", 0, "N", false, "cycles between checkpoints", set_every,
+	  show_every },
+	OPT_END,
+};
+
+const struct bench_driver soak_driver = {
+	.name = "soak",
+	.summary = "10,000 cycles in one process: descriptor, RSS and slab "
+		   "growth (not in suite)",
+	.usage = "Usage: coldstart bench soak [-n CYCLES] [--every N] "
+		 "[OPTIONS]\n"
+		 "Runs CYCLES create -> DONE -> destroy cycles of the probe "
+		 "guest (1 vCPU,\n2 MiB, checksum verified) in this one "
+		 "process and, at a checkpoint every N\ncycles, reads the "
+		 "process's open descriptors and RSS and the kernel's slab\n"
+		 "memory (Slab and SUnreclaim of /proc/meminfo, and the caches "
+		 "of /proc/slabinfo\nwhose name has \"kvm\", when readable: "
+		 "root). Prints each checkpoint and the\ngrowth per 1,000 "
+		 "cycles (least squares over the checkpoints) against the\n"
+		 "targets: no descriptor growth, RSS growth under 64 KiB per "
+		 "1,000 cycles.\nLong: not part of `bench suite`. A sample is "
+		 "a cycle; the uncounted ones run\nbefore the first "
+		 "checkpoint: one-off growth (allocator arenas, caches KVM\n"
+		 "creates on first use) is not growth per cycle. --json "
+		 "prints the document\n(checkpoints, growth, every cycle's "
+		 "time).\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_KVM,
+	.opts = table,
+	.size = sizeof(struct soak),
+	.common_at = offsetof(struct soak, o.c),
+	.init = init,
+	.check = check,
+	.run = run,
+};

@@ -5,10 +5,12 @@
 #ifndef COLDSTART_SOAK_H
 #define COLDSTART_SOAK_H
 
+#include "driver.h"
+
 #include <jansson.h>
 #include <stdio.h>
 
-int cmd_bench_soak(int argc, char **argv);
+extern const struct bench_driver soak_driver;
 
 /* /proc/slabinfo's caches whose name contains "kvm", read from `f`:
  * their memory (slabs x pages per slab x page size) in KiB, summed into

@@ -43,14 +43,18 @@ struct suite_guest {
 };
 
 struct suite_opts {
+	/* c.out_dir, the guest's options (c.kernel...), the table */
+	struct bench_common c;
 	enum level level;
 	const char *out_dir;
 	const char *only; /* comma-separated drivers, or NULL */
 	bool report;
+	bool emulate, no_emulate; /* where: for `coldstart bench` */
 	struct suite_guest guest; /* kernel NULL: the probe guest */
 	/* the drivers it runs: the table of `coldstart bench` */
-	const struct bench_driver *drivers;
+	const struct bench_driver *const *drivers;
 	size_t nr_drivers;
+	char dir[PATH_MAX]; /* the default out_dir */
 };
 
 #define RUN_MAX_ARGS 48
@@ -61,51 +65,6 @@ struct run {
 	int exit;
 	double wall_s;
 };
-
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart bench suite [--quick | --smoke] [--out DIR] "
-	      "[--only LIST] [--no-report]\n"
-	      "                           [--kernel FILE [--initrd FILE] "
-	      "[--cmdline TEXT] ...]\n"
-	      "Runs every benchmark driver in turn (lifecycle, boot, restore, "
-	      "rate, density,\npeers, pool: whichever this build has) into DIR, "
-	      "measures the harness's own overhead\nper sample, writes "
-	      "DIR/suite.json and then the report (report.md, CSV, plots).\n"
-	      "A driver the host cannot run at all (exit 77) is skipped; one "
-	      "that leaves out\npart of its work (cold caches on tmpfs, QEMU "
-	      "missing, no huge pages) does\nthe rest and succeeds; the report "
-	      "lists both under \"Left out\".\n\n"
-	      "  --quick       short runs of each driver (a few minutes in all)\n"
-	      "  --smoke       tiny runs: checks that every driver works\n"
-	      "  --out DIR     output directory (default results/HOST-DATE)\n"
-	      "  --only LIST   only these drivers (comma-separated)\n"
-	      "  --no-report   skip the report\n"
-	      "  --emulate     run inside the emulated SVM host even with a "
-	      "usable /dev/kvm\n"
-	      "  --no-emulate  never: without a usable /dev/kvm the drivers "
-	      "are skipped\n"
-	      "Your own guest instead of the built-in probe guest:\n"
-	      "  --kernel FILE     a Linux bzImage or vmlinux: boot, rate and "
-	      "density boot it,\n"
-	      "                    restore and pool restore a snapshot of it "
-	      "taken at boot\n"
-	      "                    complete; lifecycle and peers measure only "
-	      "the probe guest\n"
-	      "                    and are not run\n"
-	      "  --initrd FILE     its initramfs\n"
-	      "  --cmdline TEXT    its command line (default: coldstart run's)\n"
-	      "  --mem SIZE        its memory (default 256M)\n"
-	      "  --vcpus N         its vCPUs (default 1)\n"
-	      "  --allow-pvm       run it on a PVM host (only kernels that "
-	      "need no ring 0\n"
-	      "                    hardware support boot there, e.g. our test "
-	      "kernel)\n"
-	      "Without a usable /dev/kvm the suite runs inside an emulated SVM "
-	      "host\n(coldstart emulate): every driver works there, timings "
-	      "are functional\n(an emulated CPU) and the results say so.\n",
-	      out);
-}
 
 static bool takes_guest(const struct suite_args *p)
 {
@@ -124,8 +83,8 @@ static const struct bench_driver *driver_named(const struct suite_opts *o,
 					       const char *name)
 {
 	for (size_t i = 0; i < o->nr_drivers; i++)
-		if (!strcmp(o->drivers[i].name, name))
-			return &o->drivers[i];
+		if (!strcmp(o->drivers[i]->name, name))
+			return o->drivers[i];
 	return NULL;
 }
 
@@ -178,68 +137,6 @@ static int check_only(const struct suite_opts *o)
 					"--kernel", t);
 	}
 	return 0;
-}
-
-static int parse(int argc, char **argv, struct suite_opts *o)
-{
-	enum { OPT_KERNEL = 256, OPT_INITRD, OPT_CMDLINE, OPT_MEM, OPT_VCPUS,
-	       OPT_ALLOW_PVM };
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "smoke", no_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "no-report", no_argument, NULL, 'R' },
-		{ "kernel", required_argument, NULL, OPT_KERNEL },
-		{ "initrd", required_argument, NULL, OPT_INITRD },
-		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
-		{ "mem", required_argument, NULL, OPT_MEM },
-		{ "vcpus", required_argument, NULL, OPT_VCPUS },
-		{ "allow-pvm", no_argument, NULL, OPT_ALLOW_PVM },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct suite_guest *g = &o->guest;
-	uint64_t v;
-	int c, ret = 0;
-
-	/* the drivers the caller gave */
-	*o = (struct suite_opts){ .level = LEVEL_FULL, .report = true,
-				  .drivers = o->drivers,
-				  .nr_drivers = o->nr_drivers };
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q': o->level = LEVEL_QUICK; break;
-		case 's': o->level = LEVEL_SMOKE; break;
-		case 'o': o->out_dir = optarg; break;
-		case 'O': o->only = optarg; break;
-		case 'R': o->report = false; break;
-		case OPT_KERNEL: g->kernel = optarg; break;
-		case OPT_INITRD: g->initrd = optarg; break;
-		case OPT_CMDLINE: g->cmdline = optarg; break;
-		case OPT_MEM:
-			g->mem = optarg;
-			ret = args__size("--mem", optarg, &v);
-			break;
-		case OPT_VCPUS:
-			g->vcpus = optarg;
-			ret = args__u64("--vcpus", optarg, 1, 64, &v);
-			break;
-		case OPT_ALLOW_PVM: g->allow_pvm = true; break;
-		case 'h': return 1;
-		default:
-			return args__bad_option(argv);
-		}
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	if (ret == 0)
-		ret = check_guest(g);
-	if (ret == 0 && o->only)
-		ret = check_only(o);
-	return ret;
 }
 
 /* ---- the harness's own cost ---- */
@@ -536,7 +433,7 @@ static int run_suite(struct suite_opts *o, int *failed)
 {
 	double per[HARNESS_BLOCKS], empty[HARNESS_BLOCKS];
 	size_t nd = o->nr_drivers, n = 0;
-	const struct bench_driver *d = o->drivers;
+	const struct bench_driver *const *d = o->drivers;
 	struct run runs[32];
 	uint64_t t0 = timeline__now();
 	json_t *doc;
@@ -546,22 +443,22 @@ static int run_suite(struct suite_opts *o, int *failed)
 		return ret;
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
-		if (!will_run(o, &d[i])) {
-			if (o->guest.kernel && args_of(&d[i]) &&
+		if (!will_run(o, d[i])) {
+			if (o->guest.kernel && args_of(d[i]) &&
 			    !o->only)
 				fprintf(stderr, "==> bench %s: not run (it "
 					"measures only the built-in probe "
-					"guest)\n", d[i].name);
+					"guest)\n", d[i]->name);
 			continue;
 		}
-		runs[n] = (struct run){ .name = d[i].name };
-		if (o->guest.kernel && takes_snapshot(d[i].name) &&
+		runs[n] = (struct run){ .name = d[i]->name };
+		if (o->guest.kernel && takes_snapshot(d[i]->name) &&
 		    (runs[n].exit = make_guest_snapshot(&o->guest)) != CLI_OK)
 			snprintf(runs[n].args, sizeof(runs[n].args),
 				 "not run: snapshot create of the guest "
 				 "failed");
 		else
-			run_driver(&d[i], o, &runs[n]);
+			run_driver(d[i], o, &runs[n]);
 		restore__remove_scratch(o->guest.snap_base, o->guest.snap);
 		if (runs[n].exit != CLI_OK && runs[n].exit != CLI_SKIP)
 			(*failed)++;
@@ -578,35 +475,172 @@ static int run_suite(struct suite_opts *o, int *failed)
 	return ret;
 }
 
-int suite__check_args(int argc, char **argv, const struct bench_driver *d,
-		      size_t nd)
+static int run(void *opts)
 {
-	struct suite_opts o = { .drivers = d, .nr_drivers = nd };
-	int ret = parse(argc, argv, &o);
+	struct suite_opts *o = opts;
+	int failed = 0, ret;
 
-	return ret < 0 ? cli__parsed(ret, "bench suite", usage) : 0;
-}
-
-int suite__run(int argc, char **argv, const struct bench_driver *d,
-	       size_t nd)
-{
-	char dir[PATH_MAX];
-	struct suite_opts o = { .drivers = d, .nr_drivers = nd };
-	int failed = 0, ret = parse(argc, argv, &o);
-
-	if (ret != 0)
-		return cli__parsed(ret, "bench suite", usage);
-	if (!o.out_dir) {
-		suite__default_dir(dir, sizeof(dir));
-		o.out_dir = dir;
+	if (!o->out_dir) {
+		suite__default_dir(o->dir, sizeof(o->dir));
+		o->out_dir = o->dir;
 	}
-	ret = run_suite(&o, &failed);
+	ret = run_suite(o, &failed);
 	if (ret < 0)
 		return cli__error(ret == -EINVAL ? CLI_USAGE : CLI_FAIL,
 				  "bench suite: %s", err__last());
-	printf("suite: results and report in %s/\n", o.out_dir);
+	printf("suite: results and report in %s/\n", o->out_dir);
 	if (failed)
 		return cli__error(CLI_FAIL, "bench suite: %d driver(s) failed",
 				  failed);
 	return CLI_OK;
 }
+
+void suite__placement(const void *opts, bool *emulate, bool *no_emulate)
+{
+	const struct suite_opts *o = opts;
+
+	*emulate = o->emulate;
+	*no_emulate = o->no_emulate;
+}
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct suite_opts *o = opts;
+
+	o->level = LEVEL_FULL;
+	o->report = true;
+}
+
+/* The guest's options (the common rows) and the table, into place. */
+static int check(void *opts)
+{
+	struct suite_opts *o = opts;
+	const struct bench_common *c = &o->c;
+	struct suite_guest *g = &o->guest;
+	uint64_t v;
+	int ret = 0;
+
+	o->drivers = c->table;
+	o->nr_drivers = c->nr_table;
+	o->out_dir = c->out_dir;
+	*g = (struct suite_guest){ .kernel = c->kernel, .initrd = c->initrd,
+				   .cmdline = c->cmdline, .mem = c->mem,
+				   .vcpus = c->vcpus,
+				   .allow_pvm = c->allow_pvm };
+	if (g->mem)
+		ret = args__size("--mem", g->mem, &v);
+	if (ret == 0 && g->vcpus)
+		ret = args__u64("--vcpus", g->vcpus, 1, 64, &v);
+	if (ret == 0)
+		ret = check_guest(g);
+	if (ret == 0 && o->only)
+		ret = check_only(o);
+	return ret;
+}
+
+static int set_quick(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct suite_opts *)opts)->level = LEVEL_QUICK;
+	return 0;
+}
+
+static int set_smoke(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct suite_opts *)opts)->level = LEVEL_SMOKE;
+	return 0;
+}
+
+static int set_only(void *opts, const char *arg)
+{
+	((struct suite_opts *)opts)->only = arg;
+	return 0;
+}
+
+static int set_no_report(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct suite_opts *)opts)->report = false;
+	return 0;
+}
+
+static int set_emulate(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct suite_opts *)opts)->emulate = true;
+	return 0;
+}
+
+static int set_no_emulate(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct suite_opts *)opts)->no_emulate = true;
+	return 0;
+}
+
+static int set_kernel(void *opts, const char *arg)
+{
+	((struct suite_opts *)opts)->c.kernel = arg;
+	return 0;
+}
+
+static int set_out(void *opts, const char *arg)
+{
+	((struct suite_opts *)opts)->c.out_dir = arg;
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "quick", 0, NULL, false, "short runs of each driver (a few minutes "
+	  "in all)", set_quick, NULL },
+	{ "smoke", 0, NULL, false, "tiny runs: checks that every driver "
+	  "works", set_smoke, NULL },
+	{ "out", 0, "DIR", false, "output directory (default "
+	  "results/HOST-DATE)", set_out, NULL },
+	{ "only", 0, "LIST", false, "only these drivers (comma-separated)",
+	  set_only, NULL },
+	{ "no-report", 0, NULL, false, "skip the report", set_no_report,
+	  NULL },
+	{ "emulate", 0, NULL, false, "run inside the emulated SVM host even "
+	  "with a usable /dev/kvm", set_emulate, NULL },
+	{ "no-emulate", 0, NULL, false, "never: without a usable /dev/kvm the "
+	  "drivers are skipped", set_no_emulate, NULL },
+	OPT_HEADING("Your own guest instead of the built-in probe guest:"),
+	{ "kernel", 0, "FILE", false, "a Linux bzImage or vmlinux: boot, rate "
+	  "and density boot it,\nrestore and pool restore a snapshot of it "
+	  "taken at boot\ncomplete; lifecycle and peers measure only the "
+	  "probe guest\nand are not run", set_kernel, NULL },
+	OPT_END,
+};
+
+const struct bench_driver suite_driver = {
+	.name = "suite",
+	.summary = "every driver in turn (--quick, --smoke), then the report",
+	.usage = "Usage: coldstart bench suite [--quick | --smoke] [--out DIR] "
+		 "[--only LIST] [--no-report]\n"
+		 "                           [--kernel FILE [--initrd FILE] "
+		 "[--cmdline TEXT] ...]\n"
+		 "Runs every benchmark driver in turn (lifecycle, boot, "
+		 "restore, rate, density,\npeers, pool: whichever this build "
+		 "has) into DIR, measures the harness's own overhead\nper "
+		 "sample, writes DIR/suite.json and then the report "
+		 "(report.md, CSV, plots).\nA driver the host cannot run at "
+		 "all (exit 77) is skipped; one that leaves out\npart of its "
+		 "work (cold caches on tmpfs, QEMU missing, no huge pages) "
+		 "does\nthe rest and succeeds; the report lists both under "
+		 "\"Left out\".\n",
+	.epilog = "Without a usable /dev/kvm the suite runs inside an emulated "
+		  "SVM host\n(coldstart emulate): every driver works there, "
+		  "timings are functional\n(an emulated CPU) and the results "
+		  "say so.\n",
+	.common = BENCH_GUEST & ~BENCH_KERNEL,
+	.opts = table,
+	.size = sizeof(struct suite_opts),
+	.common_at = offsetof(struct suite_opts, c),
+	.init = init,
+	.check = check,
+	.run = run,
+};

@@ -3,7 +3,7 @@
  * for github-action-benchmark and benchstat itself; and `compare --hosts
  * DIR...`, the cross-host table. */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
 #include "compare_cli.h"
 #include "err.h"
 #include "output.h"

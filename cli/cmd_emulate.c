@@ -1,7 +1,7 @@
 /* `coldstart emulate`: runs a command inside the emulated SVM host, for
  * machines without a usable /dev/kvm. */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
 #include "emulate.h"
 #include "err.h"
 

@@ -2,7 +2,8 @@
  * metrics, on stdout, into node_exporter's textfile directory or pushed
  * to a Pushgateway. */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
+#include "result.h"
 #include "err.h"
 #include "openmetrics.h"
 #include "output.h"

@@ -1,6 +1,6 @@
 /* `coldstart image build`: a ready-to-boot Linux guest (kernel, initramfs,
  * manifest) from Debian's archive; prints the image directory. */
-#include "cli.h"
+#include "commands.h"
 #include "err.h"
 #include "image.h"
 #include "output.h"

@@ -2,12 +2,13 @@
  * requests from here and prints what the pool delivered; `serve` serves
  * other processes over a Unix socket (pool/serve.h). */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
 #include "err.h"
 #include "jail.h"
 #include "kvm.h"
 #include "pool.h"
 #include "pool_cli.h"
+#include "run_opts.h"
 #include "serve.h"
 #include "stats.h"
 #include "timeline.h"
@@ -335,7 +336,7 @@ static int serve_pool(struct pool_cmd *o)
 	/* before the socket appears: a SIGINT once it is there drains (the
 	 * jailed child, PID 1 of its namespace, would otherwise end by it) */
 	pool_cli__catch_signals();
-	ret = cli__seccomp_start("pool", o->pc.seccomp, true);
+	ret = run_opts__seccomp_start("pool", o->pc.seccomp, true);
 	if (ret)
 		return ret;
 	ret = kvm__open(&kvm, o->pc.kvm_path);
@@ -374,7 +375,7 @@ static int serve_pool(struct pool_cmd *o)
 		cli__error(cli__exit_for(ret), "pool: %s", err__last());
 	pool__drain(p);
 	kvm__close(&kvm);
-	cli__seccomp_report();
+	run_opts__seccomp_report();
 	if (ret < 0)
 		return cli__exit_for(ret);
 	return pool_cli__stop && !o->serve ? 130 : CLI_OK;

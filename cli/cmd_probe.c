@@ -2,7 +2,7 @@
  * QEMU, Firecracker), by pid or by starting a command, and prints where
  * its time went when it exits, after a duration, or on Ctrl-C. */
 #include "args.h"
-#include "cli.h"
+#include "commands.h"
 #include "err.h"
 #include "output.h"
 #include "probe_report.h"

@@ -6,8 +6,8 @@
 #include "cmd_snapshot_int.h"
 
 #include "args.h"
-#include "cli.h"
-#include "cmd_run.h"
+#include "commands.h"
+#include "run_opts.h"
 #include "diff.h"
 #include "err.h"
 #include "mem_restore.h"
@@ -305,7 +305,7 @@ static int cmd_create(int argc, char **argv)
 		else
 			args[n++] = argv[i];
 	}
-	if (cmd_run__parse(n, args, &o) < 0) {
+	if (run_opts__parse(n, args, &o) < 0) {
 		cli__error(CLI_USAGE, "snapshot create: %s", err__last());
 		return cli__usage_error("snapshot");
 	}

@@ -231,7 +231,7 @@ int cmd_snapshot__restore(int argc, char **argv)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
 	if (ret == 1)
 		return code;
-	ret = cli__seccomp_start("snapshot restore", o.seccomp, true);
+	ret = run_opts__seccomp_start("snapshot restore", o.seccomp, true);
 	if (ret)
 		return ret;
 	ret = kvm__open(&kvm, o.kvm_path);
@@ -246,7 +246,7 @@ int cmd_snapshot__restore(int argc, char **argv)
 		print_restore_json(&o, &res);
 	else
 		print_restore(&o, &res);
-	cli__seccomp_report();
+	run_opts__seccomp_report();
 	if (restore_ok(&res))
 		return CLI_OK;
 	fprintf(stderr, "coldstart: restored guest failed: %s\n",

@@ -1,5 +1,5 @@
 /* `coldstart sysinfo`: prints the host description (sysinfo.h) as JSON. */
-#include "cli.h"
+#include "commands.h"
 #include "err.h"
 #include "sysinfo.h"
 

@@ -1,6 +1,5 @@
 /* coldstart: the command table and dispatch. */
-#include "cli.h"
-#include "suite.h"
+#include "commands.h"
 #include "timeline.h"
 
 #include <string.h>
@@ -39,11 +38,11 @@ static const struct command commands[] = {
 static void print_drivers(FILE *out)
 {
 	size_t n;
-	const struct bench_driver *d = bench__drivers(&n);
+	const struct bench_driver *const *d = bench__drivers(&n);
 
 	fputs("benchmark drivers:", out);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, " %s%s", d[i].name, i + 1 < n ? "," : "\n");
+		fprintf(out, " %s%s", d[i]->name, i + 1 < n ? "," : "\n");
 }
 
 /* The actions of the commands that dispatch on a word of their own (bench
@@ -105,10 +104,10 @@ static int list_commands(int argc, char **argv)
 	if (!find(argv[2]))
 		return cli__error(CLI_USAGE, "no command '%s'", argv[2]);
 	if (!strcmp(argv[2], "bench")) {
-		const struct bench_driver *d = bench__drivers(&n);
+		const struct bench_driver *const *d = bench__drivers(&n);
 
 		for (size_t i = 0; i < n; i++)
-			puts(d[i].name);
+			puts(d[i]->name);
 	} else if (!strcmp(argv[2], "tune")) {
 		const struct command *t = tune__tuners(&n);
 

@@ -19,7 +19,6 @@
 #include "stats.h"
 #include "timeline.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,97 +27,7 @@
 
 /* ---- options ---- */
 
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart tune restore SNAPSHOT_DIR [OPTIONS]\n"
-	      "Restores SNAPSHOT_DIR (a probe-guest or Linux snapshot) with "
-	      "every memory-restore\nstrategy this host and snapshot allow, "
-	      "with the page cache warm and cold, all\ninterleaved round by "
-	      "round, and times restore start -> DONE (for Linux: the\nguest's "
-	      "done signal). Ranks the strategies by median and names a "
-	      "winner only\nwhen it is significantly faster than every other "
-	      "one: the two-sided\nMann-Whitney U test of `coldstart compare` "
-	      "against the fastest, Holm-corrected\nover those comparisons. "
-	      "Otherwise says which strategies show no significant\ndifference "
-	      "from the fastest. Prints the flag to use (--mem-restore NAME).\n"
-	      "\n"
-	      "  --budget DURATION    stop sampling once this is spent, in "
-	      "whole rounds (default\n                       60s, trial "
-	      "restores included)\n"
-	      "  --cache LIST         warm, cold or both (default warm,cold); "
-	      "cold is left out\n                       (and recorded) on "
-	      "tmpfs and for diff snapshots\n"
-	      "  -n, --count N        restores per strategy and cache state "
-	      "(default 30); raised\n                       to the least with "
-	      "which the test can reach --alpha\n"
-	      "  --alpha P            significance level (default 0.01, as "
-	      "compare)\n"
-	      "  --strategy LIST      strategies to try (default: all)\n"
-	      "  --allow-pvm          time a Linux snapshot on a PVM host "
-	      "(only the ring-0 test\n                       kernel runs there)\n"
-	      "  --json               the result document on stdout\n"
-	      "  --out DIR            also write DIR/tune-restore.json and "
-	      "DIR/tune-restore.md\n"
-	      "  --kvm PATH           KVM device (default /dev/kvm)\n"
-	      "The prefetch strategies record SNAPSHOT_DIR/wset on their first "
-	      "restore when it\nis missing, as `snapshot restore` does.\n"
-	      "Exit codes: 0 done (winner or not), 1 a restore failed, 2 usage "
-	      "or not a\nsnapshot, 77 this host cannot (no KVM; a Linux "
-	      "snapshot on PVM).\nStrategies:", out);
-	for (const struct guest_mem_ops *const *s = mem_restore__strategies();
-	     *s; s++)
-		fprintf(out, " %s", (*s)->name);
-	fputc('\n', out);
-}
-
-static int parse_strategies(const char *text, struct tune_opts *o)
-{
-	char buf[256], *save = NULL, *tok;
-	int ret = 0;
-
-	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
-		return err__set(EINVAL, "--strategy: list too long");
-	o->nr_strategies = 0;
-	for (tok = strtok_r(buf, ",", &save); ret == 0 && tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		const struct guest_mem_ops *ops;
-
-		ret = mem__choose(mem_restore__strategies(), "--strategy", tok,
-				  &ops);
-		for (size_t i = 0; ret == 0 && i < o->nr_strategies; i++)
-			if (o->strategies[i] == ops)
-				ret = err__set(EINVAL, "--strategy: %s is named "
-					       "twice", tok);
-		if (ret == 0)
-			o->strategies[o->nr_strategies++] = ops;
-	}
-	if (ret == 0 && o->nr_strategies == 0)
-		ret = err__set(EINVAL, "--strategy: empty list");
-	return ret;
-}
-
-static int parse_cache(const char *text, struct tune_opts *o)
-{
-	static const char *const names[] = { "warm", "cold", NULL };
-	char buf[64], *save = NULL, *tok;
-	unsigned int which;
-	int ret = 0;
-
-	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
-		return err__set(EINVAL, "--cache: list too long");
-	o->warm = o->cold = false;
-	for (tok = strtok_r(buf, ",", &save); ret == 0 && tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		ret = args__choice("--cache", tok, names, &which);
-		if (ret == 0)
-			*(which ? &o->cold : &o->warm) = true;
-	}
-	if (ret == 0 && !o->warm && !o->cold)
-		ret = err__set(EINVAL, "--cache: empty list");
-	return ret;
-}
-
-static void default_opts(struct tune_opts *o)
+void tune_restore__defaults(struct tune_opts *o)
 {
 	const struct guest_mem_ops *const *s = mem_restore__strategies();
 
@@ -126,62 +35,6 @@ static void default_opts(struct tune_opts *o)
 				 .warm = true, .cold = true };
 	for (; *s && o->nr_strategies < TUNE_MAX; s++)
 		o->strategies[o->nr_strategies++] = *s;
-}
-
-enum { OPT_BUDGET = 256, OPT_CACHE, OPT_ALPHA, OPT_STRATEGY, OPT_PVM,
-       OPT_JSON, OPT_OUT, OPT_KVM };
-
-static int parse_one(int c, char *arg, void *ctx)
-{
-	struct tune_opts *o = ctx;
-	switch (c) {
-	case 'n': return args__u64("--count", arg, 1, 100000, &o->count);
-	case OPT_BUDGET:
-		if (args__duration("--budget", arg, &o->budget_ns) < 0)
-			return -EINVAL;
-		return o->budget_ns ? 0 : err__set(EINVAL, "--budget: must be "
-						   "more than 0");
-	case OPT_CACHE: return parse_cache(arg, o);
-	case OPT_ALPHA: return args__probability("--alpha", arg, &o->alpha);
-	case OPT_STRATEGY: return parse_strategies(arg, o);
-	case OPT_PVM: o->allow_pvm = true; return 0;
-	case OPT_JSON: o->json = true; return 0;
-	case OPT_OUT: o->out_dir = arg; return 0;
-	case OPT_KVM: o->kvm_path = arg; return 0;
-	default: return err__set(EINVAL, "unhandled option");
-	}
-}
-
-/* 0, 1 for --help, or -EINVAL with a message. SNAPSHOT_DIR may come
- * before or after the options. */
-static int parse(int argc, char **argv, struct tune_opts *o)
-{
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "strategy", required_argument, NULL, OPT_STRATEGY },
-		{ "allow-pvm", no_argument, NULL, OPT_PVM },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "kvm", required_argument, NULL, OPT_KVM },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ret;
-
-	default_opts(o);
-	ret = args__getopt(argc, argv, "n:h", opts, parse_one, o);
-	if (ret == 1)
-		return 1;
-	if (ret == 0 && optind >= argc)
-		ret = err__set(EINVAL, "SNAPSHOT_DIR missing");
-	if (ret == 0)
-		o->dir = argv[optind++];
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	return ret;
 }
 
 /* ---- the measurement ---- */
@@ -392,8 +245,7 @@ static int run(struct tune *t)
 		ret = emit(t);
 	free_cells(t);
 	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "tune restore: %s",
-				  err__last());
+		return ret;
 	if (t->budget_spent)
 		fprintf(stderr, "coldstart: tune restore: the --budget was "
 			"spent after %zu of %zu rounds; the verdict uses what "
@@ -401,15 +253,15 @@ static int run(struct tune *t)
 	return CLI_OK;
 }
 
-int cmd_tune_restore(int argc, char **argv)
+int tune_restore__run(const struct tune_opts *o)
 {
 	struct tune *t = calloc(1, sizeof(*t));
 	int ret;
 
 	if (!t)
-		return cli__error(CLI_FAIL, "tune restore: out of memory");
-	ret = parse(argc, argv, &t->o);
-	ret = ret != 0 ? cli__parsed(ret, "tune restore", usage) : run(t);
+		return err__set(ENOMEM, "out of memory");
+	t->o = *o;
+	ret = run(t);
 	free(t);
 	return ret;
 }

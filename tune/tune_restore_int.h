@@ -38,16 +38,6 @@
 #define DEFAULT_COUNT 30
 #define DEFAULT_BUDGET (60 * SECOND)
 
-struct tune_opts {
-	const char *dir, *kvm_path, *out_dir;
-	uint64_t count;    /* 0: the default */
-	uint64_t budget_ns;
-	double alpha;
-	const struct guest_mem_ops *strategies[TUNE_MAX];
-	size_t nr_strategies;
-	bool warm, cold, json, allow_pvm;
-};
-
 /* One strategy under one cache state. */
 struct cell {
 	const struct guest_mem_ops *ops;

@@ -1,6 +1,6 @@
 /* Unit tests of `coldstart run` option parsing: defaults, memory sized to
  * the workload, and rejected combinations. */
-#include "cmd_run.h"
+#include "run_opts.h"
 #include "err.h"
 
 #include <stdarg.h>
@@ -23,7 +23,7 @@ static int parse(struct run_cli *o, ...)
 	while ((argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;
 	va_end(ap);
-	return cmd_run__parse(argc, argv, o);
+	return run_opts__parse(argc, argv, o);
 }
 
 static void defaults(void **state)
@@ -95,7 +95,7 @@ static void expect_error(const char *needle, ...)
 	while ((argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;
 	va_end(ap);
-	assert_int_equal(cmd_run__parse(argc, argv, &o), -EINVAL);
+	assert_int_equal(run_opts__parse(argc, argv, &o), -EINVAL);
 	if (!strstr(err__last(), needle))
 		fail_msg("'%s' lacks '%s'", err__last(), needle);
 }

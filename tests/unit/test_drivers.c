@@ -17,6 +17,7 @@
 #include "result_new.h"
 #include "report_driver.h"
 #include "soak.h"
+#include "commands.h"
 #include "suite.h"
 
 #include <errno.h>
@@ -367,7 +368,7 @@ static void soak_kvm_slab_sums_kvm_caches(void **state)
 static void report_descriptors_match_drivers(void **state)
 {
 	size_t n;
-	const struct bench_driver *d = bench__drivers(&n);
+	const struct bench_driver *const *d = bench__drivers(&n);
 
 	(void)state;
 	for (size_t k = 0; k < report__nr_drivers; k++) {
@@ -375,7 +376,7 @@ static void report_descriptors_match_drivers(void **state)
 		size_t named = 0;
 
 		for (size_t i = 0; i < n; i++)
-			named += !strcmp(d[i].name, rd->name);
+			named += !strcmp(d[i]->name, rd->name);
 		assert_int_equal(named, 1);
 		assert_ptr_equal(report__driver(rd->name), rd);
 		/* `help report` lists the plots from plot_what, the CSV
@@ -391,11 +392,11 @@ static void report_descriptors_match_drivers(void **state)
 static void suite_args_in_descriptors(void **state)
 {
 	size_t n, in_suite = 0;
-	const struct bench_driver *d = bench__drivers(&n);
+	const struct bench_driver *const *d = bench__drivers(&n);
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
-		const struct suite_args *a = &d[i].suite;
+		const struct suite_args *a = &d[i]->suite;
 		bool linux_guest = a->linux_full != NULL;
 
 		if (!a->quick) {
@@ -404,7 +405,7 @@ static void suite_args_in_descriptors(void **state)
 			continue;
 		}
 		in_suite++;
-		assert_string_not_equal(d[i].name, "suite");
+		assert_string_not_equal(d[i]->name, "suite");
 		assert_non_null(a->smoke);
 		assert_true(linux_guest == (a->linux_quick != NULL) &&
 			    linux_guest == (a->linux_smoke != NULL));
