@@ -1,8 +1,33 @@
-/* The warm pool's rate-driven policies (policy.h): decayed arrival
- * counts and the marginal policy's rate and target. */
+/* The warm pool's policies (policy.h): their names, decayed arrival
+ * counts, the follow policy's need and the marginal policy's rate and
+ * target. */
 #include "policy.h"
 
+#include <errno.h>
 #include <math.h>
+#include <string.h>
+
+static const char *const names[POOL_POLICIES] = {
+	[POOL_FIXED] = "fixed",
+	[POOL_FOLLOW] = "follow",
+	[POOL_MARGINAL] = "marginal",
+};
+
+const char *policy__name(enum pool_policy p)
+{
+	return (unsigned int)p < POOL_POLICIES ? names[p] : "?";
+}
+
+int policy__parse(const char *name, enum pool_policy *out)
+{
+	for (unsigned int i = 0; name && i < POOL_POLICIES; i++) {
+		if (!strcmp(name, names[i])) {
+			*out = (enum pool_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 double policy__decay_count(const struct policy_decay *d, double t)
 {
@@ -18,6 +43,21 @@ void policy__decay_add(struct policy_decay *d, double t)
 double policy__decay_rate(const struct policy_decay *d, double t)
 {
 	return policy__decay_count(d, t) * M_LN2 / d->halflife_s;
+}
+
+double policy__follow_need(const struct policy_decay *slow, double t,
+			   double make_s, double headroom)
+{
+	if (policy__decay_count(slow, t) < 0.5)
+		return 0;
+	return ceil(policy__decay_rate(slow, t) * make_s * (1 + headroom));
+}
+
+unsigned int policy__clamp(double need, unsigned int min, unsigned int max)
+{
+	unsigned int t = need >= max ? max : (unsigned int)need;
+
+	return t < min ? min : t;
 }
 
 /* The slow or the fast rate (policy.h). */

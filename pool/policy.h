@@ -1,11 +1,27 @@
-/* The arithmetic of the warm pool's rate-driven policies, shared by the
- * pool (pool.c) and its simulator (sim/poolsim.c) so that what the
- * tuner recommends is what the pool does. Pure code: times in seconds. */
+/* The warm pool's policies, shared by the pool (pool_target.c), its
+ * simulator (sim/poolsim_policy.c) and the tuner, so that what the tuner
+ * recommends is what the pool does: their names and the arithmetic of
+ * the rate-driven ones. Pure code (no KVM): times in seconds. */
 #ifndef COLDSTART_POOL_POLICY_H
 #define COLDSTART_POOL_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* How many VMs the pool holds (pool.h tells each in full):
+ *   fixed    - a set target;
+ *   follow   - the arrival rate times the making time, plus headroom;
+ *   marginal - as many as save more misses than they idle.
+ * The simulator's own baselines number after POOL_POLICIES (poolsim.h). */
+enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
+#define POOL_POLICIES 3
+
+/* "fixed", "follow", "marginal" ("?" if unknown). */
+const char *policy__name(enum pool_policy p);
+
+/* The policy named `name`: 0, or -EINVAL (no message: the caller names
+ * the option). */
+int policy__parse(const char *name, enum pool_policy *out);
 
 /* An exponentially decayed count of arrivals: each adds 1, the sum halves
  * every halflife_s; count x ln 2 / halflife_s estimates the rate without
@@ -18,6 +34,16 @@ struct policy_decay {
 double policy__decay_count(const struct policy_decay *d, double t);
 void policy__decay_add(struct policy_decay *d, double t);
 double policy__decay_rate(const struct policy_decay *d, double t);
+
+/* The follow policy's need at time t: ceil(rate x make_s x (1 +
+ * headroom)), ceil so that a low rate still holds one; 0 once the
+ * decayed count is below one half (no arrival for about a half-life or
+ * more: nothing is expected). */
+double policy__follow_need(const struct policy_decay *slow, double t,
+			   double make_s, double headroom);
+
+/* A policy's need as a target within [min, max]. */
+unsigned int policy__clamp(double need, unsigned int min, unsigned int max);
 
 /* The marginal policy: hold the n-th VM only while the misses it saves,
  * each costing miss_cost_s, outweigh the time it idles. The rate is the

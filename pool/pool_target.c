@@ -32,18 +32,13 @@ void pool__note_arrival(struct pool *p, uint64_t t)
 	p->arrived = true;
 }
 
-/* follow's target (pool.h), or -1 while it is not known yet. */
+/* follow's target (policy.h), or -1 while no making time is known. */
 static double follow_need(const struct pool *p, uint64_t now)
 {
 	if (!p->st.make_s)
 		return -1;
-	/* the decayed count below one half: no arrival for about a
-	 * half-life or more, so nothing is expected; else cover what
-	 * arrives while one VM is made (ceil: a low rate still holds one) */
-	if (policy__decay_count(&p->slow, seconds(now)) < 0.5)
-		return 0;
-	return ceil(pool__rate_at(p, now) * p->st.make_s *
-		    (1 + p->cfg.headroom));
+	return policy__follow_need(&p->slow, seconds(now), p->st.make_s,
+				   p->cfg.headroom);
 }
 
 /* marginal's target (pool.h), or -1 while no making time is known. The
@@ -86,9 +81,7 @@ void pool__retarget(struct pool *p, uint64_t now)
 					    : marginal_need(p, now);
 	if (need < 0)
 		return;
-	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
-	if (t < p->cfg.min)
-		t = p->cfg.min;
+	t = policy__clamp(need, p->cfg.min, p->cfg.max);
 	if (t != p->target) {
 		p->target = t;
 		pthread_cond_broadcast(&p->wake);

@@ -14,26 +14,32 @@
 /* Weight of the newest making time in its moving average (pool.c). */
 #define MAKE_AVG_WEIGHT 0.2
 
-static const char *const policy_names[POOLSIM_POLICIES] = {
-	[POOLSIM_FIXED] = "fixed",
-	[POOLSIM_TTL] = "ttl",
-	[POOLSIM_HYBRID] = "hybrid",
-	[POOLSIM_FOLLOW] = "follow",
-	[POOLSIM_MARGINAL] = "marginal",
+const int poolsim__policy_order[POOLSIM_POLICIES] = {
+	POOL_FIXED, POOLSIM_TTL, POOLSIM_HYBRID, POOL_FOLLOW, POOL_MARGINAL,
 };
 
-const char *poolsim__policy_name(enum poolsim_policy p)
+const char *poolsim__policy_name(int p)
 {
-	return (unsigned int)p < POOLSIM_POLICIES ? policy_names[p] : "?";
+	if (p == POOLSIM_TTL)
+		return "ttl";
+	if (p == POOLSIM_HYBRID)
+		return "hybrid";
+	return policy__name((enum pool_policy)p);
 }
 
-int poolsim__policy_parse(const char *name, enum poolsim_policy *out)
+int poolsim__policy_parse(const char *name, int *out)
 {
-	for (unsigned int i = 0; i < POOLSIM_POLICIES; i++) {
-		if (name && strcmp(name, policy_names[i]) == 0) {
-			*out = (enum poolsim_policy)i;
+	enum pool_policy p;
+
+	for (int i = POOL_POLICIES; i < POOLSIM_POLICIES; i++) {
+		if (name && !strcmp(name, poolsim__policy_name(i))) {
+			*out = i;
 			return 0;
 		}
+	}
+	if (policy__parse(name, &p) == 0) {
+		*out = (int)p;
+		return 0;
 	}
 	return err__set(EINVAL, "poolsim: unknown policy '%s' (fixed, ttl, "
 			"hybrid, follow or marginal)", name ? name : "");
@@ -272,7 +278,7 @@ static int on_made(struct sim *s, const struct event *ev)
 
 	s->making--;
 	s->out->makes++;
-	if (s->cfg->policy == POOLSIM_FOLLOW)
+	if (s->cfg->policy == POOL_FOLLOW)
 		note_make_time(s, ev->dur);
 	if (s->wait_head < s->wait_tail) {
 		size_t i = s->waiting[s->wait_head++];
@@ -292,7 +298,7 @@ static int on_done(struct sim *s, const struct event *ev)
 {
 	s->serving--;
 	/* pool.c learns the making time from a miss's own VM too */
-	if (!ev->miss || s->cfg->policy != POOLSIM_FOLLOW)
+	if (!ev->miss || s->cfg->policy != POOL_FOLLOW)
 		return 0;
 	note_make_time(s, ev->dur);
 	return settle(s);
@@ -347,13 +353,13 @@ static int sim_init(struct sim *s)
 	if (!s->out->latency_s || !s->waiting)
 		return err__set(ENOMEM, "poolsim: no memory for %zu requests",
 				s->a->n);
-	if (cfg->policy == POOLSIM_FIXED)
+	if (cfg->policy == POOL_FIXED)
 		s->target = cfg->params.fixed.n;
-	if (cfg->policy == POOLSIM_FOLLOW) {
+	if (cfg->policy == POOL_FOLLOW) {
 		s->target = cfg->params.follow.size;
 		s->slow.halflife_s = cfg->params.follow.halflife_s;
 	}
-	if (cfg->policy == POOLSIM_MARGINAL) {
+	if (cfg->policy == POOL_MARGINAL) {
 		s->slow.halflife_s = cfg->params.marginal.halflife_s;
 		s->fast.halflife_s = cfg->params.marginal.burst_halflife_s;
 		policy__moments(s->c->make_s, s->c->n_make, &s->make_mean,

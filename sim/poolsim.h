@@ -38,7 +38,7 @@
  * hit's latency later), reaping by an idle refill thread rather than at
  * once, and the order in which waiters wake (FIFO here).
  *
- * Policies (enum poolsim_policy, parameters in struct poolsim_params,
+ * Policies (enum pool_policy and enum poolsim_baseline, parameters in struct poolsim_params,
  * poolsim__default_params gives the defaults in brackets; every target
  * is clamped to [0, max]):
  *
@@ -139,14 +139,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum poolsim_policy {
-	POOLSIM_FIXED,
-	POOLSIM_TTL,
-	POOLSIM_HYBRID,
-	POOLSIM_FOLLOW,
-	POOLSIM_MARGINAL,
-};
-#define POOLSIM_POLICIES 5
+/* The simulator's policies: the pool's (enum pool_policy, policy.h),
+ * then its own baselines, which `coldstart pool` does not have. */
+enum poolsim_baseline { POOLSIM_TTL = POOL_POLICIES, POOLSIM_HYBRID };
+#define POOLSIM_POLICIES (POOL_POLICIES + 2)
+
+/* Every policy in the order reports list them: fixed, ttl, hybrid,
+ * follow, marginal. */
+extern const int poolsim__policy_order[POOLSIM_POLICIES];
 
 /* Bounds of poolsim_config.workers and .max. */
 #define POOLSIM_MAX_WORKERS 4096
@@ -198,7 +198,7 @@ struct poolsim_params {
 };
 
 struct poolsim_config {
-	enum poolsim_policy policy;
+	int policy; /* an enum pool_policy or enum poolsim_baseline */
 	struct poolsim_params params;
 	unsigned int workers; /* refill servers, 1 to POOLSIM_MAX_WORKERS */
 	unsigned int max;     /* bound of every target, 1 to POOLSIM_MAX_VMS */
@@ -243,9 +243,9 @@ int poolsim__run(const struct arrivals *a, const struct poolsim_costs *c,
 void poolsim__result_free(struct poolsim_result *r);
 
 /* "fixed", "ttl", "hybrid", "follow", "marginal" ("?" if unknown). */
-const char *poolsim__policy_name(enum poolsim_policy p);
+const char *poolsim__policy_name(int p);
 
 /* The policy named `name`: 0, or -EINVAL with the accepted names. */
-int poolsim__policy_parse(const char *name, enum poolsim_policy *out);
+int poolsim__policy_parse(const char *name, int *out);
 
 #endif

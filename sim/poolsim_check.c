@@ -157,7 +157,7 @@ int poolsim__check_config(const struct poolsim_config *cfg)
 		return err__set(EINVAL, "poolsim: maximum %u VMs (1 to %u)",
 				cfg->max, POOLSIM_MAX_VMS);
 	switch (cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return check_n("fixed", p->fixed.n, 0, cfg->max);
 	case POOLSIM_TTL:
 		if (!finite_in(p->ttl.ttl_s, 1e-9, HUGE_VAL))
@@ -166,9 +166,9 @@ int poolsim__check_config(const struct poolsim_config *cfg)
 		return check_n("ttl", p->ttl.n, 1, cfg->max);
 	case POOLSIM_HYBRID:
 		return check_hybrid(cfg);
-	case POOLSIM_FOLLOW:
+	case POOL_FOLLOW:
 		return check_follow(cfg);
-	case POOLSIM_MARGINAL:
+	case POOL_MARGINAL:
 		return check_marginal(cfg);
 	}
 	return err__set(EINVAL, "poolsim: unknown policy %d", (int)cfg->policy);

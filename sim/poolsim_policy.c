@@ -124,18 +124,12 @@ static unsigned int marginal_target(struct sim *s, double t)
 static unsigned int follow_target(const struct sim *s, double t)
 {
 	const struct poolsim_follow *p = &s->cfg->params.follow;
-	double need;
 
 	if (!s->arrived || !s->make_avg)
 		return s->target;
-	if (policy__decay_count(&s->slow, t) < 0.5)
-		need = 0;
-	else
-		need = ceil(policy__decay_rate(&s->slow, t) * s->make_avg *
-			    (1 + p->headroom));
-	if (need >= s->cfg->max)
-		return s->cfg->max;
-	return (unsigned int)need < p->min ? p->min : (unsigned int)need;
+	return policy__clamp(policy__follow_need(&s->slow, t, s->make_avg,
+						 p->headroom),
+			     p->min, s->cfg->max);
 }
 
 /* n inside [start, end) after the last arrival, else 0. */
@@ -150,16 +144,16 @@ unsigned int poolsim__policy_target(struct sim *s, double t)
 	const struct poolsim_params *p = &s->cfg->params;
 
 	switch (s->cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return p->fixed.n;
 	case POOLSIM_TTL:
 		return window_target(s, t, p->ttl.n, 0, p->ttl.ttl_s);
 	case POOLSIM_HYBRID:
 		return window_target(s, t, p->hybrid.n, s->hist.win_start,
 				     s->hist.win_end);
-	case POOLSIM_FOLLOW:
+	case POOL_FOLLOW:
 		return follow_target(s, t);
-	case POOLSIM_MARGINAL:
+	case POOL_MARGINAL:
 		return s->arrived ? marginal_target(s, t) : 0;
 	}
 	return 0;
@@ -174,7 +168,7 @@ double poolsim__policy_next(const struct sim *s, double t)
 	unsigned int lowest = 0; /* a rate-driven target cannot fall below */
 
 	switch (s->cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return INFINITY;
 	case POOLSIM_TTL:
 		end = p->ttl.ttl_s;
@@ -183,10 +177,10 @@ double poolsim__policy_next(const struct sim *s, double t)
 		start = s->hist.win_start;
 		end = s->hist.win_end;
 		break;
-	case POOLSIM_FOLLOW:
+	case POOL_FOLLOW:
 		lowest = p->follow.min;
 		/* fall through */
-	case POOLSIM_MARGINAL:
+	case POOL_MARGINAL:
 		if (!s->arrived || s->target <= lowest)
 			return INFINITY;
 		return (floor(t * TICKS_PER_S) + 1) / TICKS_PER_S;
@@ -202,8 +196,8 @@ void poolsim__policy_arrival(struct sim *s, double t)
 	case POOLSIM_HYBRID:
 		hybrid_arrival(s, t);
 		break;
-	case POOLSIM_FOLLOW:
-	case POOLSIM_MARGINAL:
+	case POOL_FOLLOW:
+	case POOL_MARGINAL:
 		policy__decay_add(&s->slow, t);
 		if (s->fast.halflife_s)
 			policy__decay_add(&s->fast, t);

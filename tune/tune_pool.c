@@ -150,7 +150,7 @@ static int parse_policies(const char *text, struct tp_opts *o)
 	memset(o->policy_on, 0, sizeof(o->policy_on));
 	for (char *p = strtok_r(buf, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
-		enum poolsim_policy pol;
+		int pol;
 
 		if (poolsim__policy_parse(p, &pol) < 0)
 			return err__set(EINVAL, "--policies: unknown policy "

@@ -117,7 +117,7 @@ int tune_pool__run_costs(json_t *doc, const char *path,
 /* The simulator's view of c (borrowing its samples). */
 struct poolsim_costs tune_pool__sim_costs(const struct costs *c);
 void tune_pool__costs_free(struct costs *c);
-struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+struct cand *tune_pool__add(struct sweep *sw, int pol,
 			    const struct costs *c, uint64_t seed);
 int tune_pool__simulate(struct sweep *sw, const struct arrivals *a,
 			const struct poolsim_costs *pc, const struct slo *slo);

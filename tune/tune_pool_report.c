@@ -60,7 +60,7 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 {
 	const char *wait = c->wait_on_empty ? " --on-empty wait" : "";
 
-	if (x->cfg.policy == POOLSIM_FIXED) {
+	if (x->cfg.policy == POOL_FIXED) {
 		unsigned int n = x->cfg.params.fixed.n;
 		char max[32] = "";
 
@@ -69,7 +69,7 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 		snprintf(buf, size, "coldstart pool%s --policy fixed --size %u"
 			 "%s --workers %u%s", c->source_args, n, max, c->workers,
 			 wait);
-	} else if (x->cfg.policy == POOLSIM_FOLLOW) {
+	} else if (x->cfg.policy == POOL_FOLLOW) {
 		const struct poolsim_follow *f = &x->cfg.params.follow;
 
 		snprintf(buf, size, "coldstart pool%s --policy follow --size %u "
@@ -77,7 +77,7 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 			 "--workers %u%s", c->source_args, f->size, f->min,
 			 x->cfg.max, f->halflife_s, f->headroom, c->workers,
 			 wait);
-	} else if (x->cfg.policy == POOLSIM_MARGINAL) {
+	} else if (x->cfg.policy == POOL_MARGINAL) {
 		const struct policy_marginal *m = &x->cfg.params.marginal;
 		char cost[32], half[32], burst[32], peak[32];
 
@@ -100,17 +100,17 @@ static void pool_command(char *buf, size_t size, const struct cand *x,
 /* Whether `coldstart pool` has x's policy. */
 static bool applies(const struct cand *x)
 {
-	return x->cfg.policy == POOLSIM_FIXED ||
-	       x->cfg.policy == POOLSIM_FOLLOW ||
-	       x->cfg.policy == POOLSIM_MARGINAL;
+	return x->cfg.policy == POOL_FIXED ||
+	       x->cfg.policy == POOL_FOLLOW ||
+	       x->cfg.policy == POOL_MARGINAL;
 }
 
 /* The cheapest configuration meeting the SLO that `coldstart pool` can
  * apply (fixed, follow or marginal), or NULL. */
 static const struct cand *best_applicable(const struct sweep *sw)
 {
-	static const enum poolsim_policy runs[] = {
-		POOLSIM_FIXED, POOLSIM_FOLLOW, POOLSIM_MARGINAL };
+	static const int runs[] = {
+		POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
 	const struct cand *best = NULL;
 
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
@@ -191,12 +191,13 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 		"p99 | %s | idle VM-s | peak MiB |\n"
 		"|---|---|---|---|---|---|---|---|\n", slo->text,
 		slo->hits ? "hits" : "SLO metric");
-	for (int p = 0; p < POOLSIM_POLICIES; p++) {
+	for (int k = 0; k < POOLSIM_POLICIES; k++) {
+		int p = poolsim__policy_order[k];
 		size_t n = 0;
 		const struct cand *x;
 
 		for (size_t i = 0; i < sw->n; i++)
-			n += sw->c[i].cfg.policy == (enum poolsim_policy)p;
+			n += sw->c[i].cfg.policy == p;
 		if (!n)
 			continue;
 		if (sw->best[p] < 0) {

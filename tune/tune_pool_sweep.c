@@ -58,7 +58,7 @@ unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s)
 	return peak > 4096 ? 4096 : (unsigned int)peak;
 }
 
-struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+struct cand *tune_pool__add(struct sweep *sw, int pol,
 			const struct costs *c, uint64_t seed)
 {
 	struct cand *x;
@@ -80,7 +80,7 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 			 uint64_t seed, double cost_s, double half_s,
 			 double peak_s)
 {
-	struct cand *x = tune_pool__add(sw, POOLSIM_MARGINAL, c, seed);
+	struct cand *x = tune_pool__add(sw, POOL_MARGINAL, c, seed);
 	struct policy_marginal *m;
 
 	if (!x)
@@ -117,11 +117,11 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	unsigned int steps = sw->max < 40 ? sw->max : 40;
 	struct cand *x;
 
-	for (unsigned int i = 0; o->policy_on[POOLSIM_FIXED] && i <= steps;
+	for (unsigned int i = 0; o->policy_on[POOL_FIXED] && i <= steps;
 	     i++) {
 		unsigned int n = (unsigned int)lround((double)i * sw->max / steps);
 
-		if ((x = tune_pool__add(sw, POOLSIM_FIXED, c, o->seed))) {
+		if ((x = tune_pool__add(sw, POOL_FIXED, c, o->seed))) {
 			x->cfg.params.fixed.n = n;
 			snprintf(x->label, sizeof(x->label), "n=%u", n);
 		}
@@ -151,9 +151,9 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 					 "%gs head=p%g tail=p%g", h->n, h->bin_s,
 					 h->head_pct, h->tail_pct);
 			}
-	for (size_t i = 0; o->policy_on[POOLSIM_FOLLOW] && i < 5; i++)
+	for (size_t i = 0; o->policy_on[POOL_FOLLOW] && i < 5; i++)
 		for (size_t j = 0; j < 8; j++)
-			if ((x = tune_pool__add(sw, POOLSIM_FOLLOW, c, o->seed))) {
+			if ((x = tune_pool__add(sw, POOL_FOLLOW, c, o->seed))) {
 				struct poolsim_follow *f = &x->cfg.params.follow;
 
 				f->size = sw->max < 4 ? sw->max : 4;
@@ -164,7 +164,7 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 					 "halflife=%gs headroom=%g",
 					 halves[i], rooms[j]);
 			}
-	for (size_t i = 0; o->policy_on[POOLSIM_MARGINAL] && i < 10; i++)
+	for (size_t i = 0; o->policy_on[POOL_MARGINAL] && i < 10; i++)
 		for (size_t j = 0; j < 5; j++)
 			for (size_t k = 0; k < 4; k++)
 				add_marginal(sw, c, o->seed, costs_s[i],
@@ -284,10 +284,10 @@ static void validation_sizes(const struct tp_opts *o, const struct sweep *sw,
 			v->r[v->n++].size = o->vsizes[i];
 		return;
 	}
-	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOLSIM_FIXED)
+	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOL_FIXED)
 		n = sw->c[sw->rec].cfg.params.fixed.n;
-	else if (sw->best[POOLSIM_FIXED] >= 0)
-		n = sw->c[sw->best[POOLSIM_FIXED]].cfg.params.fixed.n;
+	else if (sw->best[POOL_FIXED] >= 0)
+		n = sw->c[sw->best[POOL_FIXED]].cfg.params.fixed.n;
 	if (n == 0)
 		n = 1;
 	for (unsigned int i = 0; i < 3; i++)
@@ -523,7 +523,7 @@ int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
 
 		one.c = &r->sim;
 		one.n = 0;
-		tune_pool__add(&one, POOLSIM_FIXED, c, o->seed);
+		tune_pool__add(&one, POOL_FIXED, c, o->seed);
 		r->sim.cfg.params.fixed.n = r->size;
 		if (r->size > r->sim.cfg.max)
 			r->sim.cfg.max = r->size;

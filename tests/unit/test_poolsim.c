@@ -36,7 +36,7 @@ static void assert_msg(const char *needle)
 		fail_msg("message '%s' lacks '%s'", err__last(), needle);
 }
 
-static struct poolsim_config config(enum poolsim_policy policy)
+static struct poolsim_config config(int policy)
 {
 	struct poolsim_config cfg = {
 		.policy = policy, .workers = 1, .max = 4, .seed = 1,
@@ -126,7 +126,7 @@ struct mmc_case {
 static void mmc_one(const struct mmc_case *k)
 {
 	struct arrivals a;
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	static const double zero[] = { 0 };
 	double *make = exponential(100000, 1 / k->mu, 11);
 	struct poolsim_costs costs = {
@@ -207,7 +207,7 @@ static void erlang_b_misses(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct arrivals a;
-		struct poolsim_config cfg = config(POOLSIM_FIXED);
+		struct poolsim_config cfg = config(POOL_FIXED);
 		struct poolsim_costs costs = {
 			.hit_s = zero, .n_hit = 1, .miss_s = one, .n_miss = 1,
 			.make_s = &cases[i].make, .n_make = 1,
@@ -277,7 +277,7 @@ static void assert_counts(const struct poolsim_result *r, uint64_t hits,
  * Held: [4, 10] 6 s + [12, 100] 88 s + [102, 110] 8 s = 102 VM-s. */
 static void fixed_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	struct poolsim_result r;
 
 	(void)state;
@@ -299,7 +299,7 @@ static void fixed_trace(void **state)
  * 102. Held: [6, 10] 4 + [12, 100] 88 + [102, 110] 8 = 100 VM-s. */
 static void fixed_wait_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	struct poolsim_result r;
 
 	(void)state;
@@ -390,7 +390,7 @@ static void hybrid_trace(void **state)
  * [12, 33.9] 21.9 + [102, 110] 8 = 35.9 VM-s. */
 static void follow_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FOLLOW);
+	struct poolsim_config cfg = config(POOL_FOLLOW);
 	struct poolsim_result r;
 
 	(void)state;
@@ -420,7 +420,7 @@ static void follow_trace(void **state)
  * 18.5 VM-s. */
 static void marginal_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct poolsim_result r;
 
 	(void)state;
@@ -539,7 +539,7 @@ static void hybrid_not_representative(void **state)
  * arrival is no burst. */
 static void marginal_burst(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct arrivals a = regular(230, 0, 300);
 	static const double fast[] = { 0.05 };
 	struct poolsim_costs costs = trace_costs;
@@ -598,7 +598,7 @@ static void marginal_burst(void **state)
  * [10.05, 20] = 19.849 VM-s, none reaped. */
 static void marginal_peak(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct arrivals a = regular(12, 0, 20);
 	static const double make[] = { 0.05 };
 	struct poolsim_costs costs = trace_costs;
@@ -649,7 +649,7 @@ static void seeded(void **state)
 	}
 	poisson(20, 600, &a);
 	for (unsigned int p = 0; p < POOLSIM_POLICIES; p++) {
-		struct poolsim_config cfg = config((enum poolsim_policy)p);
+		struct poolsim_config cfg = config(p);
 		struct poolsim_result r1, r2, r3;
 
 		cfg.workers = 2;
@@ -678,7 +678,7 @@ static void seeded(void **state)
 
 static void policy_names(void **state)
 {
-	enum poolsim_policy p;
+	int p;
 
 	(void)state;
 	for (unsigned int i = 0; i < POOLSIM_POLICIES; i++) {
@@ -686,7 +686,7 @@ static void policy_names(void **state)
 					 poolsim__policy_name(i), &p), 0);
 		assert_int_equal(p, i);
 	}
-	assert_string_equal(poolsim__policy_name(POOLSIM_MARGINAL),
+	assert_string_equal(poolsim__policy_name(POOL_MARGINAL),
 			    "marginal");
 	assert_string_equal(poolsim__policy_name(99), "?");
 	assert_int_equal(poolsim__policy_parse("lru", &p), -EINVAL);
@@ -715,11 +715,11 @@ static void bad_inputs(void **state)
 				       .n = ARRAY_LEN(trace_t),                \
 				       .span_s = 110 };                        \
 		c = trace_costs;                                               \
-		cfg = config(POOLSIM_FIXED);                                   \
+		cfg = config(POOL_FIXED);                                   \
 	} while (0)
 
 	c = trace_costs;
-	cfg = config(POOLSIM_FIXED);
+	cfg = config(POOL_FIXED);
 	a.n = 0;
 	REFUSED("no arrivals");
 	a.t = (double *)backwards;
@@ -758,25 +758,25 @@ static void bad_inputs(void **state)
 	cfg.policy = POOLSIM_HYBRID;
 	cfg.params.hybrid.margin = 1;
 	REFUSED("hybrid: margins 1");
-	cfg.policy = POOLSIM_FOLLOW;
+	cfg.policy = POOL_FOLLOW;
 	cfg.params.follow.size = 9;
 	REFUSED("follow: size 9");
-	cfg.policy = POOLSIM_FOLLOW;
+	cfg.policy = POOL_FOLLOW;
 	cfg.params.follow.halflife_s = 0;
 	REFUSED("follow: half-life 0 s");
-	cfg.policy = POOLSIM_FOLLOW;
+	cfg.policy = POOL_FOLLOW;
 	cfg.params.follow.headroom = -1;
 	REFUSED("follow: headroom -1");
-	cfg.policy = POOLSIM_MARGINAL;
+	cfg.policy = POOL_MARGINAL;
 	cfg.params.marginal.miss_cost_s = INFINITY;
 	REFUSED("marginal: miss cost inf");
-	cfg.policy = POOLSIM_MARGINAL;
+	cfg.policy = POOL_MARGINAL;
 	cfg.params.marginal.burst_halflife_s = 60;
 	REFUSED("marginal: half-lives 30 s and 60 s");
-	cfg.policy = POOLSIM_MARGINAL;
+	cfg.policy = POOL_MARGINAL;
 	cfg.params.marginal.peak_halflife_s = -1;
 	REFUSED("marginal: peak half-life -1 s");
-	cfg.policy = (enum poolsim_policy)42;
+	cfg.policy = 42;
 	REFUSED("unknown policy 42");
 #undef REFUSED
 	assert_int_equal(poolsim__run(&a, &c, NULL, &r), -EINVAL);

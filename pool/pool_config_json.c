@@ -1,0 +1,253 @@
+/* A warm pool's configuration as JSON, both ways (pool_config.h): the
+ * result documents' "config", and `--config FILE`, which sets what it
+ * names through the option table's own setters and checks. */
+#include "pool_config.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A guest's files, as the result documents name them (result__new
+ * names them by sha256). */
+static int guest_json(const struct pool_config *c, json_t *j)
+{
+	if (c->source == POOL_FROM_SNAPSHOT && c->snap_linux)
+		return json_object_update_new(j, json_pack(
+			"{s:s, s:s, s:o, s:s, s:b}", "guest", "linux", "kernel",
+			c->snap_guest.kernel, "initrd",
+			*c->snap_guest.initrd ? json_string(c->snap_guest.initrd)
+					      : json_null(),
+			"cmdline", c->snap_guest.cmdline, "allow_pvm",
+			c->allow_pvm));
+	if (c->source == POOL_FROM_LINUX)
+		return json_object_update_new(j, json_pack(
+			"{s:s, s:s, s:o, s:s, s:I, s:I, s:b}", "guest", "linux",
+			"kernel", c->kernel, "initrd",
+			c->initrd ? json_string(c->initrd) : json_null(),
+			"cmdline", c->cmdline ? c->cmdline : "", "mem_bytes",
+			(json_int_t)c->linux_mem, "vcpus",
+			(json_int_t)c->nr_vcpus, "allow_pvm", c->allow_pvm));
+	if (c->source == POOL_FROM_PROBE)
+		return json_object_set_new(j, "probe", json_pack(
+			"{s:I, s:I, s:I, s:I}", "init_bytes",
+			(json_int_t)c->probe.init_bytes, "ws_bytes",
+			(json_int_t)c->probe.ws_bytes, "vcpus",
+			(json_int_t)c->nr_vcpus, "mem_bytes",
+			(json_int_t)c->mem_size));
+	return 0;
+}
+
+json_t *pool_config__to_json(const struct pool_config *c)
+{
+	json_t *j = json_pack(
+		"{s:s, s:s?, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, "
+		"s:f}",
+		"source", c->source == POOL_FROM_SNAPSHOT ? "snapshot"
+			  : c->source == POOL_FROM_LINUX ? "linux" : "probe",
+		"snapshot", c->source == POOL_FROM_SNAPSHOT ? c->snapshot_dir
+							    : NULL,
+		"mem_restore", c->source == POOL_FROM_SNAPSHOT
+				       ? c->strategy->name : "none",
+		"hold", c->hold == POOL_HOLD_SHELL ? "shell" : "warm", "policy", policy__name(c->policy),
+		"on_empty", c->on_empty == POOL_WAIT ? "wait" : "make", "size", (json_int_t)c->size,
+		"min", (json_int_t)c->min, "max", (json_int_t)c->max,
+		"workers", (json_int_t)c->workers, "halflife_s", c->halflife_s,
+		"headroom", c->headroom, "timeout_s",
+		(double)c->timeout_ns / 1e9);
+
+	if (j && c->policy == POOL_MARGINAL &&
+	    json_object_set_new(j, "marginal", json_pack(
+		    "{s:f, s:f, s:f, s:f}", "miss_cost_s", c->miss_cost_s,
+		    "burst_halflife_s", c->burst_halflife_s, "burst_z",
+		    c->burst_z, "peak_halflife_s", c->peak_halflife_s)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	if (j && guest_json(c, j) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* How a JSON value becomes an option's text. */
+enum json_kind { J_STRING, J_COUNT, J_NUMBER, J_SECONDS };
+
+/* A key of the JSON and the option it sets. */
+struct json_key {
+	const char *key, *option;
+	enum json_kind kind;
+};
+
+static const struct json_key top_keys[] = {
+	{ "hold", "hold", J_STRING },
+	{ "policy", "policy", J_STRING },
+	{ "on_empty", "on-empty", J_STRING },
+	{ "size", "size", J_COUNT },
+	{ "min", "min", J_COUNT },
+	{ "max", "max", J_COUNT },
+	{ "workers", "workers", J_COUNT },
+	{ "halflife_s", "halflife", J_SECONDS },
+	{ "headroom", "headroom", J_NUMBER },
+	{ "timeout_s", "timeout", J_SECONDS },
+	{ NULL, NULL, J_STRING },
+};
+
+static const struct json_key marginal_keys[] = {
+	{ "miss_cost_s", "miss-cost", J_SECONDS },
+	{ "burst_halflife_s", "burst-halflife", J_SECONDS },
+	{ "burst_z", "burst-z", J_NUMBER },
+	{ "peak_halflife_s", "peak-halflife", J_SECONDS },
+	{ NULL, NULL, J_STRING },
+};
+
+static const struct json_key probe_keys[] = {
+	{ "init_bytes", "init", J_COUNT },
+	{ "ws_bytes", "ws", J_COUNT },
+	{ "vcpus", "vcpus", J_COUNT },
+	{ NULL, NULL, J_STRING },
+};
+
+static const struct json_key linux_keys[] = {
+	{ "kernel", "kernel", J_STRING },
+	{ "initrd", "initrd", J_STRING },
+	{ "cmdline", "cmdline", J_STRING },
+	{ "mem_bytes", "mem", J_COUNT },
+	{ "vcpus", "vcpus", J_COUNT },
+	{ NULL, NULL, J_STRING },
+};
+
+/* One value: its text as the option reads it, then the option's setter
+ * (its checks and messages). A null string is the option not given. */
+static int from_value(struct pool_config *c, const json_t *v,
+		      const struct json_key *k, const char *what)
+{
+	double x = json_number_value(v);
+	char text[64], why[512];
+	const char *t = text;
+	int ret;
+
+	if (k->kind == J_STRING && json_is_null(v) && !strcmp(k->key, "initrd")) {
+		c->initrd = NULL;
+		return 0;
+	}
+	if (k->kind == J_STRING && json_is_string(v))
+		t = json_string_value(v);
+	else if (k->kind == J_COUNT && json_is_integer(v) &&
+		 json_integer_value(v) >= 0)
+		snprintf(text, sizeof(text), "%lld",
+			 (long long)json_integer_value(v));
+	else if (k->kind == J_NUMBER && json_is_number(v))
+		snprintf(text, sizeof(text), "%.17g", x);
+	else if (k->kind == J_SECONDS && json_is_number(v) && x >= 0 &&
+		 x < 1e9)
+		snprintf(text, sizeof(text), "%lluns",
+			 (unsigned long long)llround(x * 1e9));
+	else
+		return err__set(EINVAL, "%s: field %s: not %s", what, k->key,
+				k->kind == J_STRING ? "a string"
+				: k->kind == J_COUNT ? "a whole number >= 0"
+				: k->kind == J_NUMBER ? "a number"
+				: "a number of seconds >= 0");
+	ret = pool_config__set(c, k->option, t);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(-ret, "%s: field %s: %s", what, k->key, why);
+	}
+	return 0;
+}
+
+static int from_keys(struct pool_config *c, const json_t *obj,
+		     const struct json_key *keys, const char *what)
+{
+	int ret = 0;
+
+	if (obj && !json_is_object(obj))
+		return err__set(EINVAL, "%s: not an object where the pool's "
+				"settings were expected", what);
+	for (const struct json_key *k = keys; ret == 0 && k->key; k++) {
+		const json_t *v = json_object_get(obj, k->key);
+
+		if (v)
+			ret = from_value(c, v, k, what);
+	}
+	return ret;
+}
+
+/* "source" and what it names. */
+static int from_source(struct pool_config *c, const json_t *j,
+		       const char *what)
+{
+	const json_t *v = json_object_get(j, "source");
+	const char *src = json_string_value(v);
+	static const struct json_key dir = { "snapshot", "snapshot", J_STRING },
+		strategy = { "mem_restore", "mem-restore", J_STRING };
+	int ret;
+
+	if (!v)
+		return 0;
+	if (src && !strcmp(src, "probe")) {
+		c->source = POOL_FROM_PROBE;
+		c->snapshot_dir = c->kernel = NULL;
+		return from_keys(c, json_object_get(j, "probe"), probe_keys,
+				 what);
+	}
+	if (src && !strcmp(src, "linux")) {
+		c->source = POOL_FROM_PROBE;
+		c->snapshot_dir = NULL;
+		return from_keys(c, j, linux_keys, what);
+	}
+	if (!src || strcmp(src, "snapshot"))
+		return err__set(EINVAL, "%s: field source: not one of probe, "
+				"snapshot, linux", what);
+	c->kernel = NULL;
+	if (!json_object_get(j, "snapshot"))
+		return err__set(EINVAL, "%s: source snapshot without its "
+				"field snapshot (the directory)", what);
+	ret = from_value(c, json_object_get(j, "snapshot"), &dir, what);
+	if (ret == 0 && json_object_get(j, "mem_restore"))
+		ret = from_value(c, json_object_get(j, "mem_restore"),
+				 &strategy, what);
+	return ret;
+}
+
+int pool_config__from_json(struct pool_config *c, const json_t *j,
+			   const char *what)
+{
+	const json_t *pvm = json_object_get(j, "allow_pvm");
+	int ret;
+
+	if (!json_is_object(j))
+		return err__set(EINVAL, "%s: not a JSON object", what);
+	ret = from_source(c, j, what);
+	if (ret == 0)
+		ret = from_keys(c, j, top_keys, what);
+	if (ret == 0)
+		ret = from_keys(c, json_object_get(j, "marginal"),
+				marginal_keys, what);
+	if (ret == 0 && pvm && !json_is_boolean(pvm))
+		ret = err__set(EINVAL, "%s: field allow_pvm: not true or "
+			       "false", what);
+	if (ret == 0 && pvm)
+		c->allow_pvm = json_is_true(pvm);
+	return ret;
+}
+
+int pool_config__load(struct pool_config *c, const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+
+	if (!j)
+		return err__set(EINVAL, "--config %s: %s (line %d)", path,
+				e.text, e.line);
+	/* every document read stays: the strings point into it */
+	if (!c->loaded)
+		c->loaded = json_array();
+	if (!c->loaded || json_array_append_new(c->loaded, j) < 0)
+		return err__set(ENOMEM, "--config %s", path);
+	return pool_config__from_json(c, j, path);
+}
