@@ -1,7 +1,7 @@
 /* `coldstart tune`: recommendations computed from this host's own
  * measurements; the table of tuners. */
 #include "cli.h"
-#include "tune_pool.h"
+#include "cmd_tune_pool.h"
 #include "tune_restore.h"
 
 #include <string.h>

@@ -286,10 +286,10 @@ struct pool_option {
 };
 
 static const struct pool_option options[] = {
-	{ "config", "FILE", "a pool configuration in JSON, as `coldstart tune "
-	  "pool`\nwrites it (pool-config.json) or a pool result's\n"
-	  "\"config\"; the options after it override what it sets",
-	  set_config },
+	{ "config", "FILE", "a pool configuration in JSON: the recommendation "
+	  "of\n`coldstart tune pool --out DIR` (DIR/tune-pool.json), a\n"
+	  "`bench pool` result's, or the configuration alone; the\n"
+	  "options after it override what it sets", set_config },
 	{ "snapshot", "DIR", "hold VMs restored from this snapshot: the probe "
 	  "guest's,\nor a Linux guest's (`snapshot create --kernel`), whose"
 	  "\nrequest runs from boot complete to its done signal\n(default: "

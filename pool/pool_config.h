@@ -152,8 +152,16 @@ json_t *pool_config__to_json(const struct pool_config *c);
 int pool_config__from_json(struct pool_config *c, const json_t *j,
 			   const char *what);
 
-/* --config FILE: reads FILE and takes it as pool_config__from_json;
- * keeps the document (c->loaded). 0 or -EINVAL. */
+/* The options that set this configuration, from the same table as
+ * --config reads it (" --snapshot DIR --mem-restore mmap --hold warm
+ * ..."; values quoted for a POSIX shell where needed): malloc'd, or NULL
+ * when out of memory. */
+char *pool_config__options_text(const struct pool_config *c);
+
+/* --config FILE: reads FILE and takes its configuration as
+ * pool_config__from_json: FILE's "pool_config" (as `coldstart tune pool`
+ * writes it into tune-pool.json), a pool result's "config", or FILE
+ * itself; keeps the document (c->loaded). 0 or -EINVAL. */
 int pool_config__load(struct pool_config *c, const char *path);
 
 #endif

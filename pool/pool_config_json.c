@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A guest's files, as the result documents name them (result__new
@@ -83,13 +84,13 @@ struct json_key {
 };
 
 static const struct json_key top_keys[] = {
-	{ "hold", "hold", J_STRING },
 	{ "policy", "policy", J_STRING },
-	{ "on_empty", "on-empty", J_STRING },
 	{ "size", "size", J_COUNT },
 	{ "min", "min", J_COUNT },
 	{ "max", "max", J_COUNT },
 	{ "workers", "workers", J_COUNT },
+	{ "on_empty", "on-empty", J_STRING },
+	{ "hold", "hold", J_STRING },
 	{ "halflife_s", "halflife", J_SECONDS },
 	{ "headroom", "headroom", J_NUMBER },
 	{ "timeout_s", "timeout", J_SECONDS },
@@ -120,44 +121,70 @@ static const struct json_key linux_keys[] = {
 	{ NULL, NULL, J_STRING },
 };
 
-/* One value: its text as the option reads it, then the option's setter
- * (its checks and messages). A null string is the option not given. */
-static int from_value(struct pool_config *c, const json_t *v,
-		      const struct json_key *k, const char *what)
+/* A duration in its largest whole unit, as args__duration reads it. */
+static void duration_text(char *buf, size_t size, unsigned long long ns)
+{
+	static const struct { const char *unit; unsigned long long ns; } u[] = {
+		{ "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+	};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (ns % u[i].ns == 0) {
+			snprintf(buf, size, "%llu%s", ns / u[i].ns, u[i].unit);
+			return;
+		}
+	snprintf(buf, size, "%lluns", ns);
+}
+
+/* A value as its option's text (*t: text, or the string's own); 0, or
+ * -EINVAL naming the key when its type is not the option's. */
+static int value_text(const json_t *v, const struct json_key *k,
+		      const char *what, char *text, size_t size,
+		      const char **t)
 {
 	double x = json_number_value(v);
-	char text[64], why[512];
-	const char *t = text;
-	int ret;
 
-	if (k->kind == J_STRING && json_is_null(v) && !strcmp(k->key, "initrd")) {
-		c->initrd = NULL;
-		return 0;
-	}
+	*t = text;
 	if (k->kind == J_STRING && json_is_string(v))
-		t = json_string_value(v);
+		*t = json_string_value(v);
 	else if (k->kind == J_COUNT && json_is_integer(v) &&
 		 json_integer_value(v) >= 0)
-		snprintf(text, sizeof(text), "%lld",
-			 (long long)json_integer_value(v));
+		snprintf(text, size, "%lld", (long long)json_integer_value(v));
 	else if (k->kind == J_NUMBER && json_is_number(v))
-		snprintf(text, sizeof(text), "%.17g", x);
+		snprintf(text, size, "%.17g", x);
 	else if (k->kind == J_SECONDS && json_is_number(v) && x >= 0 &&
 		 x < 1e9)
-		snprintf(text, sizeof(text), "%lluns",
-			 (unsigned long long)llround(x * 1e9));
+		duration_text(text, size, (unsigned long long)llround(x * 1e9));
 	else
 		return err__set(EINVAL, "%s: field %s: not %s", what, k->key,
 				k->kind == J_STRING ? "a string"
 				: k->kind == J_COUNT ? "a whole number >= 0"
 				: k->kind == J_NUMBER ? "a number"
 				: "a number of seconds >= 0");
-	ret = pool_config__set(c, k->option, t);
-	if (ret < 0) {
+	return 0;
+}
+
+/* One value through its option's setter (its checks and messages). A
+ * null initrd is none. */
+static int from_value(struct pool_config *c, const json_t *v,
+		      const struct json_key *k, const char *what)
+{
+	char text[64], why[512];
+	const char *t;
+	int ret;
+
+	if (json_is_null(v) && !strcmp(k->key, "initrd")) {
+		c->initrd = NULL;
+		return 0;
+	}
+	ret = value_text(v, k, what, text, sizeof(text), &t);
+	if (ret == 0)
+		ret = pool_config__set(c, k->option, t);
+	if (ret < 0 && strncmp(err__last(), what, strlen(what))) {
 		snprintf(why, sizeof(why), "%s", err__last());
 		return err__set(-ret, "%s: field %s: %s", what, k->key, why);
 	}
-	return 0;
+	return ret;
 }
 
 static int from_keys(struct pool_config *c, const json_t *obj,
@@ -236,18 +263,102 @@ int pool_config__from_json(struct pool_config *c, const json_t *j,
 	return ret;
 }
 
+/* The configuration a document holds: its "pool_config" (`tune pool`'s
+ * tune-pool.json), a pool result's "config", or the document itself. */
+static const json_t *config_in(const json_t *j)
+{
+	const char *bench = json_string_value(json_object_get(j, "bench"));
+
+	if (json_object_get(j, "pool_config"))
+		return json_object_get(j, "pool_config");
+	if (bench && !strcmp(bench, "pool") && json_object_get(j, "config"))
+		return json_object_get(j, "config");
+	return j;
+}
+
 int pool_config__load(struct pool_config *c, const char *path)
 {
 	json_error_t e;
 	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
 
-	if (!j)
+	if (!j && e.line > 0)
 		return err__set(EINVAL, "--config %s: %s (line %d)", path,
 				e.text, e.line);
+	if (!j)
+		return err__set(EINVAL, "--config %s: %s", path, e.text);
 	/* every document read stays: the strings point into it */
 	if (!c->loaded)
 		c->loaded = json_array();
 	if (!c->loaded || json_array_append_new(c->loaded, j) < 0)
 		return err__set(ENOMEM, "--config %s", path);
-	return pool_config__from_json(c, j, path);
+	return pool_config__from_json(c, config_in(j), path);
+}
+
+/* Appends " --option VALUE" to the stream, VALUE in single quotes unless
+ * the shell reads it as it is. */
+static void append_option(FILE *f, const char *option, const char *value)
+{
+	fprintf(f, " --%s", option);
+	if (!value)
+		return;
+	if (*value && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+			     "OPQRSTUVWXYZ0123456789_./:=,@+-") ==
+			      strlen(value)) {
+		fprintf(f, " %s", value);
+		return;
+	}
+	fputs(" '", f);
+	for (; *value; value++) {
+		if (*value == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*value, f);
+	}
+	fputc('\'', f);
+}
+
+static void append_keys(FILE *f, const json_t *obj,
+			const struct json_key *keys)
+{
+	char text[64];
+	const char *t;
+
+	for (const struct json_key *k = keys; k->key; k++) {
+		const json_t *v = json_object_get(obj, k->key);
+
+		if (v && value_text(v, k, "", text, sizeof(text), &t) == 0)
+			append_option(f, k->option, t);
+	}
+}
+
+char *pool_config__options_text(const struct pool_config *c)
+{
+	json_t *j = pool_config__to_json(c);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = j ? open_memstream(&text, &len) : NULL;
+
+	if (!f) {
+		json_decref(j);
+		return NULL;
+	}
+	if (c->source == POOL_FROM_SNAPSHOT) {
+		append_option(f, "snapshot", c->snapshot_dir);
+		append_option(f, "mem-restore", c->strategy->name);
+	} else if (c->source == POOL_FROM_LINUX) {
+		append_keys(f, j, linux_keys);
+	} else {
+		append_keys(f, json_object_get(j, "probe"), probe_keys);
+	}
+	append_keys(f, j, top_keys);
+	if (c->policy == POOL_MARGINAL)
+		append_keys(f, json_object_get(j, "marginal"), marginal_keys);
+	if (c->allow_pvm)
+		append_option(f, "allow-pvm", NULL);
+	json_decref(j);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }

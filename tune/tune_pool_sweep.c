@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -294,32 +295,14 @@ static void validation_sizes(const struct tp_opts *o, const struct sweep *sw,
 		v->r[v->n++].size = n - 1 + i;
 }
 
-/* Appends "--opt value" to the argument list at a[*k] (text in buf). */
-static void arg_add(char **a, size_t *k, char *buf, size_t size,
-		    const char *opt, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-static void arg_add(char **a, size_t *k, char *buf, size_t size,
-		    const char *opt, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	a[(*k)++] = (char *)opt;
-	a[(*k)++] = buf;
-}
-
-/* `coldstart bench pool --json` for a fixed pool of `size` VMs, with the
- * results directory's pool source and the tune run's arrivals. */
+/* `coldstart bench pool --json --config FILE` with the tune run's
+ * arrivals: FILE holds r->sim's fixed pool on the results directory's
+ * stored configuration (bufs: the option values' text). */
 static void bench_argv(const struct tp_opts *o, const struct costs *c,
-		       unsigned int size, const char *exe, char **a,
-		       char bufs[][PATH_MAX])
+		       const char *exe, const char *config, char **a,
+		       char bufs[][64])
 {
-	const json_t *cfg = c->pool.config, *probe = json_object_get(cfg,
-								     "probe");
-	const char *hold = json_string_value(json_object_get(cfg, "hold"));
-	json_int_t conc = json_integer_value(json_object_get(cfg,
+	json_int_t conc = json_integer_value(json_object_get(c->pool.config,
 							     "concurrency"));
 	size_t k = 0, b = 0;
 
@@ -329,54 +312,22 @@ static void bench_argv(const struct tp_opts *o, const struct costs *c,
 	a[k++] = "--json";
 	a[k++] = "--baseline";
 	a[k++] = "0";
-	a[k++] = "--policy";
-	a[k++] = "fixed";
-#define ADD(opt, ...) arg_add(a, &k, bufs[b++], PATH_MAX, opt, __VA_ARGS__)
-	ADD("--arrivals", "%s", o->arrivals_text);
+	a[k++] = "--config";
+	a[k++] = (char *)config;
+	a[k++] = "--arrivals";
+	a[k++] = (char *)o->arrivals_text;
+#define ADD(opt, ...) (a[k++] = opt, snprintf(bufs[b], 64, __VA_ARGS__), \
+		       a[k++] = bufs[b++])
 	ADD("--duration", "%.0fns", o->duration_s * 1e9);
 	ADD("--time-scale", "%.17g", o->time_scale);
 	ADD("--seed", "%llu", (unsigned long long)o->seed);
-	ADD("--size", "%u", size);
-	ADD("--max", "%u", size > 64 ? size : 64);
-	ADD("--workers", "%u", c->workers);
-	if (c->wait_on_empty)
-		ADD("--on-empty", "wait");
-	if (hold)
-		ADD("--hold", "%s", hold);
 	if (conc > 0)
 		ADD("--concurrency", "%lld", (long long)conc);
-	if (o->kvm_path)
-		ADD("--kvm", "%s", o->kvm_path);
-	if (json_is_true(json_object_get(cfg, "allow_pvm")))
-		a[k++] = "--allow-pvm";
-	if (!strcmp(json_string_value(json_object_get(cfg, "source")) ?: "",
-		    "snapshot")) {
-		ADD("--snapshot", "%s", json_string_value(json_object_get(
-						cfg, "snapshot")) ?: "");
-		ADD("--mem-restore", "%s", json_string_value(json_object_get(
-						   cfg, "mem_restore")) ?: "mmap");
-	} else if (!strcmp(json_string_value(json_object_get(cfg, "source"))
-			   ?: "", "linux")) {
-		ADD("--kernel", "%s", json_string_value(json_object_get(
-					      cfg, "kernel")) ?: "");
-		if (json_is_string(json_object_get(cfg, "initrd")))
-			ADD("--initrd", "%s", json_string_value(
-					json_object_get(cfg, "initrd")));
-		ADD("--cmdline", "%s", json_string_value(json_object_get(
-					       cfg, "cmdline")) ?: "");
-		ADD("--mem", "%lld", (long long)json_integer_value(
-					     json_object_get(cfg, "mem_bytes")));
-		ADD("--vcpus", "%lld", (long long)json_integer_value(
-					       json_object_get(cfg, "vcpus")));
-	} else if (probe) {
-		ADD("--init", "%lld", (long long)json_integer_value(
-					      json_object_get(probe, "init_bytes")));
-		ADD("--ws", "%lld", (long long)json_integer_value(
-					    json_object_get(probe, "ws_bytes")));
-		ADD("--vcpus", "%lld", (long long)json_integer_value(
-					       json_object_get(probe, "vcpus")));
-	}
 #undef ADD
+	if (o->kvm_path) {
+		a[k++] = "--kvm";
+		a[k++] = (char *)o->kvm_path;
+	}
 	a[k] = NULL;
 }
 
@@ -447,14 +398,18 @@ static int measure(const struct tp_opts *o, const struct costs *c,
 		   const struct arrivals *a, const char *exe, struct vrow *r,
 		   struct validation *v)
 {
-	char bufs[20][PATH_MAX], *argv[52], st[32];
+	char bufs[4][64], *argv[24], st[32], config[PATH_MAX];
 	json_t *doc = NULL;
 	int status, ret;
 
-	bench_argv(o, c, r->size, exe, argv, bufs);
+	ret = tune_pool__config_file(c, &r->sim, config, sizeof(config));
+	if (ret < 0)
+		return ret;
+	bench_argv(o, c, exe, config, argv, bufs);
 	fprintf(stderr, "coldstart tune pool: validating a fixed pool of %u "
 		"VMs on this host\n", r->size);
 	ret = child__capture(argv, &doc, &status);
+	unlink(config);
 	if (ret < 0) {
 		snprintf(r->note, sizeof(r->note), "%s", err__last());
 		return 0;
