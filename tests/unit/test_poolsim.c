@@ -2,7 +2,8 @@
  * closed forms (Erlang C for a pool whose refills are the servers,
  * Erlang B for one whose misses make their own VMs), every policy on
  * hand-made traces whose outcome is worked out in the comments,
- * reproducibility, and refused inputs. */
+ * reproducibility, and refused inputs (the policies' names and the
+ * shared arithmetic: test_poolsim_policy.c). */
 #include "arrivals.h"
 #include "err.h"
 #include "poolsim.h"
@@ -676,23 +677,6 @@ static void seeded(void **state)
 	arrivals__free(&a);
 }
 
-static void policy_names(void **state)
-{
-	int p;
-
-	(void)state;
-	for (unsigned int i = 0; i < POOLSIM_POLICIES; i++) {
-		assert_int_equal(poolsim__policy_parse(
-					 poolsim__policy_name(i), &p), 0);
-		assert_int_equal(p, i);
-	}
-	assert_string_equal(poolsim__policy_name(POOL_MARGINAL),
-			    "marginal");
-	assert_string_equal(poolsim__policy_name(99), "?");
-	assert_int_equal(poolsim__policy_parse("lru", &p), -EINVAL);
-	assert_msg("unknown policy 'lru'");
-}
-
 /* ---- refused inputs ---- */
 
 static void bad_inputs(void **state)
@@ -802,7 +786,6 @@ int main(void)
 		cmocka_unit_test(marginal_burst),
 		cmocka_unit_test(marginal_peak),
 		cmocka_unit_test(seeded),
-		cmocka_unit_test(policy_names),
 		cmocka_unit_test(bad_inputs),
 	};
 
