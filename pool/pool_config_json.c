@@ -25,10 +25,10 @@ static int guest_json(const struct pool_config *c, json_t *j)
 			c->allow_pvm));
 	if (c->source == POOL_FROM_LINUX)
 		return json_object_update_new(j, json_pack(
-			"{s:s, s:s, s:o, s:s, s:I, s:I, s:b}", "guest", "linux",
+			"{s:s, s:s, s:o, s:s?, s:I, s:I, s:b}", "guest", "linux",
 			"kernel", c->kernel, "initrd",
 			c->initrd ? json_string(c->initrd) : json_null(),
-			"cmdline", c->cmdline ? c->cmdline : "", "mem_bytes",
+			"cmdline", c->cmdline, "mem_bytes",
 			(json_int_t)c->linux_mem, "vcpus",
 			(json_int_t)c->nr_vcpus, "allow_pvm", c->allow_pvm));
 	if (c->source == POOL_FROM_PROBE)
@@ -165,7 +165,7 @@ static int value_text(const json_t *v, const struct json_key *k,
 }
 
 /* One value through its option's setter (its checks and messages). A
- * null initrd is none. */
+ * null initrd or command line is the option not given. */
 static int from_value(struct pool_config *c, const json_t *v,
 		      const struct json_key *k, const char *what)
 {
@@ -175,6 +175,10 @@ static int from_value(struct pool_config *c, const json_t *v,
 
 	if (json_is_null(v) && !strcmp(k->key, "initrd")) {
 		c->initrd = NULL;
+		return 0;
+	}
+	if (json_is_null(v) && !strcmp(k->key, "cmdline")) {
+		c->cmdline = NULL;
 		return 0;
 	}
 	ret = value_text(v, k, what, text, sizeof(text), &t);
@@ -223,7 +227,10 @@ static int from_source(struct pool_config *c, const json_t *j,
 				 what);
 	}
 	if (src && !strcmp(src, "linux")) {
-		c->source = POOL_FROM_PROBE;
+		if (!json_object_get(j, "kernel"))
+			return err__set(EINVAL, "%s: source linux without its "
+					"field kernel", what);
+		c->source = POOL_FROM_LINUX;
 		c->snapshot_dir = NULL;
 		return from_keys(c, j, linux_keys, what);
 	}
