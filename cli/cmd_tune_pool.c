@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "poolsim.h"
 #include "tune_pool.h"
 
 #include <stdio.h>
@@ -32,8 +33,12 @@ static void usage(FILE *out)
 	      "first instruction\n"
 	      "                       (e.g. p99=50ms), or hits=PCT% "
 	      "(e.g. hits=99%)\n"
-	      "  --policies LIST      comma-separated, of fixed,ttl,hybrid,"
-	      "follow,marginal\n"
+	      "  --policies LIST      comma-separated, of ",
+	      out);
+	for (int k = 0; k < POOLSIM_POLICIES; k++)
+		fprintf(out, "%s%s", k ? "," : "",
+			poolsim__policy_name(poolsim__policy_at(k)));
+	fputs("\n"
 	      "                       (default all)\n"
 	      "  --memory-budget SIZE how many such pools and warm VMs fit in "
 	      "SIZE\n"

@@ -85,4 +85,64 @@ unsigned int policy__marginal_target(double lambda, double make_mean,
 /* The mean of n > 0 samples, all above 0, and their squared CV. */
 void policy__moments(const double *s, size_t n, double *mean, double *cs2);
 
+/* ---- every shared policy through one interface ---- */
+
+/* The shared policies' parameters, one set (each policy reads its own;
+ * `coldstart pool`'s options and JSON name them, policy__defaults gives
+ * their defaults). */
+struct policy_params {
+	double halflife_s;       /* follow, marginal: the rate's half-life */
+	double headroom;         /* follow: extra fraction held */
+	/* marginal: the cost of one miss in idle VM-seconds, the burst
+	 * detector's half-life (0: none) and threshold, and the peak rate's
+	 * half-life (0: none) */
+	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
+};
+
+/* What a policy sees of its pool, real or simulated: the arrival-rate
+ * estimates (policy__start, policy__arrival), the making times and the
+ * pool's shape. */
+struct policy_view {
+	struct policy_decay slow, fast;
+	struct policy_peak peak;
+	bool arrived;
+	double make_avg;            /* moving average (s); 0: none yet */
+	double make_mean, make_cs2; /* mean (0: none) and squared CV */
+	unsigned int workers, min, max;
+	bool wait_on_empty;
+};
+
+/* 10 s half-life, headroom 0.5, miss cost 60 s, bursts at 3 s and 3
+ * standard deviations, no peak. */
+void policy__defaults(struct policy_params *pp);
+
+/* 0, or -EINVAL with why[len] naming the parameter out of its range
+ * (the half-life for every policy: the rate is estimated for all). */
+int policy__check(enum pool_policy p, const struct policy_params *pp,
+		  char *why, size_t len);
+
+/* Sets v's estimates for policy p: the decays' half-lives, nothing
+ * counted yet. */
+void policy__start(enum pool_policy p, const struct policy_params *pp,
+		   struct policy_view *v);
+
+/* Counts an arrival at t; one a little out of order (the pool's threads)
+ * counts at the newest time seen. */
+void policy__arrival(struct policy_view *v, double t);
+
+/* What p's target reads (policy__reads): the making times' moving
+ * average (the simulator then learns it from misses' makings too, as the
+ * pool does), their mean and squared CV; and whether it sets a target
+ * at all (fixed does not: it is set). */
+#define POLICY_READS_MAKE_AVG 1u
+#define POLICY_READS_MAKE_MOMENTS 2u
+#define POLICY_SETS_TARGET 4u
+unsigned int policy__reads(enum pool_policy p);
+
+/* The target p sets at t, within [v->min, v->max], or -1 to keep the
+ * current one (fixed; before the first arrival; before a making time is
+ * known). May update v (marginal's peak). */
+double policy__target(enum pool_policy p, const struct policy_params *pp,
+		      struct policy_view *v, double t);
+
 #endif

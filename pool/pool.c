@@ -257,9 +257,7 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 		return err__set(ENOMEM, "allocating a pool");
 	p->cfg = *cfg;
 	p->target = cfg->size;
-	p->slow.halflife_s = cfg->halflife_s;
-	if (cfg->policy == POOL_MARGINAL)
-		p->fast.halflife_s = cfg->burst_halflife_s;
+	policy__start(cfg->policy, &cfg->params, &p->view);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	pthread_cond_init(&p->ready, NULL);

@@ -10,6 +10,7 @@
 #include "snapshot.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +43,7 @@ void pool_config__defaults(struct pool_config *c)
 	c->size = 4;
 	c->max = DEFAULT_MAX;
 	c->workers = 1;
-	c->halflife_s = 10;
-	c->headroom = 0.5;
-	c->miss_cost_s = 60;
-	c->burst_halflife_s = 3;
-	c->burst_z = 3;
-	c->peak_halflife_s = 0;
+	policy__defaults(&c->params);
 	c->timeout_ns = 10000000000ull;
 }
 
@@ -193,41 +189,6 @@ static int set_policy(struct pool_config *c, const char *opt, const char *a)
 	return ret;
 }
 
-static int set_halflife(struct pool_config *c, const char *opt,
-			const char *a)
-{
-	return seconds(opt, a, &c->halflife_s);
-}
-
-static int set_headroom(struct pool_config *c, const char *opt,
-			const char *a)
-{
-	return number(opt, a, &c->headroom);
-}
-
-static int set_miss_cost(struct pool_config *c, const char *opt,
-			 const char *a)
-{
-	return seconds(opt, a, &c->miss_cost_s);
-}
-
-static int set_burst_halflife(struct pool_config *c, const char *opt,
-			      const char *a)
-{
-	return seconds(opt, a, &c->burst_halflife_s);
-}
-
-static int set_burst_z(struct pool_config *c, const char *opt, const char *a)
-{
-	return number(opt, a, &c->burst_z);
-}
-
-static int set_peak_halflife(struct pool_config *c, const char *opt,
-			     const char *a)
-{
-	return seconds(opt, a, &c->peak_halflife_s);
-}
-
 static int set_on_empty(struct pool_config *c, const char *opt,
 			const char *a)
 {
@@ -279,75 +240,88 @@ static int set_seccomp(struct pool_config *c, const char *opt, const char *a)
 /* ---- the table: parser and help ---- */
 
 /* One option: --name [ARG], its help (lines parted by '\n') and what
- * sets it. */
+ * sets it: its setter, or for a policy's parameter (param) the field of
+ * struct policy_params that param names. */
 struct pool_option {
 	const char *name, *arg, *help;
 	int (*set)(struct pool_config *c, const char *opt, const char *arg);
+	const struct pool_param *param;
 };
+
+/* A policy parameter's row. */
+#define PARAM(field, json_key, group_name, in_seconds)                      \
+	&(const struct pool_param){ json_key, group_name, in_seconds,       \
+				    offsetof(struct policy_params, field) }
+
+/* --policy's argument in the help: the policies' names (policy.c). */
+static const char policy_arg[] = "POLICY";
 
 static const struct pool_option options[] = {
 	{ "config", "FILE", "a pool configuration in JSON: the recommendation "
 	  "of\n`coldstart tune pool --out DIR` (DIR/tune-pool.json), a\n"
 	  "`bench pool` result's, or the configuration alone; the\n"
-	  "options after it override what it sets", set_config },
+	  "options after it override what it sets", set_config, NULL },
 	{ "snapshot", "DIR", "hold VMs restored from this snapshot: the probe "
 	  "guest's,\nor a Linux guest's (`snapshot create --kernel`), whose"
 	  "\nrequest runs from boot complete to its done signal\n(default: "
-	  "the probe guest booted fresh to READY)", set_snapshot },
+	  "the probe guest booted fresh to READY)", set_snapshot, NULL },
 	{ "mem-restore", "NAME", "its memory restore strategy (default mmap)",
-	  set_mem_restore },
+	  set_mem_restore, NULL },
 	{ "kernel", "FILE", "hold a Linux guest booted fresh and paused at "
 	  "its\nboot-complete signal; a request runs it on to its done\n"
-	  "signal", set_kernel },
-	{ "initrd", "FILE", "--kernel's initrd (default none)", set_initrd },
+	  "signal", set_kernel, NULL },
+	{ "initrd", "FILE", "--kernel's initrd (default none)", set_initrd, NULL },
 	{ "cmdline", "TEXT", "--kernel's command line (default: the console "
-	  "on COM1)", set_cmdline },
-	{ "mem", "SIZE", "--kernel's guest memory (default 256M)", set_mem },
+	  "on COM1)", set_cmdline, NULL },
+	{ "mem", "SIZE", "--kernel's guest memory (default 256M)", set_mem, NULL },
 	{ "init", "SIZE", "the fresh probe guest: memory touched before READY"
-	  "\n(default 2M)", set_init },
+	  "\n(default 2M)", set_init, NULL },
 	{ "ws", "SIZE", "the fresh probe guest: memory each request touches\n"
-	  "(default 1M)", set_ws },
+	  "(default 1M)", set_ws, NULL },
 	{ "vcpus", "N", "the guest booted fresh: vCPUs (default 1)",
-	  set_vcpus },
+	  set_vcpus, NULL },
 	{ "hold", "warm|shell", "warm: restored (or booted) and stopped before "
 	  "the\nrequest's first instruction; shell: VM and vCPUs only,\nthe "
-	  "request restores into it (--snapshot only)", set_hold },
+	  "request restores into it (--snapshot only)", set_hold, NULL },
 	{ "size", "N", "VMs to hold (default 4; follow: the first target)",
-	  set_size },
-	{ "min", "N", "lower bound of the target (default 0)", set_min },
-	{ "max", "N", "upper bound of the target (default 64)", set_max },
-	{ "workers", "K", "refill threads (default 1)", set_workers },
-	{ "policy", "fixed|follow|marginal", "follow: the target tracks the "
+	  set_size, NULL },
+	{ "min", "N", "lower bound of the target (default 0)", set_min, NULL },
+	{ "max", "N", "upper bound of the target (default 64)", set_max, NULL },
+	{ "workers", "K", "refill threads (default 1)", set_workers, NULL },
+	{ "policy", policy_arg, "follow: the target tracks the "
 	  "arrival rate (an\nexponentially decayed count) times the time to "
 	  "make\none VM, plus --headroom; marginal: holds the n-th VM\nwhile "
 	  "the misses it saves, each worth --miss-cost of\nidle time, outweigh "
-	  "its idle time (what `coldstart\ntune pool` simulates)", set_policy },
+	  "its idle time (what `coldstart\ntune pool` simulates)", set_policy, NULL },
 	{ "halflife", "DUR", "follow, marginal: the rate estimate's half-life"
-	  "\n(default 10s)", set_halflife },
-	{ "headroom", "F", "follow: extra fraction held (default 0.5)",
-	  set_headroom },
+	  "\n(default 10s)", NULL, PARAM(halflife_s, "halflife_s", NULL, true) },
+	{ "headroom", "F", "follow: extra fraction held (default 0.5)", NULL,
+	  PARAM(headroom, "headroom", NULL, false) },
 	{ "miss-cost", "DUR", "marginal: idle VM-time one miss is worth "
-	  "(default 60s)", set_miss_cost },
+	  "(default 60s)", NULL,
+	  PARAM(miss_cost_s, "miss_cost_s", "marginal", true) },
 	{ "burst-halflife", "DUR", "marginal: the burst detector's fast "
-	  "half-life (default\n3s; 0 for none)", set_burst_halflife },
+	  "half-life (default\n3s; 0 for none)", NULL,
+	  PARAM(burst_halflife_s, "burst_halflife_s", "marginal", true) },
 	{ "burst-z", "F", "marginal: a burst is the fast rate F standard "
-	  "deviations\nfrom the slow one (default 3)", set_burst_z },
+	  "deviations\nfrom the slow one (default 3)", NULL,
+	  PARAM(burst_z, "burst_z", "marginal", false) },
 	{ "peak-halflife", "DUR", "marginal: plan for at least the highest "
 	  "rate planned\nfor before, halving every DUR (default 0: none)",
-	  set_peak_halflife },
+	  NULL, PARAM(peak_halflife_s, "peak_halflife_s", "marginal", true) },
 	{ "on-empty", "make|wait", "what a request does when nothing is held: "
 	  "make its\nown VM (a miss; default) or wait for a refill",
-	  set_on_empty },
+	  set_on_empty, NULL },
 	{ "timeout", "DUR", "one request's run, one VM's making (default 10s)",
-	  set_timeout },
-	{ "kvm", "PATH", "the KVM device (default /dev/kvm)", set_kvm },
+	  set_timeout, NULL },
+	{ "kvm", "PATH", "the KVM device (default /dev/kvm)", set_kvm, NULL },
 	{ "abort-every", "N", "testing: every Nth VM the refill threads make "
-	  "aborts\nafter READY (the probe guest only)", set_abort_every },
+	  "aborts\nafter READY (the probe guest only)", set_abort_every, NULL },
 	{ "allow-pvm", NULL, "run a Linux guest on a PVM host anyway (only\n"
 	  "guests that never run ring-0 code there can work)",
-	  set_allow_pvm },
+	  set_allow_pvm, NULL },
 	{ "seccomp", "MODE", "per-thread system call filters: kill (default), "
-	  "log\n(allowed, logged, reported at exit) or off", set_seccomp },
+	  "log\n(allowed, logged, reported at exit) or off", set_seccomp, NULL },
 };
 
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -364,14 +338,37 @@ size_t pool_config__getopt(struct option *out)
 	return NR_OPTIONS;
 }
 
+const struct pool_param *pool_config__param(size_t i, const char **option)
+{
+	for (size_t k = 0; k < NR_OPTIONS; k++) {
+		if (!options[k].param || i--)
+			continue;
+		*option = options[k].name;
+		return options[k].param;
+	}
+	return NULL;
+}
+
+double *pool_config__param_value(struct pool_config *c,
+				 const struct pool_param *p)
+{
+	return (double *)((char *)&c->params + p->offset);
+}
+
 int pool_config__option(struct pool_config *c, int opt, const char *arg)
 {
+	const struct pool_option *o;
 	char name[40];
 
 	if (opt < POOL_OPT_BASE || opt >= POOL_OPT_BASE + (int)NR_OPTIONS)
 		return 1;
-	snprintf(name, sizeof(name), "--%s", options[opt - POOL_OPT_BASE].name);
-	return options[opt - POOL_OPT_BASE].set(c, name, arg);
+	o = &options[opt - POOL_OPT_BASE];
+	snprintf(name, sizeof(name), "--%s", o->name);
+	if (o->set)
+		return o->set(c, name, arg);
+	return o->param->seconds
+		? seconds(name, arg, pool_config__param_value(c, o->param))
+		: number(name, arg, pool_config__param_value(c, o->param));
 }
 
 void pool_config__usage(FILE *out)
@@ -381,7 +378,11 @@ void pool_config__usage(FILE *out)
 		const struct pool_option *o = &options[i];
 		const char *h = o->help;
 		int w = fprintf(out, "  --%s%s%s", o->name, o->arg ? " " : "",
-				o->arg ? o->arg : "");
+				o->arg && o->arg != policy_arg ? o->arg : "");
+
+		for (int p = 0; o->arg == policy_arg && p < POOL_POLICIES; p++)
+			w += fprintf(out, "%s%s", p ? "|" : "",
+				     policy__name((enum pool_policy)p));
 
 		/* the first line beside the option when it fits */
 		if (w >= HELP_COLUMN) {
@@ -466,29 +467,10 @@ static int finish_probe(struct pool_config *c)
 
 int pool_config__check_policy(const struct pool_config *c)
 {
-	/* the rate is estimated for every pool (stats), followed by some */
-	if (!(c->halflife_s > 0 && c->halflife_s <= 86400))
-		return err__set(EINVAL, "half-life %g s (above 0, at "
-				"most a day)", c->halflife_s);
-	if (c->policy == POOL_FOLLOW && !(c->headroom >= 0 && c->headroom <= 100))
-		return err__set(EINVAL, "headroom %g (0 to 100)",
-				c->headroom);
-	if (c->policy == POOL_MARGINAL && !(c->miss_cost_s > 0 &&
-					    c->miss_cost_s <= 86400))
-		return err__set(EINVAL, "miss cost %g s (above 0, at "
-				"most a day)", c->miss_cost_s);
-	if (c->policy == POOL_MARGINAL &&
-	    !(c->burst_halflife_s >= 0 && c->burst_halflife_s <= c->halflife_s))
-		return err__set(EINVAL, "burst half-life %g s (0, or at "
-				"most the half-life %g s)", c->burst_halflife_s,
-				c->halflife_s);
-	if (c->policy == POOL_MARGINAL && !(c->burst_z >= 0 && c->burst_z < 1e6))
-		return err__set(EINVAL, "burst threshold %g (at least 0)",
-				c->burst_z);
-	if (c->policy == POOL_MARGINAL && !(c->peak_halflife_s >= 0 &&
-					    c->peak_halflife_s <= 86400))
-		return err__set(EINVAL, "peak half-life %g s (0, or at most a "
-				"day)", c->peak_halflife_s);
+	char why[256];
+
+	if (policy__check(c->policy, &c->params, why, sizeof(why)) < 0)
+		return err__set(EINVAL, "%s", why);
 	return 0;
 }
 

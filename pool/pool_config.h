@@ -58,12 +58,9 @@ struct pool_config {
 	unsigned int size;    /* fixed: the target; follow: the first one */
 	unsigned int min, max; /* bounds of the target (max >= 1) */
 	unsigned int workers; /* refill threads, >= 1 */
-	double halflife_s;    /* the rate estimate's half-life (> 0) */
-	double headroom;      /* follow: extra fraction held, e.g. 0.5 */
-	/* marginal (policy.h): the cost of one miss in idle VM-seconds, the
-	 * burst detector's half-life (0: none) and threshold, and the
-	 * peak rate's half-life (0: none) */
-	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
+	/* the policies' parameters (policy.h): half-life (> 0), follow's
+	 * headroom, marginal's miss cost, burst detector and peak */
+	struct policy_params params;
 	uint64_t timeout_ns;  /* one request's run, and one VM's making */
 	/* Testing: every Nth VM the refill threads make runs a guest that
 	 * aborts after READY (probe sources only; 0: never); VMs requests
@@ -90,6 +87,24 @@ struct pool_config {
 	/* --config's documents, which the strings above may point into */
 	json_t *loaded;
 };
+
+/* A policy parameter's option (policy.h): its JSON key, the object it is
+ * in (NULL: the configuration itself; else a policy's name, written for
+ * that policy only), whether its value is seconds (a duration option),
+ * and its field, a double, in struct policy_params. */
+struct pool_param {
+	const char *json, *group;
+	bool seconds;
+	size_t offset;
+};
+
+/* The i-th policy parameter among the options, its option's name in
+ * *option; NULL past the last. */
+const struct pool_param *pool_config__param(size_t i, const char **option);
+
+/* Its value in c. */
+double *pool_config__param_value(struct pool_config *c,
+				 const struct pool_param *p);
 
 /* getopt_long values of the pool options: POOL_OPT_BASE and up. */
 #define POOL_OPT_BASE 0x200

@@ -41,33 +41,52 @@ static int guest_json(const struct pool_config *c, json_t *j)
 	return 0;
 }
 
+/* The policies' parameters: those of no group in j itself (grouped
+ * false), else those of c's policy's group (its name) in an object of
+ * that name, made if it has any. */
+static int params_json(const struct pool_config *c, json_t *j, bool grouped)
+{
+	const char *group = policy__name(c->policy), *option;
+	const struct pool_param *p;
+	json_t *in = NULL;
+
+	for (size_t i = 0; (p = pool_config__param(i, &option)); i++) {
+		double v = *pool_config__param_value((struct pool_config *)c, p);
+
+		if (grouped != !!p->group || (p->group && strcmp(p->group, group)))
+			continue;
+		if (grouped && !in &&
+		    json_object_set_new(j, group, in = json_object()) < 0)
+			return -ENOMEM;
+		if (json_object_set_new(grouped ? in : j, p->json,
+					json_real(v)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 json_t *pool_config__to_json(const struct pool_config *c)
 {
 	json_t *j = json_pack(
-		"{s:s, s:s?, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, "
-		"s:f}",
+		"{s:s, s:s?, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
 		"source", c->source == POOL_FROM_SNAPSHOT ? "snapshot"
 			  : c->source == POOL_FROM_LINUX ? "linux" : "probe",
 		"snapshot", c->source == POOL_FROM_SNAPSHOT ? c->snapshot_dir
 							    : NULL,
 		"mem_restore", c->source == POOL_FROM_SNAPSHOT
 				       ? c->strategy->name : "none",
-		"hold", c->hold == POOL_HOLD_SHELL ? "shell" : "warm", "policy", policy__name(c->policy),
-		"on_empty", c->on_empty == POOL_WAIT ? "wait" : "make", "size", (json_int_t)c->size,
-		"min", (json_int_t)c->min, "max", (json_int_t)c->max,
-		"workers", (json_int_t)c->workers, "halflife_s", c->halflife_s,
-		"headroom", c->headroom, "timeout_s",
-		(double)c->timeout_ns / 1e9);
+		"hold", c->hold == POOL_HOLD_SHELL ? "shell" : "warm",
+		"policy", policy__name(c->policy),
+		"on_empty", c->on_empty == POOL_WAIT ? "wait" : "make",
+		"size", (json_int_t)c->size, "min", (json_int_t)c->min,
+		"max", (json_int_t)c->max, "workers", (json_int_t)c->workers);
 
-	if (j && c->policy == POOL_MARGINAL &&
-	    json_object_set_new(j, "marginal", json_pack(
-		    "{s:f, s:f, s:f, s:f}", "miss_cost_s", c->miss_cost_s,
-		    "burst_halflife_s", c->burst_halflife_s, "burst_z",
-		    c->burst_z, "peak_halflife_s", c->peak_halflife_s)) < 0) {
-		json_decref(j);
-		return NULL;
-	}
-	if (j && guest_json(c, j) < 0) {
+	/* in the result documents' order: the parameters of every policy,
+	 * the timeout, the policy's own, the guest */
+	if (j && (params_json(c, j, false) < 0 ||
+		  json_object_set_new(j, "timeout_s", json_real(
+			  (double)c->timeout_ns / 1e9)) < 0 ||
+		  params_json(c, j, true) < 0 || guest_json(c, j) < 0)) {
 		json_decref(j);
 		return NULL;
 	}
@@ -91,17 +110,7 @@ static const struct json_key top_keys[] = {
 	{ "workers", "workers", J_COUNT },
 	{ "on_empty", "on-empty", J_STRING },
 	{ "hold", "hold", J_STRING },
-	{ "halflife_s", "halflife", J_SECONDS },
-	{ "headroom", "headroom", J_NUMBER },
 	{ "timeout_s", "timeout", J_SECONDS },
-	{ NULL, NULL, J_STRING },
-};
-
-static const struct json_key marginal_keys[] = {
-	{ "miss_cost_s", "miss-cost", J_SECONDS },
-	{ "burst_halflife_s", "burst-halflife", J_SECONDS },
-	{ "burst_z", "burst-z", J_NUMBER },
-	{ "peak_halflife_s", "peak-halflife", J_SECONDS },
 	{ NULL, NULL, J_STRING },
 };
 
@@ -248,6 +257,31 @@ static int from_source(struct pool_config *c, const json_t *j,
 	return ret;
 }
 
+/* The policies' parameters, each where params_json writes it (a group's
+ * whatever the policy: it may come later). */
+static int from_params(struct pool_config *c, const json_t *j,
+		       const char *what)
+{
+	const struct pool_param *p;
+	const char *option;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && (p = pool_config__param(i, &option));
+	     i++) {
+		const json_t *in = p->group ? json_object_get(j, p->group) : j;
+		struct json_key k = { p->json, option,
+				      p->seconds ? J_SECONDS : J_NUMBER };
+
+		if (in && !json_is_object(in))
+			return err__set(EINVAL, "%s: field %s: not an object",
+					what, p->group);
+		if (json_object_get(in, p->json))
+			ret = from_value(c, json_object_get(in, p->json), &k,
+					 what);
+	}
+	return ret;
+}
+
 int pool_config__from_json(struct pool_config *c, const json_t *j,
 			   const char *what)
 {
@@ -260,8 +294,7 @@ int pool_config__from_json(struct pool_config *c, const json_t *j,
 	if (ret == 0)
 		ret = from_keys(c, j, top_keys, what);
 	if (ret == 0)
-		ret = from_keys(c, json_object_get(j, "marginal"),
-				marginal_keys, what);
+		ret = from_params(c, j, what);
 	if (ret == 0 && pvm && !json_is_boolean(pvm))
 		ret = err__set(EINVAL, "%s: field allow_pvm: not true or "
 			       "false", what);
@@ -340,6 +373,9 @@ static void append_keys(FILE *f, const json_t *obj,
 
 char *pool_config__options_text(const struct pool_config *c)
 {
+	const struct pool_param *p;
+	const char *option, *t;
+	char value[64];
 	json_t *j = pool_config__to_json(c);
 	char *text = NULL;
 	size_t len = 0;
@@ -358,8 +394,16 @@ char *pool_config__options_text(const struct pool_config *c)
 		append_keys(f, json_object_get(j, "probe"), probe_keys);
 	}
 	append_keys(f, j, top_keys);
-	if (c->policy == POOL_MARGINAL)
-		append_keys(f, json_object_get(j, "marginal"), marginal_keys);
+	for (size_t i = 0; (p = pool_config__param(i, &option)); i++) {
+		const json_t *in = p->group ? json_object_get(j, p->group) : j;
+		struct json_key k = { p->json, option,
+				      p->seconds ? J_SECONDS : J_NUMBER };
+
+		if (json_object_get(in, p->json) &&
+		    value_text(json_object_get(in, p->json), &k, "", value,
+			       sizeof(value), &t) == 0)
+			append_option(f, option, t);
+	}
 	if (c->allow_pvm)
 		append_option(f, "allow-pvm", NULL);
 	json_decref(j);

@@ -102,8 +102,7 @@ static int parse_policies(const char *text, struct tp_opts *o)
 
 		if (poolsim__policy_parse(p, &pol) < 0)
 			return err__set(EINVAL, "--policies: unknown policy "
-					"'%s' (fixed, ttl, hybrid, follow, "
-					"marginal)", p);
+					"'%s' (%s)", p, poolsim__policy_names());
 		o->policy_on[pol] = true;
 	}
 	for (int i = 0; i < POOLSIM_POLICIES; i++)

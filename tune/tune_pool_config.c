@@ -47,20 +47,12 @@ void tune_pool__pool_config(const struct costs *c, const struct cand *x,
 	if (x->cfg.policy == POOL_FIXED) {
 		pc->size = p->fixed.n;
 		pc->max = p->fixed.n > 64 ? p->fixed.n : 64;
-	} else if (x->cfg.policy == POOL_FOLLOW) {
-		pc->size = p->follow.size;
-		pc->min = p->follow.min;
-		pc->halflife_s = p->follow.halflife_s;
-		pc->headroom = p->follow.headroom;
-	} else {
-		/* the simulated pool holds nothing before the first arrival */
-		pc->size = 0;
-		pc->miss_cost_s = p->marginal.miss_cost_s;
-		pc->halflife_s = p->marginal.halflife_s;
-		pc->burst_halflife_s = p->marginal.burst_halflife_s;
-		pc->burst_z = p->marginal.burst_z;
-		pc->peak_halflife_s = p->marginal.peak_halflife_s;
+		return;
 	}
+	/* the pool's own policies are the simulator's, parameters and all */
+	pc->size = p->pool.size;
+	pc->min = p->pool.min;
+	pc->params = p->pool.params;
 }
 
 /* `path` for a POSIX shell: as it is, or in single quotes. */

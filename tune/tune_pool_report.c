@@ -137,7 +137,7 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 		"|---|---|---|---|---|---|---|---|\n", slo->text,
 		slo->hits ? "hits" : "SLO metric");
 	for (int k = 0; k < POOLSIM_POLICIES; k++) {
-		int p = poolsim__policy_order[k];
+		int p = poolsim__policy_at(k);
 		size_t n = 0;
 		const struct cand *x;
 

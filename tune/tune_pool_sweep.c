@@ -82,11 +82,14 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 			 double peak_s)
 {
 	struct cand *x = tune_pool__add(sw, POOL_MARGINAL, c, seed);
-	struct policy_marginal *m;
+	struct policy_params *m;
 
 	if (!x)
 		return;
-	m = &x->cfg.params.marginal;
+	/* the simulated pool holds nothing before the first arrival */
+	x->cfg.params.pool.size = 0;
+	x->cfg.params.pool.min = 0;
+	m = &x->cfg.params.pool.params;
 	m->miss_cost_s = cost_s;
 	m->halflife_s = half_s;
 	/* A burst is told by a count faster than the slow one; at the
@@ -155,12 +158,12 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	for (size_t i = 0; o->policy_on[POOL_FOLLOW] && i < 5; i++)
 		for (size_t j = 0; j < 8; j++)
 			if ((x = tune_pool__add(sw, POOL_FOLLOW, c, o->seed))) {
-				struct poolsim_follow *f = &x->cfg.params.follow;
+				struct poolsim_pool *f = &x->cfg.params.pool;
 
 				f->size = sw->max < 4 ? sw->max : 4;
 				f->min = 0;
-				f->halflife_s = halves[i];
-				f->headroom = rooms[j];
+				f->params.halflife_s = halves[i];
+				f->params.headroom = rooms[j];
 				snprintf(x->label, sizeof(x->label),
 					 "halflife=%gs headroom=%g",
 					 halves[i], rooms[j]);

@@ -63,7 +63,7 @@ static void json_round_trip(void **state)
 
 		fail_msg("%s\nread back as\n%s", x, y);
 	}
-	assert_true(b.burst_halflife_s == a.burst_halflife_s);
+	assert_true(b.params.burst_halflife_s == a.params.burst_halflife_s);
 	json_decref(ja);
 	json_decref(jb);
 }

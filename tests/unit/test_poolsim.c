@@ -44,6 +44,9 @@ static struct poolsim_config config(int policy)
 	};
 
 	poolsim__default_params(&cfg.params);
+	/* the marginal pool starts empty, as `tune pool` simulates it */
+	if (policy == POOL_MARGINAL)
+		cfg.params.pool.size = 0;
 	return cfg;
 }
 
@@ -395,8 +398,9 @@ static void follow_trace(void **state)
 	struct poolsim_result r;
 
 	(void)state;
-	cfg.params.follow = (struct poolsim_follow){
-		.size = 1, .min = 0, .halflife_s = 10, .headroom = 0,
+	cfg.params.pool = (struct poolsim_pool){
+		.size = 1, .min = 0,
+		.params = { .halflife_s = 10, .headroom = 0 },
 	};
 	r = run_trace(&cfg);
 	assert_counts(&r, 3, 2, 0, 4, 1, 35.9);
@@ -425,7 +429,7 @@ static void marginal_trace(void **state)
 	struct poolsim_result r;
 
 	(void)state;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 15, .halflife_s = 10,
 	};
 	r = run_trace(&cfg);
@@ -552,12 +556,12 @@ static void marginal_burst(void **state)
 		a.t[i] = a.t[i - 1] + (i <= 10 || i > 210 ? 10 : 0.05);
 	costs.make_s = fast;
 	cfg.max = 8;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 5, .halflife_s = 30, .burst_halflife_s = 3,
 		.burst_z = 3,
 	};
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &with), 0);
-	cfg.params.marginal.burst_halflife_s = 0;
+	cfg.params.pool.params.burst_halflife_s = 0;
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &without), 0);
 	for (size_t i = 10; i <= 210; i++) {
 		burst_with += with.latency_s[i] < 0.5;
@@ -609,14 +613,14 @@ static void marginal_peak(void **state)
 	for (size_t i = 0; i < a.n; i++)
 		a.t[i] = 5.0 * (double)(i / 4) + 0.001 * (double)(i % 4);
 	costs.make_s = make;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 1, .halflife_s = 1,
 	};
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
 	assert_counts(&r, 0, 12, 0, 3, 3, 4.547);
 	poolsim__result_free(&r);
 
-	cfg.params.marginal.peak_halflife_s = 10;
+	cfg.params.pool.params.peak_halflife_s = 10;
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
 	assert_counts(&r, 2, 10, 0, 3, 0, 19.849);
 	for (size_t i = 0; i < a.n; i++)
@@ -743,22 +747,22 @@ static void bad_inputs(void **state)
 	cfg.params.hybrid.margin = 1;
 	REFUSED("hybrid: margins 1");
 	cfg.policy = POOL_FOLLOW;
-	cfg.params.follow.size = 9;
+	cfg.params.pool.size = 9;
 	REFUSED("follow: size 9");
 	cfg.policy = POOL_FOLLOW;
-	cfg.params.follow.halflife_s = 0;
+	cfg.params.pool.params.halflife_s = 0;
 	REFUSED("follow: half-life 0 s");
 	cfg.policy = POOL_FOLLOW;
-	cfg.params.follow.headroom = -1;
+	cfg.params.pool.params.headroom = -1;
 	REFUSED("follow: headroom -1");
 	cfg.policy = POOL_MARGINAL;
-	cfg.params.marginal.miss_cost_s = INFINITY;
+	cfg.params.pool.params.miss_cost_s = INFINITY;
 	REFUSED("marginal: miss cost inf");
 	cfg.policy = POOL_MARGINAL;
-	cfg.params.marginal.burst_halflife_s = 60;
-	REFUSED("marginal: half-lives 30 s and 60 s");
+	cfg.params.pool.params.burst_halflife_s = 60;
+	REFUSED("marginal: burst half-life 60 s (0, or at most the half-life 10 s)");
 	cfg.policy = POOL_MARGINAL;
-	cfg.params.marginal.peak_halflife_s = -1;
+	cfg.params.pool.params.peak_halflife_s = -1;
 	REFUSED("marginal: peak half-life -1 s");
 	cfg.policy = 42;
 	REFUSED("unknown policy 42");

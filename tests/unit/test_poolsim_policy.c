@@ -1,6 +1,7 @@
 /* Unit tests for the policies the pool and its simulator share
  * (pool/policy.c): one name table for both, the simulator's baselines
- * after the pool's, and the follow policy's need and clamp. */
+ * after the pool's, the follow policy's need and clamp, and the one
+ * interface the pool and the simulator call every policy through. */
 #include "err.h"
 #include "policy.h"
 #include "poolsim.h"
@@ -41,14 +42,18 @@ static void poolsim_names(void **state)
 		assert_int_equal(poolsim__policy_parse(
 					 poolsim__policy_name(i), &p), 0);
 		assert_int_equal(p, i);
-		seen |= 1 << poolsim__policy_order[i];
+		seen |= 1 << poolsim__policy_at(i);
 	}
 	/* the pool's policies number alike in both */
 	assert_string_equal(poolsim__policy_name(POOL_MARGINAL), "marginal");
 	assert_string_equal(poolsim__policy_name(POOLSIM_TTL), "ttl");
 	assert_string_equal(poolsim__policy_name(99), "?");
 	assert_int_equal(seen, (1 << POOLSIM_POLICIES) - 1);
-	assert_int_equal(poolsim__policy_order[0], POOL_FIXED);
+	assert_int_equal(poolsim__policy_at(0), POOL_FIXED);
+	assert_int_equal(poolsim__policy_at(POOLSIM_POLICIES - 1),
+			 POOL_MARGINAL);
+	assert_string_equal(poolsim__policy_names(),
+			    "fixed, ttl, hybrid, follow, marginal");
 	assert_int_equal(poolsim__policy_parse("lru", &p), -EINVAL);
 	if (!strstr(err__last(), "unknown policy 'lru'"))
 		fail_msg("message '%s'", err__last());
@@ -73,6 +78,45 @@ static void follow_need(void **state)
 	assert_true(policy__follow_need(&d, 0, 1, 0.5) == 5);
 }
 
+/* One interface for every policy: fixed sets none, the others none
+ * before the first arrival or a making time, then theirs within the
+ * bounds; a bad parameter is named. */
+static void target(void **state)
+{
+	struct policy_params pp;
+	struct policy_view v = { .workers = 1, .min = 2, .max = 3 };
+	char why[128];
+
+	(void)state;
+	policy__defaults(&pp);
+	assert_int_equal(policy__check(POOL_FOLLOW, &pp, why, sizeof(why)), 0);
+	policy__start(POOL_FOLLOW, &pp, &v);
+	assert_true(v.slow.halflife_s == 10 && v.fast.halflife_s == 0);
+	assert_true(policy__target(POOL_FOLLOW, &pp, &v, 0) == -1);
+	for (int i = 0; i < 40; i++)
+		policy__arrival(&v, 0);
+	assert_true(policy__target(POOL_FOLLOW, &pp, &v, 0) == -1);
+	v.make_avg = 1;
+	/* 5 needed, at most 3 */
+	assert_true(policy__target(POOL_FOLLOW, &pp, &v, 0) == 3);
+	/* nothing expected after ten half-lives: the minimum */
+	assert_true(policy__target(POOL_FOLLOW, &pp, &v, 100) == 2);
+	assert_true(policy__target(POOL_FIXED, &pp, &v, 0) == -1);
+	assert_true(policy__reads(POOL_FOLLOW) & POLICY_READS_MAKE_AVG);
+	assert_true(policy__reads(POOL_MARGINAL) & POLICY_READS_MAKE_MOMENTS);
+	assert_false(policy__reads(POOL_FIXED) & POLICY_SETS_TARGET);
+	policy__start(POOL_MARGINAL, &pp, &v);
+	assert_true(v.fast.halflife_s == 3 && !v.arrived);
+	pp.burst_halflife_s = 20;
+	assert_int_equal(policy__check(POOL_MARGINAL, &pp, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "burst half-life 20 s (0, or at most the "
+			    "half-life 10 s)");
+	pp.halflife_s = 0;
+	assert_int_equal(policy__check(POOL_FIXED, &pp, why, sizeof(why)),
+			 -EINVAL);
+}
+
 static void clamp(void **state)
 {
 	(void)state;
@@ -88,6 +132,7 @@ int main(void)
 		cmocka_unit_test(pool_names),
 		cmocka_unit_test(poolsim_names),
 		cmocka_unit_test(follow_need),
+		cmocka_unit_test(target),
 		cmocka_unit_test(clamp),
 	};
 
