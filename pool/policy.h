@@ -1,7 +1,8 @@
 /* The warm pool's policies, shared by the pool (pool_target.c), its
- * simulator (sim/poolsim_policy.c) and the tuner, so that what the tuner
- * recommends is what the pool does: their names and the arithmetic of
- * the rate-driven ones. Pure code (no KVM): times in seconds. */
+ * simulator (sim/poolsim*.c) and the tuner, so that what the tuner
+ * recommends is what the pool does: one row each in policy.c (name,
+ * target, checks, what it reads), one set of parameters, and the
+ * arithmetic. Pure code (no KVM): times in seconds. */
 #ifndef COLDSTART_POOL_POLICY_H
 #define COLDSTART_POOL_POLICY_H
 

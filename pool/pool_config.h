@@ -1,7 +1,7 @@
 /* One warm pool's configuration: the struct the pool runs from, its
  * command-line options (one table, which is also their help), its
  * validation, and its JSON both ways (the result documents' "config" and
- * `--config FILE`, which `coldstart tune pool` writes). `coldstart pool
+ * `--config FILE`, e.g. the "pool_config" `coldstart tune pool` writes). `coldstart pool
  * run|serve` and `coldstart bench pool` take the same options. */
 #ifndef COLDSTART_POOL_CONFIG_H
 #define COLDSTART_POOL_CONFIG_H
@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
