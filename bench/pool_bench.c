@@ -16,10 +16,12 @@
 #include "memstat.h"
 #include "mem.h"
 #include "pool.h"
-#include "pool_cli.h"
+#include "pool_config.h"
+#include "pool_load.h"
 #include "run_opts.h"
 #include "result.h"
 #include "result_new.h"
+#include "run_linux.h"
 #include "snapshot.h"
 #include "vm.h"
 #include "timeline.h"
@@ -80,14 +82,14 @@ static void usage(FILE *out)
 	      "  --json               the result document on stdout\n"
 	      "  --out DIR            write DIR/pool.json and DIR/pool.md\n",
 	      out);
-	pool_cli__usage(out);
+	pool_config__usage(out);
 	fputs("Exit: 0, 1 a request failed or the run did, 2 usage, 77 no "
 	      "usable KVM.\n", out);
 }
 
 static int parse(int argc, char **argv, struct pb_opts *o)
 {
-	static const struct option options[] = {
+	static const struct option own[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "out", required_argument, NULL, OPT_OUT },
@@ -98,15 +100,18 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 		{ "concurrency", required_argument, NULL, OPT_CONCURRENCY },
 		{ "sample-every", required_argument, NULL, OPT_SAMPLE },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		POOL_CLI_OPTIONS,
-		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t ns;
 	char *end;
 	int c, ret = 0;
 
+	struct option options[sizeof(own) / sizeof(own[0]) + POOL_OPTIONS_MAX +
+			      1] = { { NULL, 0, NULL, 0 } };
+
+	memcpy(options, own, sizeof(own));
+	pool_config__getopt(options + sizeof(own) / sizeof(own[0]));
 	memset(o, 0, sizeof(*o));
-	pool_cli__defaults(&o->pc);
+	pool_config__defaults(&o->pc);
 	o->arrivals_text = "poisson:50";
 	o->duration_s = 10;
 	o->time_scale = 1;
@@ -167,7 +172,7 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 		case '?':
 			return args__bad_option(argv);
 		default:
-			ret = pool_cli__option(&o->pc, c, optarg);
+			ret = pool_config__option(&o->pc, c, optarg);
 			if (ret == 1)
 				return args__bad_option(argv);
 		}
@@ -180,7 +185,7 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 		ret = err__set(EINVAL, "--duration: 0 keeps a whole trace; "
 			       "%s needs a length", o->arrivals_text);
 	if (ret == 0)
-		ret = pool_cli__finish(&o->pc);
+		ret = pool_config__finish(&o->pc);
 	return ret;
 }
 
@@ -192,7 +197,7 @@ static void sleep_until(uint64_t t)
 			       (long)(t % 1000000000ull) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR && !pool_cli__stop)
+	       EINTR && !pool_load__stop)
 		;
 }
 
@@ -207,8 +212,6 @@ static void *runner(void *arg)
 	struct run *r = arg;
 
 	for (;;) {
-		struct pool_request req = { 0 };
-		struct served *s;
 		size_t i;
 
 		pthread_mutex_lock(&r->lock);
@@ -220,21 +223,7 @@ static void *runner(void *arg)
 		}
 		i = r->next_due++;
 		pthread_mutex_unlock(&r->lock);
-
-		req.arrival_ns = due_ns(r, i);
-		s = &r->served[i];
-		if (pool__serve(r->pool, &req) == 0) {
-			s->ok = true;
-			s->hit = req.hit;
-			s->first_ns = (double)(req.first_run_ns - req.arrival_ns);
-			s->done_ns = (double)(req.done_ns - req.arrival_ns);
-			continue;
-		}
-		pthread_mutex_lock(&r->lock);
-		if (!r->failed++)
-			snprintf(r->first_error, sizeof(r->first_error), "%s",
-				 err__last());
-		pthread_mutex_unlock(&r->lock);
+		pool_load__serve(&r->load, i, due_ns(r, i));
 	}
 }
 
@@ -257,7 +246,7 @@ static void dispatch(struct run *r)
 {
 	uint64_t next_tick = r->start_ns;
 
-	for (size_t i = 0; i < r->arr->n && !pool_cli__stop;) {
+	for (size_t i = 0; i < r->arr->n && !pool_load__stop;) {
 		uint64_t due = due_ns(r, i), now = timeline__now();
 
 		if (now >= next_tick) {
@@ -314,8 +303,8 @@ static int memory_now(struct memstat *m)
 static int baseline_once(const struct pb_opts *o, struct kvm_host *kvm,
 			 struct snapshot *snap, bool shell, double *ns)
 {
-	int ret = pool__restore_once(kvm, snap, o->pc.cfg.strategy, shell,
-				     o->pc.cfg.timeout_ns, ns);
+	int ret = pool__restore_once(kvm, snap, o->pc.strategy, shell,
+				     o->pc.timeout_ns, ns);
 	char why[512];
 
 	if (ret < 0) {
@@ -331,7 +320,7 @@ static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
 {
 	struct snapshot snap;
 	double warm;
-	int ret = snapshot__open(&snap, o->pc.cfg.snapshot_dir);
+	int ret = snapshot__open(&snap, o->pc.snapshot_dir);
 
 	if (ret < 0)
 		return ret;
@@ -339,7 +328,7 @@ static int baselines(const struct pb_opts *o, struct kvm_host *kvm,
 	ret = baseline_once(o, kvm, &snap, false, &warm);
 	if (ret == 0)
 		ret = baseline_once(o, kvm, &snap, true, &warm);
-	for (uint64_t i = 0; ret == 0 && i < o->baseline && !pool_cli__stop;
+	for (uint64_t i = 0; ret == 0 && i < o->baseline && !pool_load__stop;
 	     i++) {
 		ret = baseline_once(o, kvm, &snap, false, &fresh[i]);
 		if (ret == 0)
@@ -371,17 +360,17 @@ static int bench(struct pb_opts *o)
 		arrivals__free(&arr);
 		return ret;
 	}
-	o->pc.cfg.kvm = &kvm;
+	o->pc.kvm = &kvm;
 	r.arr = &arr;
-	r.served = calloc(arr.n, sizeof(*r.served));
+	ret = pool_load__init(&r.load, NULL, arr.n);
 	r.ticks = calloc(MAX_SAMPLES, sizeof(*r.ticks));
 	threads = calloc(o->concurrency, sizeof(*threads));
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
-	if (!r.served || !r.ticks || !threads)
+	if (ret == 0 && (!r.ticks || !threads))
 		ret = err__set(ENOMEM, "allocating %zu requests", arr.n);
 	if (ret == 0 && o->baseline &&
-	    o->pc.cfg.source == POOL_FROM_SNAPSHOT) {
+	    o->pc.source == POOL_FROM_SNAPSHOT) {
 		r.fresh = calloc(o->baseline, sizeof(double));
 		r.shell = calloc(o->baseline, sizeof(double));
 		ret = r.fresh && r.shell ? 0 : err__set(ENOMEM, "allocating "
@@ -396,10 +385,11 @@ static int bench(struct pb_opts *o)
 	if (ret == 0)
 		ret = memory_now(&m0);
 	if (ret == 0)
-		ret = pool__start(&o->pc.cfg, &r.pool);
+		ret = pool__start(&o->pc, &r.pool);
+	r.load.pool = r.pool;
 	if (ret == 0) {
 		fprintf(stderr, "coldstart bench pool: filling the pool (%u "
-			"VMs)\n", o->pc.cfg.size);
+			"VMs)\n", o->pc.size);
 		ret = pool__wait_filled(r.pool, 120000000000ull);
 	}
 	if (ret == 0) {
@@ -433,7 +423,7 @@ static int bench(struct pb_opts *o)
 			r.make_ns[i] *= 1e9;
 		sample(&r, timeline__now());
 	}
-	if (ret == 0 && pool_cli__stop)
+	if (ret == 0 && pool_load__stop)
 		ret = err__set(EINTR, "interrupted");
 	if (ret == 0) {
 		doc = pool_bench__document(
@@ -444,19 +434,45 @@ static int bench(struct pb_opts *o)
 			ret = result__emit(doc, o->json, o->out_dir,
 					   pool_bench__report);
 		json_decref(doc);
-		if (ret == 0 && r.failed)
+		if (ret == 0 && r.load.failed)
 			ret = err__set(EIO, "%" PRIu64 " of %zu requests "
-				       "failed; the first: %s", r.failed, arr.n,
-				       r.first_error);
+				       "failed; the first: %s", r.load.failed, arr.n,
+				       r.load.first_error);
 	}
 	pool__drain(r.pool);
 	kvm__close(&kvm);
 	free(threads);
-	free(r.served);
+	pool_load__free(&r.load);
 	free(r.ticks);
 	free(r.fresh);
 	free(r.shell);
 	arrivals__free(&arr);
+	return ret;
+}
+
+int pool_bench__prepare_guest(struct pool_config *c, const char *cmd)
+{
+	int ret;
+
+	if (c->source == POOL_FROM_LINUX) {
+		if (!c->cmdline)
+			c->cmdline = LINUX_DEFAULT_CMDLINE;
+		if (!c->linux_mem)
+			c->linux_mem = LINUX_DEFAULT_MEM;
+	}
+	/* a kernel that is not one is the user's error, on any host */
+	if (pool_config__open_guest(c) < 0)
+		ret = cli__error(CLI_FAIL, "%s: %s", cmd, err__last());
+	else if (!pool_config__pvm_refused(c))
+		return CLI_OK;
+	else if (c->source == POOL_FROM_SNAPSHOT)
+		ret = cli__error(CLI_SKIP, "%s of %s (a Linux snapshot): %s",
+				 cmd, c->snapshot_dir,
+				 run_linux__pvm_refusal());
+	else
+		ret = cli__error(CLI_SKIP, "%s --kernel: %s", cmd,
+				 run_linux__pvm_refusal());
+	pool_config__release(c);
 	return ret;
 }
 
@@ -465,21 +481,23 @@ int cmd_bench_pool(int argc, char **argv)
 	struct pb_opts o;
 	int ret = parse(argc, argv, &o);
 
-	if (ret)
+	if (ret) {
+		pool_config__release(&o.pc);
 		return cli__parsed(ret, "bench pool", usage);
-	ret = pool_cli__prepare_guest(&o.pc, "bench pool");
+	}
+	ret = pool_bench__prepare_guest(&o.pc, "bench pool");
 	if (ret != CLI_OK)
-		return ret;
+		return ret; /* released */
 	/* in-process: the driver's own thread stays unfiltered, the VMs'
 	 * threads (refill, vCPU, uffd) load theirs; results say so */
 	ret = run_opts__seccomp_start("bench pool", o.pc.seccomp, false);
 	if (ret) {
-		pool_cli__release_guest(&o.pc);
+		pool_config__release(&o.pc);
 		return ret;
 	}
-	pool_cli__catch_signals();
+	pool_load__catch_signals();
 	ret = bench(&o);
-	pool_cli__release_guest(&o.pc);
+	pool_config__release(&o.pc);
 	if (ret == -EINTR)
 		return cli__error(130, "bench pool: %s", err__last());
 	if (ret < 0)

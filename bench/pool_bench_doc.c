@@ -25,7 +25,7 @@ static int add_latency(json_t *doc, const struct run *r, const char *what,
 	if (!v)
 		return err__set(ENOMEM, "allocating samples");
 	for (size_t i = 0; i < r->arr->n; i++) {
-		const struct served *x = &r->served[i];
+		const struct pool_outcome *x = &r->load.out[i];
 
 		if (x->ok && (hit < 0 || x->hit == (bool)hit))
 			v[n++] = first ? x->first_ns : x->done_ns;
@@ -63,8 +63,8 @@ static int add_baselines(json_t *doc, const struct pb_opts *o,
 	if (!hit)
 		return err__set(ENOMEM, "allocating samples");
 	for (size_t i = 0; i < r->arr->n; i++)
-		if (r->served[i].ok && r->served[i].hit)
-			hit[n++] = r->served[i].first_ns;
+		if (r->load.out[i].ok && r->load.out[i].hit)
+			hit[n++] = r->load.out[i].first_ns;
 	h = median(hit, n);
 	free(hit);
 	if (!result__add_series(doc, "baseline.fresh_restore_to_first_run",
@@ -97,7 +97,7 @@ static int add_make_times(json_t *doc, const struct run *r)
 
 static json_t *memory_json(const struct memstat *before,
 			   const struct memstat *after, unsigned int held,
-			   const struct pool_cli *pc)
+			   const struct pool_config *pc)
 {
 	double k = held ? 1.0 / held : 0;
 	long long rss = (long long)after->rss_kib - (long long)before->rss_kib;
@@ -119,8 +119,8 @@ static json_t *memory_json(const struct memstat *before,
 			 "beyond_guest_rss_kib_per_vm",
 			 named ? json_real((rss - grss) * k) : json_null(),
 			 "guest_mem_kib",
-			 (json_int_t)(pc->cfg.source == POOL_FROM_PROBE
-					      ? pc->cfg.mem_size / 1024
+			 (json_int_t)(pc->source == POOL_FROM_PROBE
+					      ? pc->mem_size / 1024
 					      : 0));
 }
 
@@ -144,7 +144,7 @@ static json_t *occupancy_json(const struct run *r)
 
 static json_t *config_json(const struct pb_opts *o, const struct arrivals *a)
 {
-	json_t *c = pool_cli__config_json(&o->pc);
+	json_t *c = pool_config__to_json(&o->pc);
 
 	if (c && json_object_update_new(c, json_pack(
 			 "{s:s, s:s, s:f, s:f, s:I, s:I, s:I}", "arrivals",
@@ -184,16 +184,16 @@ json_t *pool_bench__document(const struct pb_opts *o, const struct run *r,
 			"{s:o*, s:f, s:I, s:f, s:f, s:f, s:o*, s:o*}", "stats",
 			pool_serve__stats_json(st), "hit_ratio",
 			served ? (double)st->hits / (double)served : 0.0,
-			"failed", (json_int_t)r->failed, "wall_s", wall_s,
+			"failed", (json_int_t)r->load.failed, "wall_s", wall_s,
 			"offered_rate", arrivals__mean_rate(r->arr),
 			"refill_vms_per_s",
-			st->make_s > 0 ? o->pc.cfg.workers / st->make_s : 0.0,
+			st->make_s > 0 ? o->pc.workers / st->make_s : 0.0,
 			"memory", memory_json(m0, m1, held_full, &o->pc),
 			"occupancy", occupancy_json(r))) < 0)
 		ret = -ENOMEM;
-	if (ret == 0 && r->failed)
+	if (ret == 0 && r->load.failed)
 		result__warn(doc, "%" PRIu64 " requests failed; the first: %s",
-			     r->failed, r->first_error);
+			     r->load.failed, r->load.first_error);
 	if (ret < 0) {
 		json_decref(doc);
 		return NULL;

@@ -10,7 +10,8 @@
 #include "arrivals.h"
 #include "memstat.h"
 #include "pool.h"
-#include "pool_cli.h"
+#include "pool_config.h"
+#include "pool_load.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -21,19 +22,13 @@
 #define MAKE_KEPT 4096 /* what the pool keeps of its making times */
 
 struct pb_opts {
-	struct pool_cli pc;
+	struct pool_config pc;
 	struct arrivals_spec spec;
 	const char *arrivals_text;
 	double duration_s, time_scale;
 	uint64_t seed, concurrency, sample_ns, baseline;
 	bool json;
 	const char *out_dir;
-};
-
-/* One request's outcome. */
-struct served {
-	double first_ns, done_ns; /* from its scheduled arrival */
-	bool hit, ok;
 };
 
 /* The occupancy over time, sampled. */
@@ -48,7 +43,7 @@ struct run {
 	struct pool *pool;
 	const struct arrivals *arr;
 	uint64_t start_ns;
-	struct served *served;
+	struct pool_load load; /* the requests' outcomes and failures */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t next_due; /* arrivals handed to runners */
@@ -56,8 +51,6 @@ struct run {
 	bool stop;
 	struct tick *ticks;
 	size_t nticks;
-	char first_error[256];
-	uint64_t failed;
 	double *fresh, *shell; /* the baselines, o->baseline each, or NULL */
 	double make_ns[MAKE_KEPT]; /* the refills' making times at the end */
 	size_t nmake;

@@ -7,7 +7,9 @@
 #include "jail.h"
 #include "kvm.h"
 #include "pool.h"
-#include "pool_cli.h"
+#include "pool_bench.h"
+#include "pool_config.h"
+#include "pool_load.h"
 #include "run_opts.h"
 #include "serve.h"
 #include "stats.h"
@@ -90,7 +92,7 @@ static void usage(FILE *out)
 	      "serving\n"
 	      "                       (default 60s)\n",
 	      out);
-	pool_cli__usage(out);
+	pool_config__usage(out);
 	fputs("Exit: 0 served (run: every request succeeded), 1 a failure, 2 "
 	      "usage, 77 no\nusable KVM (or a Linux snapshot on a PVM host).\n",
 	      out);
@@ -100,7 +102,7 @@ static void usage(FILE *out)
 #define MAX_IDLE_TIMEOUT_NS (86400 * 1000000000ull)
 
 struct pool_cmd {
-	struct pool_cli pc;
+	struct pool_config pc;
 	bool serve, json;
 	uint64_t requests, interval_ns, fill_timeout_ns, idle_timeout_ns;
 	bool idle_given;
@@ -110,7 +112,7 @@ struct pool_cmd {
 
 static int parse(int argc, char **argv, struct pool_cmd *o)
 {
-	static const struct option options[] = {
+	static const struct option own[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "requests", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -118,13 +120,15 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "fill-timeout", required_argument, NULL, OPT_FILL_TIMEOUT },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
-		POOL_CLI_OPTIONS,
 		JAIL_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 },
 	};
+	struct option options[sizeof(own) / sizeof(own[0]) + POOL_OPTIONS_MAX +
+			      1] = { { NULL, 0, NULL, 0 } };
 	int c, ret = 0;
 
-	pool_cli__defaults(&o->pc);
+	memcpy(options, own, sizeof(own));
+	pool_config__getopt(options + sizeof(own) / sizeof(own[0]));
+	pool_config__defaults(&o->pc);
 	jail__init(&o->jail);
 	o->requests = 100;
 	o->fill_timeout_ns = 60000000000ull;
@@ -167,7 +171,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		default:
 			ret = jail__parse_option(&o->jail, c, optarg);
 			if (ret == 1)
-				ret = pool_cli__option(&o->pc, c, optarg);
+				ret = pool_config__option(&o->pc, c, optarg);
 			if (ret == 1)
 				return args__bad_option(argv);
 		}
@@ -181,7 +185,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 	if (ret == 0 && !o->serve && o->idle_given)
 		ret = err__set(EINVAL, "--idle-timeout is for 'pool serve'");
 	if (ret == 0)
-		ret = pool_cli__finish(&o->pc);
+		ret = pool_config__finish(&o->pc);
 	/* a server is jailed unless told otherwise: in a private DIR */
 	o->jail.private_dir = o->serve && !o->jail.off && !o->jail.dir;
 	if (ret == 0)
@@ -209,15 +213,6 @@ static void remove_socket(const char *path)
 		close(fd);
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !pool_cli__stop)
-		;
-}
-
 static double median_us(double *v, size_t n)
 {
 	struct summary s;
@@ -228,92 +223,111 @@ static double median_us(double *v, size_t n)
 	return s.p50 / 1e3;
 }
 
+/* The medians of what the requests saw, in us. */
+struct medians {
+	double acquire, first, hit_first, done;
+	size_t served;
+};
+
+static int medians(const struct pool_load *l, struct medians *m)
+{
+	double *v = calloc(4 * (l->n ? l->n : 1), sizeof(double));
+	double *acq = v, *first = v + l->n, *hit = v + 2 * l->n,
+	       *done = v + 3 * l->n;
+	size_t n = 0, nhit = 0;
+
+	if (!v)
+		return err__set(ENOMEM, "allocating samples");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct pool_outcome *o = &l->out[i];
+
+		if (!o->ok)
+			continue;
+		acq[n] = o->acquire_ns;
+		first[n] = o->first_ns;
+		done[n] = o->done_ns;
+		if (o->hit)
+			hit[nhit++] = o->first_ns;
+		n++;
+	}
+	*m = (struct medians){
+		.acquire = median_us(acq, n), .first = median_us(first, n),
+		.hit_first = median_us(hit, nhit), .done = median_us(done, n),
+		.served = n,
+	};
+	free(v);
+	return 0;
+}
+
+static int print_json(const struct pool_cmd *o, const struct medians *m,
+		      const struct pool_stats *st, uint64_t failed)
+{
+	json_t *doc = json_pack(
+		"{s:o*, s:o*, s:I, s:I, s:f, s:f, s:f, s:f}", "config",
+		pool_config__to_json(&o->pc), "stats",
+		pool_serve__stats_json(st), "served", (json_int_t)m->served,
+		"failed", (json_int_t)failed, "first_run_us_p50", m->first,
+		"done_us_p50", m->done, "hit_first_run_us_p50", m->hit_first,
+		"acquire_us_p50", m->acquire);
+	int ret = 0;
+
+	if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0)
+		ret = err__set(ENOMEM, "writing the results");
+	putchar('\n');
+	json_decref(doc);
+	return ret;
+}
+
+static void print_text(const struct pool_cmd *o, const struct medians *m,
+		       const struct pool_stats *st, uint64_t failed)
+{
+	const struct pool_config *c = &o->pc;
+
+	printf("pool: %s %s, %s policy, size %u (max %u), %u refill "
+	       "thread%s\n", pool__hold_name(c->hold),
+	       c->source == POOL_FROM_SNAPSHOT ? "restored snapshots"
+	       : c->source == POOL_FROM_LINUX
+		       ? "Linux guests booted to boot complete"
+		       : "probe guests booted to READY",
+	       policy__name(c->policy), c->size, c->max, c->workers,
+	       c->workers == 1 ? "" : "s");
+	printf("requests: %zu served, %" PRIu64 " failed; %" PRIu64 " hits, %"
+	       PRIu64 " misses, %" PRIu64 " waited\n",
+	       m->served, failed, st->hits, st->misses, st->waits);
+	printf("arrival -> VM in hand: %.1f us median; -> first "
+	       "instruction: %.1f us (hits: %.1f us); -> DONE: %.1f us\n",
+	       m->acquire, m->first, m->hit_first, m->done);
+	printf("pool: %" PRIu64 " VMs made by refills (%.3f ms each on "
+	       "average), %" PRIu64 " by requests; %" PRIu64
+	       " failed to make, %" PRIu64 " guests failed; %.2f idle "
+	       "VM-seconds, refill CPU %.3f s\n",
+	       st->made, st->make_s * 1e3, st->made_on_demand,
+	       st->make_failures, st->guest_failures, st->idle_vm_s,
+	       st->refill_cpu_s);
+}
+
 /* Serves o->requests one after another; prints what they saw. */
 static int run_requests(struct pool *p, const struct pool_cmd *o)
 {
-	double *first = calloc(o->requests, sizeof(double));
-	double *done = calloc(o->requests, sizeof(double));
-	double *hit_first = calloc(o->requests, sizeof(double));
-	double *acq = calloc(o->requests, sizeof(double));
-	size_t n = 0, nhit = 0, failed = 0;
+	struct pool_load l;
 	struct pool_stats st;
-	char first_error[256] = "";
-	int ret = 0;
+	struct medians m = { 0 };
+	int ret = pool_load__init(&l, p, o->requests);
 
-	if (!first || !done || !hit_first || !acq) {
-		free(acq);
-		free(first);
-		free(done);
-		free(hit_first);
-		return err__set(ENOMEM, "allocating samples");
-	}
-	for (uint64_t i = 0; i < o->requests && !pool_cli__stop; i++) {
-		struct pool_request r = { 0 };
-
-		if (i && o->interval_ns)
-			sleep_ns(o->interval_ns);
-		if (pool__serve(p, &r) < 0) {
-			if (!failed++)
-				snprintf(first_error, sizeof(first_error), "%s",
-					 err__last());
-			continue;
-		}
-		acq[n] = (double)(r.acquired_ns - r.arrival_ns);
-		first[n] = (double)(r.first_run_ns - r.arrival_ns);
-		done[n] = (double)(r.done_ns - r.arrival_ns);
-		if (r.hit)
-			hit_first[nhit++] = first[n];
-		n++;
-	}
+	if (ret < 0)
+		return ret;
+	pool_load__closed(&l, o->interval_ns);
 	pool__stats(p, &st);
-	if (o->json) {
-		json_t *doc = json_pack(
-			"{s:o*, s:o*, s:I, s:I, s:f, s:f, s:f, s:f}", "config",
-			pool_cli__config_json(&o->pc), "stats",
-			pool_serve__stats_json(&st), "served", (json_int_t)n,
-			"failed", (json_int_t)failed, "first_run_us_p50",
-			median_us(first, n), "done_us_p50", median_us(done, n),
-			"hit_first_run_us_p50", median_us(hit_first, nhit),
-			"acquire_us_p50", median_us(acq, n));
-
-		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0)
-			ret = err__set(ENOMEM, "writing the results");
-		putchar('\n');
-		json_decref(doc);
-	} else {
-		printf("pool: %s %s, %s policy, size %u (max %u), %u refill "
-		       "thread%s\n",
-		       pool__hold_name(o->pc.cfg.hold),
-		       o->pc.cfg.source == POOL_FROM_SNAPSHOT
-			       ? "restored snapshots"
-			       : o->pc.cfg.source == POOL_FROM_LINUX
-			       ? "Linux guests booted to boot complete"
-			       : "probe guests booted to READY",
-		       pool__policy_name(o->pc.cfg.policy), o->pc.cfg.size,
-		       o->pc.cfg.max, o->pc.cfg.workers,
-		       o->pc.cfg.workers == 1 ? "" : "s");
-		printf("requests: %zu served, %zu failed; %" PRIu64 " hits, %"
-		       PRIu64 " misses, %" PRIu64 " waited\n",
-		       n, failed, st.hits, st.misses, st.waits);
-		printf("arrival -> VM in hand: %.1f us median; -> first "
-		       "instruction: %.1f us (hits: %.1f us); -> DONE: %.1f us\n",
-		       median_us(acq, n), median_us(first, n),
-		       median_us(hit_first, nhit), median_us(done, n));
-		printf("pool: %" PRIu64 " VMs made by refills (%.3f ms each on "
-		       "average), %" PRIu64 " by requests; %" PRIu64
-		       " failed to make, %" PRIu64 " guests failed; %.2f idle "
-		       "VM-seconds, refill CPU %.3f s\n",
-		       st.made, st.make_s * 1e3, st.made_on_demand,
-		       st.make_failures, st.guest_failures, st.idle_vm_s,
-		       st.refill_cpu_s);
-	}
-	if (failed && ret == 0)
-		ret = err__set(EIO, "%zu of %" PRIu64 " requests failed; the "
-			       "first: %s", failed, o->requests, first_error);
-	free(first);
-	free(done);
-	free(hit_first);
-	free(acq);
+	ret = medians(&l, &m);
+	if (ret == 0 && o->json)
+		ret = print_json(o, &m, &st, l.failed);
+	else if (ret == 0)
+		print_text(o, &m, &st, l.failed);
+	if (l.failed && ret == 0)
+		ret = err__set(EIO, "%" PRIu64 " of %" PRIu64 " requests "
+			       "failed; the first: %s", l.failed, o->requests,
+			       l.first_error);
+	pool_load__free(&l);
 	return ret;
 }
 
@@ -335,18 +349,18 @@ static int serve_pool(struct pool_cmd *o)
 	}
 	/* before the socket appears: a SIGINT once it is there drains (the
 	 * jailed child, PID 1 of its namespace, would otherwise end by it) */
-	pool_cli__catch_signals();
+	pool_load__catch_signals();
 	ret = run_opts__seccomp_start("pool", o->pc.seccomp, true);
 	if (ret)
 		return ret;
 	ret = kvm__open(&kvm, o->pc.kvm_path);
 	if (ret < 0)
 		return cli__error(cli__exit_for(ret), "pool: %s", err__last());
-	o->pc.cfg.kvm = &kvm;
+	o->pc.kvm = &kvm;
 	/* the socket is on the host's filesystem: bound before the jail */
 	ret = o->serve ? pool_serve__listen(&l, o->socket) : 0;
 	if (ret == 0)
-		ret = pool__start(&o->pc.cfg, &p);
+		ret = pool__start(&o->pc, &p);
 	if (ret < 0) {
 		if (o->serve && l.fd >= 0) {
 			close(l.fd);
@@ -359,10 +373,10 @@ static int serve_pool(struct pool_cmd *o)
 	ret = pool__wait_filled(p, o->fill_timeout_ns);
 	if (ret == 0 && o->serve) {
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
-			o->pc.cfg.size, pool__hold_name(o->pc.cfg.hold),
+			o->pc.size, pool__hold_name(o->pc.hold),
 			o->socket);
 		l.idle_timeout_ns = o->idle_timeout_ns;
-		ret = pool_serve__run_on(p, &l, &pool_cli__stop, stderr);
+		ret = pool_serve__run_on(p, &l, &pool_load__stop, stderr);
 	} else if (o->serve) { /* not filled: the socket goes unused */
 		close(l.fd);
 		unlink(o->socket); /* jailed, it cannot: its parent does */
@@ -378,7 +392,7 @@ static int serve_pool(struct pool_cmd *o)
 	run_opts__seccomp_report();
 	if (ret < 0)
 		return cli__exit_for(ret);
-	return pool_cli__stop && !o->serve ? 130 : CLI_OK;
+	return pool_load__stop && !o->serve ? 130 : CLI_OK;
 }
 
 int cmd_pool(int argc, char **argv)
@@ -401,14 +415,16 @@ int cmd_pool(int argc, char **argv)
 	}
 	o.serve = !strcmp(argv[1], "serve");
 	ret = parse(argc - 1, argv + 1, &o);
-	if (ret)
+	if (ret) {
+		pool_config__release(&o.pc);
 		return cli__parsed(ret, "pool", usage);
-	ret = pool_cli__prepare_guest(&o.pc, o.serve ? "pool serve"
-						     : "pool run");
+	}
+	ret = pool_bench__prepare_guest(&o.pc, o.serve ? "pool serve"
+						       : "pool run");
 	if (ret != CLI_OK)
 		return ret;
 	ret = serve_pool(&o);
-	pool_cli__release_guest(&o.pc);
+	pool_config__release(&o.pc);
 	return ret;
 }
 

@@ -1,7 +1,6 @@
 /* `coldstart tune`: recommendations computed from this host's own
  * measurements; the table of tuners. */
 #include "commands.h"
-#include "tune_pool.h"
 #include "tune_restore.h"
 
 #include <string.h>

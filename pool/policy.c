@@ -1,8 +1,188 @@
-/* The warm pool's rate-driven policies (policy.h): decayed arrival
- * counts and the marginal policy's rate and target. */
+/* The warm pool's policies (policy.h): their names, decayed arrival
+ * counts, the follow policy's need and the marginal policy's rate and
+ * target. */
 #include "policy.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static double follow_target(const struct policy_params *pp,
+			    struct policy_view *v, double t);
+static double marginal_target(const struct policy_params *pp,
+			      struct policy_view *v, double t);
+static int follow_check(const struct policy_params *pp, char *why,
+			size_t len);
+static int marginal_check(const struct policy_params *pp, char *why,
+			  size_t len);
+
+/* One row per policy: its name, its target (NULL: a set one), its checks
+ * (NULL: none beyond the half-life), whether it has a fast decay and
+ * what of the making times it reads (POLICY_READS_*). */
+static const struct policy_row {
+	const char *name;
+	double (*target)(const struct policy_params *pp,
+			 struct policy_view *v, double t);
+	int (*check)(const struct policy_params *pp, char *why, size_t len);
+	bool fast;
+	unsigned int reads;
+} rows[POOL_POLICIES] = {
+	[POOL_FIXED] = { "fixed", NULL, NULL, false, 0 },
+	[POOL_FOLLOW] = { "follow", follow_target, follow_check, false,
+			  POLICY_READS_MAKE_AVG },
+	[POOL_MARGINAL] = { "marginal", marginal_target, marginal_check, true,
+			    POLICY_READS_MAKE_MOMENTS },
+};
+
+const char *policy__name(enum pool_policy p)
+{
+	return (unsigned int)p < POOL_POLICIES ? rows[p].name : "?";
+}
+
+int policy__parse(const char *name, enum pool_policy *out)
+{
+	for (unsigned int i = 0; name && i < POOL_POLICIES; i++) {
+		if (!strcmp(name, rows[i].name)) {
+			*out = (enum pool_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void policy__defaults(struct policy_params *pp)
+{
+	*pp = (struct policy_params){
+		.halflife_s = 10, .headroom = 0.5, .miss_cost_s = 60,
+		.burst_halflife_s = 3, .burst_z = 3, .peak_halflife_s = 0,
+	};
+}
+
+/* x within [lo, hi], NaN never */
+static bool within(double x, double lo, double hi)
+{
+	return x >= lo && x <= hi;
+}
+
+static int refuse(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int follow_check(const struct policy_params *pp, char *why,
+			size_t len)
+{
+	if (!within(pp->headroom, 0, 100))
+		return refuse(why, len, "headroom %g (0 to 100)",
+			      pp->headroom);
+	return 0;
+}
+
+static int marginal_check(const struct policy_params *pp, char *why,
+			  size_t len)
+{
+	if (!(pp->miss_cost_s > 0 && pp->miss_cost_s <= 86400))
+		return refuse(why, len, "miss cost %g s (above 0, at most a "
+			      "day)", pp->miss_cost_s);
+	if (!within(pp->burst_halflife_s, 0, pp->halflife_s))
+		return refuse(why, len, "burst half-life %g s (0, or at most "
+			      "the half-life %g s)", pp->burst_halflife_s,
+			      pp->halflife_s);
+	if (!(pp->burst_z >= 0 && pp->burst_z < 1e6))
+		return refuse(why, len, "burst threshold %g (at least 0)",
+			      pp->burst_z);
+	if (!within(pp->peak_halflife_s, 0, 86400))
+		return refuse(why, len, "peak half-life %g s (0, or at most a "
+			      "day)", pp->peak_halflife_s);
+	return 0;
+}
+
+int policy__check(enum pool_policy p, const struct policy_params *pp,
+		  char *why, size_t len)
+{
+	if ((unsigned int)p >= POOL_POLICIES)
+		return refuse(why, len, "unknown policy %d", (int)p);
+	if (!(pp->halflife_s > 0 && pp->halflife_s <= 86400))
+		return refuse(why, len, "half-life %g s (above 0, at most a "
+			      "day)", pp->halflife_s);
+	return rows[p].check ? rows[p].check(pp, why, len) : 0;
+}
+
+void policy__start(enum pool_policy p, const struct policy_params *pp,
+		   struct policy_view *v)
+{
+	v->slow = (struct policy_decay){ .halflife_s = pp->halflife_s };
+	v->fast = (struct policy_decay){
+		.halflife_s = rows[p].fast ? pp->burst_halflife_s : 0,
+	};
+	v->peak = (struct policy_peak){ 0 };
+	v->arrived = false;
+}
+
+void policy__arrival(struct policy_view *v, double t)
+{
+	if (v->arrived && t < v->slow.at)
+		t = v->slow.at;
+	policy__decay_add(&v->slow, t);
+	if (v->fast.halflife_s)
+		policy__decay_add(&v->fast, t);
+	v->arrived = true;
+}
+
+unsigned int policy__reads(enum pool_policy p)
+{
+	if ((unsigned int)p >= POOL_POLICIES)
+		return 0;
+	return rows[p].reads | (rows[p].target ? POLICY_SETS_TARGET : 0u);
+}
+
+double policy__target(enum pool_policy p, const struct policy_params *pp,
+		      struct policy_view *v, double t)
+{
+	double need;
+
+	if ((unsigned int)p >= POOL_POLICIES || !rows[p].target ||
+	    !v->arrived)
+		return -1;
+	need = rows[p].target(pp, v, t);
+	return need < 0 ? -1.0 : (double)policy__clamp(need, v->min, v->max);
+}
+
+/* follow: the rate times the making time, once one is known. */
+static double follow_target(const struct policy_params *pp,
+			    struct policy_view *v, double t)
+{
+	if (!v->make_avg)
+		return -1;
+	return policy__follow_need(&v->slow, t, v->make_avg, pp->headroom);
+}
+
+/* marginal: its arithmetic below, once a making time is known. */
+static double marginal_target(const struct policy_params *pp,
+			      struct policy_view *v, double t)
+{
+	struct policy_marginal m = {
+		.miss_cost_s = pp->miss_cost_s, .halflife_s = pp->halflife_s,
+		.burst_halflife_s = pp->burst_halflife_s,
+		.burst_z = pp->burst_z, .peak_halflife_s = pp->peak_halflife_s,
+	};
+
+	if (!v->make_mean)
+		return -1;
+	return policy__marginal_target(
+		policy__marginal_rate(&m, &v->slow, &v->fast, &v->peak, t),
+		v->make_mean, v->make_cs2, v->workers, v->max,
+		v->wait_on_empty, m.miss_cost_s);
+}
 
 double policy__decay_count(const struct policy_decay *d, double t)
 {
@@ -18,6 +198,21 @@ void policy__decay_add(struct policy_decay *d, double t)
 double policy__decay_rate(const struct policy_decay *d, double t)
 {
 	return policy__decay_count(d, t) * M_LN2 / d->halflife_s;
+}
+
+double policy__follow_need(const struct policy_decay *slow, double t,
+			   double make_s, double headroom)
+{
+	if (policy__decay_count(slow, t) < 0.5)
+		return 0;
+	return ceil(policy__decay_rate(slow, t) * make_s * (1 + headroom));
+}
+
+unsigned int policy__clamp(double need, unsigned int min, unsigned int max)
+{
+	unsigned int t = need >= max ? max : (unsigned int)need;
+
+	return t < min ? min : t;
 }
 
 /* The slow or the fast rate (policy.h). */

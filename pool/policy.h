@@ -1,11 +1,28 @@
-/* The arithmetic of the warm pool's rate-driven policies, shared by the
- * pool (pool.c) and its simulator (sim/poolsim.c) so that what the
- * tuner recommends is what the pool does. Pure code: times in seconds. */
+/* The warm pool's policies, shared by the pool (pool_target.c), its
+ * simulator (sim/poolsim*.c) and the tuner, so that what the tuner
+ * recommends is what the pool does: one row each in policy.c (name,
+ * target, checks, what it reads), one set of parameters, and the
+ * arithmetic. Pure code (no KVM): times in seconds. */
 #ifndef COLDSTART_POOL_POLICY_H
 #define COLDSTART_POOL_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* How many VMs the pool holds (pool.h tells each in full):
+ *   fixed    - a set target;
+ *   follow   - the arrival rate times the making time, plus headroom;
+ *   marginal - as many as save more misses than they idle.
+ * The simulator's own baselines number after POOL_POLICIES (poolsim.h). */
+enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
+#define POOL_POLICIES 3
+
+/* "fixed", "follow", "marginal" ("?" if unknown). */
+const char *policy__name(enum pool_policy p);
+
+/* The policy named `name`: 0, or -EINVAL (no message: the caller names
+ * the option). */
+int policy__parse(const char *name, enum pool_policy *out);
 
 /* An exponentially decayed count of arrivals: each adds 1, the sum halves
  * every halflife_s; count x ln 2 / halflife_s estimates the rate without
@@ -18,6 +35,16 @@ struct policy_decay {
 double policy__decay_count(const struct policy_decay *d, double t);
 void policy__decay_add(struct policy_decay *d, double t);
 double policy__decay_rate(const struct policy_decay *d, double t);
+
+/* The follow policy's need at time t: ceil(rate x make_s x (1 +
+ * headroom)), ceil so that a low rate still holds one; 0 once the
+ * decayed count is below one half (no arrival for about a half-life or
+ * more: nothing is expected). */
+double policy__follow_need(const struct policy_decay *slow, double t,
+			   double make_s, double headroom);
+
+/* A policy's need as a target within [min, max]. */
+unsigned int policy__clamp(double need, unsigned int min, unsigned int max);
 
 /* The marginal policy: hold the n-th VM only while the misses it saves,
  * each costing miss_cost_s, outweigh the time it idles. The rate is the
@@ -58,5 +85,65 @@ unsigned int policy__marginal_target(double lambda, double make_mean,
 
 /* The mean of n > 0 samples, all above 0, and their squared CV. */
 void policy__moments(const double *s, size_t n, double *mean, double *cs2);
+
+/* ---- every shared policy through one interface ---- */
+
+/* The shared policies' parameters, one set (each policy reads its own;
+ * `coldstart pool`'s options and JSON name them, policy__defaults gives
+ * their defaults). */
+struct policy_params {
+	double halflife_s;       /* follow, marginal: the rate's half-life */
+	double headroom;         /* follow: extra fraction held */
+	/* marginal: the cost of one miss in idle VM-seconds, the burst
+	 * detector's half-life (0: none) and threshold, and the peak rate's
+	 * half-life (0: none) */
+	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
+};
+
+/* What a policy sees of its pool, real or simulated: the arrival-rate
+ * estimates (policy__start, policy__arrival), the making times and the
+ * pool's shape. */
+struct policy_view {
+	struct policy_decay slow, fast;
+	struct policy_peak peak;
+	bool arrived;
+	double make_avg;            /* moving average (s); 0: none yet */
+	double make_mean, make_cs2; /* mean (0: none) and squared CV */
+	unsigned int workers, min, max;
+	bool wait_on_empty;
+};
+
+/* 10 s half-life, headroom 0.5, miss cost 60 s, bursts at 3 s and 3
+ * standard deviations, no peak. */
+void policy__defaults(struct policy_params *pp);
+
+/* 0, or -EINVAL with why[len] naming the parameter out of its range
+ * (the half-life for every policy: the rate is estimated for all). */
+int policy__check(enum pool_policy p, const struct policy_params *pp,
+		  char *why, size_t len);
+
+/* Sets v's estimates for policy p: the decays' half-lives, nothing
+ * counted yet. */
+void policy__start(enum pool_policy p, const struct policy_params *pp,
+		   struct policy_view *v);
+
+/* Counts an arrival at t; one a little out of order (the pool's threads)
+ * counts at the newest time seen. */
+void policy__arrival(struct policy_view *v, double t);
+
+/* What p's target reads (policy__reads): the making times' moving
+ * average (the simulator then learns it from misses' makings too, as the
+ * pool does), their mean and squared CV; and whether it sets a target
+ * at all (fixed does not: it is set). */
+#define POLICY_READS_MAKE_AVG 1u
+#define POLICY_READS_MAKE_MOMENTS 2u
+#define POLICY_SETS_TARGET 4u
+unsigned int policy__reads(enum pool_policy p);
+
+/* The target p sets at t, within [v->min, v->max], or -1 to keep the
+ * current one (fixed; before the first arrival; before a making time is
+ * known). May update v (marginal's peak). */
+double policy__target(enum pool_policy p, const struct policy_params *pp,
+		      struct policy_view *v, double t);
 
 #endif

@@ -34,40 +34,6 @@ const char *pool__hold_name(enum pool_hold h)
 	return h == POOL_HOLD_SHELL ? "shell" : "warm";
 }
 
-const char *pool__policy_name(enum pool_policy p)
-{
-	return p == POOL_FOLLOW ? "follow" : p == POOL_MARGINAL ? "marginal"
-							       : "fixed";
-}
-
-int pool__check_policy(const struct pool_config *c)
-{
-	/* the rate is estimated for every pool (stats), followed by some */
-	if (!(c->halflife_s > 0 && c->halflife_s <= 86400))
-		return err__set(EINVAL, "half-life %g s (above 0, at "
-				"most a day)", c->halflife_s);
-	if (c->policy == POOL_FOLLOW && !(c->headroom >= 0 && c->headroom <= 100))
-		return err__set(EINVAL, "headroom %g (0 to 100)",
-				c->headroom);
-	if (c->policy == POOL_MARGINAL && !(c->miss_cost_s > 0 &&
-					    c->miss_cost_s <= 86400))
-		return err__set(EINVAL, "miss cost %g s (above 0, at "
-				"most a day)", c->miss_cost_s);
-	if (c->policy == POOL_MARGINAL &&
-	    !(c->burst_halflife_s >= 0 && c->burst_halflife_s <= c->halflife_s))
-		return err__set(EINVAL, "burst half-life %g s (0, or at "
-				"most the half-life %g s)", c->burst_halflife_s,
-				c->halflife_s);
-	if (c->policy == POOL_MARGINAL && !(c->burst_z >= 0 && c->burst_z < 1e6))
-		return err__set(EINVAL, "burst threshold %g (at least 0)",
-				c->burst_z);
-	if (c->policy == POOL_MARGINAL && !(c->peak_halflife_s >= 0 &&
-					    c->peak_halflife_s <= 86400))
-		return err__set(EINVAL, "peak half-life %g s (0, or at most a "
-				"day)", c->peak_halflife_s);
-	return 0;
-}
-
 static int check_config(const struct pool_config *c)
 {
 	int ret;
@@ -85,7 +51,7 @@ static int check_config(const struct pool_config *c)
 	if (c->size < c->min || c->size > c->max)
 		return err__set(EINVAL, "pool: size %u outside [%u, %u]",
 				c->size, c->min, c->max);
-	ret = pool__check_policy(c);
+	ret = pool_config__check_policy(c);
 	if (ret < 0)
 		return ret;
 	if (!c->timeout_ns)
@@ -291,9 +257,7 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 		return err__set(ENOMEM, "allocating a pool");
 	p->cfg = *cfg;
 	p->target = cfg->size;
-	p->slow.halflife_s = cfg->halflife_s;
-	if (cfg->policy == POOL_MARGINAL)
-		p->fast.halflife_s = cfg->burst_halflife_s;
+	policy__start(cfg->policy, &cfg->params, &p->view);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	pthread_cond_init(&p->ready, NULL);

@@ -17,7 +17,7 @@
  * before or while serving is counted and never handed out again; a request
  * whose VM failed is served once more by a VM made for it.
  *
- * How many VMs to hold (enum pool_policy):
+ * How many VMs to hold (enum pool_policy, policy.h):
  *   fixed  - the target set by the config or pool__resize();
  *   follow - a target that follows the arrival rate: the rate is estimated
  *            as an exponentially decayed count of arrivals (half-life H:
@@ -40,67 +40,14 @@
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 
-#include "mem.h"
-#include "probe.h"
+#include "pool_config.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct kvm_host;
-struct linux_boot;
 struct pool;
-
-enum pool_source {
-	/* restored from a snapshot of the probe guest, or of a Linux guest
-	 * (`snapshot create --kernel`: taken at its boot-complete signal; a
-	 * request runs it on to its done signal, which ends it) */
-	POOL_FROM_SNAPSHOT,
-	POOL_FROM_PROBE,    /* the probe guest booted fresh to READY */
-	/* a Linux guest booted fresh and paused at its boot-complete
-	 * signal; a request runs it on to its done signal, which ends it */
-	POOL_FROM_LINUX,
-};
-
-enum pool_hold { POOL_HOLD_WARM, POOL_HOLD_SHELL };
-enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
-enum pool_on_empty {
-	POOL_MAKE, /* the request makes its own VM (a miss) */
-	POOL_WAIT, /* the request waits for the next refill */
-};
-
-struct pool_config {
-	struct kvm_host *kvm; /* borrowed; shared by every thread */
-	enum pool_source source;
-	const char *snapshot_dir;             /* POOL_FROM_SNAPSHOT */
-	const struct guest_mem_ops *strategy; /* its memory restore strategy */
-	/* POOL_FROM_LINUX: the checked boot plan (its kernel, initrd,
-	 * command line, memory and vCPUs); borrowed, read by every refill
-	 * thread at once (the loader reads the files with pread) */
-	const struct linux_boot *linux_boot;
-	/* POOL_FROM_PROBE: the guest's shape and workload */
-	uint64_t mem_size;
-	unsigned int nr_vcpus;
-	struct probe_params probe;
-
-	enum pool_hold hold;
-	enum pool_policy policy;
-	enum pool_on_empty on_empty;
-	unsigned int size;    /* fixed: the target; follow: the first one */
-	unsigned int min, max; /* bounds of the target (max >= 1) */
-	unsigned int workers; /* refill threads, >= 1 */
-	double halflife_s;    /* the rate estimate's half-life (> 0) */
-	double headroom;      /* follow: extra fraction held, e.g. 0.5 */
-	/* marginal (policy.h): the cost of one miss in idle VM-seconds, the
-	 * burst detector's half-life (0: none) and threshold, and the
-	 * peak rate's half-life (0: none) */
-	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
-	uint64_t timeout_ns;  /* one request's run, and one VM's making */
-	/* Testing: every Nth VM the refill threads make runs a guest that
-	 * aborts after READY (probe sources only; 0: never); VMs requests
-	 * make for themselves never do. */
-	unsigned int abort_every;
-};
 
 /* One request: the caller sets arrival_ns (CLOCK_MONOTONIC, 0: now);
  * pool__serve fills in the rest. Times are CLOCK_MONOTONIC ns. */
@@ -129,10 +76,6 @@ struct pool_stats {
 	double make_s;          /* moving average of one VM's making */
 	char last_error[256];   /* of the last failure, or "" */
 };
-
-/* Checks the policy's parameters (half-life, headroom, marginal's):
- * -EINVAL naming the offending value. pool__start checks them too. */
-int pool__check_policy(const struct pool_config *cfg);
 
 /* Checks the config (-EINVAL naming the offending value), opens the
  * snapshot, starts the refill threads and returns at once: the pool fills
@@ -176,6 +119,5 @@ int pool__restore_once(struct kvm_host *kvm, struct snapshot *snap,
 		       uint64_t timeout_ns, double *ns);
 
 const char *pool__hold_name(enum pool_hold h);
-const char *pool__policy_name(enum pool_policy p);
 
 #endif

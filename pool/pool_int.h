@@ -59,11 +59,9 @@ struct pool {
 	unsigned int failures_in_row;
 	struct worker *workers;
 
-	/* the arrival-rate estimates (policy.h; fast: marginal's bursts;
-	 * peak: marginal's highest rate planned for) */
-	struct policy_decay slow, fast;
-	struct policy_peak peak;
-	bool arrived;
+	/* what the policy sees (policy.h): the arrival-rate estimates (fast:
+	 * marginal's bursts; peak: marginal's highest rate planned for) */
+	struct policy_view view;
 
 	double make_times[MAKE_TIMES_KEPT]; /* ring of the refills' (s) */
 	uint64_t make_times_n;               /* ever recorded */

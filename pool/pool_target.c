@@ -1,10 +1,10 @@
-/* The warm pool's arrival-rate estimates and the target they set. */
+/* The warm pool's arrival-rate estimates and the target its policy sets
+ * from them (policy.h). */
 #include "pool.h"
 #include "pool_int.h"
 
 #include "policy.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -15,83 +15,53 @@ static double seconds(uint64_t ns)
 
 double pool__rate_at(const struct pool *p, uint64_t now)
 {
-	return p->arrived ? policy__decay_rate(&p->slow, seconds(now)) : 0;
+	return p->view.arrived ? policy__decay_rate(&p->view.slow,
+						    seconds(now))
+			       : 0;
 }
 
-/* Arrivals from several threads may come a little out of order: a late
- * one counts at the newest time seen. */
 void pool__note_arrival(struct pool *p, uint64_t t)
 {
-	double s = seconds(t);
-
-	if (p->arrived && s < p->slow.at)
-		s = p->slow.at;
-	policy__decay_add(&p->slow, s);
-	if (p->fast.halflife_s)
-		policy__decay_add(&p->fast, s);
-	p->arrived = true;
+	policy__arrival(&p->view, seconds(t));
 }
 
-/* follow's target (pool.h), or -1 while it is not known yet. */
-static double follow_need(const struct pool *p, uint64_t now)
+/* What the policy sees of the making times: the moving average, and the
+ * mean and variability of the refills' kept times (else the average with
+ * an exponential's spread), computed only for a policy that reads them. */
+static void making(struct pool *p)
 {
-	if (!p->st.make_s)
-		return -1;
-	/* the decayed count below one half: no arrival for about a
-	 * half-life or more, so nothing is expected; else cover what
-	 * arrives while one VM is made (ceil: a low rate still holds one) */
-	if (policy__decay_count(&p->slow, seconds(now)) < 0.5)
-		return 0;
-	return ceil(pool__rate_at(p, now) * p->st.make_s *
-		    (1 + p->cfg.headroom));
-}
-
-/* marginal's target (pool.h), or -1 while no making time is known. The
- * making times are the refills' kept (their variability matters), else
- * the moving average of requests' own makings with exponential spread. */
-static double marginal_need(struct pool *p, uint64_t now)
-{
+	struct policy_view *v = &p->view;
 	size_t n = p->make_times_n < MAKE_TIMES_KEPT ? (size_t)p->make_times_n
 						      : MAKE_TIMES_KEPT;
-	struct policy_marginal m = {
-		.miss_cost_s = p->cfg.miss_cost_s,
-		.halflife_s = p->cfg.halflife_s,
-		.burst_halflife_s = p->cfg.burst_halflife_s,
-		.burst_z = p->cfg.burst_z,
-		.peak_halflife_s = p->cfg.peak_halflife_s,
-	};
-	double mean = p->st.make_s, cs2 = 1;
 
-	if (n)
-		policy__moments(p->make_times, n, &mean, &cs2);
-	if (!mean)
-		return -1;
-	return policy__marginal_target(
-		policy__marginal_rate(&m, &p->slow, &p->fast, &p->peak,
-				      seconds(now)),
-		mean, cs2, p->cfg.workers, p->cfg.max,
-		p->cfg.on_empty == POOL_WAIT, m.miss_cost_s);
+	v->make_avg = p->st.make_s;
+	v->make_mean = p->st.make_s;
+	v->make_cs2 = 1;
+	if (n && (policy__reads(p->cfg.policy) & POLICY_READS_MAKE_MOMENTS))
+		policy__moments(p->make_times, n, &v->make_mean, &v->make_cs2);
 }
 
 /* A rate-driven target from the rate and the making times; a fixed
  * target stays where it was set. */
 void pool__retarget(struct pool *p, uint64_t now)
 {
+	struct policy_view *v = &p->view;
 	double need;
 	unsigned int t;
 
-	if (p->cfg.policy == POOL_FIXED || !p->arrived)
+	if (!v->arrived || !(policy__reads(p->cfg.policy) & POLICY_SETS_TARGET))
 		return;
-	need = p->cfg.policy == POOL_FOLLOW ? follow_need(p, now)
-					    : marginal_need(p, now);
+	making(p);
+	v->workers = p->cfg.workers;
+	v->min = p->cfg.min;
+	v->max = p->cfg.max;
+	v->wait_on_empty = p->cfg.on_empty == POOL_WAIT;
+	need = policy__target(p->cfg.policy, &p->cfg.params, v, seconds(now));
 	if (need < 0)
 		return;
-	t = need >= p->cfg.max ? p->cfg.max : (unsigned int)need;
-	if (t < p->cfg.min)
-		t = p->cfg.min;
+	t = (unsigned int)need;
 	if (t != p->target) {
 		p->target = t;
 		pthread_cond_broadcast(&p->wake);
 	}
 }
-

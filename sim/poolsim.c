@@ -8,35 +8,60 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Weight of the newest making time in its moving average (pool.c). */
 #define MAKE_AVG_WEIGHT 0.2
 
-static const char *const policy_names[POOLSIM_POLICIES] = {
-	[POOLSIM_FIXED] = "fixed",
-	[POOLSIM_TTL] = "ttl",
-	[POOLSIM_HYBRID] = "hybrid",
-	[POOLSIM_FOLLOW] = "follow",
-	[POOLSIM_MARGINAL] = "marginal",
-};
-
-const char *poolsim__policy_name(enum poolsim_policy p)
+int poolsim__policy_at(int k)
 {
-	return (unsigned int)p < POOLSIM_POLICIES ? policy_names[p] : "?";
+	if (k == 0)
+		return POOL_FIXED;
+	if (k == 1 || k == 2)
+		return k == 1 ? POOLSIM_TTL : POOLSIM_HYBRID;
+	return k - 2;
 }
 
-int poolsim__policy_parse(const char *name, enum poolsim_policy *out)
+const char *poolsim__policy_names(void)
 {
-	for (unsigned int i = 0; i < POOLSIM_POLICIES; i++) {
-		if (name && strcmp(name, policy_names[i]) == 0) {
-			*out = (enum poolsim_policy)i;
+	static char names[256];
+	size_t used = 0;
+
+	for (int k = 0; k < POOLSIM_POLICIES && used < sizeof(names); k++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used,
+					 "%s%s", k ? ", " : "",
+					 poolsim__policy_name(
+						 poolsim__policy_at(k)));
+	return names;
+}
+
+const char *poolsim__policy_name(int p)
+{
+	if (p == POOLSIM_TTL)
+		return "ttl";
+	if (p == POOLSIM_HYBRID)
+		return "hybrid";
+	return policy__name((enum pool_policy)p);
+}
+
+int poolsim__policy_parse(const char *name, int *out)
+{
+	enum pool_policy p;
+
+	for (int i = POOL_POLICIES; i < POOLSIM_POLICIES; i++) {
+		if (name && !strcmp(name, poolsim__policy_name(i))) {
+			*out = i;
 			return 0;
 		}
 	}
-	return err__set(EINVAL, "poolsim: unknown policy '%s' (fixed, ttl, "
-			"hybrid, follow or marginal)", name ? name : "");
+	if (policy__parse(name, &p) == 0) {
+		*out = (int)p;
+		return 0;
+	}
+	return err__set(EINVAL, "poolsim: unknown policy '%s' (%s)",
+			name ? name : "", poolsim__policy_names());
 }
 
 void poolsim__default_params(struct poolsim_params *p)
@@ -57,13 +82,8 @@ void poolsim__default_params(struct poolsim_params *p)
 	p->hybrid.oob_max = 0.5;
 	p->hybrid.forecast_margin = 0.15;
 	/* `coldstart pool`'s defaults */
-	p->follow.size = 4;
-	p->follow.halflife_s = 10;
-	p->follow.headroom = 0.5;
-	p->marginal.miss_cost_s = 60;
-	p->marginal.halflife_s = 30;
-	p->marginal.burst_halflife_s = 3;
-	p->marginal.burst_z = 3;
+	p->pool.size = 4;
+	policy__defaults(&p->pool.params);
 }
 
 void poolsim__result_free(struct poolsim_result *r)
@@ -134,11 +154,21 @@ static double draw(struct stats_rng *rng, const double *s, size_t n)
 
 /* ---- rate estimates ---- */
 
+/* Whether the policy reads the making times' moving average. */
+static bool reads_make_avg(const struct sim *s)
+{
+	return s->cfg->policy < POOL_POLICIES &&
+	       (policy__reads((enum pool_policy)s->cfg->policy) &
+		POLICY_READS_MAKE_AVG);
+}
+
 static void note_make_time(struct sim *s, double took)
 {
-	s->make_avg = s->make_avg ? (1 - MAKE_AVG_WEIGHT) * s->make_avg +
-					    MAKE_AVG_WEIGHT * took
-				  : took;
+	double avg = s->view.make_avg;
+
+	s->view.make_avg = avg ? (1 - MAKE_AVG_WEIGHT) * avg +
+					 MAKE_AVG_WEIGHT * took
+			       : took;
 }
 
 /* ---- the pool ---- */
@@ -272,7 +302,7 @@ static int on_made(struct sim *s, const struct event *ev)
 
 	s->making--;
 	s->out->makes++;
-	if (s->cfg->policy == POOLSIM_FOLLOW)
+	if (reads_make_avg(s))
 		note_make_time(s, ev->dur);
 	if (s->wait_head < s->wait_tail) {
 		size_t i = s->waiting[s->wait_head++];
@@ -292,7 +322,7 @@ static int on_done(struct sim *s, const struct event *ev)
 {
 	s->serving--;
 	/* pool.c learns the making time from a miss's own VM too */
-	if (!ev->miss || s->cfg->policy != POOLSIM_FOLLOW)
+	if (!ev->miss || !reads_make_avg(s))
 		return 0;
 	note_make_time(s, ev->dur);
 	return settle(s);
@@ -329,6 +359,25 @@ static int step(struct sim *s, size_t *next_arrival)
 
 /* The state at time 0: the first target held, as after pool__start and
  * pool__wait_filled. */
+/* A pool policy's first target and view (policy.h): it learns the rate
+ * from the arrivals, the moving average from the simulated makings, and
+ * the makings' mean and spread from make_s. */
+static void start_policy(struct sim *s)
+{
+	const struct poolsim_pool *p = &s->cfg->params.pool;
+	enum pool_policy pol = (enum pool_policy)s->cfg->policy;
+
+	s->target = p->size;
+	policy__start(pol, &p->params, &s->view);
+	s->view.workers = s->cfg->workers;
+	s->view.min = p->min;
+	s->view.max = s->cfg->max;
+	s->view.wait_on_empty = s->cfg->wait_on_empty;
+	if (policy__reads(pol) & POLICY_READS_MAKE_MOMENTS)
+		policy__moments(s->c->make_s, s->c->n_make, &s->view.make_mean,
+				&s->view.make_cs2);
+}
+
 static int sim_init(struct sim *s)
 {
 	const struct poolsim_config *cfg = s->cfg;
@@ -347,18 +396,10 @@ static int sim_init(struct sim *s)
 	if (!s->out->latency_s || !s->waiting)
 		return err__set(ENOMEM, "poolsim: no memory for %zu requests",
 				s->a->n);
-	if (cfg->policy == POOLSIM_FIXED)
+	if (cfg->policy == POOL_FIXED)
 		s->target = cfg->params.fixed.n;
-	if (cfg->policy == POOLSIM_FOLLOW) {
-		s->target = cfg->params.follow.size;
-		s->slow.halflife_s = cfg->params.follow.halflife_s;
-	}
-	if (cfg->policy == POOLSIM_MARGINAL) {
-		s->slow.halflife_s = cfg->params.marginal.halflife_s;
-		s->fast.halflife_s = cfg->params.marginal.burst_halflife_s;
-		policy__moments(s->c->make_s, s->c->n_make, &s->make_mean,
-			     &s->make_cs2);
-	}
+	if (cfg->policy != POOL_FIXED && cfg->policy < POOL_POLICIES)
+		start_policy(s);
 	if (cfg->policy == POOLSIM_HYBRID)
 		ret = poolsim__hist_init(&s->hist, cfg);
 	s->held = s->target;

@@ -5,7 +5,8 @@
  * The model. Requests arrive at the given times (struct arrivals). The
  * pool holds idle warm VMs and, at time 0, its policy's first target
  * (as `coldstart pool` waits for its fill before traffic; FIXED and
- * FOLLOW start full, the others empty). A request that finds a VM held
+ * the pool's own policies start full at their size, TTL and HYBRID
+ * empty). A request that finds a VM held
  * takes it: a hit, whose latency (arrival -> first instruction) is drawn
  * from hit_s. One that finds none either makes its own VM (a miss,
  * latency drawn from miss_s, e.g. measured fresh restores) or, with
@@ -38,9 +39,13 @@
  * hit's latency later), reaping by an idle refill thread rather than at
  * once, and the order in which waiters wake (FIFO here).
  *
- * Policies (enum poolsim_policy, parameters in struct poolsim_params,
- * poolsim__default_params gives the defaults in brackets; every target
- * is clamped to [0, max]):
+ * Policies (enum pool_policy and enum poolsim_baseline, parameters in
+ * struct poolsim_params, poolsim__default_params gives the defaults in
+ * brackets; every target is clamped to [0, max]). FOLLOW and MARGINAL,
+ * the pool's own, are policy.h's: the same parameters (params.pool:
+ * size, the first target, and min, the lower bound, besides struct
+ * policy_params) and the same arithmetic as the pool's, through
+ * policy__target; a new one there is simulated as it is:
  *
  * FIXED n [1]: the target is n.
  *
@@ -87,7 +92,7 @@
  *   event and at every multiple of 100 ms of simulated time (pool.c's
  *   refill threads wake every 100 ms).
  *
- * MARGINAL miss_cost_s [60], halflife_s [30], burst_halflife_s [3],
+ * MARGINAL miss_cost_s [60], halflife_s [10], burst_halflife_s [3],
  *   burst_z [3], peak_halflife_s [0]: ours. Hold the n-th VM only while
  *   what it is expected to save is worth what it is expected to idle,
  *   one miss being worth miss_cost_s idle VM-seconds. With an arrival
@@ -139,14 +144,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum poolsim_policy {
-	POOLSIM_FIXED,
-	POOLSIM_TTL,
-	POOLSIM_HYBRID,
-	POOLSIM_FOLLOW,
-	POOLSIM_MARGINAL,
-};
-#define POOLSIM_POLICIES 5
+/* The simulator's policies: the pool's (enum pool_policy, policy.h),
+ * then its own baselines, which `coldstart pool` does not have. */
+enum poolsim_baseline { POOLSIM_TTL = POOL_POLICIES, POOLSIM_HYBRID };
+#define POOLSIM_POLICIES (POOL_POLICIES + 2)
+
+/* The k-th policy (k < POOLSIM_POLICIES) in the order reports list
+ * them: fixed, ttl, hybrid, then the pool's others (follow, marginal,
+ * ...). */
+int poolsim__policy_at(int k);
+
+/* "fixed, ttl, hybrid, follow, marginal": every name, in that order
+ * (a static string). */
+const char *poolsim__policy_names(void);
 
 /* Bounds of poolsim_config.workers and .max. */
 #define POOLSIM_MAX_WORKERS 4096
@@ -188,17 +198,17 @@ struct poolsim_params {
 		double oob_max;         /* a fraction, [0, 1] */
 		double forecast_margin; /* [0, 1) */
 	} hybrid;
-	struct poolsim_follow {
+	/* the pool's own policies (follow, marginal, every one of
+	 * policy.h): the first target, the target's lower bound and their
+	 * parameters, as `coldstart pool` takes them */
+	struct poolsim_pool {
 		unsigned int size, min;
-		double halflife_s, headroom;
-	} follow;
-	struct policy_marginal marginal; /* burst_halflife_s 0: no
-					  * burst detection; peak_halflife_s
-					  * 0: no peak */
+		struct policy_params params;
+	} pool;
 };
 
 struct poolsim_config {
-	enum poolsim_policy policy;
+	int policy; /* an enum pool_policy or enum poolsim_baseline */
 	struct poolsim_params params;
 	unsigned int workers; /* refill servers, 1 to POOLSIM_MAX_WORKERS */
 	unsigned int max;     /* bound of every target, 1 to POOLSIM_MAX_VMS */
@@ -243,9 +253,9 @@ int poolsim__run(const struct arrivals *a, const struct poolsim_costs *c,
 void poolsim__result_free(struct poolsim_result *r);
 
 /* "fixed", "ttl", "hybrid", "follow", "marginal" ("?" if unknown). */
-const char *poolsim__policy_name(enum poolsim_policy p);
+const char *poolsim__policy_name(int p);
 
 /* The policy named `name`: 0, or -EINVAL with the accepted names. */
-int poolsim__policy_parse(const char *name, enum poolsim_policy *out);
+int poolsim__policy_parse(const char *name, int *out);
 
 #endif

@@ -106,43 +106,20 @@ static int check_hybrid(const struct poolsim_config *cfg)
 	return check_n("hybrid", h->n, 1, cfg->max);
 }
 
-static int check_follow(const struct poolsim_config *cfg)
+/* The pool's own policies: as `coldstart pool` checks them (policy.h). */
+static int check_pool_policy(const struct poolsim_config *cfg)
 {
-	const struct poolsim_follow *f = &cfg->params.follow;
+	const struct poolsim_pool *p = &cfg->params.pool;
+	const char *name = policy__name((enum pool_policy)cfg->policy);
+	char why[256];
 
-	if (f->min > cfg->max || f->size < f->min || f->size > cfg->max)
-		return err__set(EINVAL, "poolsim: follow: size %u, minimum %u "
-				"(min <= size <= max, %u)", f->size, f->min,
-				cfg->max);
-	if (!finite_in(f->halflife_s, 1e-9, 86400))
-		return err__set(EINVAL, "poolsim: follow: half-life %g s "
-				"(above 0, at most a day)", f->halflife_s);
-	if (!finite_in(f->headroom, 0, 100))
-		return err__set(EINVAL, "poolsim: follow: headroom %g (0 to "
-				"100)", f->headroom);
-	return 0;
-}
-
-static int check_marginal(const struct poolsim_config *cfg)
-{
-	const struct policy_marginal *m = &cfg->params.marginal;
-
-	if (!finite_in(m->miss_cost_s, 1e-9, HUGE_VAL))
-		return err__set(EINVAL, "poolsim: marginal: miss cost %g s "
-				"(finite, above 0)", m->miss_cost_s);
-	if (!finite_in(m->halflife_s, 1e-9, 86400) ||
-	    !finite_in(m->burst_halflife_s, 0, m->halflife_s))
-		return err__set(EINVAL, "poolsim: marginal: half-lives %g s "
-				"and %g s (above 0, at most a day; the burst's "
-				"0 or at most the first)", m->halflife_s,
-				m->burst_halflife_s);
-	if (!finite_in(m->burst_z, 0, HUGE_VAL))
-		return err__set(EINVAL, "poolsim: marginal: burst threshold "
-				"%g (finite, at least 0)", m->burst_z);
-	if (!finite_in(m->peak_halflife_s, 0, 86400))
-		return err__set(EINVAL, "poolsim: marginal: peak half-life "
-				"%g s (0, or at most a day)",
-				m->peak_halflife_s);
+	if (p->min > cfg->max || p->size < p->min || p->size > cfg->max)
+		return err__set(EINVAL, "poolsim: %s: size %u, minimum %u "
+				"(min <= size <= max, %u)", name, p->size,
+				p->min, cfg->max);
+	if (policy__check((enum pool_policy)cfg->policy, &p->params, why,
+			  sizeof(why)) < 0)
+		return err__set(EINVAL, "poolsim: %s: %s", name, why);
 	return 0;
 }
 
@@ -157,7 +134,7 @@ int poolsim__check_config(const struct poolsim_config *cfg)
 		return err__set(EINVAL, "poolsim: maximum %u VMs (1 to %u)",
 				cfg->max, POOLSIM_MAX_VMS);
 	switch (cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return check_n("fixed", p->fixed.n, 0, cfg->max);
 	case POOLSIM_TTL:
 		if (!finite_in(p->ttl.ttl_s, 1e-9, HUGE_VAL))
@@ -166,10 +143,8 @@ int poolsim__check_config(const struct poolsim_config *cfg)
 		return check_n("ttl", p->ttl.n, 1, cfg->max);
 	case POOLSIM_HYBRID:
 		return check_hybrid(cfg);
-	case POOLSIM_FOLLOW:
-		return check_follow(cfg);
-	case POOLSIM_MARGINAL:
-		return check_marginal(cfg);
 	}
+	if (cfg->policy >= 0 && cfg->policy < POOL_POLICIES)
+		return check_pool_policy(cfg);
 	return err__set(EINVAL, "poolsim: unknown policy %d", (int)cfg->policy);
 }

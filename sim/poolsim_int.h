@@ -59,10 +59,10 @@ struct sim {
 	/* the policies' state */
 	bool arrived;
 	double last; /* the last arrival */
-	struct policy_decay slow, fast;
-	struct policy_peak peak; /* MARGINAL's */
-	double make_avg; /* FOLLOW: moving average of making times, 0 unknown */
-	double make_mean, make_cs2; /* MARGINAL: of make_s, squared CV */
+	/* what the pool's policies see (policy.h): the rate estimates, the
+	 * moving average of making times (0 unknown) and the mean and
+	 * squared CV of make_s */
+	struct policy_view view;
 	struct hist hist;
 };
 

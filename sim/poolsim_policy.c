@@ -1,4 +1,5 @@
-/* The warm-pool simulator's policies: HYBRID, MARGINAL and every target. */
+/* The warm-pool simulator's policies: HYBRID, and every target (the pool's
+ * own policies through policy.h). */
 #include "poolsim.h"
 #include "poolsim_int.h"
 
@@ -105,38 +106,20 @@ static void hybrid_arrival(struct sim *s, double t)
 	s->out->hybrid.oob = h->oob;
 }
 
-/* ---- MARGINAL ---- */
+/* ---- the pool's own policies (policy.h) ---- */
 
-static unsigned int marginal_target(struct sim *s, double t)
+/* As pool_target.c's pool__retarget(): the target is kept until the
+ * first arrival and, for the policies that read them, the first making
+ * time is known. */
+static unsigned int pool_policy_target(struct sim *s, double t)
 {
-	const struct policy_marginal *m = &s->cfg->params.marginal;
+	double need = policy__target((enum pool_policy)s->cfg->policy,
+				     &s->cfg->params.pool.params, &s->view, t);
 
-	return policy__marginal_target(
-		policy__marginal_rate(m, &s->slow, &s->fast, &s->peak, t),
-		s->make_mean, s->make_cs2, s->cfg->workers, s->cfg->max,
-		s->cfg->wait_on_empty, m->miss_cost_s);
+	return need < 0 ? s->target : (unsigned int)need;
 }
 
 /* ---- targets ---- */
-
-/* FOLLOW, as pool_target.c's pool__retarget(): the target is kept until
- * the first arrival and the first making time are known. */
-static unsigned int follow_target(const struct sim *s, double t)
-{
-	const struct poolsim_follow *p = &s->cfg->params.follow;
-	double need;
-
-	if (!s->arrived || !s->make_avg)
-		return s->target;
-	if (policy__decay_count(&s->slow, t) < 0.5)
-		need = 0;
-	else
-		need = ceil(policy__decay_rate(&s->slow, t) * s->make_avg *
-			    (1 + p->headroom));
-	if (need >= s->cfg->max)
-		return s->cfg->max;
-	return (unsigned int)need < p->min ? p->min : (unsigned int)need;
-}
 
 /* n inside [start, end) after the last arrival, else 0. */
 static unsigned int window_target(const struct sim *s, double t,
@@ -150,19 +133,15 @@ unsigned int poolsim__policy_target(struct sim *s, double t)
 	const struct poolsim_params *p = &s->cfg->params;
 
 	switch (s->cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return p->fixed.n;
 	case POOLSIM_TTL:
 		return window_target(s, t, p->ttl.n, 0, p->ttl.ttl_s);
 	case POOLSIM_HYBRID:
 		return window_target(s, t, p->hybrid.n, s->hist.win_start,
 				     s->hist.win_end);
-	case POOLSIM_FOLLOW:
-		return follow_target(s, t);
-	case POOLSIM_MARGINAL:
-		return s->arrived ? marginal_target(s, t) : 0;
 	}
-	return 0;
+	return pool_policy_target(s, t);
 }
 
 /* When the target may next change with no event: a window's edge, or
@@ -171,10 +150,9 @@ double poolsim__policy_next(const struct sim *s, double t)
 {
 	const struct poolsim_params *p = &s->cfg->params;
 	double start = 0, end = 0;
-	unsigned int lowest = 0; /* a rate-driven target cannot fall below */
 
 	switch (s->cfg->policy) {
-	case POOLSIM_FIXED:
+	case POOL_FIXED:
 		return INFINITY;
 	case POOLSIM_TTL:
 		end = p->ttl.ttl_s;
@@ -183,11 +161,10 @@ double poolsim__policy_next(const struct sim *s, double t)
 		start = s->hist.win_start;
 		end = s->hist.win_end;
 		break;
-	case POOLSIM_FOLLOW:
-		lowest = p->follow.min;
-		/* fall through */
-	case POOLSIM_MARGINAL:
-		if (!s->arrived || s->target <= lowest)
+	default:
+		/* the pool's own: rate-driven, they can fall to their
+		 * lower bound */
+		if (!s->arrived || s->target <= p->pool.min)
 			return INFINITY;
 		return (floor(t * TICKS_PER_S) + 1) / TICKS_PER_S;
 	}
@@ -202,14 +179,11 @@ void poolsim__policy_arrival(struct sim *s, double t)
 	case POOLSIM_HYBRID:
 		hybrid_arrival(s, t);
 		break;
-	case POOLSIM_FOLLOW:
-	case POOLSIM_MARGINAL:
-		policy__decay_add(&s->slow, t);
-		if (s->fast.halflife_s)
-			policy__decay_add(&s->fast, t);
+	case POOL_FIXED:
+	case POOLSIM_TTL:
 		break;
 	default:
-		break;
+		policy__arrival(&s->view, t);
 	}
 	s->arrived = true;
 	s->last = t;

@@ -1,5 +1,6 @@
-/* `coldstart tune pool`: a sweep of every pool policy's parameters through
- * the simulator, fed with a results directory's measured costs, and the
+/* `coldstart tune pool` (the command: cli/cmd_tune_pool.c): its options,
+ * and the run: a sweep of every pool policy's parameters through the
+ * simulator, fed with a results directory's measured costs, and the
  * cheapest configuration that meets an SLO. */
 #include "tune_pool.h"
 #include "tune_pool_int.h"
@@ -86,59 +87,6 @@ enum {
 	OPT_VALIDATE, OPT_VSIZES, OPT_KVM,
 };
 
-static void usage(FILE *out)
-{
-	fputs("Usage: coldstart tune pool --host RESULTS_DIR --arrivals SPEC "
-	      "--slo SLO [OPTIONS]\n\n"
-	      "Simulates a warm pool fed with the costs a `coldstart bench "
-	      "suite` measured\n(RESULTS_DIR), sweeps every policy's "
-	      "parameters, and recommends the\nconfiguration that meets the "
-	      "SLO at the least idle VM-seconds. No KVM needed.\n\n"
-	      "  --host DIR           results directory: pool.json (required),"
-	      " restore.json,\n"
-	      "                       density.json\n"
-	      "  --arrivals SPEC      poisson:RATE, mmpp:R0,R1,D0,D1 or "
-	      "trace:FILE[,format=..]\n"
-	      "  --duration DUR       time line of poisson/mmpp (default 1h), "
-	      "window of a trace\n"
-	      "                       (default: the whole trace)\n"
-	      "  --time-scale F       multiplies trace time, 1e-6 to 1e6 "
-	      "(default 1)\n"
-	      "  --seed N             arrivals and cost resampling (default 1)"
-	      "\n"
-	      "  --slo SLO            p50|p90|p99|p99.9=TIME of arrival -> "
-	      "first instruction\n"
-	      "                       (e.g. p99=50ms), or hits=PCT% "
-	      "(e.g. hits=99%)\n"
-	      "  --policies LIST      comma-separated, of fixed,ttl,hybrid,"
-	      "follow,marginal\n"
-	      "                       (default all)\n"
-	      "  --memory-budget SIZE how many such pools and warm VMs fit in "
-	      "SIZE\n"
-	      "  --workers K          refill workers (default: pool.json's, "
-	      "else 1)\n"
-	      "  --json               the document on stdout instead of the "
-	      "report\n"
-	      "  --out DIR            write tune-pool.json, tune-pool.md, "
-	      "pareto.csv, pareto.png\n"
-	      "  --validate           then replay the arrivals through a real "
-	      "fixed pool on this\n"
-	      "                       host (`coldstart bench pool`, KVM) at "
-	      "three sizes, and\n"
-	      "                       compare measured with simulated hit "
-	      "ratio and p99\n"
-	      "  --validate-sizes L   those sizes, comma-separated (default: "
-	      "the recommended\n"
-	      "                       fixed size, one below and one above)\n"
-	      "  --kvm PATH           --validate's KVM device (default "
-	      "/dev/kvm)\n\n"
-	      "Exit status: 0 a recommendation, 1 no configuration meets the "
-	      "SLO, 2 bad\narguments or a missing or malformed input file, 77 "
-	      "--validate on a host\nthat cannot run VMs. Validation results "
-	      "do not change the status.\n",
-	      out);
-}
-
 static int parse_policies(const char *text, struct tp_opts *o)
 {
 	char buf[256], *save = NULL;
@@ -149,12 +97,11 @@ static int parse_policies(const char *text, struct tp_opts *o)
 	memset(o->policy_on, 0, sizeof(o->policy_on));
 	for (char *p = strtok_r(buf, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
-		enum poolsim_policy pol;
+		int pol;
 
 		if (poolsim__policy_parse(p, &pol) < 0)
 			return err__set(EINVAL, "--policies: unknown policy "
-					"'%s' (fixed, ttl, hybrid, follow, "
-					"marginal)", p);
+					"'%s' (%s)", p, poolsim__policy_names());
 		o->policy_on[pol] = true;
 	}
 	for (int i = 0; i < POOLSIM_POLICIES; i++)
@@ -287,19 +234,20 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 	return ret;
 }
 
-
-static int run(const struct tp_opts *o)
+int tune_pool__run(const struct tp_opts *o, int *code)
 {
 	struct costs c;
 	struct arrivals a = { 0 };
 	struct sweep sw = { 0 };
 	struct poolsim_costs pc;
 	struct validation *v = NULL;
-	int ret = tune_pool__load_costs(o, &c), code = CLI_USAGE;
+	int ret = tune_pool__load_costs(o, &c);
+
+	*code = CLI_USAGE;
 
 	if (ret == 0 && o->validate) {
 		ret = tune_pool__kvm_usable(o->kvm_path);
-		code = ret < 0 ? cli__exit_for(ret) : code;
+		*code = ret < 0 ? cli__exit_for(ret) : *code;
 		v = ret == 0 ? calloc(1, sizeof(*v)) : NULL;
 		if (ret == 0 && !v)
 			ret = err__set(ENOMEM, "allocating the validation");
@@ -309,7 +257,7 @@ static int run(const struct tp_opts *o)
 				     o->seed, &a);
 	if (ret < 0)
 		goto out;
-	code = CLI_FAIL;
+	*code = CLI_FAIL;
 	pc = tune_pool__sim_costs(&c);
 	sw.max = tune_pool__pool_max(&a, tune_pool__mean_of(&c.make));
 	sw.c = calloc(MAX_CANDIDATES, sizeof(*sw.c));
@@ -324,29 +272,16 @@ static int run(const struct tp_opts *o)
 		if (v)
 			ret = tune_pool__validate(o, &c, &a, &pc, &sw, v);
 		if (ret == -ENOTSUP)
-			code = CLI_SKIP;
+			*code = CLI_SKIP;
 	}
 	if (ret == 0)
 		ret = tune_pool__outputs(o, &c, &a, &sw, v);
 	if (ret == 0)
-		code = sw.rec >= 0 ? CLI_OK : CLI_FAIL;
-	if (ret == 0 && sw.rec < 0)
-		fprintf(stderr, "coldstart: no configuration meets %s\n",
-			o->slo.text);
+		ret = sw.rec >= 0;
 out:
-	if (ret < 0)
-		cli__error(code, "tune pool: %s", err__last());
 	tune_pool__validation_free(v);
 	free(sw.c);
 	arrivals__free(&a);
 	tune_pool__costs_free(&c);
-	return ret < 0 ? code : sw.rec >= 0 ? CLI_OK : CLI_FAIL;
-}
-
-int cmd_tune_pool(int argc, char **argv)
-{
-	struct tp_opts o;
-	int ret = tune_pool__parse(argc, argv, &o);
-
-	return ret != 0 ? cli__parsed(ret, "tune pool", usage) : run(&o);
+	return ret;
 }

@@ -322,11 +322,9 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c)
 		c->workers = 1;
 	c->wait_on_empty = !strcmp(json_string_value(json_object_get(
 					   cfg, "on_empty")) ?: "", "wait");
-	if (!strcmp(source, "snapshot"))
-		snprintf(c->source_args, sizeof(c->source_args),
-			 " --snapshot %s --mem-restore %s",
-			 json_string_value(json_object_get(cfg, "snapshot"))
-				 ?: "DIR", strategy ?: "mmap");
+	ret = tune_pool__stored_config(c);
+	if (ret < 0)
+		return ret;
 	s = result__find(&c->pool, "arrival_to_first_run.hit");
 	if (!s)
 		return err__set(EINVAL, "%s: no samples in series "

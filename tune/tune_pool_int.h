@@ -6,7 +6,10 @@
 #ifndef COLDSTART_TUNE_POOL_INT_H
 #define COLDSTART_TUNE_POOL_INT_H
 
+#include "tune_pool.h"
+
 #include "arrivals.h"
+#include "pool_config.h"
 #include "poolsim.h"
 #include "result.h"
 
@@ -24,29 +27,6 @@
  * stays below 2^60 and json_int_t holds the budget. */
 #define TP_MAX_BYTES (1ull << 50)
 #define MAX_CANDIDATES 512
-#define MAX_VALIDATE 8
-
-struct slo {
-	bool hits;   /* hits=PCT%, else a latency percentile */
-	double pct;  /* 50, 90, 99, 99.9 */
-	double goal; /* seconds, or a hit percentage */
-	char text[64];
-};
-
-struct tp_opts {
-	const char *host, *arrivals_text, *out_dir;
-	struct arrivals_spec spec;
-	double duration_s, time_scale;
-	bool duration_set, json, budget_set;
-	uint64_t seed, budget;
-	unsigned int workers; /* 0: pool.json's */
-	struct slo slo;
-	bool slo_set;
-	bool policy_on[POOLSIM_POLICIES];
-	bool validate;
-	const char *kvm_path; /* --validate's KVM device, NULL: /dev/kvm */
-	unsigned int nvsizes, vsizes[MAX_VALIDATE]; /* 0: around the rec. */
-};
 
 /* Samples in seconds, and where they came from. */
 struct cost {
@@ -64,7 +44,8 @@ struct costs {
 	const char *emulated; /* the label, borrowed from the pool document */
 	unsigned int workers;
 	bool wait_on_empty;
-	char source_args[PATH_MAX + 64]; /* `coldstart pool` source options */
+	/* the pool's configuration as pool.json was measured with */
+	struct pool_config stored;
 	struct result_doc pool, restore;
 	bool have_restore;
 	char pool_path[PATH_MAX], restore_path[PATH_MAX];
@@ -109,14 +90,13 @@ struct validation {
 	char emulated[64]; /* this host's emulated label, "" when native */
 };
 
-int tune_pool__parse(int argc, char **argv, struct tp_opts *o);
 int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
 int tune_pool__run_costs(json_t *doc, const char *path,
 			 const struct costs *base, struct costs *own);
 /* The simulator's view of c (borrowing its samples). */
 struct poolsim_costs tune_pool__sim_costs(const struct costs *c);
 void tune_pool__costs_free(struct costs *c);
-struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+struct cand *tune_pool__add(struct sweep *sw, int pol,
 			    const struct costs *c, uint64_t seed);
 int tune_pool__simulate(struct sweep *sw, const struct arrivals *a,
 			const struct poolsim_costs *pc, const struct slo *slo);
@@ -141,5 +121,22 @@ int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
 int tune_pool__outputs(const struct tp_opts *o, const struct costs *c,
 		       const struct arrivals *a, const struct sweep *sw,
 		       const struct validation *v);
+
+/* tune_pool_config.c: a configuration as the pool's own, from c->stored
+ * (pool.json's config, read by tune_pool__stored_config: -EINVAL naming
+ * the field); whether the pool has x's policy; the command that runs it
+ * (malloc'd; "" when the pool has not the policy; dir: x is the one
+ * dir/tune-pool.json holds as "pool_config", else options); its JSON;
+ * and a temporary file of it for --validate's children (path[size],
+ * removed by the caller). */
+int tune_pool__stored_config(struct costs *c);
+bool tune_pool__applies(const struct cand *x);
+void tune_pool__pool_config(const struct costs *c, const struct cand *x,
+			    struct pool_config *pc);
+char *tune_pool__command(const struct costs *c, const struct cand *x,
+			 const char *dir);
+json_t *tune_pool__config_json(const struct costs *c, const struct cand *x);
+int tune_pool__config_file(const struct costs *c, const struct cand *x,
+			   char *path, size_t size);
 
 #endif

@@ -39,86 +39,31 @@ static void metric_text(char *buf, size_t size, const struct slo *slo,
 		snprintf(buf, size, "%.3f ms", v * 1e3);
 }
 
-/* A duration as `coldstart pool` reads it: whole seconds, else whole ms
- * or us ("0.1" -> "100ms"). */
-static const char *dur_text(char *buf, size_t len, double s)
-{
-	if (s == floor(s))
-		snprintf(buf, len, "%.0fs", s);
-	else if (s * 1e3 == floor(s * 1e3))
-		snprintf(buf, len, "%.0fms", s * 1e3);
-	else
-		snprintf(buf, len, "%.0fus", s * 1e6);
-	return buf;
-}
-
-/* The `coldstart pool` command that applies x, or "" when its policy is
- * not one `coldstart pool` has. */
-static void pool_command(char *buf, size_t size, const struct cand *x,
-			 const struct costs *c)
-{
-	const char *wait = c->wait_on_empty ? " --on-empty wait" : "";
-
-	if (x->cfg.policy == POOLSIM_FIXED) {
-		unsigned int n = x->cfg.params.fixed.n;
-		char max[32] = "";
-
-		if (n > 64)
-			snprintf(max, sizeof(max), " --max %u", n);
-		snprintf(buf, size, "coldstart pool%s --policy fixed --size %u"
-			 "%s --workers %u%s", c->source_args, n, max, c->workers,
-			 wait);
-	} else if (x->cfg.policy == POOLSIM_FOLLOW) {
-		const struct poolsim_follow *f = &x->cfg.params.follow;
-
-		snprintf(buf, size, "coldstart pool%s --policy follow --size %u "
-			 "--min %u --max %u --halflife %gs --headroom %g "
-			 "--workers %u%s", c->source_args, f->size, f->min,
-			 x->cfg.max, f->halflife_s, f->headroom, c->workers,
-			 wait);
-	} else if (x->cfg.policy == POOLSIM_MARGINAL) {
-		const struct policy_marginal *m = &x->cfg.params.marginal;
-		char cost[32], half[32], burst[32], peak[32];
-
-		/* the simulated pool holds nothing before the first arrival */
-		snprintf(buf, size, "coldstart pool%s --policy marginal --size 0 "
-			 "--min 0 --max %u --miss-cost %s --halflife %s "
-			 "--burst-halflife %s --burst-z %g --peak-halflife %s "
-			 "--workers %u%s", c->source_args, x->cfg.max,
-			 dur_text(cost, sizeof(cost), m->miss_cost_s),
-			 dur_text(half, sizeof(half), m->halflife_s),
-			 dur_text(burst, sizeof(burst), m->burst_halflife_s),
-			 m->burst_z, dur_text(peak, sizeof(peak),
-					      m->peak_halflife_s),
-			 c->workers, wait);
-	} else {
-		buf[0] = '\0';
-	}
-}
-
-/* Whether `coldstart pool` has x's policy. */
-static bool applies(const struct cand *x)
-{
-	return x->cfg.policy == POOLSIM_FIXED ||
-	       x->cfg.policy == POOLSIM_FOLLOW ||
-	       x->cfg.policy == POOLSIM_MARGINAL;
-}
-
 /* The cheapest configuration meeting the SLO that `coldstart pool` can
  * apply (fixed, follow or marginal), or NULL. */
 static const struct cand *best_applicable(const struct sweep *sw)
 {
-	static const enum poolsim_policy runs[] = {
-		POOLSIM_FIXED, POOLSIM_FOLLOW, POOLSIM_MARGINAL };
 	const struct cand *best = NULL;
 
-	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		ssize_t k = sw->best[runs[i]];
+	for (int p = 0; p < POOL_POLICIES; p++) {
+		ssize_t k = sw->best[p];
 
 		if (k >= 0 && (!best || tune_pool__cheaper(&sw->c[k], best)))
 			best = &sw->c[k];
 	}
 	return best;
+}
+
+/* The configuration tune-pool.json's "pool_config" holds: the
+ * recommendation, or when the pool has not its policy the closest it
+ * has; NULL when none. */
+static const struct cand *applied(const struct sweep *sw)
+{
+	if (sw->rec < 0)
+		return NULL;
+	if (tune_pool__applies(&sw->c[sw->rec]))
+		return &sw->c[sw->rec];
+	return best_applicable(sw);
 }
 
 /* Whether the making-time samples' mean is more than twice off the
@@ -190,12 +135,13 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 		"p99 | %s | idle VM-s | peak MiB |\n"
 		"|---|---|---|---|---|---|---|---|\n", slo->text,
 		slo->hits ? "hits" : "SLO metric");
-	for (int p = 0; p < POOLSIM_POLICIES; p++) {
+	for (int k = 0; k < POOLSIM_POLICIES; k++) {
+		int p = poolsim__policy_at(k);
 		size_t n = 0;
 		const struct cand *x;
 
 		for (size_t i = 0; i < sw->n; i++)
-			n += sw->c[i].cfg.policy == (enum poolsim_policy)p;
+			n += sw->c[i].cfg.policy == p;
 		if (!n)
 			continue;
 		if (sw->best[p] < 0) {
@@ -216,10 +162,10 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 /* load_off: the costs come from another load (far_from_load) */
 static void md_recommendation(FILE *f, const struct sweep *sw,
 			      const struct costs *c, const struct slo *slo,
-			      bool load_off)
+			      bool load_off, const char *dir)
 {
 	const struct cand *x, *alt;
-	char cmd[PATH_MAX + 512];
+	char *cmd;
 
 	fputs("## Recommendation\n\n", f);
 	if (sw->rec < 0) {
@@ -236,9 +182,10 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 		"hit ratio %.2f %%, p99 %.3f ms.\n\n", poolsim__policy_name(
 			x->cfg.policy), x->label, x->idle_vm_s, x->peak_mib,
 		x->peak_pool, 100 * x->hit_ratio, x->p[2] * 1e3);
-	pool_command(cmd, sizeof(cmd), x, c);
-	if (*cmd) {
-		fprintf(f, "Apply it with:\n\n    %s\n\n", cmd);
+	if (tune_pool__applies(x)) {
+		cmd = tune_pool__command(c, x, dir);
+		fprintf(f, "Apply it with:\n\n    %s\n\n", cmd ? cmd : "");
+		free(cmd);
 		return;
 	}
 	fprintf(f, "The %s policy is simulated only: `coldstart pool` has "
@@ -250,10 +197,12 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 		      "pool command applies.\n\n", f);
 		return;
 	}
-	pool_command(cmd, sizeof(cmd), alt, c);
+	cmd = tune_pool__command(c, alt, dir);
 	fprintf(f, "The closest that `coldstart pool` applies (%s %s, %.1f "
 		"idle VM-seconds):\n\n    %s\n\n", poolsim__policy_name(
-			alt->cfg.policy), alt->label, alt->idle_vm_s, cmd);
+			alt->cfg.policy), alt->label, alt->idle_vm_s,
+		cmd ? cmd : "");
+	free(cmd);
 }
 
 static void md_budget(FILE *f, const struct sweep *sw, const struct costs *c,
@@ -298,7 +247,7 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 	md_costs(f, c);
 	md_load(f, o, c, a);
 	md_table(f, sw, &o->slo);
-	md_recommendation(f, sw, c, &o->slo, far_from_load(c, a));
+	md_recommendation(f, sw, c, &o->slo, far_from_load(c, a), o->out_dir);
 	if (o->budget_set)
 		md_budget(f, sw, c, o->budget);
 	if (v)
@@ -314,12 +263,12 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 	return text;
 }
 
-static json_t *cand_json(const struct cand *x, const struct costs *c)
+/* dir: x's configuration is dir/tune-pool.json's "pool_config" */
+static json_t *cand_json(const struct cand *x, const struct costs *c,
+			 const char *dir)
 {
-	char cmd[PATH_MAX + 512];
-
-	pool_command(cmd, sizeof(cmd), x, c);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f, "
+	char *cmd = tune_pool__command(c, x, dir);
+	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f, "
 			 "s:f}, s:f, s:f, s:I, s:f, s:b, s:b, s:s?}",
 			 "policy", poolsim__policy_name(x->cfg.policy),
 			 "params", x->label, "hits", (json_int_t)x->hits,
@@ -330,7 +279,10 @@ static json_t *cand_json(const struct cand *x, const struct costs *c)
 			 "peak_mib", x->peak_mib, "peak_vms",
 			 (json_int_t)x->peak_pool, "slo_metric", x->metric,
 			 "meets_slo", x->meets, "pareto", x->frontier,
-			 "pool_command", *cmd ? cmd : NULL);
+			 "pool_command", cmd && *cmd ? cmd : NULL);
+
+	free(cmd);
+	return j;
 }
 
 static json_t *document(const struct tp_opts *o, const struct costs *c,
@@ -349,7 +301,8 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 	if (!doc || !all)
 		goto fail;
 	for (size_t i = 0; i < sw->n; i++)
-		if (json_array_append_new(all, cand_json(&sw->c[i], c)) < 0)
+		if (json_array_append_new(all, cand_json(&sw->c[i], c,
+							 NULL)) < 0)
 			goto fail;
 	if (json_object_set_new(doc, "costs", json_pack(
 		    "{s:s, s:s, s:s, s:s, s:f, s:s?}", "hit", c->hit.from,
@@ -361,10 +314,17 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 	all = NULL;
 	json_object_set_new(doc, "recommendation",
 			    sw->rec < 0 ? json_null()
-					: cand_json(&sw->c[sw->rec], c));
-	if (sw->rec >= 0 && !applies(&sw->c[sw->rec]) && best_applicable(sw))
+					: cand_json(&sw->c[sw->rec], c,
+						    o->out_dir));
+	if (sw->rec >= 0 && !tune_pool__applies(&sw->c[sw->rec]) &&
+	    best_applicable(sw))
 		json_object_set_new(doc, "applicable",
-				    cand_json(best_applicable(sw), c));
+				    cand_json(best_applicable(sw), c,
+					      o->out_dir));
+	/* what `pool --config tune-pool.json` runs */
+	if (applied(sw))
+		json_object_set_new(doc, "pool_config",
+				    tune_pool__config_json(c, applied(sw)));
 	if (o->budget_set && sw->rec >= 0)
 		json_object_set_new(doc, "memory_budget", json_pack(
 			"{s:I, s:f, s:f}", "bytes", (json_int_t)o->budget,
@@ -491,6 +451,7 @@ int tune_pool__outputs(const struct tp_opts *o, const struct costs *c,
 		ret = result__write(doc, o->out_dir, md);
 	if (ret == 0 && o->out_dir)
 		ret = write_csv(o->out_dir, sw);
+
 	if (ret == 0 && o->out_dir) {
 		draw(o->out_dir, &o->slo);
 		if (!o->json)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -56,7 +57,7 @@ unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s)
 	return peak > 4096 ? 4096 : (unsigned int)peak;
 }
 
-struct cand *tune_pool__add(struct sweep *sw, enum poolsim_policy pol,
+struct cand *tune_pool__add(struct sweep *sw, int pol,
 			const struct costs *c, uint64_t seed)
 {
 	struct cand *x;
@@ -78,12 +79,15 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 			 uint64_t seed, double cost_s, double half_s,
 			 double peak_s)
 {
-	struct cand *x = tune_pool__add(sw, POOLSIM_MARGINAL, c, seed);
-	struct policy_marginal *m;
+	struct cand *x = tune_pool__add(sw, POOL_MARGINAL, c, seed);
+	struct policy_params *m;
 
 	if (!x)
 		return;
-	m = &x->cfg.params.marginal;
+	/* the simulated pool holds nothing before the first arrival */
+	x->cfg.params.pool.size = 0;
+	x->cfg.params.pool.min = 0;
+	m = &x->cfg.params.pool.params;
 	m->miss_cost_s = cost_s;
 	m->halflife_s = half_s;
 	/* A burst is told by a count faster than the slow one; at the
@@ -115,11 +119,11 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	unsigned int steps = sw->max < 40 ? sw->max : 40;
 	struct cand *x;
 
-	for (unsigned int i = 0; o->policy_on[POOLSIM_FIXED] && i <= steps;
+	for (unsigned int i = 0; o->policy_on[POOL_FIXED] && i <= steps;
 	     i++) {
 		unsigned int n = (unsigned int)lround((double)i * sw->max / steps);
 
-		if ((x = tune_pool__add(sw, POOLSIM_FIXED, c, o->seed))) {
+		if ((x = tune_pool__add(sw, POOL_FIXED, c, o->seed))) {
 			x->cfg.params.fixed.n = n;
 			snprintf(x->label, sizeof(x->label), "n=%u", n);
 		}
@@ -149,20 +153,20 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 					 "%gs head=p%g tail=p%g", h->n, h->bin_s,
 					 h->head_pct, h->tail_pct);
 			}
-	for (size_t i = 0; o->policy_on[POOLSIM_FOLLOW] && i < 5; i++)
+	for (size_t i = 0; o->policy_on[POOL_FOLLOW] && i < 5; i++)
 		for (size_t j = 0; j < 8; j++)
-			if ((x = tune_pool__add(sw, POOLSIM_FOLLOW, c, o->seed))) {
-				struct poolsim_follow *f = &x->cfg.params.follow;
+			if ((x = tune_pool__add(sw, POOL_FOLLOW, c, o->seed))) {
+				struct poolsim_pool *f = &x->cfg.params.pool;
 
 				f->size = sw->max < 4 ? sw->max : 4;
 				f->min = 0;
-				f->halflife_s = halves[i];
-				f->headroom = rooms[j];
+				f->params.halflife_s = halves[i];
+				f->params.headroom = rooms[j];
 				snprintf(x->label, sizeof(x->label),
 					 "halflife=%gs headroom=%g",
 					 halves[i], rooms[j]);
 			}
-	for (size_t i = 0; o->policy_on[POOLSIM_MARGINAL] && i < 10; i++)
+	for (size_t i = 0; o->policy_on[POOL_MARGINAL] && i < 10; i++)
 		for (size_t j = 0; j < 5; j++)
 			for (size_t k = 0; k < 4; k++)
 				add_marginal(sw, c, o->seed, costs_s[i],
@@ -282,42 +286,24 @@ static void validation_sizes(const struct tp_opts *o, const struct sweep *sw,
 			v->r[v->n++].size = o->vsizes[i];
 		return;
 	}
-	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOLSIM_FIXED)
+	if (sw->rec >= 0 && sw->c[sw->rec].cfg.policy == POOL_FIXED)
 		n = sw->c[sw->rec].cfg.params.fixed.n;
-	else if (sw->best[POOLSIM_FIXED] >= 0)
-		n = sw->c[sw->best[POOLSIM_FIXED]].cfg.params.fixed.n;
+	else if (sw->best[POOL_FIXED] >= 0)
+		n = sw->c[sw->best[POOL_FIXED]].cfg.params.fixed.n;
 	if (n == 0)
 		n = 1;
 	for (unsigned int i = 0; i < 3; i++)
 		v->r[v->n++].size = n - 1 + i;
 }
 
-/* Appends "--opt value" to the argument list at a[*k] (text in buf). */
-static void arg_add(char **a, size_t *k, char *buf, size_t size,
-		    const char *opt, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-static void arg_add(char **a, size_t *k, char *buf, size_t size,
-		    const char *opt, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	a[(*k)++] = (char *)opt;
-	a[(*k)++] = buf;
-}
-
-/* `coldstart bench pool --json` for a fixed pool of `size` VMs, with the
- * results directory's pool source and the tune run's arrivals. */
+/* `coldstart bench pool --json --config FILE` with the tune run's
+ * arrivals: FILE holds r->sim's fixed pool on the results directory's
+ * stored configuration (bufs: the option values' text). */
 static void bench_argv(const struct tp_opts *o, const struct costs *c,
-		       unsigned int size, const char *exe, char **a,
-		       char bufs[][PATH_MAX])
+		       const char *exe, const char *config, char **a,
+		       char bufs[][64])
 {
-	const json_t *cfg = c->pool.config, *probe = json_object_get(cfg,
-								     "probe");
-	const char *hold = json_string_value(json_object_get(cfg, "hold"));
-	json_int_t conc = json_integer_value(json_object_get(cfg,
+	json_int_t conc = json_integer_value(json_object_get(c->pool.config,
 							     "concurrency"));
 	size_t k = 0, b = 0;
 
@@ -327,54 +313,22 @@ static void bench_argv(const struct tp_opts *o, const struct costs *c,
 	a[k++] = "--json";
 	a[k++] = "--baseline";
 	a[k++] = "0";
-	a[k++] = "--policy";
-	a[k++] = "fixed";
-#define ADD(opt, ...) arg_add(a, &k, bufs[b++], PATH_MAX, opt, __VA_ARGS__)
-	ADD("--arrivals", "%s", o->arrivals_text);
+	a[k++] = "--config";
+	a[k++] = (char *)config;
+	a[k++] = "--arrivals";
+	a[k++] = (char *)o->arrivals_text;
+#define ADD(opt, ...) (a[k++] = opt, snprintf(bufs[b], 64, __VA_ARGS__), \
+		       a[k++] = bufs[b++])
 	ADD("--duration", "%.0fns", o->duration_s * 1e9);
 	ADD("--time-scale", "%.17g", o->time_scale);
 	ADD("--seed", "%llu", (unsigned long long)o->seed);
-	ADD("--size", "%u", size);
-	ADD("--max", "%u", size > 64 ? size : 64);
-	ADD("--workers", "%u", c->workers);
-	if (c->wait_on_empty)
-		ADD("--on-empty", "wait");
-	if (hold)
-		ADD("--hold", "%s", hold);
 	if (conc > 0)
 		ADD("--concurrency", "%lld", (long long)conc);
-	if (o->kvm_path)
-		ADD("--kvm", "%s", o->kvm_path);
-	if (json_is_true(json_object_get(cfg, "allow_pvm")))
-		a[k++] = "--allow-pvm";
-	if (!strcmp(json_string_value(json_object_get(cfg, "source")) ?: "",
-		    "snapshot")) {
-		ADD("--snapshot", "%s", json_string_value(json_object_get(
-						cfg, "snapshot")) ?: "");
-		ADD("--mem-restore", "%s", json_string_value(json_object_get(
-						   cfg, "mem_restore")) ?: "mmap");
-	} else if (!strcmp(json_string_value(json_object_get(cfg, "source"))
-			   ?: "", "linux")) {
-		ADD("--kernel", "%s", json_string_value(json_object_get(
-					      cfg, "kernel")) ?: "");
-		if (json_is_string(json_object_get(cfg, "initrd")))
-			ADD("--initrd", "%s", json_string_value(
-					json_object_get(cfg, "initrd")));
-		ADD("--cmdline", "%s", json_string_value(json_object_get(
-					       cfg, "cmdline")) ?: "");
-		ADD("--mem", "%lld", (long long)json_integer_value(
-					     json_object_get(cfg, "mem_bytes")));
-		ADD("--vcpus", "%lld", (long long)json_integer_value(
-					       json_object_get(cfg, "vcpus")));
-	} else if (probe) {
-		ADD("--init", "%lld", (long long)json_integer_value(
-					      json_object_get(probe, "init_bytes")));
-		ADD("--ws", "%lld", (long long)json_integer_value(
-					    json_object_get(probe, "ws_bytes")));
-		ADD("--vcpus", "%lld", (long long)json_integer_value(
-					       json_object_get(probe, "vcpus")));
-	}
 #undef ADD
+	if (o->kvm_path) {
+		a[k++] = "--kvm";
+		a[k++] = (char *)o->kvm_path;
+	}
 	a[k] = NULL;
 }
 
@@ -446,14 +400,18 @@ static int measure(const struct tp_opts *o, const struct costs *c,
 		   const struct arrivals *a, const char *exe, struct vrow *r,
 		   struct validation *v)
 {
-	char bufs[20][PATH_MAX], *argv[52], st[32];
+	char bufs[4][64], *argv[24], st[32], config[PATH_MAX];
 	json_t *doc = NULL;
 	int status, ret;
 
-	bench_argv(o, c, r->size, exe, argv, bufs);
+	ret = tune_pool__config_file(c, &r->sim, config, sizeof(config));
+	if (ret < 0)
+		return ret;
+	bench_argv(o, c, exe, config, argv, bufs);
 	fprintf(stderr, "coldstart tune pool: validating a fixed pool of %u "
 		"VMs on this host\n", r->size);
 	ret = child__capture(argv, &doc, &status);
+	unlink(config);
 	if (ret < 0) {
 		snprintf(r->note, sizeof(r->note), "%s", err__last());
 		return 0;
@@ -522,7 +480,7 @@ int tune_pool__validate(const struct tp_opts *o, const struct costs *c,
 
 		one.c = &r->sim;
 		one.n = 0;
-		tune_pool__add(&one, POOLSIM_FIXED, c, o->seed);
+		tune_pool__add(&one, POOL_FIXED, c, o->seed);
 		r->sim.cfg.params.fixed.n = r->size;
 		if (r->size > r->sim.cfg.max)
 			r->sim.cfg.max = r->size;

@@ -143,6 +143,42 @@ json_check 'd["bench"] == "pool" and d["config"]["count"] > 10 and len(d["pool"]
 json_check '(lambda s: len(s["refill.make"]["samples_ns"]) == d["pool"]["stats"]["made"] > 0)({x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
 json_check '(lambda n, s: len(s["arrival_to_first_run.all"]["samples_ns"]) == n and len(s["arrival_to_first_run.hit"]["samples_ns"]) + len(s["arrival_to_first_run.miss"]["samples_ns"]) == n and d["pool"]["stats"]["requests"] == n)(d["config"]["count"], {x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
 grep -q '^- hits ' "$tmp/pb/pool.md" && ok || fail "pool.md lacks the hit line"
+
+# --config: a pool result's configuration, flags after it overriding it;
+# a malformed one is one line and exit 2
+expect 0 '' pool run --config "$tmp/pb/pool.json" --size 1 -n 5 --json
+json_check 'd["served"] == 5 and d["config"]["size"] == 1 and d["config"]["max"] == 64 and d["config"]["policy"] == "fixed"' "$out"
+echo '{"policy": "ttl"}' >"$tmp/bad-config.json"
+expect 2 "bad-config.json: field policy: --policy: 'ttl' is not one of: fixed, follow, marginal" \
+	pool run --config "$tmp/bad-config.json"
+expect 2 "no-such.json" bench pool --config "$tmp/no-such.json"
+
+# tune pool on these costs prints the command that applies its
+# recommendation; run as printed, it serves a request and drains.
+expect 0 'Recommendation' tune pool --host "$tmp/pb" --arrivals poisson:40 \
+	--duration 1m --slo hits=50% --out "$tmp/tp"
+cmd=$(sed -n 's/^    coldstart pool serve /pool serve /p' "$out" | head -n 1)
+[ "$cmd" = "pool serve --config $tmp/tp/tune-pool.json --socket $tmp/tp/pool.sock" ] && ok ||
+	fail "tune pool printed '$cmd'"
+eval "set -- $cmd"
+timeout 60 "$COLDSTART" "$@" >"$tmp/tp.out" 2>&1 &
+pid=$!
+for i in $(seq 300); do [ -S "$tmp/tp/pool.sock" ] && break; sleep 0.1; done
+python3 - "$tmp/tp/pool.sock" "$tmp/tp/tune-pool.json" <<'PY' && ok || fail "the printed pool command: $(tail -n 3 "$tmp/tp.out")"
+import json, socket, sys
+want = json.load(open(sys.argv[2]))["pool_config"]
+s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1])
+f = s.makefile("r")
+s.sendall(b'{"op": "acquire"}\n'); a = json.loads(f.readline())
+s.sendall(b'{"op": "stats"}\n'); st = json.loads(f.readline())
+s.sendall(b'{"op": "drain"}\n'); f.readline()
+assert a["ok"] and st["stats"]["requests"] == 1, (a, st)
+assert want["policy"] in ("fixed", "follow", "marginal"), want
+PY
+wait $pid
+code=$?
+[ "$code" = 0 ] && grep -q "serving .* on $tmp/tp/pool.sock" "$tmp/tp.out" && ok ||
+	fail "the printed pool command exited $code: $(tail -n 3 "$tmp/tp.out")"
 # The same seed gives the same arrivals; MMPP and a trace work too.
 expect 0 '' bench pool --arrivals poisson:40 --duration 1s --size 2 --json
 cp "$out" "$tmp/a.json"

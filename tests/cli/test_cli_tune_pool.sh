@@ -58,8 +58,11 @@ expect 0 'Recommendation' tune pool "${A[@]}" --slo p99=10ms \
 	--memory-budget 1G --out "$tmp/o1"
 grep -q 'arrival_to_first_run.hit (40 samples)' "$out" && ok ||
 	fail "the Costs section names the hit samples"
-grep -Eq '^    coldstart pool .*--policy (fixed|follow|marginal) ' "$out" && ok ||
-	fail "a coldstart pool command line is printed"
+grep -qx "    coldstart pool serve --config $tmp/o1/tune-pool.json --socket $tmp/o1/pool.sock" "$out" && ok ||
+	fail "a coldstart pool command line naming tune-pool.json is printed"
+json_check 'd["pool_config"]["policy"] == d["recommendation"]["policy"]
+	and d["recommendation"]["pool_command"].startswith("coldstart pool serve --config ")' \
+	"$tmp/o1/tune-pool.json"
 grep -q 'warm VMs that fit: 256' "$out" && ok ||
 	fail "1 GiB holds 256 VMs of 4 MiB"
 for f in tune-pool.json tune-pool.md pareto.csv; do
@@ -92,8 +95,8 @@ json_check 'set(c["params"].split("peak=")[1] for c in d["configurations"]
 	fail "pareto.csv marks a frontier"
 
 # hits=0%: everything meets it, so the cheapest is the empty pool
-expect 0 'coldstart pool --policy fixed --size 0 ' tune pool "${A[@]}" \
-	--slo hits=0%
+expect 0 '^    coldstart pool serve --socket pool.sock .*--policy fixed .*--size 0 ' \
+	tune pool "${A[@]}" --slo hits=0%
 grep -q '0.0 idle VM-seconds' "$out" && ok || fail "hits=0% costs nothing"
 
 # a fixed pool alone, under a hit-ratio SLO
@@ -286,7 +289,7 @@ grep -q '^## Tuning' "$tmp/res/report.md" && ok ||
 	fail "report.md has a Tuning section after tune --out"
 grep -q '^- tune pool (poisson 5/s, 300 s, seed 3, SLO p99=10ms): ' \
 	"$tmp/res/report.md" && ok || fail "the summary has the tune line"
-grep -Eq '^    coldstart pool .*--policy (fixed|follow|marginal) ' "$tmp/res/report.md" &&
+grep -q "^    coldstart pool serve --config $tmp/res/tune-pool.json " "$tmp/res/report.md" &&
 	ok || fail "report.md carries the pool command"
 grep -q 'full report: tune-pool.md' "$tmp/res/report.md" && ok ||
 	fail "report.md points to tune-pool.md beside it"

@@ -45,7 +45,7 @@ static struct pool_config probe_config(unsigned int size)
 		.size = size,
 		.max = size > 8 ? size : 8,
 		.workers = 2,
-		.halflife_s = 10,
+		.params = { .halflife_s = 10 },
 		.timeout_ns = 10 * SECOND,
 	};
 }
@@ -201,8 +201,8 @@ static void test_follow(void **state)
 
 	(void)state;
 	cfg.policy = POOL_FOLLOW;
-	cfg.halflife_s = 2;
-	cfg.headroom = 1;
+	cfg.params.halflife_s = 2;
+	cfg.params.headroom = 1;
 	cfg.max = 16;
 	assert_int_equal(pool__start(&cfg, &p), 0);
 	assert_true(serve_watching(p, 20) >= 1);
@@ -226,9 +226,9 @@ static void test_marginal(void **state)
 
 	(void)state;
 	cfg.policy = POOL_MARGINAL;
-	cfg.halflife_s = 2;
-	cfg.miss_cost_s = 60;
-	cfg.burst_halflife_s = 0;
+	cfg.params.halflife_s = 2;
+	cfg.params.miss_cost_s = 60;
+	cfg.params.burst_halflife_s = 0;
 	cfg.max = 16;
 	assert_int_equal(pool__start(&cfg, &p), 0);
 	assert_true(serve_watching(p, 20) >= 1);
@@ -249,14 +249,14 @@ static void test_config_refused(void **state)
 	cfg.min = 5;
 	assert_int_equal(pool__start(&cfg, &p), -EINVAL);
 	cfg = probe_config(4);
-	cfg.halflife_s = 0;
+	cfg.params.halflife_s = 0;
 	assert_int_equal(pool__start(&cfg, &p), -EINVAL);
 	cfg = probe_config(4);
 	cfg.policy = POOL_MARGINAL;
-	cfg.miss_cost_s = 0;
+	cfg.params.miss_cost_s = 0;
 	assert_int_equal(pool__start(&cfg, &p), -EINVAL);
-	cfg.miss_cost_s = 1;
-	cfg.burst_halflife_s = cfg.halflife_s * 2;
+	cfg.params.miss_cost_s = 1;
+	cfg.params.burst_halflife_s = cfg.params.halflife_s * 2;
 	assert_int_equal(pool__start(&cfg, &p), -EINVAL);
 	assert_non_null(strstr(err__last(), "burst half-life"));
 	cfg = probe_config(4);

@@ -670,7 +670,7 @@ static int setup_pool(void **state)
 		.max = 8,
 		.workers = 1,
 		/* the CLI's default; a fixed pool estimates the rate too */
-		.halflife_s = 10,
+		.params = { .halflife_s = 10 },
 		.timeout_ns = 10 * SECOND,
 	};
 

@@ -2,7 +2,8 @@
  * closed forms (Erlang C for a pool whose refills are the servers,
  * Erlang B for one whose misses make their own VMs), every policy on
  * hand-made traces whose outcome is worked out in the comments,
- * reproducibility, and refused inputs. */
+ * reproducibility, and refused inputs (the policies' names and the
+ * shared arithmetic: test_poolsim_policy.c). */
 #include "arrivals.h"
 #include "err.h"
 #include "poolsim.h"
@@ -36,13 +37,16 @@ static void assert_msg(const char *needle)
 		fail_msg("message '%s' lacks '%s'", err__last(), needle);
 }
 
-static struct poolsim_config config(enum poolsim_policy policy)
+static struct poolsim_config config(int policy)
 {
 	struct poolsim_config cfg = {
 		.policy = policy, .workers = 1, .max = 4, .seed = 1,
 	};
 
 	poolsim__default_params(&cfg.params);
+	/* the marginal pool starts empty, as `tune pool` simulates it */
+	if (policy == POOL_MARGINAL)
+		cfg.params.pool.size = 0;
 	return cfg;
 }
 
@@ -126,7 +130,7 @@ struct mmc_case {
 static void mmc_one(const struct mmc_case *k)
 {
 	struct arrivals a;
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	static const double zero[] = { 0 };
 	double *make = exponential(100000, 1 / k->mu, 11);
 	struct poolsim_costs costs = {
@@ -207,7 +211,7 @@ static void erlang_b_misses(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct arrivals a;
-		struct poolsim_config cfg = config(POOLSIM_FIXED);
+		struct poolsim_config cfg = config(POOL_FIXED);
 		struct poolsim_costs costs = {
 			.hit_s = zero, .n_hit = 1, .miss_s = one, .n_miss = 1,
 			.make_s = &cases[i].make, .n_make = 1,
@@ -277,7 +281,7 @@ static void assert_counts(const struct poolsim_result *r, uint64_t hits,
  * Held: [4, 10] 6 s + [12, 100] 88 s + [102, 110] 8 s = 102 VM-s. */
 static void fixed_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	struct poolsim_result r;
 
 	(void)state;
@@ -299,7 +303,7 @@ static void fixed_trace(void **state)
  * 102. Held: [6, 10] 4 + [12, 100] 88 + [102, 110] 8 = 100 VM-s. */
 static void fixed_wait_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FIXED);
+	struct poolsim_config cfg = config(POOL_FIXED);
 	struct poolsim_result r;
 
 	(void)state;
@@ -390,12 +394,13 @@ static void hybrid_trace(void **state)
  * [12, 33.9] 21.9 + [102, 110] 8 = 35.9 VM-s. */
 static void follow_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_FOLLOW);
+	struct poolsim_config cfg = config(POOL_FOLLOW);
 	struct poolsim_result r;
 
 	(void)state;
-	cfg.params.follow = (struct poolsim_follow){
-		.size = 1, .min = 0, .halflife_s = 10, .headroom = 0,
+	cfg.params.pool = (struct poolsim_pool){
+		.size = 1, .min = 0,
+		.params = { .halflife_s = 10, .headroom = 0 },
 	};
 	r = run_trace(&cfg);
 	assert_counts(&r, 3, 2, 0, 4, 1, 35.9);
@@ -420,11 +425,11 @@ static void follow_trace(void **state)
  * 18.5 VM-s. */
 static void marginal_trace(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct poolsim_result r;
 
 	(void)state;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 15, .halflife_s = 10,
 	};
 	r = run_trace(&cfg);
@@ -539,7 +544,7 @@ static void hybrid_not_representative(void **state)
  * arrival is no burst. */
 static void marginal_burst(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct arrivals a = regular(230, 0, 300);
 	static const double fast[] = { 0.05 };
 	struct poolsim_costs costs = trace_costs;
@@ -551,12 +556,12 @@ static void marginal_burst(void **state)
 		a.t[i] = a.t[i - 1] + (i <= 10 || i > 210 ? 10 : 0.05);
 	costs.make_s = fast;
 	cfg.max = 8;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 5, .halflife_s = 30, .burst_halflife_s = 3,
 		.burst_z = 3,
 	};
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &with), 0);
-	cfg.params.marginal.burst_halflife_s = 0;
+	cfg.params.pool.params.burst_halflife_s = 0;
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &without), 0);
 	for (size_t i = 10; i <= 210; i++) {
 		burst_with += with.latency_s[i] < 0.5;
@@ -598,7 +603,7 @@ static void marginal_burst(void **state)
  * [10.05, 20] = 19.849 VM-s, none reaped. */
 static void marginal_peak(void **state)
 {
-	struct poolsim_config cfg = config(POOLSIM_MARGINAL);
+	struct poolsim_config cfg = config(POOL_MARGINAL);
 	struct arrivals a = regular(12, 0, 20);
 	static const double make[] = { 0.05 };
 	struct poolsim_costs costs = trace_costs;
@@ -608,14 +613,14 @@ static void marginal_peak(void **state)
 	for (size_t i = 0; i < a.n; i++)
 		a.t[i] = 5.0 * (double)(i / 4) + 0.001 * (double)(i % 4);
 	costs.make_s = make;
-	cfg.params.marginal = (struct policy_marginal){
+	cfg.params.pool.params = (struct policy_params){
 		.miss_cost_s = 1, .halflife_s = 1,
 	};
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
 	assert_counts(&r, 0, 12, 0, 3, 3, 4.547);
 	poolsim__result_free(&r);
 
-	cfg.params.marginal.peak_halflife_s = 10;
+	cfg.params.pool.params.peak_halflife_s = 10;
 	assert_int_equal(poolsim__run(&a, &costs, &cfg, &r), 0);
 	assert_counts(&r, 2, 10, 0, 3, 0, 19.849);
 	for (size_t i = 0; i < a.n; i++)
@@ -649,7 +654,7 @@ static void seeded(void **state)
 	}
 	poisson(20, 600, &a);
 	for (unsigned int p = 0; p < POOLSIM_POLICIES; p++) {
-		struct poolsim_config cfg = config((enum poolsim_policy)p);
+		struct poolsim_config cfg = config(p);
 		struct poolsim_result r1, r2, r3;
 
 		cfg.workers = 2;
@@ -676,23 +681,6 @@ static void seeded(void **state)
 	arrivals__free(&a);
 }
 
-static void policy_names(void **state)
-{
-	enum poolsim_policy p;
-
-	(void)state;
-	for (unsigned int i = 0; i < POOLSIM_POLICIES; i++) {
-		assert_int_equal(poolsim__policy_parse(
-					 poolsim__policy_name(i), &p), 0);
-		assert_int_equal(p, i);
-	}
-	assert_string_equal(poolsim__policy_name(POOLSIM_MARGINAL),
-			    "marginal");
-	assert_string_equal(poolsim__policy_name(99), "?");
-	assert_int_equal(poolsim__policy_parse("lru", &p), -EINVAL);
-	assert_msg("unknown policy 'lru'");
-}
-
 /* ---- refused inputs ---- */
 
 static void bad_inputs(void **state)
@@ -715,11 +703,11 @@ static void bad_inputs(void **state)
 				       .n = ARRAY_LEN(trace_t),                \
 				       .span_s = 110 };                        \
 		c = trace_costs;                                               \
-		cfg = config(POOLSIM_FIXED);                                   \
+		cfg = config(POOL_FIXED);                                   \
 	} while (0)
 
 	c = trace_costs;
-	cfg = config(POOLSIM_FIXED);
+	cfg = config(POOL_FIXED);
 	a.n = 0;
 	REFUSED("no arrivals");
 	a.t = (double *)backwards;
@@ -758,25 +746,25 @@ static void bad_inputs(void **state)
 	cfg.policy = POOLSIM_HYBRID;
 	cfg.params.hybrid.margin = 1;
 	REFUSED("hybrid: margins 1");
-	cfg.policy = POOLSIM_FOLLOW;
-	cfg.params.follow.size = 9;
+	cfg.policy = POOL_FOLLOW;
+	cfg.params.pool.size = 9;
 	REFUSED("follow: size 9");
-	cfg.policy = POOLSIM_FOLLOW;
-	cfg.params.follow.halflife_s = 0;
+	cfg.policy = POOL_FOLLOW;
+	cfg.params.pool.params.halflife_s = 0;
 	REFUSED("follow: half-life 0 s");
-	cfg.policy = POOLSIM_FOLLOW;
-	cfg.params.follow.headroom = -1;
+	cfg.policy = POOL_FOLLOW;
+	cfg.params.pool.params.headroom = -1;
 	REFUSED("follow: headroom -1");
-	cfg.policy = POOLSIM_MARGINAL;
-	cfg.params.marginal.miss_cost_s = INFINITY;
+	cfg.policy = POOL_MARGINAL;
+	cfg.params.pool.params.miss_cost_s = INFINITY;
 	REFUSED("marginal: miss cost inf");
-	cfg.policy = POOLSIM_MARGINAL;
-	cfg.params.marginal.burst_halflife_s = 60;
-	REFUSED("marginal: half-lives 30 s and 60 s");
-	cfg.policy = POOLSIM_MARGINAL;
-	cfg.params.marginal.peak_halflife_s = -1;
+	cfg.policy = POOL_MARGINAL;
+	cfg.params.pool.params.burst_halflife_s = 60;
+	REFUSED("marginal: burst half-life 60 s (0, or at most the half-life 10 s)");
+	cfg.policy = POOL_MARGINAL;
+	cfg.params.pool.params.peak_halflife_s = -1;
 	REFUSED("marginal: peak half-life -1 s");
-	cfg.policy = (enum poolsim_policy)42;
+	cfg.policy = 42;
 	REFUSED("unknown policy 42");
 #undef REFUSED
 	assert_int_equal(poolsim__run(&a, &c, NULL, &r), -EINVAL);
@@ -802,7 +790,6 @@ int main(void)
 		cmocka_unit_test(marginal_burst),
 		cmocka_unit_test(marginal_peak),
 		cmocka_unit_test(seeded),
-		cmocka_unit_test(policy_names),
 		cmocka_unit_test(bad_inputs),
 	};
 
