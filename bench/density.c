@@ -25,6 +25,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -592,3 +593,42 @@ int density__run(void *opts)
 	free(d);
 	return ret;
 }
+
+/* The descriptor: the options, their defaults and checks are
+ * density_opts.c's, the holding child density_hold.c's. */
+const struct bench_driver density_driver = {
+	.name = "density",
+	.summary = "VMs per GiB: held VMs, fresh and snapshot clones, "
+		   "RSS/PSS/USS",
+	.usage = "Usage: coldstart bench density [OPTIONS]\n"
+		 "       coldstart bench density --kernel FILE [--initrd FILE] "
+		 "[--cmdline TEXT]\n                               [OPTIONS]\n"
+		 "Starts VMM processes one at a time, each keeping its guest "
+		 "alive (fresh: a new\nVM; clone: restored from one snapshot "
+		 "with --mem-restore mmap, sharing clean\npages through the "
+		 "page cache), until the count or the budget is reached.\n"
+		 "After each start: RSS, PSS and USS of every VMM "
+		 "(smaps_rollup) and kernel\nmemory (/proc/meminfo deltas). "
+		 "Reports the density curve, per-VM overhead\nbeyond guest "
+		 "memory and VMs per GiB. A sample is a VM started (the "
+		 "uncounted\nones are started and released first). The probe "
+		 "guest is held after its\nworkload ran to DONE. With your own "
+		 "Linux guest (--kernel), fresh VMs are\nheld paused at its "
+		 "boot-complete signal; clones, restored from a snapshot\ntaken "
+		 "there, run on until the guest's done signal (byte 124) or "
+		 "--settle,\nwhichever comes first, and are held paused there; "
+		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm.\n",
+	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
+		  BENCH_GUEST,
+	.opts = density__options,
+	.size = sizeof(struct density_opts),
+	.common_at = offsetof(struct density_opts, c),
+	.init = density__init,
+	.check = density__check,
+	.run = density__run,
+	.hidden_prefix = "--hold-",
+	.hidden = density__hold_child,
+	.suite = { .quick = "-n 8 -w 1", .smoke = "-n 2 -w 0",
+		   .linux_full = "", .linux_quick = "-n 4 -w 0",
+		   .linux_smoke = "-n 2 -w 0" },
+};

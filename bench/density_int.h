@@ -23,6 +23,11 @@ struct density_opts {
 	const char *probe_opt, *linux_opt; /* the first given, for refusals */
 };
 
+/* The driver's options table, defaults and checks (density_opts.c). */
+extern const struct opt density__options[];
+void density__init(void *opts);
+int density__check(void *opts);
+
 /* Runs the driver with its parsed options (density_driver's run). */
 int density__run(void *opts);
 

@@ -62,7 +62,7 @@ static int guest_values(struct density_opts *o)
 	return 0;
 }
 
-static int check(void *opts)
+int density__check(void *opts)
 {
 	struct density_opts *o = opts;
 
@@ -71,7 +71,7 @@ static int check(void *opts)
 	return o->c.kernel ? check_linux(o) : check_probe(o);
 }
 
-static void init(void *opts)
+void density__init(void *opts)
 {
 	struct density_opts *o = opts;
 
@@ -127,7 +127,7 @@ static int set_settle(void *opts, const char *arg)
 	return args__duration("--settle", arg, &o->settle_ns);
 }
 
-static const struct opt table[] = {
+const struct opt density__options[] = {
 	{ "budget", 0, "SIZE", false, "start a VM only while the predicted "
 	  "PSS plus kernel memory\nwith it stays within SIZE (the first VM "
 	  "always starts)", set_budget, NULL },
@@ -142,43 +142,6 @@ static const struct opt table[] = {
 	{ "ws", 0, "SIZE", false, "working set read after READY (default 4M)",
 	  set_ws, NULL },
 	OPT_END,
-};
-
-const struct bench_driver density_driver = {
-	.name = "density",
-	.summary = "VMs per GiB: held VMs, fresh and snapshot clones, "
-		   "RSS/PSS/USS",
-	.usage = "Usage: coldstart bench density [OPTIONS]\n"
-		 "       coldstart bench density --kernel FILE [--initrd FILE] "
-		 "[--cmdline TEXT]\n                               [OPTIONS]\n"
-		 "Starts VMM processes one at a time, each keeping its guest "
-		 "alive (fresh: a new\nVM; clone: restored from one snapshot "
-		 "with --mem-restore mmap, sharing clean\npages through the "
-		 "page cache), until the count or the budget is reached.\n"
-		 "After each start: RSS, PSS and USS of every VMM "
-		 "(smaps_rollup) and kernel\nmemory (/proc/meminfo deltas). "
-		 "Reports the density curve, per-VM overhead\nbeyond guest "
-		 "memory and VMs per GiB. A sample is a VM started (the "
-		 "uncounted\nones are started and released first). The probe "
-		 "guest is held after its\nworkload ran to DONE. With your own "
-		 "Linux guest (--kernel), fresh VMs are\nheld paused at its "
-		 "boot-complete signal; clones, restored from a snapshot\ntaken "
-		 "there, run on until the guest's done signal (byte 124) or "
-		 "--settle,\nwhichever comes first, and are held paused there; "
-		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm.\n",
-	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
-		  BENCH_GUEST,
-	.opts = table,
-	.size = sizeof(struct density_opts),
-	.common_at = offsetof(struct density_opts, c),
-	.init = init,
-	.check = check,
-	.run = density__run,
-	.hidden_prefix = "--hold-",
-	.hidden = density__hold_child,
-	.suite = { .quick = "-n 8 -w 1", .smoke = "-n 2 -w 0",
-		   .linux_full = "", .linux_quick = "-n 4 -w 0",
-		   .linux_smoke = "-n 2 -w 0" },
 };
 
 void density__linux_args(const struct density_opts *o, char **argv, int *n,
