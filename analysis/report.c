@@ -198,25 +198,6 @@ static void label_inputs(struct report *r)
 
 
 
-/* ---- the drivers ---- */
-
-const struct report_driver *const report__drivers[] = {
-	&report_driver_lifecycle, &report_driver_boot, &report_driver_restore,
-	&report_driver_rate,      &report_driver_density, &report_driver_peers,
-	&report_driver_pool,      &report_driver_suite,
-};
-
-const size_t report__nr_drivers =
-	sizeof(report__drivers) / sizeof(report__drivers[0]);
-
-const struct report_driver *report__driver(const char *name)
-{
-	for (size_t i = 0; i < report__nr_drivers; i++)
-		if (!strcmp(report__drivers[i]->name, name))
-			return report__drivers[i];
-	return NULL;
-}
-
 static int write_csv(const struct report *r, const char *name, csv_fn *fn)
 {
 	struct output_text t;

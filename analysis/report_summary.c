@@ -1,5 +1,6 @@
 /* The Summary of report.md: each driver's lines (report_NAME.c), in the
- * order of report__drivers[], then the tuners'. */
+ * order of report__drivers[], then the tuners'. The helpers those lines
+ * use are report_inputs.c's. */
 #include "report_driver.h"
 #include "report_int.h"
 
@@ -8,27 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-void report__time_text(char *buf, size_t len, double ns)
-{
-	result__value_text(buf, len, "ns", ns, ns);
-}
-
-const char *report__summary_name(char *buf, size_t len,
-				 const struct input *in)
-{
-	const json_t *guest = get(in->root, "guest");
-	char text[96];
-
-	/* documents from before the "guest" object name none */
-	if (!json_is_object(guest)) {
-		snprintf(buf, len, "%s", in->label);
-		return buf;
-	}
-	report__guest_text(text, sizeof(text), guest);
-	snprintf(buf, len, "%s (%s)", in->label, text);
-	return buf;
-}
 
 void report__md_summary(struct report *r)
 {
