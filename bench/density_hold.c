@@ -29,6 +29,7 @@
 #include "snapshot.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,11 +60,11 @@ static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 	struct linux_machine m;
 	struct linux_kernel k;
 	struct vm *vm;
+	char *cmdline = NULL;
 	int ret = linux__open_kernel(&k, o->kernel);
 
 	if (ret == 0)
-		ret = linux__plan(&b, &k, run_linux__cmdline(o), o->initrd,
-				  o->cfg.mem_size, o->cfg.nr_vcpus);
+		ret = run_linux__plan(&b, &k, o, &cmdline);
 	if (ret == 0)
 		ret = run_linux__boot_paused(kvm, o, &b, NULL,
 					     "it is held there", &tl, &vm, &m);
@@ -74,6 +75,7 @@ static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 		linux_machine__destroy(&m);
 	}
 	linux__plan_free(&b);
+	free(cmdline);
 	linux__close_kernel(&k);
 	return ret;
 }

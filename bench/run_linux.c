@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -131,6 +132,47 @@ void run_linux__close_console(FILE *f)
 		fclose(f);
 }
 
+/* --drive and --vsock: the machine's virtio devices. */
+static int add_virtio(const struct run_cli *o, struct vm *vm,
+		      struct linux_machine *m)
+{
+	struct linux_drive d[LINUX_MAX_DRIVES];
+	int ret;
+
+	for (unsigned int i = 0; i < o->nr_drives; i++)
+		d[i] = (struct linux_drive){ o->drives[i].path,
+					     o->drives[i].mode };
+	ret = linux_machine__add_drives(m, vm, d, o->nr_drives);
+	if (ret == 0 && o->vsock[0])
+		ret = linux_machine__add_vsock(m, vm, o->vsock_cid, o->vsock);
+	return ret;
+}
+
+int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
+		    const struct run_cli *o, char **cmdline)
+{
+	struct linux_virtio v = { o->nr_drives, o->vsock[0] != '\0' };
+	const char *base = run_linux__cmdline(o);
+	size_t len = strlen(base) + 1 + 64 * LINUX_VIRTIO_SLOTS + 1;
+	int n, ret;
+
+	*cmdline = malloc(len);
+	if (!*cmdline) {
+		memset(b, 0, sizeof(*b));
+		b->initrd_fd = -1; /* linux__plan_free() has nothing to do */
+		return err__set(ENOMEM, "out of memory");
+	}
+	/* the devices' command-line form after the user's own */
+	n = snprintf(*cmdline, len, "%s%s", base,
+		     v.nr_drives || v.vsock ? " " : "");
+	linux__virtio_cmdline(&v, *cmdline + n, len - (size_t)n);
+	ret = linux__plan(b, k, *cmdline, o->initrd, o->cfg.mem_size,
+			  o->cfg.nr_vcpus);
+	if (ret == 0)
+		b->virtio = v;
+	return ret;
+}
+
 int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		      const struct linux_boot *b,
 		      const struct linux_machine_opts *mo, struct timeline *tl,
@@ -144,8 +186,15 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 	if (ret < 0)
 		return ret;
 	ret = linux_machine__create(m, *vm, mo);
-	if (ret < 0)
+	if (ret < 0) {
 		vm__destroy(*vm);
+		return ret;
+	}
+	ret = add_virtio(o, *vm, m);
+	if (ret < 0) {
+		vm__destroy(*vm);
+		linux_machine__destroy(m);
+	}
 	return ret;
 }
 
@@ -368,12 +417,12 @@ int run_linux(const struct run_cli *o)
 	struct linux_kernel k;
 	struct linux_boot b;
 	FILE *console;
+	char *cmdline = NULL;
 	int ret = linux__open_kernel(&k, o->kernel);
 
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "run: %s", err__last());
-	ret = linux__plan(&b, &k, run_linux__cmdline(o), o->initrd, o->cfg.mem_size,
-			  o->cfg.nr_vcpus);
+	ret = run_linux__plan(&b, &k, o, &cmdline);
 	if (ret == 0 && kvm__device_flavour() == KVM_FLAVOUR_PVM &&
 	    !o->allow_pvm)
 		ret = cli__error(CLI_SKIP, "run --kernel: %s",
@@ -388,6 +437,7 @@ int run_linux(const struct run_cli *o)
 		run_linux__close_console(console);
 	}
 	linux__plan_free(&b);
+	free(cmdline);
 	linux__close_kernel(&k);
 	return ret;
 }

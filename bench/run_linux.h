@@ -51,9 +51,17 @@ int run_linux__open_console(const char *path, bool json, bool quiet,
 /* Closes what run_linux__open_console() opened (not stdout or stderr). */
 void run_linux__close_console(FILE *f);
 
+/* linux__plan() for o's kernel: its --cmdline (or the default) with the
+ * command-line form of its --drive and --vsock devices after it, which
+ * the plan also names for the DSDT. The plan borrows the line, made in
+ * *cmdline (free() it after linux__plan_free, also on failure). */
+int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
+		    const struct run_cli *o, char **cmdline);
+
 /* Creates the VM for plan `b` (o's memory backend) and its machine with
- * `mo`; the caller loads and starts the guest, then destroys the VM
- * before the machine. 0, or -errno with nothing left. */
+ * `mo` and o's --drive and --vsock devices; the caller loads and starts
+ * the guest, then destroys the VM before the machine. 0, or -errno with
+ * nothing left. */
 int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		      const struct linux_boot *b,
 		      const struct linux_machine_opts *mo, struct timeline *tl,

@@ -79,6 +79,56 @@ static int set_console(void *ctx, const char *arg)
 	return 0;
 }
 
+/* PATH[,ro|rw|cow]: the mode after the last comma (a path may hold
+ * commas; one ending in ",ro" is given as PATH,ro,cow). */
+static int set_drive(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+	struct run_drive *d = &o->drives[o->nr_drives];
+	const char *comma = strrchr(arg, ',');
+	size_t len = strlen(arg);
+
+	note(&o->linux_opt, "drive");
+	if (o->nr_drives == LINUX_MAX_DRIVES)
+		return err__set(EINVAL, "--drive: at most %d drives",
+				LINUX_MAX_DRIVES);
+	d->mode = VBLK_COW;
+	if (comma && (!strcmp(comma, ",ro") || !strcmp(comma, ",rw") ||
+		      !strcmp(comma, ",cow"))) {
+		vblk__mode(comma + 1, &d->mode);
+		len = (size_t)(comma - arg);
+	}
+	if (len == 0 || len >= sizeof(d->path))
+		return err__set(EINVAL, "--drive '%s': %s", arg,
+				len ? "the path is too long" : "no path");
+	memcpy(d->path, arg, len);
+	d->path[len] = '\0';
+	o->nr_drives++;
+	return 0;
+}
+
+/* PATH[,cid=N] */
+static int set_vsock(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+	const char *cid = strstr(arg, ",cid=");
+	size_t len = cid ? (size_t)(cid - arg) : strlen(arg);
+
+	note(&o->linux_opt, "vsock");
+	o->vsock_cid = 3;
+	if (cid && args__u64("--vsock cid", cid + 5, 3, UINT32_MAX - 1,
+			     &o->vsock_cid) < 0)
+		return -EINVAL;
+	if (len == 0 || len >= sizeof(o->vsock))
+		return err__set(EINVAL, "--vsock '%s': %s", arg,
+				len ? "the socket path is too long (a Unix "
+				      "socket's is at most 107 bytes)" :
+				      "no socket path");
+	memcpy(o->vsock, arg, len);
+	o->vsock[len] = '\0';
+	return 0;
+}
+
 static int set_allow_pvm(void *ctx, const char *arg)
 {
 	struct run_cli *o = ctx;
@@ -274,6 +324,14 @@ static const struct opt run_table[] = {
 	{ "console", 0, "FILE", false, "guest console (COM1) output; - for "
 	  "stdout (default;\nstderr with --json, none with --quiet)",
 	  set_console, NULL },
+	{ "drive", 0, "PATH", false, "a virtio disk, PATH[,MODE] (repeatable, "
+	  "at most 4; /dev/vda,\nvdb...): a raw image such as a rootfs.ext4; "
+	  "MODE cow (default:\nwrites stay in this VM), rw (into the file) or "
+	  "ro", set_drive, NULL },
+	{ "vsock", 0, "PATH", false, "a virtio-vsock device, PATH[,cid=N] "
+	  "(guest CID N, default 3):\nthe host connects to the Unix socket "
+	  "PATH and writes\n\"CONNECT <port>\\n\"; a guest's connection to "
+	  "host port P reaches\nPATH_P", set_vsock, NULL },
 	/* --stop-at is a Control row; its Linux value is said here */
 	OPT_HEADING("  --stop-at boot      end the VM at the boot-complete "
 		    "signal"),

@@ -5,6 +5,7 @@
 #define COLDSTART_RUN_OPTS_H
 
 #include "jail.h"
+#include "linux_x86.h"
 #include "opt.h"
 #include "runner.h"
 #include "seccomp.h"
@@ -25,6 +26,15 @@ struct run_cli {
 	const char *initrd;
 	const char *cmdline;  /* NULL: LINUX_DEFAULT_CMDLINE */
 	const char *console;  /* NULL or "-": stdout (stderr with --json) */
+	/* --drive PATH[,MODE] (repeatable) and --vsock PATH[,cid=N]: the
+	 * Linux guest's virtio disks and host channel. */
+	struct run_drive {
+		char path[4096];
+		enum vblk_mode mode;
+	} drives[LINUX_MAX_DRIVES];
+	unsigned int nr_drives;
+	char vsock[108];     /* its Unix socket; "": none */
+	uint64_t vsock_cid;  /* default 3 */
 	bool allow_pvm;       /* boot even on PVM, where ring 0 crawls */
 	bool stop_at_boot;    /* --stop-at boot: end at boot complete */
 	const char *probe_opt; /* first probe-guest-only option given */

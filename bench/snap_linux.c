@@ -118,6 +118,12 @@ int snap_linux__create(const struct run_cli *o, const char *dir,
 	FILE *console = NULL;
 	int code = CLI_OK, ret = linux__open_kernel(&k, o->kernel);
 
+	/* A snapshot of a guest's disks and host channel is not made yet:
+	 * refused rather than taken without them. */
+	if (ret == 0 && (o->nr_drives || o->vsock[0]))
+		ret = err__set(EINVAL, "--drive and --vsock: snapshots of a "
+			       "guest's disks and vsock device are not "
+			       "supported yet");
 	if (ret == 0)
 		ret = linux__plan(&b, &k, cmdline, o->initrd, o->cfg.mem_size,
 				  o->cfg.nr_vcpus);

@@ -24,6 +24,7 @@
 static const char *const role_names[] = {
 	[SECCOMP_MAIN] = "main", [SECCOMP_VCPU] = "vcpu",
 	[SECCOMP_UFFD] = "uffd", [SECCOMP_REFILL] = "refill",
+	[SECCOMP_IO] = "io",
 };
 static const char *const mode_names[] = {
 	[SECCOMP_OFF] = "off", [SECCOMP_KILL] = "kill", [SECCOMP_LOG] = "log",
@@ -33,6 +34,7 @@ static const char *const mode_names[] = {
 static const char *const thread_names[] = {
 	[SECCOMP_MAIN] = "cs-main", [SECCOMP_VCPU] = "cs-vcpu",
 	[SECCOMP_UFFD] = "cs-uffd", [SECCOMP_REFILL] = "cs-refill",
+	[SECCOMP_IO] = "cs-io",
 };
 
 static enum seccomp_mode mode;

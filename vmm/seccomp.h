@@ -14,6 +14,7 @@ enum seccomp_role {
 	SECCOMP_VCPU,     /* a vCPU thread, from before its first KVM_RUN */
 	SECCOMP_UFFD,     /* a userfaultfd handler thread */
 	SECCOMP_REFILL,   /* a pool's refill worker */
+	SECCOMP_IO,       /* a virtio device's I/O thread (disk, vsock) */
 	SECCOMP_NR_ROLES,
 };
 

@@ -15,7 +15,8 @@
 
 #define NAMES_MAX 512 /* past the last x86-64 system call */
 
-static const char *const roles[] = { "main", "vcpu", "uffd", "refill" };
+static const char *const roles[] = { "main", "vcpu", "uffd", "refill",
+				     "io" };
 static const char *const modes[] = { "off", "kill", "log" };
 
 /* The row's comparison of its argument: the low 32 bits only (the

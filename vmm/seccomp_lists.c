@@ -20,7 +20,8 @@
 #define V (1u << SECCOMP_VCPU)
 #define U (1u << SECCOMP_UFFD)
 #define R (1u << SECCOMP_REFILL)
-#define ALL (M | V | U | R)
+#define D (1u << SECCOMP_IO) /* a device's I/O thread */
+#define ALL (M | V | U | R | D)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SAN(roles) (roles)
@@ -81,7 +82,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	/* vCPU threads: the run loop and the devices its exits reach */
 	IOCTL(V | M | R, KVM_RUN, "enter the guest; parking completes pending I/O"),
 	IOCTL(V | M | R, KVM_GET_REGS, "name the guest's RIP when it stops"),
-	IOCTL(V | M | R, KVM_IRQ_LINE, "the serial port raises its interrupt"),
+	IOCTL(V | M | R | D, KVM_IRQ_LINE, "the serial port and the virtio devices raise "
+	      "their interrupts"),
 	ANY(V | M | R, "fstat", "a failing vCPU checks whether its memory file shrank"),
 	ANY(V | M | R, "newfstatat", "the same through glibc's fstat"),
 
@@ -94,6 +96,25 @@ const struct seccomp_rule seccomp_rules[] = {
 	IOCTL(U | M | R, UFFDIO_ZEROPAGE, "fill a faulting hole with zeros"),
 	IOCTL(U | M | R, UFFDIO_UNREGISTER, "give up the range when the handler fails"),
 	IOCTL(U | M | R, UFFDIO_WAKE, "wake a vCPU waiting on a page"),
+
+	/* virtio devices' I/O threads: the disk's requests, the vsock
+	 * device's sockets (Unix-domain only: guest connections to
+	 * PATH_PORT, the host's to PATH) */
+	ANY(D, "read", "the device's notification eventfd"),
+	ANY(D, "pread64", "a disk read request"),
+	ANY(D, "pwrite64", "a disk write request"),
+	ANY(D, "fdatasync", "a disk flush request"),
+	ANY(D, "epoll_wait", "vsock: wait for the guest and the sockets"),
+	ANY(D, "epoll_pwait", "the same as glibc may issue it"),
+	ANY(D, "epoll_ctl", "vsock: which events each socket waits for"),
+	ANY(D, "accept4", "vsock: the host connects to PATH"),
+	ARG(D, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, PATH_P "
+	    "(Unix-domain sockets only)"),
+	ANY(D, "connect", "the same"),
+	ANY(D, "recvfrom", "vsock: the host's bytes"),
+	ANY(D, "sendto", "vsock: the guest's bytes"),
+	ANY(D, "shutdown", "vsock: the guest stops sending"),
+	ANY(D, "close", "vsock: a connection ends"),
 
 	/* making, restoring, running and destroying VMs (refill workers,
 	 * and the control thread of the pool, whose requests may make

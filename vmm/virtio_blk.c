@@ -5,6 +5,7 @@
 #include "virtio_blk.h"
 
 #include "err.h"
+#include "io_thread.h"
 #include "kvm.h"
 #include "vm.h"
 
@@ -170,7 +171,7 @@ static void serve_all(struct vblk *b)
 	}
 }
 
-static void *io_main(void *arg)
+static void io_main(void *arg)
 {
 	struct vblk *b = arg;
 	uint64_t n;
@@ -187,7 +188,6 @@ static void *io_main(void *arg)
 			serve_all(b);
 		pthread_mutex_unlock(&b->serving);
 	}
-	return NULL;
 }
 
 static void kick(struct vblk *b)
@@ -313,11 +313,9 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 	if (ret < 0)
 		goto err_kick;
 	pthread_mutex_init(&b->serving, NULL);
-	ret = pthread_create(&b->thread, NULL, io_main, b);
-	if (ret) {
-		ret = err__sys(ret, "virtio-blk: starting its I/O thread");
+	ret = io_thread__start(&b->io, "virtio-blk", io_main, b);
+	if (ret < 0)
 		goto err_transport;
-	}
 	return 0;
 
 err_transport:
@@ -401,7 +399,7 @@ void vblk__close(struct vblk *b)
 {
 	__atomic_store_n(&b->stop, true, __ATOMIC_RELEASE);
 	kick(b);
-	pthread_join(b->thread, NULL);
+	io_thread__join(&b->io);
 	pthread_mutex_destroy(&b->serving);
 	virtio_mmio__destroy(&b->t);
 	close(b->kick);

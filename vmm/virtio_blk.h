@@ -7,6 +7,7 @@
 #define COLDSTART_VIRTIO_BLK_H
 
 #include "device.h"
+#include "io_thread.h"
 #include "virtio_mmio.h"
 
 #include <pthread.h>
@@ -53,7 +54,7 @@ struct vblk {
 	uint64_t bytes;
 	char id[20]; /* GET_ID: the image's name, not NUL-terminated if 20 */
 	int kick;    /* eventfd: the driver notified, or the thread must stop */
-	pthread_t thread;
+	struct io_thread io;
 	pthread_mutex_t serving; /* held while requests are served */
 	bool active;             /* the driver started the device */
 	bool stop;               /* the thread must end */

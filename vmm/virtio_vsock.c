@@ -5,6 +5,7 @@
 #include "vsock_int.h"
 
 #include "err.h"
+#include "io_thread.h"
 #include "vm.h"
 
 #include <errno.h>
@@ -63,7 +64,8 @@ static int activate(void *dev, uint64_t features)
 	return 0;
 }
 
-/* The driver reset the device: its connections end with it. */
+/* The driver reset the device: its connections end with it, closed by
+ * the I/O thread (this runs on a vCPU's, whose filter holds no close). */
 static void reset(void *dev)
 {
 	struct vsock *v = dev;
@@ -71,8 +73,9 @@ static void reset(void *dev)
 	pthread_mutex_lock(&v->serving);
 	v->active = false;
 	v->reset_event = false;
-	drop_all(v);
+	v->drop_owed = true;
 	pthread_mutex_unlock(&v->serving);
+	kick(v);
 }
 
 void vsock__transport_reset(struct vsock *v)
@@ -139,7 +142,7 @@ static void event(struct vsock *v, const struct epoll_event *e)
 	}
 }
 
-static void *io_main(void *arg)
+static void io_main(void *arg)
 {
 	struct vsock *v = arg;
 	struct epoll_event ev[16];
@@ -152,6 +155,10 @@ static void *io_main(void *arg)
 		if (__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE))
 			break;
 		pthread_mutex_lock(&v->serving);
+		if (v->drop_owed) { /* the driver reset the device */
+			drop_all(v);
+			v->drop_owed = false;
+		}
 		for (int i = 0; i < n; i++)
 			event(v, &ev[i]);
 		if (v->active && !(__atomic_load_n(&v->t.s.status,
@@ -161,7 +168,6 @@ static void *io_main(void *arg)
 		vsock__interest(v);
 		pthread_mutex_unlock(&v->serving);
 	}
-	return NULL;
 }
 
 static int listen_on(struct vsock *v, const char *path)
@@ -209,12 +215,10 @@ static int start(struct vsock *v)
 	    watch(v->epoll_fd, v->listen_fd, EP_LISTEN) < 0)
 		return err__sys(errno, "vsock: epoll");
 	pthread_mutex_init(&v->serving, NULL);
-	ret = pthread_create(&v->thread, NULL, io_main, v);
-	if (ret) {
+	ret = io_thread__start(&v->io, "virtio-vsock", io_main, v);
+	if (ret < 0)
 		pthread_mutex_destroy(&v->serving);
-		return err__sys(ret, "vsock: starting its I/O thread");
-	}
-	return 0;
+	return ret;
 }
 
 int vsock__open(struct vsock *v, uint64_t cid, const char *path,
@@ -264,7 +268,7 @@ void vsock__close(struct vsock *v)
 {
 	__atomic_store_n(&v->stop, true, __ATOMIC_RELEASE);
 	kick(v);
-	pthread_join(v->thread, NULL);
+	io_thread__join(&v->io);
 	drop_all(v);
 	pthread_mutex_destroy(&v->serving);
 	close(v->kick);

@@ -15,6 +15,7 @@
 #define COLDSTART_VIRTIO_VSOCK_H
 
 #include "device.h"
+#include "io_thread.h"
 #include "virtio_mmio.h"
 
 #include <pthread.h>
@@ -76,9 +77,10 @@ struct vsock {
 	uint64_t guest_cid;
 	char path[100]; /* the host's Unix socket; PATH_P for guest ports */
 	int listen_fd, epoll_fd, kick;
-	pthread_t thread;
+	struct io_thread io;
 	pthread_mutex_t serving; /* held while the thread works */
 	bool active, stop;
+	bool drop_owed;      /* a reset's connections, for the thread to close */
 	bool rx_starved;     /* the guest gave no receive buffer lately */
 	bool reset_event;    /* the transport reset is owed to the guest */
 	uint32_t next_port;  /* the next host port of a host connection */
