@@ -55,6 +55,8 @@ static const struct {
 	{ NULL, "cmdline", { "--kernel", "k" } },
 	{ NULL, "console", { "--kernel", "k" } },
 	{ NULL, "allow-pvm", { "--kernel", "k" } },
+	{ NULL, "drive", { "--kernel", "k" } },
+	{ NULL, "vsock", { "--kernel", "k" } },
 	{ NULL, "uid", { "--jail", jail_dir } },
 	{ NULL, "gid", { "--jail", jail_dir } },
 	{ NULL, "cpus", { "--jail", jail_dir } },
