@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "result.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KiB_PER_GiB (1024.0 * 1024.0)
+#define KiB_PER_GiB ((double)(GiB / KiB))
 
 size_t capacity__vms_per_gib(const double *cost_kib, size_t n, double *out)
 {
@@ -27,13 +28,6 @@ size_t capacity__vms_per_gib(const double *cost_kib, size_t n, double *out)
 			out[k++] = KiB_PER_GiB / added;
 	}
 	return k;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 size_t capacity__block_rates(double *ends_ns, size_t n, size_t blocks,

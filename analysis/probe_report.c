@@ -4,6 +4,7 @@
 #include "probe_report.h"
 
 #include "stats.h"
+#include "units.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,13 +20,6 @@ struct phase_stats {
 	double fault_ns; /* summed over threads */
 	double p50_ns, p99_ns;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void phase_stats(const struct probes_report *r,
 			const struct report_phase *ph, struct phase_stats *s)

@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "result.h"
+#include "units.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -126,13 +127,6 @@ int report__index_series(struct input *in)
 			 sizeof(in->groups[k]));
 	summarise(in);
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void cdf_rows(FILE *f, const struct input *in, size_t k)

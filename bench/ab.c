@@ -9,6 +9,7 @@
 #include "compare_cli.h"
 #include "err.h"
 #include "output.h"
+#include "units.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -43,14 +44,6 @@ struct ab {
 	uint64_t budget_ns;
 	struct compare_cli cli;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* BIN bench DRIVER [DRIVER OPTIONS] [SIDE OPTIONS] --out DIR, stdout and
  * stderr into DIR.log; its exit code, or -errno. */

@@ -14,6 +14,7 @@
 #include "probes.h"
 #include "stats.h"
 #include "sysinfo.h"
+#include "units.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -280,13 +281,6 @@ static int measure(struct bench_probes *b)
 static double overhead_pct(const struct bench_probes *b, int s)
 {
 	return (b->sum[WITH][s].p50 / b->sum[WITHOUT][s].p50 - 1) * 100;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The median of the per-pair ratios as a percentage, with its 95 %

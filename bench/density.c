@@ -22,6 +22,7 @@
 #include "restore.h"
 #include "result_new.h"
 #include "snapshot.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -39,7 +40,7 @@
 #define MAX_ARGS 24
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
-#define KiB_PER_GiB (1024.0 * 1024.0)
+#define KiB_PER_GiB ((double)(GiB / KiB))
 
 static const char *const kernel_keys[] = { "KernelStack", "PageTables",
 					   "SecPageTables", "Slab", NULL };

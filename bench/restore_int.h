@@ -13,13 +13,13 @@
 #include "driver.h"
 #include "mem.h"
 #include "timeline.h"
+#include "units.h"
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define MiB ((uint64_t)1 << 20)
 #define MAX_SIZES 8
 #define MAX_STRATEGIES 16
 #define TIMEOUT_NS (120ull * 1000000000ull)

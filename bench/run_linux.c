@@ -6,6 +6,7 @@
 #include "linux_x86.h"
 #include "output.h"
 #include "run_probes.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define MiB ((uint64_t)1 << 20)
 
 struct linux_result {
 	struct timeline tl;

@@ -10,11 +10,11 @@
 #include "probes.h"
 #include "run_linux.h"
 #include "seccomp.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#define MiB ((uint64_t)1 << 20)
 #define DEFAULT_TIMEOUT_NS (60ull * 1000000000ull)
 #define DEFAULT_STRIDE 16
 #define MAX_MEM (1ull << 40)

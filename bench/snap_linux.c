@@ -13,6 +13,7 @@
 #include "restore.h"
 #include "run_linux.h"
 #include "snapshot.h"
+#include "units.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MiB (1024.0 * 1024.0)
 #define SECOND 1000000000ull
 
 /* Boots the planned guest to boot complete (paused) and saves it. */

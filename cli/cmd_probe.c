@@ -6,6 +6,7 @@
 #include "err.h"
 #include "output.h"
 #include "probe_report.h"
+#include "units.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -176,14 +177,6 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Until the process exits, the duration passes or a signal comes. */

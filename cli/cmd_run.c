@@ -8,13 +8,12 @@
 #include "run_linux.h"
 #include "run_opts.h"
 #include "run_probes.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <string.h>
-
-#define MiB ((uint64_t)1 << 20)
 
 static void usage(FILE *out)
 {

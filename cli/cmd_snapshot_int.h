@@ -8,11 +8,10 @@
 
 #include "cli.h"
 #include "err.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdio.h>
-
-#define MiB (1024.0 * 1024.0)
 
 /* cmd_snapshot_usage.c: the help text of every action. */
 void cmd_snapshot__usage(FILE *out);

@@ -4,6 +4,7 @@
 #include "loader.h"
 
 #include "err.h"
+#include "units.h"
 
 #include <pthread.h>
 #include <malloc.h>
@@ -41,14 +42,6 @@ struct probes {
 bool probes__built(void)
 {
 	return true;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void append(struct probes *p, const struct faults_event *e)

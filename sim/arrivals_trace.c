@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "stats.h"
+#include "units.h"
 
 #include <csv.h>
 #include <ctype.h>
@@ -40,13 +41,6 @@ const char *arrivals__format_name(enum arrivals_format format)
 
 #define TRACE_MAX_COLUMNS 65536
 #define TRACE_MAX_FIELD	  (1u << 20)
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static const char *const azure2019_head[] = {
 	"HashOwner",

@@ -13,6 +13,7 @@
 #include "jail.h"
 #include "mem_source.h"
 #include "seccomp.h"
+#include "units.h"
 #include "zmem.h"
 
 #include <errno.h>
@@ -55,14 +56,6 @@ struct uffd_state {
 };
 
 #define WSET_MERGE_GAP 32 /* pages: FaaSnap merges regions closer than this */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* A userfaultfd: the system call, else /dev/userfaultfd (when
  * vm.unprivileged_userfaultfd forbids the call). */

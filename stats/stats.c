@@ -1,18 +1,12 @@
 /* Percentiles, dispersion, robust outliers, the bootstrap, the
  * Mann-Whitney U test and the permutation test. */
 #include "stats.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static double *dup_samples(const double *samples, size_t n)
 {

@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define MiB_F (1024.0 * 1024.0)
 /* The most memory a host plausibly has, 2^50 bytes (1 PiB): a larger
  * memory per VM or --memory-budget is refused, and so is a VM of less
  * than a byte; what the report derives from them (VMs that fit) then

@@ -16,6 +16,7 @@
 #include "result.h"
 #include "result_new.h"
 #include "sysinfo.h"
+#include "units.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -208,7 +209,7 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 static void md_budget(FILE *f, const struct sweep *sw, const struct costs *c,
 		      uint64_t budget)
 {
-	double mib = (double)budget / MiB_F;
+	double mib = (double)budget / (double)MiB;
 
 	fprintf(f, "## Memory budget %.0f MiB\n\n", mib);
 	fprintf(f, "- warm VMs that fit: %.0f (%.2f MiB each)\n",
@@ -328,9 +329,10 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 	if (o->budget_set && sw->rec >= 0)
 		json_object_set_new(doc, "memory_budget", json_pack(
 			"{s:I, s:f, s:f}", "bytes", (json_int_t)o->budget,
-			"warm_vms", floor((double)o->budget / MiB_F / c->vm_mib),
+			"warm_vms", floor((double)o->budget / (double)MiB /
+					  c->vm_mib),
 			"pools", sw->c[sw->rec].peak_mib > 0
-				? floor((double)o->budget / MiB_F /
+				? floor((double)o->budget / (double)MiB /
 					sw->c[sw->rec].peak_mib)
 				: -1.0));
 	if (v)

@@ -22,6 +22,7 @@
 #include "snapshot.h"
 #include "stats.h"
 #include "timeline.h"
+#include "units.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -29,7 +30,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define MiB ((uint64_t)1 << 20)
 #define SECOND 1000000000ull
 /* Rounds by default: on a 2-core PVM host with a busy neighbour, a third
  * of the samples land in a slow mode, and 20 rounds then missed a 50 %

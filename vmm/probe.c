@@ -5,13 +5,13 @@
 #include "err.h"
 #include "guest/probe_work.h"
 #include "pagetable_x86.h"
+#include "units.h"
 #include "vm.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #define GDT_SLOTS 16u
-#define MiB (1ull << 20)
 
 int probe__validate(const struct probe_params *p, uint64_t mem_size,
 		    unsigned int nr_vcpus)

@@ -6,6 +6,7 @@
  * (PVM). Exits 77 where /dev/kvm is missing. */
 #include "err.h"
 #include "linux_x86.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +24,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define TIMEOUT_NS (60ull * 1000000000ull)
 #define INITRD_SIZE 3000u
 

@@ -9,6 +9,7 @@
 #include "mem_restore.h"
 #include "pool.h"
 #include "snapshot.h"
+#include "units.h"
 #include "vm.h"
 #include "procfs.h"
 
@@ -25,7 +26,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 
 static struct kvm_host kvm;

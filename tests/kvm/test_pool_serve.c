@@ -12,6 +12,7 @@
 #include "serve.h"
 #include "procfs.h"
 #include "serve_client.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 
 static struct kvm_host kvm;

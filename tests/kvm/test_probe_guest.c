@@ -4,6 +4,7 @@
 #include "err.h"
 #include "probe.h"
 #include "runner.h"
+#include "units.h"
 #include "vm.h"
 #include "procfs.h"
 
@@ -18,7 +19,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 
 static struct kvm_host kvm;

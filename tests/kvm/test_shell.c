@@ -10,6 +10,7 @@
 #include "probe.h"
 #include "snapshot.h"
 #include "snaptest.h"
+#include "units.h"
 #include "vm.h"
 #include "procfs.h"
 
@@ -23,7 +24,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 #define NR_THREADS 4
 #define TIMING_RUNS 20

@@ -12,6 +12,7 @@
 #include "probe.h"
 #include "snapshot.h"
 #include "snaptest.h"
+#include "units.h"
 #include "vm.h"
 
 #include <dirent.h>
@@ -28,7 +29,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 #define MEM (16 * MiB)
 

@@ -11,6 +11,7 @@
 #include "mem_restore.h"
 #include "snapshot.h"
 #include "snaptest.h"
+#include "units.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -23,7 +24,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define TIMEOUT_NS (60ull * 1000000000ull)
 #define CMDLINE "console=ttyS0 reboot=k panic=-1"
 

@@ -10,6 +10,7 @@
 #include "runner.h"
 #include "snapshot.h"
 #include "snaptest.h"
+#include "units.h"
 #include "vm.h"
 
 #include <fcntl.h>
@@ -26,7 +27,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 
 static struct probe_params workload(void)

@@ -10,6 +10,7 @@
 #include "snapshot.h"
 #include "snaptest.h"
 #include "state_x86.h"
+#include "units.h"
 #include "vm.h"
 
 #include <linux/kvm.h>
@@ -24,7 +25,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define SECOND 1000000000ull
 #define APIC_TPR 0x80
 #define APIC_SPIV 0xf0

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "probes.h"
 #include "runner.h"
+#include "units.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -20,7 +21,6 @@
 
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define PAGES(bytes) ((bytes) / 4096)
 /* Pages the guest touches besides its workload (stack, image, boot
  * info) plus slack for re-faults after KVM zaps a shadow page. */

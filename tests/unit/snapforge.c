@@ -7,6 +7,7 @@
 #include "err.h"
 #include "format.h"
 #include "snapshot.h"
+#include "units.h"
 #include "zmem.h"
 
 #include <fcntl.h>
@@ -17,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MiB (1ull << 20)
 #define PAGE 4096u
 
 struct forge {

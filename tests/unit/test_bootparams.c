@@ -3,6 +3,7 @@
  * initrd placement and the zero page. */
 #include "bootparams_x86.h"
 #include "err.h"
+#include "units.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#define MiB (1ull << 20)
 #define HEAD 4096u
 
 /* Offsets from Documentation/arch/x86/boot.rst, spelled out so the tests

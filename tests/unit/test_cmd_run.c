@@ -2,6 +2,7 @@
  * the workload, and rejected combinations. */
 #include "run_opts.h"
 #include "err.h"
+#include "units.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-
-#define MiB (1ull << 20)
 
 /* Parses a NULL-terminated list of words after "run". */
 static int parse(struct run_cli *o, ...)

@@ -2,6 +2,7 @@
  * backends that need no special host setup (anon, memfd). */
 #include "err.h"
 #include "mem.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-
-#define MiB (1ull << 20)
 
 static void translate_checks_bounds(void **state)
 {

@@ -1,6 +1,7 @@
 /* Unit tests for the x86-64 page-table builder (vmm/pagetable_x86.c). */
 #include "err.h"
 #include "pagetable_x86.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 #define MEM_SIZE 0x100000ull
 #define AREA 0x80000ull
 #define AREA_END MEM_SIZE
-#define MiB (1ull << 20)
 #define VA_LIMIT (1ull << 47)
 
 /* Hardware bits, spelled out here so the tests do not trust the code's. */

@@ -2,6 +2,7 @@
  * from textbook examples, or by independent exact enumeration (kept in the
  * comments so they can be re-derived). */
 #include "stats.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,13 +18,6 @@
 
 #define assert_close(a, b, tol) \
 	assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* {2,4,4,4,5,5,7,9}: mean 5, sample variance 32/7, median 4.5; absolute
  * deviations from 4.5 are 0.5 (x5), 2.5 (x2), 4.5, so MAD = 0.5; p90 is
