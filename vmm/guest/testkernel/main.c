@@ -16,68 +16,9 @@
 #include <asm/bootparam.h>
 #include <stdint.h>
 
-#define COM1 0x3f8
 #define BOOT_PORT 0x3f0
 #define BOOT_MMIO 0xc0000000ul
 #define EBDA 0x9fc00ul
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-void putc_com1(char c)
-{
-	while (!(inb(COM1 + 5) & 0x20)) /* LSR: THR empty */
-		;
-	outb(COM1, (uint8_t)c);
-}
-
-void puts_com1(const char *s)
-{
-	while (*s)
-		putc_com1(*s++);
-}
-
-void put_hex(uint64_t v)
-{
-	puts_com1("0x");
-	for (int shift = 60; shift >= 0; shift -= 4)
-		putc_com1("0123456789abcdef"[(v >> shift) & 0xf]);
-}
-
-void put_dec(uint64_t v)
-{
-	char buf[21];
-	int i = 20;
-
-	buf[i] = 0;
-	do
-		buf[--i] = (char)('0' + v % 10);
-	while ((v /= 10) && i);
-	puts_com1(buf + i);
-}
-
-int has(const char *hay, const char *needle)
-{
-	for (; *hay; hay++) {
-		const char *h = hay, *n = needle;
-
-		while (*n && *h == *n)
-			h++, n++;
-		if (!*n)
-			return 1;
-	}
-	return 0;
-}
 
 static uint8_t sum(const uint8_t *p, uint32_t len)
 {

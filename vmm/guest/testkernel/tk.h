@@ -1,8 +1,24 @@
-/* What the test kernel's files share: COM1 output and the command line. */
+/* What the test kernel's files share: port I/O, COM1 output (com1.c) and
+ * the command line. */
 #ifndef COLDSTART_TK_H
 #define COLDSTART_TK_H
 
 #include <stdint.h>
+
+#define COM1 0x3f8
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
 
 void putc_com1(char c);
 void puts_com1(const char *s);
