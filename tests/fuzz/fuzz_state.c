@@ -7,6 +7,7 @@
 #include "fuzz.h"
 
 #include "cli.h"
+#include "commands.h"
 #include "devstate.h"
 #include "diff.h"
 #include "format.h"
