@@ -119,6 +119,8 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 	o->concurrency = 64;
 	o->sample_ns = 100000000ull;
 	o->baseline = 20;
+	/* --config's files first: every other option overrides them */
+	ret = pool_config__load_args(&o->pc, argc, argv);
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 &&
