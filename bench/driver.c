@@ -141,7 +141,7 @@ static void name_files(const struct bench_driver *d, struct opt *rows,
 }
 
 /* The common rows first (-n, -w lead every help), then the driver's,
- * then the guest's. */
+ * then the guest's, then another room's (the pool's). */
 static size_t sets_of(const struct bench_driver *d, void *o,
 		      struct opt *rows, struct opt *guest, char *out_help,
 		      struct opt_set *sets)
@@ -158,6 +158,9 @@ static size_t sets_of(const struct bench_driver *d, void *o,
 				      .ctx = o };
 	sets[n++] = (struct opt_set){ .opts = guest,
 				      .ctx = bench__common(d, o) };
+	if (d->more_opts)
+		sets[n++] = (struct opt_set){ .opts = d->more_opts(),
+					      .ctx = (char *)o + d->more_at };
 	return n;
 }
 
@@ -182,7 +185,7 @@ int bench__parse(const struct bench_driver *d,
 {
 	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
-	struct opt_set sets[4];
+	struct opt_set sets[5];
 	struct run_cli scratch; /* what run's setters fill: unused */
 	size_t n = sets_of(d, o, rows, guest, out_help, sets);
 	int ret;
@@ -199,14 +202,19 @@ int bench__parse(const struct bench_driver *d,
 		d->init(o);
 	bench__common(d, o)->table = table;
 	bench__common(d, o)->nr_table = nr;
-	ret = opt__parse(argc, argv, sets, n, d->operands ? OPT_OPERANDS_LAST
-						     : OPT_NO_OPERANDS);
+	ret = d->prepare ? d->prepare(o, argc, argv) : 0;
+	if (ret == 0)
+		ret = opt__parse(argc, argv, sets, n,
+				 d->operands ? OPT_OPERANDS_LAST
+					     : OPT_NO_OPERANDS);
 	if (ret == 0 && d->operands) {
 		bench__common(d, o)->operands = argv + optind;
 		bench__common(d, o)->nr_operands = argc - optind;
 	}
 	if (ret == 0 && d->check)
 		ret = d->check(o);
+	if (ret != 0 && d->release)
+		d->release(o);
 	return ret;
 }
 
@@ -214,7 +222,7 @@ void bench__help(const struct bench_driver *d, FILE *out)
 {
 	struct opt rows[COMMON_MAX + 1], guest[COMMON_MAX + 1];
 	char out_help[OUT_HELP_LEN];
-	struct opt_set sets[3];
+	struct opt_set sets[4];
 	void *o;
 	size_t n;
 

@@ -90,9 +90,19 @@ struct bench_driver {
 	/* Runs with the parsed options: an exit code (enum cli_exit), or
 	 * -errno with err__last() saying why. */
 	int (*run)(void *o);
-	/* A driver not yet described by a table: its whole command, an
-	 * enum cli_exit (NULL for every other). */
-	int (*main)(int argc, char **argv);
+	/* Another room's table, after the driver's own and the guest's
+	 * (the pool's, pool_config.c), its setters given the part of the
+	 * options struct at more_at (NULL: none). */
+	const struct opt *(*more_opts)(void);
+	size_t more_at;
+	/* After init, before the options are parsed: what argv (argv[0]
+	 * the driver's name) holds that every option overrides (the
+	 * pool's --config files); 0 or -EINVAL (NULL: nothing). */
+	int (*prepare)(void *o, int argc, char **argv);
+	/* Frees what prepare, the options, check or run kept: once the run
+	 * is over, or by bench__parse when it returns other than 0 (NULL:
+	 * nothing kept). */
+	void (*release)(void *o);
 	/* The hidden mode of the driver's own child processes, when argv[1]
 	 * starts with hidden_prefix (density's held VMs): an exit code. */
 	const char *hidden_prefix;
@@ -106,9 +116,9 @@ struct bench_driver {
 void bench__common_rows(unsigned int mask, struct opt *rows, size_t max);
 
 /* argv (argv[0] the driver's name) into `o` (d->size bytes): defaults,
- * the table of drivers d is in (`nr` of them), every option through the
- * tables, then d->check. 0, 1 for --help, or -EINVAL with err__last()
- * saying why. */
+ * the table of drivers d is in (`nr` of them), d->prepare, every option
+ * through the tables, then d->check. 0 (d->release is the caller's
+ * then), 1 for --help, or -EINVAL with err__last() saying why. */
 int bench__parse(const struct bench_driver *d,
 		 const struct bench_driver *const *table, size_t nr, int argc,
 		 char **argv, void *o);

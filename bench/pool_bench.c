@@ -27,7 +27,7 @@
 #include "timeline.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -40,77 +40,97 @@
 #define MAX_RUNNERS 1024
 #define MAX_SAMPLES 100000
 
-enum { OPT_JSON = 0x100, OPT_OUT, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE,
-       OPT_SEED, OPT_CONCURRENCY, OPT_SAMPLE, OPT_BASELINE };
+/* ---- the options ---- */
 
-static void usage(FILE *out)
+static int set_arrivals(void *opts, const char *arg)
 {
-	fputs("Usage: coldstart bench pool [OPTIONS]\n"
-	      "Replays an arrival process against a warm pool on this host, "
-	      "open loop\n(arrivals do not wait for completions): per "
-	      "request, arrival -> the\nguest's first instruction and -> DONE "
-	      "(queueing included), hit or miss;\nover time, the VMs held, "
-	      "idle VM-seconds, refill CPU and memory per VM.\n\n"
-	      "  --arrivals SPEC      poisson:RATE (per second), "
-	      "mmpp:R0,R1,D0,D1 (bursty:\n"
-	      "                       two rates, mean dwell times: 5, 500ms, 2m), or "
-	      "trace:FILE\n"
-	      "                       (CSV with a timestamp column, Azure "
-	      "Functions 2019\n"
-	      "                       per-minute counts, Azure Functions 2021 "
-	      "invocations;\n"
-	      "                       ',format=csv|azure2019|azure2021', "
-	      "',column=NAME')\n"
-	      "                       (default poisson:50)\n"
-	      "  --duration DUR       the window replayed (default 10s; traces: "
-	      "0 = all)\n"
-	      "  --time-scale F       traces: multiply trace time by F (0.1: "
-	      "10x faster;\n"
-	      "                       1e-6 to 1e6)\n"
-	      "  --seed N             every random choice (default 1)\n"
-	      "  --concurrency N      requests in flight at most (default 64); "
-	      "later ones\n"
-	      "                       queue, and their wait counts\n"
-	      "  --sample-every DUR   occupancy sampling period (default 100ms)\n"
-	      "  --baseline N         with --snapshot: first, N restores of the "
-	      "same snapshot\n"
-	      "                       into a fresh VM and N into a shell made "
-	      "before (after\n"
-	      "                       one uncounted of each), timed to the "
-	      "first instruction\n"
-	      "                       (default 20; 0: none)\n"
-	      "  --json               the result document on stdout\n"
-	      "  --out DIR            write DIR/pool.json and DIR/pool.md\n",
-	      out);
-	pool_config__usage(out);
-	fputs("Exit: 0, 1 a request failed or the run did, 2 usage, 77 no "
-	      "usable KVM.\n", out);
+	((struct pb_opts *)opts)->arrivals_text = arg;
+	return 0;
 }
 
-static int parse(int argc, char **argv, struct pb_opts *o)
+static int set_duration(void *opts, const char *arg)
 {
-	static const struct option own[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "time-scale", required_argument, NULL, OPT_SCALE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "concurrency", required_argument, NULL, OPT_CONCURRENCY },
-		{ "sample-every", required_argument, NULL, OPT_SAMPLE },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-	};
 	uint64_t ns;
+	int ret = args__duration("--duration", arg, &ns);
+
+	((struct pb_opts *)opts)->duration_s = (double)ns / 1e9;
+	return ret;
+}
+
+static int set_time_scale(void *opts, const char *arg)
+{
+	struct pb_opts *o = opts;
 	char *end;
-	int c, ret = 0;
 
-	struct option options[sizeof(own) / sizeof(own[0]) + POOL_OPTIONS_MAX +
-			      1] = { { NULL, 0, NULL, 0 } };
+	errno = 0;
+	o->time_scale = strtod(arg, &end);
+	if (errno || end == arg || *end ||
+	    !(o->time_scale >= ARRIVALS_SCALE_MIN &&
+	      o->time_scale <= ARRIVALS_SCALE_MAX))
+		return err__set(EINVAL, "--time-scale: '%s' is not a number "
+				"from %g to %g", arg, ARRIVALS_SCALE_MIN,
+				ARRIVALS_SCALE_MAX);
+	return 0;
+}
 
-	memcpy(options, own, sizeof(own));
-	pool_config__getopt(options + sizeof(own) / sizeof(own[0]));
-	memset(o, 0, sizeof(*o));
+static int set_seed(void *opts, const char *arg)
+{
+	return args__u64("--seed", arg, 0, UINT64_MAX,
+			 &((struct pb_opts *)opts)->seed);
+}
+
+static int set_concurrency(void *opts, const char *arg)
+{
+	return args__u64("--concurrency", arg, 1, MAX_RUNNERS,
+			 &((struct pb_opts *)opts)->concurrency);
+}
+
+static int set_sample_every(void *opts, const char *arg)
+{
+	struct pb_opts *o = opts;
+	int ret = args__duration("--sample-every", arg, &o->sample_ns);
+
+	if (ret == 0 && o->sample_ns < 1000000)
+		ret = err__set(EINVAL, "--sample-every: at least 1ms");
+	return ret;
+}
+
+static int set_baseline(void *opts, const char *arg)
+{
+	return args__u64("--baseline", arg, 0, 100000,
+			 &((struct pb_opts *)opts)->baseline);
+}
+
+/* Its own; then the pool's (pool_config.c). */
+static const struct opt table[] = {
+	{ "arrivals", 0, "SPEC", false, "poisson:RATE (per second), "
+	  "mmpp:R0,R1,D0,D1 (bursty:\ntwo rates, mean dwell times: 5, 500ms, "
+	  "2m), or trace:FILE\n(CSV with a timestamp column, Azure Functions "
+	  "2019\nper-minute counts, Azure Functions 2021 invocations;\n"
+	  "',format=csv|azure2019|azure2021', ',column=NAME')\n(default "
+	  "poisson:50)", set_arrivals, NULL },
+	{ "duration", 0, "DUR", false, "the window replayed (default 10s; "
+	  "traces: 0 = all)", set_duration, NULL },
+	{ "time-scale", 0, "F", false, "traces: multiply trace time by F "
+	  "(0.1: 10x faster;\n1e-6 to 1e6)", set_time_scale, NULL },
+	{ "seed", 0, "N", false, "every random choice (default 1)", set_seed,
+	  NULL },
+	{ "concurrency", 0, "N", false, "requests in flight at most (default "
+	  "64); later ones\nqueue, and their wait counts", set_concurrency,
+	  NULL },
+	{ "sample-every", 0, "DUR", false, "occupancy sampling period "
+	  "(default 100ms)", set_sample_every, NULL },
+	{ "baseline", 0, "N", false, "with --snapshot: first, N restores of "
+	  "the same snapshot\ninto a fresh VM and N into a shell made before "
+	  "(after\none uncounted of each), timed to the first instruction\n"
+	  "(default 20; 0: none)", set_baseline, NULL },
+	OPT_END,
+};
+
+static void init(void *opts)
+{
+	struct pb_opts *o = opts;
+
 	pool_config__defaults(&o->pc);
 	o->arrivals_text = "poisson:50";
 	o->duration_s = 10;
@@ -119,74 +139,31 @@ static int parse(int argc, char **argv, struct pb_opts *o)
 	o->concurrency = 64;
 	o->sample_ns = 100000000ull;
 	o->baseline = 20;
-	optind = 0;
-	opterr = 0;
-	while (ret == 0 &&
-	       (c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return 1;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_OUT:
-			o->out_dir = optarg;
-			break;
-		case OPT_ARRIVALS:
-			o->arrivals_text = optarg;
-			break;
-		case OPT_DURATION:
-			ret = args__duration("--duration", optarg, &ns);
-			o->duration_s = (double)ns / 1e9;
-			break;
-		case OPT_SCALE:
-			errno = 0;
-			o->time_scale = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->time_scale >= ARRIVALS_SCALE_MIN &&
-			      o->time_scale <= ARRIVALS_SCALE_MAX))
-				ret = err__set(EINVAL, "--time-scale: '%s' is not "
-					       "a number from %g to %g", optarg,
-					       ARRIVALS_SCALE_MIN,
-					       ARRIVALS_SCALE_MAX);
-			break;
-		case OPT_SEED:
-			ret = args__u64("--seed", optarg, 0, UINT64_MAX,
-					&o->seed);
-			break;
-		case OPT_CONCURRENCY:
-			ret = args__u64("--concurrency", optarg, 1, MAX_RUNNERS,
-					&o->concurrency);
-			break;
-		case OPT_SAMPLE:
-			ret = args__duration("--sample-every", optarg,
-					     &o->sample_ns);
-			if (ret == 0 && o->sample_ns < 1000000)
-				ret = err__set(EINVAL, "--sample-every: at "
-					       "least 1ms");
-			break;
-		case OPT_BASELINE:
-			ret = args__u64("--baseline", optarg, 0, 100000,
-					&o->baseline);
-			break;
-		case '?':
-			return args__bad_option(argv);
-		default:
-			ret = pool_config__option(&o->pc, c, optarg);
-			if (ret == 1)
-				return args__bad_option(argv);
-		}
-	}
-	if (ret == 0)
-		ret = args__no_operands(argc, argv);
-	if (ret == 0)
-		ret = arrivals__parse_spec(o->arrivals_text, &o->spec);
+}
+
+/* --config's files, before the options: they override them. */
+static int prepare(void *opts, int argc, char **argv)
+{
+	return pool_config__load_args(&((struct pb_opts *)opts)->pc, argc,
+				      argv);
+}
+
+static int check(void *opts)
+{
+	struct pb_opts *o = opts;
+	int ret = arrivals__parse_spec(o->arrivals_text, &o->spec);
+
 	if (ret == 0 && o->spec.kind != ARRIVALS_TRACE && !o->duration_s)
 		ret = err__set(EINVAL, "--duration: 0 keeps a whole trace; "
 			       "%s needs a length", o->arrivals_text);
 	if (ret == 0)
 		ret = pool_config__finish(&o->pc);
 	return ret;
+}
+
+static void release(void *opts)
+{
+	pool_config__release(&((struct pb_opts *)opts)->pc);
 }
 
 /* ---- the run ---- */
@@ -431,7 +408,7 @@ static int bench(struct pb_opts *o)
 			(double)(timeline__now() - t0) / 1e9);
 		ret = doc ? 0 : -ENOMEM;
 		if (ret == 0)
-			ret = result__emit(doc, o->json, o->out_dir,
+			ret = result__emit(doc, o->c.json, o->c.out_dir,
 					   pool_bench__report);
 		json_decref(doc);
 		if (ret == 0 && r.load.failed)
@@ -476,28 +453,22 @@ int pool_bench__prepare_guest(struct pool_config *c, const char *cmd)
 	return ret;
 }
 
-int cmd_bench_pool(int argc, char **argv)
+/* The parsed options run: an exit code, its message printed (the
+ * config is released by the caller, through the descriptor). */
+static int run(void *opts)
 {
-	struct pb_opts o;
-	int ret = parse(argc, argv, &o);
+	struct pb_opts *o = opts;
+	int ret = pool_bench__prepare_guest(&o->pc, "bench pool");
 
-	if (ret) {
-		pool_config__release(&o.pc);
-		return cli__parsed(ret, "bench pool", usage);
-	}
-	ret = pool_bench__prepare_guest(&o.pc, "bench pool");
 	if (ret != CLI_OK)
-		return ret; /* released */
+		return ret;
 	/* in-process: the driver's own thread stays unfiltered, the VMs'
 	 * threads (refill, vCPU, uffd) load theirs; results say so */
-	ret = run_opts__seccomp_start("bench pool", o.pc.seccomp, false);
-	if (ret) {
-		pool_config__release(&o.pc);
+	ret = run_opts__seccomp_start("bench pool", o->pc.seccomp, false);
+	if (ret)
 		return ret;
-	}
 	pool_load__catch_signals();
-	ret = bench(&o);
-	pool_config__release(&o.pc);
+	ret = bench(o);
 	if (ret == -EINTR)
 		return cli__error(130, "bench pool: %s", err__last());
 	if (ret < 0)
@@ -507,3 +478,35 @@ int cmd_bench_pool(int argc, char **argv)
 				  "bench pool: %s", err__last());
 	return CLI_OK;
 }
+
+const struct bench_driver pool_driver = {
+	.name = "pool",
+	.summary = "arrivals replayed open loop against a warm pool: hits, "
+		   "latency, idle VMs",
+	.usage = "Usage: coldstart bench pool [OPTIONS]\n"
+		 "Replays an arrival process against a warm pool on this "
+		 "host, open loop\n(arrivals do not wait for completions): "
+		 "per request, arrival -> the\nguest's first instruction and "
+		 "-> DONE (queueing included), hit or miss;\nover time, the "
+		 "VMs held, idle VM-seconds, refill CPU and memory per VM.\n",
+	.epilog = "Exit: 0, 1 a request failed or the run did, 2 usage, 77 "
+		  "no usable KVM.\n",
+	.common = BENCH_JSON | BENCH_OUT,
+	.opts = table,
+	.more_opts = pool_config__table,
+	.more_at = offsetof(struct pb_opts, pc),
+	.size = sizeof(struct pb_opts),
+	.common_at = offsetof(struct pb_opts, c),
+	.init = init,
+	.prepare = prepare,
+	.check = check,
+	.run = run,
+	.release = release,
+	.suite = { .quick = "--arrivals poisson:50 --duration 10s --size 4",
+		   .smoke = "--arrivals poisson:20 --duration 1s --size 2",
+		   .linux_full = "--arrivals poisson:5 --duration 30s --size 4",
+		   .linux_quick = "--arrivals poisson:2 --duration 10s "
+				  "--size 2 --baseline 5",
+		   .linux_smoke = "--arrivals poisson:2 --duration 2s "
+				  "--size 1 --baseline 2" },
+};

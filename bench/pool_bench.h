@@ -3,9 +3,13 @@
 #ifndef COLDSTART_POOL_BENCH_H
 #define COLDSTART_POOL_BENCH_H
 
+#include "driver.h"
+
 struct pool_config;
 
-int cmd_bench_pool(int argc, char **argv);
+/* Its options: its own, --json, --out and the pool's (pool_config.h),
+ * --config's files under the other options. */
+extern const struct bench_driver pool_driver;
 
 /* Before /dev/kvm is opened (and before a jail: the files stay open),
  * for `pool run|serve` too, as enum cli_exit with the message prefixed

@@ -1,5 +1,5 @@
 /* What the files of `coldstart bench pool` share (pool_bench.c: options,
- * the open-loop run, the baselines and the command; pool_bench_doc.c: the
+ * the open-loop run, the baselines and the driver; pool_bench_doc.c: the
  * result document and its report): the options, the run's state and the
  * document's entry points. Not for use outside the pool benchmark. */
 #ifndef COLDSTART_POOL_BENCH_INT_H
@@ -8,6 +8,7 @@
 #include "pool_bench.h"
 
 #include "arrivals.h"
+#include "driver.h"
 #include "memstat.h"
 #include "pool.h"
 #include "pool_config.h"
@@ -22,13 +23,12 @@
 #define MAKE_KEPT 4096 /* what the pool keeps of its making times */
 
 struct pb_opts {
+	struct bench_common c; /* --json, --out */
 	struct pool_config pc;
 	struct arrivals_spec spec;
 	const char *arrivals_text;
 	double duration_s, time_scale;
 	uint64_t seed, concurrency, sample_ns, baseline;
-	bool json;
-	const char *out_dir;
 };
 
 /* The occupancy over time, sampled. */

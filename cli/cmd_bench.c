@@ -24,22 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The pool's driver has no table yet: its command parses its own
- * argv. */
-static const struct bench_driver pool_driver = {
-	.name = "pool",
-	.summary = "arrivals replayed open loop against a warm pool: hits, "
-		   "latency, idle VMs",
-	.main = cmd_bench_pool,
-	.suite = { .quick = "--arrivals poisson:50 --duration 10s --size 4",
-		   .smoke = "--arrivals poisson:20 --duration 1s --size 2",
-		   .linux_full = "--arrivals poisson:5 --duration 30s --size 4",
-		   .linux_quick = "--arrivals poisson:2 --duration 10s "
-				  "--size 2 --baseline 5",
-		   .linux_smoke = "--arrivals poisson:2 --duration 2s "
-				  "--size 1 --baseline 2" },
-};
-
 /* Each driver, in the order `coldstart bench` lists them and the suite
  * runs them; each descriptor carries what the suite passes it. */
 static const struct bench_driver *const drivers[] = {
@@ -133,8 +117,6 @@ static int run_driver(const struct bench_driver *d, int argc, char **argv)
 	void *o;
 	int ret;
 
-	if (d->main)
-		return d->main(argc, argv);
 	if (d->hidden && argc >= 2 &&
 	    !strncmp(argv[1], d->hidden_prefix, strlen(d->hidden_prefix)))
 		return d->hidden(argc, argv);
@@ -154,6 +136,8 @@ static int run_driver(const struct bench_driver *d, int argc, char **argv)
 		if (ret < 0)
 			ret = cli__error(cli__exit_for(ret), "%s: %s", cmd,
 					 err__last());
+		if (d->release)
+			d->release(o);
 	}
 	free(o);
 	return ret;

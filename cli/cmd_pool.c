@@ -133,6 +133,8 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 	o->requests = 100;
 	o->fill_timeout_ns = 60000000000ull;
 	o->idle_timeout_ns = SERVE_IDLE_TIMEOUT_S * 1000000000ull;
+	/* --config's files first: every other option overrides them */
+	ret = pool_config__load_args(&o->pc, argc, argv);
 	optind = 0;
 	opterr = 0;
 	while (ret == 0 && (c = getopt_long(argc, argv, "hn:", options,

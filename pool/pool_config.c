@@ -1,6 +1,7 @@
 /* One warm pool's configuration (pool_config.h): its defaults, its option
  * table (parser and help), its validation and its guest's files. Its
- * JSON: pool_config_json.c. */
+ * JSON, and --config's files: pool_config_json.c, which sets what they
+ * name through this table (never the other way round). */
 #include "pool_config.h"
 
 #include "args.h"
@@ -83,99 +84,116 @@ static int seconds(const char *opt, const char *arg, double *out)
 	return ret;
 }
 
-static int set_config(struct pool_config *c, const char *opt, const char *a)
+/* FILE was read before the other options (pool_config__load_args): here
+ * it is only checked off, so that every other option overrides it
+ * wherever it stands. A FILE the reader did not see as --config's (an
+ * abbreviated --conf) was not read. */
+static int set_config(void *ctx, const char *a)
 {
-	(void)opt;
-	return pool_config__load(c, a);
+	struct pool_config *c = ctx;
+
+	if (c->configs_taken < c->nr_configs &&
+	    c->config_args[c->configs_taken] == a) {
+		c->configs_taken++;
+		return 0;
+	}
+	return err__set(EINVAL, "--config %s: give it as --config FILE or "
+			"--config=FILE (it is read before the other options)",
+			a);
 }
 
-static int set_snapshot(struct pool_config *c, const char *opt, const char *a)
+static int set_snapshot(void *ctx, const char *a)
 {
-	(void)opt;
+	struct pool_config *c = ctx;
+
 	c->source = POOL_FROM_SNAPSHOT;
 	c->snapshot_dir = a;
 	return 0;
 }
 
-static int set_mem_restore(struct pool_config *c, const char *opt,
-			   const char *a)
+static int set_mem_restore(void *ctx, const char *a)
 {
-	return mem__choose(mem_restore__strategies(), opt, a, &c->strategy);
+	return mem__choose(mem_restore__strategies(), "--mem-restore", a,
+			   &((struct pool_config *)ctx)->strategy);
 }
 
-static int set_kernel(struct pool_config *c, const char *opt, const char *a)
+static int set_kernel(void *ctx, const char *a)
 {
-	(void)opt;
-	c->kernel = a;
+	((struct pool_config *)ctx)->kernel = a;
 	return 0;
 }
 
-static int set_initrd(struct pool_config *c, const char *opt, const char *a)
+static int set_initrd(void *ctx, const char *a)
 {
-	(void)opt;
-	c->initrd = a;
+	((struct pool_config *)ctx)->initrd = a;
 	return 0;
 }
 
-static int set_cmdline(struct pool_config *c, const char *opt, const char *a)
+static int set_cmdline(void *ctx, const char *a)
 {
-	(void)opt;
-	c->cmdline = a;
+	((struct pool_config *)ctx)->cmdline = a;
 	return 0;
 }
 
-static int set_mem(struct pool_config *c, const char *opt, const char *a)
+static int set_mem(void *ctx, const char *a)
 {
-	return args__size(opt, a, &c->linux_mem);
+	return args__size("--mem", a, &((struct pool_config *)ctx)->linux_mem);
 }
 
-static int set_init(struct pool_config *c, const char *opt, const char *a)
+static int set_init(void *ctx, const char *a)
 {
-	return args__size(opt, a, &c->probe.init_bytes);
+	return args__size("--init", a,
+			  &((struct pool_config *)ctx)->probe.init_bytes);
 }
 
-static int set_ws(struct pool_config *c, const char *opt, const char *a)
+static int set_ws(void *ctx, const char *a)
 {
-	return args__size(opt, a, &c->probe.ws_bytes);
+	return args__size("--ws", a,
+			  &((struct pool_config *)ctx)->probe.ws_bytes);
 }
 
-static int set_vcpus(struct pool_config *c, const char *opt, const char *a)
+static int set_vcpus(void *ctx, const char *a)
 {
-	return count(opt, a, 1, PROBE_MAX_VCPUS, &c->nr_vcpus);
+	return count("--vcpus", a, 1, PROBE_MAX_VCPUS,
+		     &((struct pool_config *)ctx)->nr_vcpus);
 }
 
-static int set_hold(struct pool_config *c, const char *opt, const char *a)
+static int set_hold(void *ctx, const char *a)
 {
 	unsigned int i;
-	int ret = args__choice(opt, a, holds, &i);
+	int ret = args__choice("--hold", a, holds, &i);
 
 	if (ret == 0)
-		c->hold = (enum pool_hold)i;
+		((struct pool_config *)ctx)->hold = (enum pool_hold)i;
 	return ret;
 }
 
-static int set_size(struct pool_config *c, const char *opt, const char *a)
+static int set_size(void *ctx, const char *a)
 {
-	return count(opt, a, 0, MAX_MAX, &c->size);
+	return count("--size", a, 0, MAX_MAX,
+		     &((struct pool_config *)ctx)->size);
 }
 
-static int set_min(struct pool_config *c, const char *opt, const char *a)
+static int set_min(void *ctx, const char *a)
 {
-	return count(opt, a, 0, MAX_MAX, &c->min);
+	return count("--min", a, 0, MAX_MAX, &((struct pool_config *)ctx)->min);
 }
 
-static int set_max(struct pool_config *c, const char *opt, const char *a)
+static int set_max(void *ctx, const char *a)
 {
+	struct pool_config *c = ctx;
+
 	c->max_set = true;
-	return count(opt, a, 1, MAX_MAX, &c->max);
+	return count("--max", a, 1, MAX_MAX, &c->max);
 }
 
-static int set_workers(struct pool_config *c, const char *opt, const char *a)
+static int set_workers(void *ctx, const char *a)
 {
-	return count(opt, a, 1, 64, &c->workers);
+	return count("--workers", a, 1, 64,
+		     &((struct pool_config *)ctx)->workers);
 }
 
-static int set_policy(struct pool_config *c, const char *opt, const char *a)
+static int set_policy(void *ctx, const char *a)
 {
 	const char *names[POOL_POLICIES + 1] = { NULL };
 	unsigned int i;
@@ -183,156 +201,184 @@ static int set_policy(struct pool_config *c, const char *opt, const char *a)
 
 	for (i = 0; i < POOL_POLICIES; i++)
 		names[i] = policy__name((enum pool_policy)i);
-	ret = args__choice(opt, a, names, &i);
+	ret = args__choice("--policy", a, names, &i);
 	if (ret == 0)
-		c->policy = (enum pool_policy)i;
+		((struct pool_config *)ctx)->policy = (enum pool_policy)i;
 	return ret;
 }
 
-static int set_on_empty(struct pool_config *c, const char *opt,
-			const char *a)
+static int set_on_empty(void *ctx, const char *a)
 {
 	unsigned int i;
-	int ret = args__choice(opt, a, on_empty, &i);
+	int ret = args__choice("--on-empty", a, on_empty, &i);
 
 	if (ret == 0)
-		c->on_empty = (enum pool_on_empty)i;
+		((struct pool_config *)ctx)->on_empty = (enum pool_on_empty)i;
 	return ret;
 }
 
-static int set_timeout(struct pool_config *c, const char *opt, const char *a)
+static int set_timeout(void *ctx, const char *a)
 {
-	int ret = args__duration(opt, a, &c->timeout_ns);
+	struct pool_config *c = ctx;
+	int ret = args__duration("--timeout", a, &c->timeout_ns);
 
 	if (ret == 0 && !c->timeout_ns)
-		ret = err__set(EINVAL, "%s: must be above 0", opt);
+		ret = err__set(EINVAL, "--timeout: must be above 0");
 	return ret;
 }
 
-static int set_kvm(struct pool_config *c, const char *opt, const char *a)
+static int set_kvm(void *ctx, const char *a)
 {
-	(void)opt;
-	c->kvm_path = a;
+	((struct pool_config *)ctx)->kvm_path = a;
 	return 0;
 }
 
-static int set_abort_every(struct pool_config *c, const char *opt,
-			   const char *a)
+static int set_abort_every(void *ctx, const char *a)
 {
-	return count(opt, a, 1, 1000000, &c->abort_every);
+	return count("--abort-every", a, 1, 1000000,
+		     &((struct pool_config *)ctx)->abort_every);
 }
 
-static int set_allow_pvm(struct pool_config *c, const char *opt,
-			 const char *a)
+static int set_allow_pvm(void *ctx, const char *a)
 {
-	(void)opt;
 	(void)a;
-	c->allow_pvm = true;
+	((struct pool_config *)ctx)->allow_pvm = true;
 	return 0;
 }
 
-static int set_seccomp(struct pool_config *c, const char *opt, const char *a)
+static int set_seccomp(void *ctx, const char *a)
 {
-	(void)opt;
-	return seccomp__parse_mode(a, &c->seccomp);
+	return seccomp__parse_mode(a, &((struct pool_config *)ctx)->seccomp);
 }
 
 /* ---- the table: parser and help ---- */
 
-/* One option: --name [ARG], its help (lines parted by '\n') and what
- * sets it: its setter, or for a policy's parameter (param) the field of
- * struct policy_params that param names. */
-struct pool_option {
-	const char *name, *arg, *help;
-	int (*set)(struct pool_config *c, const char *opt, const char *arg);
-	const struct pool_param *param;
-};
+/* The policies' parameters (policy.h), one row each: option, value's
+ * name, help (lines parted by '\n'), field (a double) of struct
+ * policy_params, JSON key, the object it is in (NULL: the configuration
+ * itself; else a policy's name, written for that policy only) and
+ * whether its value is seconds (a duration option). */
+#define POOL_PARAMS(X)                                                      \
+	X("halflife", "DUR", "follow, marginal: the rate estimate's "       \
+	  "half-life\n(default 10s)", halflife_s, "halflife_s", NULL, true) \
+	X("headroom", "F", "follow: extra fraction held (default 0.5)",     \
+	  headroom, "headroom", NULL, false)                                \
+	X("miss-cost", "DUR", "marginal: idle VM-time one miss is worth "   \
+	  "(default 60s)", miss_cost_s, "miss_cost_s", "marginal", true)   \
+	X("burst-halflife", "DUR", "marginal: the burst detector's fast "   \
+	  "half-life (default\n3s; 0 for none)", burst_halflife_s,          \
+	  "burst_halflife_s", "marginal", true)                             \
+	X("burst-z", "F", "marginal: a burst is the fast rate F standard "  \
+	  "deviations\nfrom the slow one (default 3)", burst_z, "burst_z",  \
+	  "marginal", false)                                                \
+	X("peak-halflife", "DUR", "marginal: plan for at least the highest " \
+	  "rate planned\nfor before, halving every DUR (default 0: none)",  \
+	  peak_halflife_s, "peak_halflife_s", "marginal", true)
 
-/* A policy parameter's row. */
-#define PARAM(field, json_key, group_name, in_seconds)                      \
-	&(const struct pool_param){ json_key, group_name, in_seconds,       \
-				    offsetof(struct policy_params, field) }
+/* Each parameter's setter: set_FIELD. */
+#define PARAM_SETTER(opt, arg, help, field, key, group, secs)              \
+	static int set_##field(void *ctx, const char *a)                    \
+	{                                                                    \
+		double *v = &((struct pool_config *)ctx)->params.field;      \
+		return secs ? seconds("--" opt, a, v)                        \
+			    : number("--" opt, a, v);                        \
+	}
+POOL_PARAMS(PARAM_SETTER)
 
-/* --policy's argument in the help: the policies' names (policy.c). */
-static const char policy_arg[] = "POLICY";
+#define PARAM_ROW(opt, arg, help, field, key, group, secs) \
+	{ opt, 0, arg, false, help, set_##field, NULL },
 
-static const struct pool_option options[] = {
-	{ "config", "FILE", "a pool configuration in JSON: the recommendation "
-	  "of\n`coldstart tune pool --out DIR` (DIR/tune-pool.json), a\n"
-	  "`bench pool` result's, or the configuration alone; the\n"
-	  "options after it override what it sets", set_config, NULL },
-	{ "snapshot", "DIR", "hold VMs restored from this snapshot: the probe "
-	  "guest's,\nor a Linux guest's (`snapshot create --kernel`), whose"
-	  "\nrequest runs from boot complete to its done signal\n(default: "
-	  "the probe guest booted fresh to READY)", set_snapshot, NULL },
-	{ "mem-restore", "NAME", "its memory restore strategy (default mmap)",
-	  set_mem_restore, NULL },
-	{ "kernel", "FILE", "hold a Linux guest booted fresh and paused at "
-	  "its\nboot-complete signal; a request runs it on to its done\n"
-	  "signal", set_kernel, NULL },
-	{ "initrd", "FILE", "--kernel's initrd (default none)", set_initrd, NULL },
-	{ "cmdline", "TEXT", "--kernel's command line (default: the console "
-	  "on COM1)", set_cmdline, NULL },
-	{ "mem", "SIZE", "--kernel's guest memory (default 256M)", set_mem, NULL },
-	{ "init", "SIZE", "the fresh probe guest: memory touched before READY"
-	  "\n(default 2M)", set_init, NULL },
-	{ "ws", "SIZE", "the fresh probe guest: memory each request touches\n"
-	  "(default 1M)", set_ws, NULL },
-	{ "vcpus", "N", "the guest booted fresh: vCPUs (default 1)",
+static const struct opt options[] = {
+	OPT_HEADING("Pool options:"),
+	{ "config", 0, "FILE", false, "a pool configuration in JSON: the "
+	  "recommendation of\n`coldstart tune pool --out DIR` "
+	  "(DIR/tune-pool.json), a\n`bench pool` result's, or the "
+	  "configuration alone; every\nother option overrides what it sets, "
+	  "before or after it", set_config, NULL },
+	{ "snapshot", 0, "DIR", false, "hold VMs restored from this snapshot: "
+	  "the probe guest's,\nor a Linux guest's (`snapshot create "
+	  "--kernel`), whose\nrequest runs from boot complete to its done "
+	  "signal\n(default: the probe guest booted fresh to READY)",
+	  set_snapshot, NULL },
+	{ "mem-restore", 0, "NAME", false, "its memory restore strategy "
+	  "(default mmap)", set_mem_restore, NULL },
+	{ "kernel", 0, "FILE", false, "hold a Linux guest booted fresh and "
+	  "paused at its\nboot-complete signal; a request runs it on to its "
+	  "done\nsignal", set_kernel, NULL },
+	{ "initrd", 0, "FILE", false, "--kernel's initrd (default none)",
+	  set_initrd, NULL },
+	{ "cmdline", 0, "TEXT", false, "--kernel's command line (default: the "
+	  "console on COM1)", set_cmdline, NULL },
+	{ "mem", 0, "SIZE", false, "--kernel's guest memory (default 256M)",
+	  set_mem, NULL },
+	{ "init", 0, "SIZE", false, "the fresh probe guest: memory touched "
+	  "before READY\n(default 2M)", set_init, NULL },
+	{ "ws", 0, "SIZE", false, "the fresh probe guest: memory each request "
+	  "touches\n(default 1M)", set_ws, NULL },
+	{ "vcpus", 0, "N", false, "the guest booted fresh: vCPUs (default 1)",
 	  set_vcpus, NULL },
-	{ "hold", "warm|shell", "warm: restored (or booted) and stopped before "
-	  "the\nrequest's first instruction; shell: VM and vCPUs only,\nthe "
-	  "request restores into it (--snapshot only)", set_hold, NULL },
-	{ "size", "N", "VMs to hold (default 4; follow: the first target)",
-	  set_size, NULL },
-	{ "min", "N", "lower bound of the target (default 0)", set_min, NULL },
-	{ "max", "N", "upper bound of the target (default 64)", set_max, NULL },
-	{ "workers", "K", "refill threads (default 1)", set_workers, NULL },
-	{ "policy", policy_arg, "follow: the target tracks the "
-	  "arrival rate (an\nexponentially decayed count) times the time to "
-	  "make\none VM, plus --headroom; marginal: holds the n-th VM\nwhile "
-	  "the misses it saves, each worth --miss-cost of\nidle time, outweigh "
-	  "its idle time (what `coldstart\ntune pool` simulates)", set_policy, NULL },
-	{ "halflife", "DUR", "follow, marginal: the rate estimate's half-life"
-	  "\n(default 10s)", NULL, PARAM(halflife_s, "halflife_s", NULL, true) },
-	{ "headroom", "F", "follow: extra fraction held (default 0.5)", NULL,
-	  PARAM(headroom, "headroom", NULL, false) },
-	{ "miss-cost", "DUR", "marginal: idle VM-time one miss is worth "
-	  "(default 60s)", NULL,
-	  PARAM(miss_cost_s, "miss_cost_s", "marginal", true) },
-	{ "burst-halflife", "DUR", "marginal: the burst detector's fast "
-	  "half-life (default\n3s; 0 for none)", NULL,
-	  PARAM(burst_halflife_s, "burst_halflife_s", "marginal", true) },
-	{ "burst-z", "F", "marginal: a burst is the fast rate F standard "
-	  "deviations\nfrom the slow one (default 3)", NULL,
-	  PARAM(burst_z, "burst_z", "marginal", false) },
-	{ "peak-halflife", "DUR", "marginal: plan for at least the highest "
-	  "rate planned\nfor before, halving every DUR (default 0: none)",
-	  NULL, PARAM(peak_halflife_s, "peak_halflife_s", "marginal", true) },
-	{ "on-empty", "make|wait", "what a request does when nothing is held: "
-	  "make its\nown VM (a miss; default) or wait for a refill",
+	{ "hold", 0, "warm|shell", false, "warm: restored (or booted) and "
+	  "stopped before the\nrequest's first instruction; shell: VM and "
+	  "vCPUs only,\nthe request restores into it (--snapshot only)",
+	  set_hold, NULL },
+	{ "size", 0, "N", false, "VMs to hold (default 4; follow: the first "
+	  "target)", set_size, NULL },
+	{ "min", 0, "N", false, "lower bound of the target (default 0)",
+	  set_min, NULL },
+	{ "max", 0, "N", false, "upper bound of the target (default 64)",
+	  set_max, NULL },
+	{ "workers", 0, "K", false, "refill threads (default 1)", set_workers,
+	  NULL },
+	{ "policy", 0, "POLICY", false, "fixed (default): holds --size VMs; "
+	  "follow: the target\ntracks the arrival rate (an exponentially "
+	  "decayed\ncount) times the time to make one VM, plus --headroom;"
+	  "\nmarginal: holds the n-th VM while the misses it saves,\neach "
+	  "worth --miss-cost of idle time, outweigh its idle\ntime (what "
+	  "`coldstart tune pool` simulates)", set_policy, NULL },
+	POOL_PARAMS(PARAM_ROW)
+	{ "on-empty", 0, "make|wait", false, "what a request does when nothing "
+	  "is held: make its\nown VM (a miss; default) or wait for a refill",
 	  set_on_empty, NULL },
-	{ "timeout", "DUR", "one request's run, one VM's making (default 10s)",
-	  set_timeout, NULL },
-	{ "kvm", "PATH", "the KVM device (default /dev/kvm)", set_kvm, NULL },
-	{ "abort-every", "N", "testing: every Nth VM the refill threads make "
-	  "aborts\nafter READY (the probe guest only)", set_abort_every, NULL },
-	{ "allow-pvm", NULL, "run a Linux guest on a PVM host anyway (only\n"
-	  "guests that never run ring-0 code there can work)",
+	{ "timeout", 0, "DUR", false, "one request's run, one VM's making "
+	  "(default 10s)", set_timeout, NULL },
+	{ "kvm", 0, "PATH", false, "the KVM device (default /dev/kvm)",
+	  set_kvm, NULL },
+	{ "abort-every", 0, "N", false, "testing: every Nth VM the refill "
+	  "threads make aborts\nafter READY (the probe guest only)",
+	  set_abort_every, NULL },
+	{ "allow-pvm", 0, NULL, false, "run a Linux guest on a PVM host anyway "
+	  "(only\nguests that never run ring-0 code there can work)",
 	  set_allow_pvm, NULL },
-	{ "seccomp", "MODE", "per-thread system call filters: kill (default), "
-	  "log\n(allowed, logged, reported at exit) or off", set_seccomp, NULL },
+	{ "seccomp", 0, "MODE", false, "per-thread system call filters: kill "
+	  "(default), log\n(allowed, logged, reported at exit) or off",
+	  set_seccomp, NULL },
+	OPT_END,
 };
 
-#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+/* The named rows: all but the heading and the end. */
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]) - 2)
 _Static_assert(NR_OPTIONS <= POOL_OPTIONS_MAX, "POOL_OPTIONS_MAX");
+
+#define PARAM_INFO(opt, arg, help, field, key, group, secs) \
+	{ opt, { key, group, secs, offsetof(struct policy_params, field) } },
+
+static const struct {
+	const char *option;
+	struct pool_param p;
+} params[] = { POOL_PARAMS(PARAM_INFO) };
+
+const struct opt *pool_config__table(void)
+{
+	return options;
+}
 
 size_t pool_config__getopt(struct option *out)
 {
 	for (size_t i = 0; i < NR_OPTIONS; i++)
 		out[i] = (struct option){
-			options[i].name, options[i].arg ? required_argument
-							: no_argument,
+			options[i + 1].name, options[i + 1].arg
+						     ? required_argument
+						     : no_argument,
 			NULL, POOL_OPT_BASE + (int)i,
 		};
 	return NR_OPTIONS;
@@ -340,13 +386,10 @@ size_t pool_config__getopt(struct option *out)
 
 const struct pool_param *pool_config__param(size_t i, const char **option)
 {
-	for (size_t k = 0; k < NR_OPTIONS; k++) {
-		if (!options[k].param || i--)
-			continue;
-		*option = options[k].name;
-		return options[k].param;
-	}
-	return NULL;
+	if (i >= sizeof(params) / sizeof(params[0]))
+		return NULL;
+	*option = params[i].option;
+	return &params[i].p;
 }
 
 double *pool_config__param_value(struct pool_config *c,
@@ -357,33 +400,23 @@ double *pool_config__param_value(struct pool_config *c,
 
 int pool_config__option(struct pool_config *c, int opt, const char *arg)
 {
-	const struct pool_option *o;
-	char name[40];
-
 	if (opt < POOL_OPT_BASE || opt >= POOL_OPT_BASE + (int)NR_OPTIONS)
 		return 1;
-	o = &options[opt - POOL_OPT_BASE];
-	snprintf(name, sizeof(name), "--%s", o->name);
-	if (o->set)
-		return o->set(c, name, arg);
-	return o->param->seconds
-		? seconds(name, arg, pool_config__param_value(c, o->param))
-		: number(name, arg, pool_config__param_value(c, o->param));
+	return options[opt - POOL_OPT_BASE + 1].set(c, arg);
 }
 
 void pool_config__usage(FILE *out)
 {
-	fputs("Pool options:\n", out);
-	for (size_t i = 0; i < NR_OPTIONS; i++) {
-		const struct pool_option *o = &options[i];
+	for (const struct opt *o = options; o->name || o->help; o++) {
 		const char *h = o->help;
-		int w = fprintf(out, "  --%s%s%s", o->name, o->arg ? " " : "",
-				o->arg && o->arg != policy_arg ? o->arg : "");
+		int w;
 
-		for (int p = 0; o->arg == policy_arg && p < POOL_POLICIES; p++)
-			w += fprintf(out, "%s%s", p ? "|" : "",
-				     policy__name((enum pool_policy)p));
-
+		if (!o->name) {
+			fprintf(out, "%s\n", h);
+			continue;
+		}
+		w = fprintf(out, "  --%s%s%s", o->name, o->arg ? " " : "",
+			    o->arg ? o->arg : "");
 		/* the first line beside the option when it fits */
 		if (w >= HELP_COLUMN) {
 			fputc('\n', out);
@@ -406,9 +439,8 @@ int pool_config__set(struct pool_config *c, const char *name,
 		     const char *text)
 {
 	for (size_t i = 0; i < NR_OPTIONS; i++)
-		if (!strcmp(options[i].name, name))
-			return pool_config__option(c, POOL_OPT_BASE + (int)i,
-						   text);
+		if (!strcmp(options[i + 1].name, name))
+			return options[i + 1].set(c, text);
 	return err__set(EINVAL, "no option --%s", name);
 }
 
@@ -480,6 +512,11 @@ int pool_config__finish(struct pool_config *c)
 
 	if (ret < 0)
 		return ret;
+	/* read by pool_config__load_args, never reached by the parser */
+	if (c->configs_taken < c->nr_configs)
+		return err__set(EINVAL, "--config %s: read as another option's "
+				"value, not as --config",
+				c->config_args[c->configs_taken]);
 	if (!c->max_set && c->size > c->max)
 		c->max = c->size;
 	if (c->size > c->max)

@@ -9,6 +9,7 @@
 #include "guest.h"
 #include "linux_x86.h"
 #include "mem.h"
+#include "opt.h"
 #include "policy.h"
 #include "probe.h"
 #include "seccomp.h"
@@ -21,6 +22,9 @@
 #include <stdio.h>
 
 struct kvm_host;
+
+/* --config FILE: how many files one command takes. */
+#define POOL_CONFIGS_MAX 8
 
 enum pool_source {
 	/* restored from a snapshot of the probe guest, or of a Linux guest
@@ -85,8 +89,13 @@ struct pool_config {
 	struct linux_kernel lk;
 	struct linux_boot lb;
 	bool linux_open;
-	/* --config's documents, which the strings above may point into */
+	/* --config's files, read before the other options
+	 * (pool_config__load_args): their documents, which the strings
+	 * above may point into, and each FILE as argv holds it, checked off
+	 * as the parser comes to its --config */
 	json_t *loaded;
+	const char *config_args[POOL_CONFIGS_MAX];
+	unsigned int nr_configs, configs_taken;
 };
 
 /* A policy parameter's option (policy.h): its JSON key, the object it is
@@ -117,13 +126,18 @@ double *pool_config__param_value(struct pool_config *c,
  * makes its own VM, 10 s per request. */
 void pool_config__defaults(struct pool_config *c);
 
+/* The option table (opt.h), which is also the help: a heading, then a
+ * row per option, each setter given the struct pool_config. `bench
+ * pool` parses with it; `pool run|serve` through the three below. */
+const struct opt *pool_config__table(void);
+
 /* The pool options' getopt_long entries, from the option table, into
  * out[POOL_OPTIONS_MAX]; returns how many (a command appends its own
  * and the { NULL } entry). */
 size_t pool_config__getopt(struct option *out);
 
-/* Takes getopt's (c, optarg) when c is a pool option: 0 or -EINVAL (or
- * --config's error) with a message; 1 when c is not one. */
+/* Takes getopt's (c, optarg) when c is a pool option: 0 or -EINVAL with
+ * a message; 1 when c is not one. */
 int pool_config__option(struct pool_config *c, int opt, const char *arg);
 
 /* Sets the option --`name` from `text`, as on the command line: 0 or
@@ -131,13 +145,15 @@ int pool_config__option(struct pool_config *c, int opt, const char *arg);
 int pool_config__set(struct pool_config *c, const char *name,
 		     const char *text);
 
-/* The help of the pool options, from the same table. */
+/* The help of the pool options, from the same table, their texts in
+ * one column. */
 void pool_config__usage(FILE *out);
 
 /* After parsing: the guest's memory size and the size bounds that
  * follow from the others, and what --snapshot holds; -EINVAL (-ENOENT
- * for a missing snapshot) with a message when they disagree or DIR is no
- * snapshot. */
+ * for a missing snapshot) with a message when they disagree, DIR is no
+ * snapshot, or a --config FILE pool_config__load_args read was not
+ * --config's to the parser. */
 int pool_config__finish(struct pool_config *c);
 
 /* Checks the policy's parameters (half-life, headroom, marginal's):
@@ -174,10 +190,15 @@ int pool_config__from_json(struct pool_config *c, const json_t *j,
  * when out of memory. */
 char *pool_config__options_text(const struct pool_config *c);
 
-/* --config FILE: reads FILE and takes its configuration as
- * pool_config__from_json: FILE's "pool_config" (as `coldstart tune pool`
- * writes it into tune-pool.json), a pool result's "config", or FILE
- * itself; keeps the document (c->loaded). 0 or -EINVAL. */
-int pool_config__load(struct pool_config *c, const char *path);
+/* --config FILE: before the options are parsed (after
+ * pool_config__defaults), reads each FILE that argv (argv[0] the
+ * command; up to "--") gives as "--config FILE" or "--config=FILE", in
+ * order, and takes its configuration as pool_config__from_json: FILE's
+ * "pool_config" (as `coldstart tune pool` writes it into
+ * tune-pool.json), a pool result's "config", or FILE itself. Every
+ * other option, before or after it, then overrides what it set; the
+ * table's --config row only checks FILE off. Keeps the documents
+ * (c->loaded). 0 or -EINVAL with a message. */
+int pool_config__load_args(struct pool_config *c, int argc, char **argv);
 
 #endif

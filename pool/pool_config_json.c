@@ -1,6 +1,7 @@
 /* A warm pool's configuration as JSON, both ways (pool_config.h): the
- * result documents' "config", and `--config FILE`, which sets what it
- * names through the option table's own setters and checks. */
+ * result documents' "config", and `--config FILE`, read before the other
+ * options, which sets what it names through the option table's own
+ * setters and checks. */
 #include "pool_config.h"
 
 #include "err.h"
@@ -316,7 +317,8 @@ static const json_t *config_in(const json_t *j)
 	return j;
 }
 
-int pool_config__load(struct pool_config *c, const char *path)
+/* One FILE of --config, its document kept in c->loaded. */
+static int load_file(struct pool_config *c, const char *path)
 {
 	json_error_t e;
 	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
@@ -332,6 +334,31 @@ int pool_config__load(struct pool_config *c, const char *path)
 	if (!c->loaded || json_array_append_new(c->loaded, j) < 0)
 		return err__set(ENOMEM, "--config %s", path);
 	return pool_config__from_json(c, config_in(j), path);
+}
+
+int pool_config__load_args(struct pool_config *c, int argc, char **argv)
+{
+	static const char opt[] = "--config";
+	const size_t len = sizeof(opt) - 1;
+	int ret = 0;
+
+	for (int i = 1; ret == 0 && i < argc && strcmp(argv[i], "--"); i++) {
+		const char *file;
+
+		if (!strcmp(argv[i], opt) && i + 1 < argc)
+			file = argv[++i];
+		else if (!strncmp(argv[i], opt, len) && argv[i][len] == '=')
+			file = argv[i] + len + 1;
+		else
+			continue;
+		if (c->nr_configs == POOL_CONFIGS_MAX)
+			return err__set(EINVAL, "--config %s: at most %d files",
+					file, POOL_CONFIGS_MAX);
+		/* the parser's optarg: the same pointer (set_config) */
+		c->config_args[c->nr_configs++] = file;
+		ret = load_file(c, file);
+	}
+	return ret;
 }
 
 /* Appends " --option VALUE" to the stream, VALUE in single quotes unless

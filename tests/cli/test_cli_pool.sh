@@ -144,10 +144,16 @@ json_check '(lambda s: len(s["refill.make"]["samples_ns"]) == d["pool"]["stats"]
 json_check '(lambda n, s: len(s["arrival_to_first_run.all"]["samples_ns"]) == n and len(s["arrival_to_first_run.hit"]["samples_ns"]) + len(s["arrival_to_first_run.miss"]["samples_ns"]) == n and d["pool"]["stats"]["requests"] == n)(d["config"]["count"], {x["name"]: x for x in d["series"]})' "$tmp/pb/pool.json"
 grep -q '^- hits ' "$tmp/pb/pool.md" && ok || fail "pool.md lacks the hit line"
 
-# --config: a pool result's configuration, flags after it overriding it;
-# a malformed one is one line and exit 2
+# --config: a pool result's configuration (its size 2), every other
+# option overriding it, before or after it; a malformed one is one line
+# and exit 2
 expect 0 '' pool run --config "$tmp/pb/pool.json" --size 1 -n 5 --json
 json_check 'd["served"] == 5 and d["config"]["size"] == 1 and d["config"]["max"] == 64 and d["config"]["policy"] == "fixed"' "$out"
+expect 0 '' pool run --size 1 --policy follow --config="$tmp/pb/pool.json" -n 3 --json
+json_check 'd["served"] == 3 and d["config"]["size"] == 1 and d["config"]["policy"] == "follow"' "$out"
+expect 0 '' bench pool --size 1 --config "$tmp/pb/pool.json" --arrivals poisson:20 --duration 200ms --json
+json_check 'd["config"]["size"] == 1 and d["config"]["arrivals"] == "poisson:20" and d["pool"]["failed"] == 0' "$out"
+expect 2 'give it as --config FILE or --config=FILE' pool run --conf "$tmp/pb/pool.json"
 echo '{"policy": "ttl"}' >"$tmp/bad-config.json"
 expect 2 "bad-config.json: field policy: --policy: 'ttl' is not one of: fixed, follow, marginal" \
 	pool run --config "$tmp/bad-config.json"

@@ -1,6 +1,7 @@
 /* Unit tests for pool/pool_config.c: the option table is the help (every
  * option the parser takes is in --help), the JSON written reads back to
- * the same configuration, and a bad key is refused naming it. No KVM. */
+ * the same configuration, a bad key is refused naming it, and --config's
+ * file is under every other option. No KVM. */
 #include "err.h"
 #include "pool_config.h"
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 static void help_names_every_option(void **state)
@@ -99,12 +101,81 @@ static void json_refused(void **state)
 	}
 }
 
+/* argv through the pool options as `pool run` parses them: --config's
+ * files first, then getopt over the table, then the checks. */
+static int parse(struct pool_config *c, int argc, char **argv)
+{
+	struct option opts[POOL_OPTIONS_MAX + 1] = { { NULL, 0, NULL, 0 } };
+	int opt, ret;
+
+	pool_config__getopt(opts);
+	pool_config__defaults(c);
+	ret = pool_config__load_args(c, argc, argv);
+	optind = 0;
+	opterr = 0;
+	while (ret == 0 && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		ret = opt == '?' ? -EINVAL : pool_config__option(c, opt, optarg);
+	if (ret == 0)
+		ret = pool_config__finish(c);
+	return ret;
+}
+
+/* Every other option overrides --config's file, before or after it; a
+ * --config the reader did not see as one is refused, not ignored. */
+static void config_under_options(void **state)
+{
+	char path[] = "/tmp/coldstart-test-pool-config-XXXXXX", eq[80];
+	const char doc[] = "{\"size\": 3, \"policy\": \"follow\"}\n";
+	int fd = mkstemp(path);
+	struct pool_config c;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, doc, sizeof(doc) - 1), sizeof(doc) - 1);
+	close(fd);
+	snprintf(eq, sizeof(eq), "--config=%s", path);
+	{
+		char *argv[] = { "run", "--config", path, NULL };
+
+		assert_int_equal(parse(&c, 3, argv), 0);
+		assert_int_equal(c.size, 3);
+		assert_int_equal(c.policy, POOL_FOLLOW);
+		pool_config__release(&c);
+	}
+	{
+		char *argv[] = { "run", "--size", "1", eq, "--policy", "fixed",
+				 NULL };
+
+		assert_int_equal(parse(&c, 6, argv), 0);
+		assert_int_equal(c.size, 1);
+		assert_int_equal(c.policy, POOL_FIXED);
+		pool_config__release(&c);
+	}
+	{
+		char *argv[] = { "run", "--conf", path, NULL };
+
+		assert_int_equal(parse(&c, 3, argv), -EINVAL);
+		assert_non_null(strstr(err__last(), "give it as --config FILE"));
+		pool_config__release(&c);
+	}
+	{
+		char *argv[] = { "run", "--cmdline", eq, NULL };
+
+		assert_int_equal(parse(&c, 3, argv), -EINVAL);
+		assert_non_null(strstr(err__last(), "read as another option's "
+				       "value"));
+		pool_config__release(&c);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(help_names_every_option),
 		cmocka_unit_test(json_round_trip),
 		cmocka_unit_test(json_refused),
+		cmocka_unit_test(config_under_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
