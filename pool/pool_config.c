@@ -9,6 +9,7 @@
 #include "kvm.h"
 #include "mem_restore.h"
 #include "snapshot.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -18,7 +19,6 @@
 #include <sys/stat.h>
 #include <stdint.h>
 
-#define MiB (1ull << 20)
 #define DEFAULT_MAX 64
 #define MAX_MAX 4096
 /* The help's column of option texts. */
