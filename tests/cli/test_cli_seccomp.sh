@@ -45,14 +45,15 @@ forbidden() { # ROLE CALL COMMAND...
 # Sanitizer builds allow any clone, openat and prctl (their own rows, SAN)
 # and leave the control thread unfiltered: there only tgkill is checked.
 refill_calls="fork newns opath ocreat prctl tgkill" main_calls="fork newns opath prctl tgkill"
-ldd "$COLDSTART" 2>/dev/null | grep -q libasan && refill_calls=tgkill main_calls=
+io_calls="fork opath tgkill"
+ldd "$COLDSTART" 2>/dev/null | grep -q libasan && refill_calls=tgkill main_calls= io_calls=tgkill
 forbidden vcpu tgkill run -q
 # A virtio device's I/O thread (a disk here) has a filter of its own.
 truncate -s 1M "$tmp/disk.img"
-forbidden io fork run --kernel "$TK_ELF" --allow-pvm --mem 32M -q \
-	--cmdline tk.signal=port --drive "$tmp/disk.img"
-forbidden io tgkill run --kernel "$TK_ELF" --allow-pvm --mem 32M -q \
-	--cmdline tk.signal=port --drive "$tmp/disk.img"
+for call in $io_calls; do
+	forbidden io $call run --kernel "$TK_ELF" --allow-pvm --mem 32M -q \
+		--cmdline tk.signal=port --drive "$tmp/disk.img"
+done
 forbidden uffd tgkill snapshot restore "$tmp/s" --mem-restore uffd
 for call in $refill_calls; do
 	forbidden refill $call pool run -n 2
