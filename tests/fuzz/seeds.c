@@ -329,6 +329,39 @@ static void devices_seeds(void)
 	seed("devices", "restore", restore, sizeof(restore));
 }
 
+/* fuzz_virtio's input: a queue of 8 with one chain (a 16-byte readable
+ * header, a 512-byte writable buffer) made available, and a driver's
+ * bring-up of the same queue through the registers, then a notify. */
+static void virtio_seeds(void)
+{
+	static const struct { uint8_t op; uint16_t off; uint32_t v; } regs[] = {
+		{ 5, 0x070, 0 }, { 5, 0x070, 3 }, { 5, 0x024, 1 },
+		{ 5, 0x020, 1 }, { 5, 0x070, 11 }, { 5, 0x030, 0 },
+		{ 5, 0x038, 8 }, { 5, 0x080, 0 }, { 5, 0x090, 0x1000 },
+		{ 5, 0x0a0, 0x2000 }, { 5, 0x044, 1 }, { 5, 0x070, 15 },
+		{ 5, 0x050, 0 }, { 4, 0x060, 0 }, { 5, 0x064, 1 },
+		{ 4, 0x100, 0 }, { 5, 0x070, 0 },
+	};
+	uint8_t in[7 + 17 * 7 + 0x1010] = { 8, 0, 0, 0, 0, 0, 17 };
+	uint8_t *mem = in + 7 + 17 * 7;
+	static const uint8_t ring[] = {
+		0x00, 0x30, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 1, 0, 1, 0,
+		0x00, 0x31, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 2, 0, 0, 0,
+	};
+
+	for (size_t i = 0; i < 17; i++) {
+		uint8_t *r = in + 7 + i * 7;
+
+		r[0] = regs[i].op;
+		memcpy(r + 1, &regs[i].off, 2);
+		memcpy(r + 3, &regs[i].v, 4);
+	}
+	memcpy(mem, ring, sizeof(ring));
+	mem[0x1002] = 1; /* avail idx 1, ring[0] = descriptor 0 */
+	seed("virtio", "one-chain", in, sizeof(in));
+	seed("virtio", "empty", in, 7);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -354,6 +387,7 @@ int main(int argc, char **argv)
 	arrivals_seeds();
 	trace_seeds();
 	devices_seeds();
+	virtio_seeds();
 	report_many_seeds();
 	return 0;
 }
