@@ -193,7 +193,8 @@ int compare__same_setup(const struct result_doc *base,
 void compare__default_opts(struct compare_opts *o)
 {
 	*o = (struct compare_opts){ .alpha = 0.01, .threshold = 0.05,
-				    .test = COMPARE_UTEST };
+				    .test = COMPARE_UTEST,
+				    .max_samples = COMPARE_MAX_SAMPLES };
 }
 
 double compare__threshold_for(const struct compare_opts *o,
@@ -451,6 +452,13 @@ static int compare_pair(const struct result_series *b,
 	if (strcmp(b->unit, n->unit))
 		return err__set(EINVAL, "series '%s' is in %s in BASE but in "
 				"%s in NEW", b->name, b->unit, n->unit);
+	if (o->max_samples && (b->n > o->max_samples || n->n > o->max_samples))
+		return err__set(EINVAL, "series '%s' has %zu samples in %s; "
+				"compare takes at most %zu a side (--max-samples "
+				"N raises it, and its time grows as n log n)",
+				b->name, b->n > o->max_samples ? b->n : n->n,
+				b->n > o->max_samples ? "BASE" : "NEW",
+				o->max_samples);
 	row->name = b->name;
 	row->unit = b->unit;
 	ret = compare__samples(b->samples, b->n, n->samples, n->n,

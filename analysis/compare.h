@@ -61,12 +61,20 @@ struct compare_opts {
 	size_t nr_overrides;
 	enum compare_test test;
 	size_t min_samples; /* fewer on a side: inconclusive (0: no minimum) */
+	/* more on a side: refused (0: no bound), see COMPARE_MAX_SAMPLES */
+	size_t max_samples;
 };
+
+/* The default bound on a series' samples per side: at 4 million a side
+ * compare takes about 8 s on a 2-core host (n log n beyond), and above it
+ * a run is refused with the bound named rather than left to run on. */
+#define COMPARE_MAX_SAMPLES 4000000
 
 /* The power the minimum detectable effect is computed for. */
 #define COMPARE_POWER 0.8
 
-/* alpha 0.01, threshold 5 %, the U test, no overrides, no minimum. */
+/* alpha 0.01, threshold 5 %, the U test, no overrides, no minimum,
+ * COMPARE_MAX_SAMPLES. */
 void compare__default_opts(struct compare_opts *o);
 
 /* The threshold that applies to the series `name`. */
@@ -169,7 +177,8 @@ struct compare_result {
 };
 
 /* Matches series by name and compares each pair. -EINVAL when no series
- * is common or a common series changed its unit, -ENOMEM. */
+ * is common, a common series changed its unit or has more than
+ * o->max_samples samples on a side; -ENOMEM. */
 int compare__docs(const struct result_doc *base,
 		  const struct result_doc *new_, const struct compare_opts *o,
 		  struct compare_result *res);

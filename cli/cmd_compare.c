@@ -24,6 +24,7 @@ enum {
 	OPT_GOBENCH,
 	OPT_JSON,
 	OPT_MIN_SAMPLES,
+	OPT_MAX_SAMPLES,
 	OPT_HOSTS,
 	OPT_STRICT,
 	OPT_STRICT_HOST,
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 	      "  --alpha P                significance level (default 0.01)\n"
 	      "  --min-samples N          fewer samples on a side: "
 	      "inconclusive (default 0)\n"
+	      "  --max-samples N          more samples on a side: refused, "
+	      "exit 2 (default\n"
+	      "                           4000000, about 8 s; 0: no bound)\n"
 	      "  --test utest|permutation the U test (default) or a "
 	      "permutation test on the\n"
 	      "                           difference of medians (10000 "
@@ -164,6 +168,10 @@ static int parse_option(int c, char *arg, void *ctx)
 		ret = args__u64("--min-samples", arg, 0, 1000000000, &n);
 		cli->o.min_samples = (size_t)n;
 		return ret;
+	case OPT_MAX_SAMPLES:
+		ret = args__u64("--max-samples", arg, 0, 1000000000, &n);
+		cli->o.max_samples = (size_t)n;
+		return ret;
 	case OPT_TEST:
 		ret = args__choice("--test", arg, tests, &test);
 		cli->o.test = test ? COMPARE_PERMUTATION : COMPARE_UTEST;
@@ -227,6 +235,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli)
 		{ "metric-threshold", required_argument, NULL, OPT_METRIC },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+		{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "strict", no_argument, NULL, OPT_STRICT },

@@ -478,4 +478,16 @@ docs_example() {
 }
 docs_example 'coldstart compare base.json new.json' 1
 docs_example 'coldstart compare base3.json new3.json' 3
+
+# A bound on the samples per side: above it, one clear line and exit 2
+# naming the series, the side and the bound, instead of a long run.
+gen "$dir/mx-a.json" n=30 seed=31
+gen "$dir/mx-b.json" n=40 seed=32
+expect 2 "series 'inproc.coldstart' has 40 samples in NEW; compare takes at most 35 a side" \
+	compare "$dir/mx-a.json" "$dir/mx-b.json" --max-samples 35
+expect 2 "has 30 samples in BASE" compare "$dir/mx-a.json" "$dir/mx-a.json" \
+	--max-samples 29
+expect 0 '' compare "$dir/mx-a.json" "$dir/mx-a.json" --max-samples 30
+expect 0 '' compare "$dir/mx-a.json" "$dir/mx-a.json" --max-samples 0
+expect 2 "'x' is not" compare "$dir/mx-a.json" "$dir/mx-a.json" --max-samples x
 finish
