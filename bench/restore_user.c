@@ -27,22 +27,11 @@ bool restore__has_file(const char *dir, const char *name)
 int restore__inspect(const char *dir, struct restore_snap *info)
 {
 	struct snapshot s;
-	struct stat st;
-	char why[512];
 	int ret;
 
-	if (stat(dir, &st) < 0)
-		return err__sys(errno, "snapshot directory %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		return err__set(EINVAL, "%s is not a directory (a snapshot is "
-				"a directory made by `coldstart snapshot "
-				"create`)", dir);
-	ret = snapshot__open(&s, dir);
-	if (ret < 0) {
-		snprintf(why, sizeof(why), "%s", err__last());
-		return err__set(EINVAL, "%s is not a snapshot coldstart can "
-				"restore: %s", dir, why);
-	}
+	ret = snapshot__open_named(&s, dir);
+	if (ret < 0)
+		return ret;
 	*info = (struct restore_snap){
 		.linux_guest = s.cfg.guest == SNAP_GUEST_LINUX,
 		.compressed = s.compressed, .diff = s.diff_base,

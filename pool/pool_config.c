@@ -451,22 +451,11 @@ static int inspect_snapshot(struct pool_config *c)
 {
 	const char *dir = c->snapshot_dir;
 	struct snapshot s;
-	struct stat st;
-	char why[512];
 	int ret;
 
-	if (stat(dir, &st) < 0)
-		return err__sys(errno, "snapshot directory %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		return err__set(EINVAL, "%s is not a directory (a snapshot is "
-				"a directory made by `coldstart snapshot "
-				"create`)", dir);
-	ret = snapshot__open(&s, dir);
-	if (ret < 0) {
-		snprintf(why, sizeof(why), "%s", err__last());
-		return err__set(EINVAL, "%s is not a snapshot coldstart can "
-				"restore: %s", dir, why);
-	}
+	ret = snapshot__open_named(&s, dir);
+	if (ret < 0)
+		return ret;
 	c->snap_linux = s.cfg.guest == SNAP_GUEST_LINUX;
 	if (c->snap_linux)
 		c->snap_guest = s.guest;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -465,4 +466,25 @@ int snapshot__merge(const char *base_dir, char *const *diffs, unsigned int n,
 	st->ns = timeline__now() - t0;
 	snapshot__close(&base);
 	return ret;
+}
+
+int snapshot__open_named(struct snapshot *s, const char *dir)
+{
+	struct stat st;
+	char why[512];
+	int ret;
+
+	if (stat(dir, &st) < 0)
+		return err__sys(errno, "snapshot directory %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err__set(EINVAL, "%s is not a directory (a snapshot is "
+				"a directory made by `coldstart snapshot "
+				"create`)", dir);
+	ret = snapshot__open(s, dir);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", err__last());
+		return err__set(EINVAL, "%s is not a snapshot coldstart can "
+				"restore: %s", dir, why);
+	}
+	return 0;
 }

@@ -138,6 +138,10 @@ struct snapshot {
  * is resolved against its base chain (diff.c), so mem_fd holds its full
  * memory. */
 int snapshot__open(struct snapshot *s, const char *dir);
+/* snapshot__open() of a directory a user named: the errors say what
+ * DIR is instead (missing, not a directory, not a snapshot coldstart can
+ * restore: why), -errno (-EINVAL for the last two). */
+int snapshot__open_named(struct snapshot *s, const char *dir);
 /* The same without resolving a diff: mem_fd is the diff's own file
  * (this and the next two: snapdir.c). */
 int snapshot__open_layer(struct snapshot *s, const char *dir);
