@@ -294,3 +294,14 @@ void fuzz__write_snapshot(const char *dir, const struct snap_writer *state,
 	}
 	close(fd);
 }
+
+uint64_t fuzz__take(struct fuzz_input *in, size_t n)
+{
+	uint64_t v = 0;
+
+	n = n < in->left ? n : in->left;
+	memcpy(&v, in->p, n);
+	in->p += n;
+	in->left -= n;
+	return v;
+}

@@ -30,6 +30,14 @@ void fuzz__report_paths(const char *target, char *input, char *out,
 /* Replaces the file at `path` with `len` bytes; exits on failure. */
 void fuzz__write(const char *path, const void *data, size_t len);
 
+/* An input read from the front: fuzz__take() returns its next n bytes
+ * (n <= 8) as a little-endian number, zeros past its end. */
+struct fuzz_input {
+	const uint8_t *p;
+	size_t left;
+};
+uint64_t fuzz__take(struct fuzz_input *in, size_t n);
+
 /* Points fd 1 at /dev/null: what the CLI code prints is not looked at. */
 void fuzz__quiet_stdout(void);
 

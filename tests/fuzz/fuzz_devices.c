@@ -33,24 +33,8 @@ static const uint16_t ports[] = {
 #define NR_PORTS (sizeof(ports) / sizeof(ports[0]))
 #define MAX_STATE 256
 
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint64_t take(struct input *in, size_t n)
-{
-	uint64_t v = 0;
-
-	n = n < in->left ? n : in->left;
-	memcpy(&v, in->p, n);
-	in->p += n;
-	in->left -= n;
-	return v;
-}
-
 static void access_one(struct fuzz_machine *fm, uint8_t op,
-		       struct input *in)
+		       struct fuzz_input *in)
 {
 	bool mmio = (op & 7) == 2 || (op & 7) == 3;
 	bool write = (op & 7) == 1 || (op & 7) == 3 || (op & 7) == 6;
@@ -63,14 +47,14 @@ static void access_one(struct fuzz_machine *fm, uint8_t op,
 		len = 4;
 	a.len = len;
 	if (op & 0x20)
-		a.addr = mmio ? take(in, 8) : (uint16_t)take(in, 2);
+		a.addr = mmio ? fuzz__take(in, 8) : (uint16_t)fuzz__take(in, 2);
 	else if (mmio)
-		a.addr = BOOTTIMER_MMIO_GPA + take(in, 1) * 8;
+		a.addr = BOOTTIMER_MMIO_GPA + fuzz__take(in, 1) * 8;
 	else
-		a.addr = ports[take(in, 1) % NR_PORTS];
+		a.addr = ports[fuzz__take(in, 1) % NR_PORTS];
 	memset(data, 0, sizeof(data));
 	if (write) {
-		uint64_t v = take(in, len);
+		uint64_t v = fuzz__take(in, len);
 
 		memcpy(data, &v, len);
 	}
@@ -94,10 +78,10 @@ static void round_trip(struct fuzz_machine *fm, struct fuzz_machine *other)
 	}
 }
 
-static void restore_from(struct fuzz_machine *fm, struct input *in)
+static void restore_from(struct fuzz_machine *fm, struct fuzz_input *in)
 {
 	const struct device *d =
-		&fm->vm.devices[take(in, 1) % fm->vm.nr_devices];
+		&fm->vm.devices[fuzz__take(in, 1) % fm->vm.nr_devices];
 	size_t len = d->ops->state_size(d->dev);
 	uint8_t state[MAX_STATE] = { 0 };
 	size_t n = len < in->left ? len : in->left;
@@ -112,14 +96,14 @@ static void restore_from(struct fuzz_machine *fm, struct input *in)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input in = { data, size };
+	struct fuzz_input in = { data, size };
 	struct fuzz_machine fm, other;
 
 	fuzz__machine_init(&fm);
 	fuzz__machine_init(&other);
-	fm.m.timer.at_boot = (enum boottimer_action)(take(&in, 1) % 3);
+	fm.m.timer.at_boot = (enum boottimer_action)(fuzz__take(&in, 1) % 3);
 	while (in.left) {
-		uint8_t op = (uint8_t)take(&in, 1);
+		uint8_t op = (uint8_t)fuzz__take(&in, 1);
 
 		if ((op & 7) == 4)
 			round_trip(&fm, &other);

@@ -27,22 +27,6 @@ static uint8_t *ram;
 static struct guest_mem mem;
 static struct virtq_chain chain;
 
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint64_t take(struct input *in, size_t n)
-{
-	uint64_t v = 0;
-
-	n = n < in->left ? n : in->left;
-	memcpy(&v, in->p, n);
-	in->p += n;
-	in->left -= n;
-	return v;
-}
-
 /* Takes every chain, reads and writes its buffers, returns it used. */
 static void drain(struct virtq *q)
 {
@@ -114,7 +98,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* The transport driven by the records, then its state round-tripped. */
-static void registers(struct input *in, unsigned int records)
+static void registers(struct fuzz_input *in, unsigned int records)
 {
 	struct virtio_mmio t, u;
 	struct virtio_mmio_state a, b;
@@ -123,10 +107,10 @@ static void registers(struct input *in, unsigned int records)
 		abort();
 	transport = &t;
 	for (unsigned int i = 0; i < records && in->left; i++) {
-		uint8_t op = (uint8_t)take(in, 1);
-		uint64_t off = take(in, 2) % VIRTIO_MMIO_SIZE;
+		uint8_t op = (uint8_t)fuzz__take(in, 1);
+		uint64_t off = fuzz__take(in, 2) % VIRTIO_MMIO_SIZE;
 		uint32_t len = 1u << ((op >> 1) & 3);
-		uint64_t v = take(in, 4);
+		uint64_t v = fuzz__take(in, 4);
 		uint8_t data[8] = { 0 };
 
 		memcpy(data, &v, 4);
@@ -151,19 +135,19 @@ static void registers(struct input *in, unsigned int records)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input in = { data, size };
+	struct fuzz_input in = { data, size };
 	struct virtq q = { .ready = true, .desc_gpa = 0, .avail_gpa = 0x1000,
 			   .used_gpa = 0x2000 };
 	unsigned int records;
 
-	q.size = (uint16_t)take(&in, 2);
-	q.last_avail = (uint16_t)take(&in, 2);
-	q.used_idx = (uint16_t)take(&in, 2);
-	records = (unsigned int)take(&in, 1);
+	q.size = (uint16_t)fuzz__take(&in, 2);
+	q.last_avail = (uint16_t)fuzz__take(&in, 2);
+	q.used_idx = (uint16_t)fuzz__take(&in, 2);
+	records = (unsigned int)fuzz__take(&in, 1);
 	/* the records come first in the input, the memory after them */
-	struct input regs = in;
+	struct fuzz_input regs = in;
 	for (unsigned int i = 0; i < records && in.left; i++)
-		take(&in, 7);
+		fuzz__take(&in, 7);
 	memset(ram, 0, MEM);
 	memcpy(ram, in.p, in.left < MEM ? in.left : MEM);
 	if (virtq__activate(&q, &mem) == 0)
