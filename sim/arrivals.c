@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char spec_forms[] =
+const char arrivals__spec_forms[] =
 	"accepted: poisson:RATE, mmpp:R0,R1,D0,D1, "
-	"trace:FILE[,format=csv|azure2019|azure2021][,column=NAME]";
+	"trace:FILE[,format=csv|azure2019|azure2021][,column=NAME], "
+	"batch:RATE,N|geom:MEAN|pareto:ALPHA[:MAX][,within=DUR]";
+#define spec_forms arrivals__spec_forms
 
 /* ---- the --arrivals text ---- */
 
@@ -30,30 +32,6 @@ static int parse_poisson(const char *text, const char *rest,
 				"positive number of arrivals per second; %s",
 				text, rest, spec_forms);
 	return 0;
-}
-
-/* A dwell time: a number of seconds, or with a unit as every other
- * duration ("500ms", "2m"; fractions too, "1.5s"). */
-static int dwell_in(const char *s, size_t len, double *out)
-{
-	static const struct {
-		const char *unit;
-		double s;
-	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
-		      { "s", 1 },     { "m", 60 },     { "h", 3600 } };
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
-		size_t u = strlen(units[i].unit);
-
-		if (len > u && !strncmp(s + len - u, units[i].unit, u) &&
-		    !isalpha((unsigned char)s[len - u - 1])) {
-			if (number_in(s, len - u, out) < 0)
-				return -EINVAL;
-			*out *= units[i].s;
-			return 0;
-		}
-	}
-	return number_in(s, len, out);
 }
 
 static int parse_mmpp(const char *text, const char *rest,
@@ -79,7 +57,7 @@ static int parse_mmpp(const char *text, const char *rest,
 				text, spec_forms);
 		/* A silent state (rate 0) makes an on/off process. */
 		if ((i < 2 ? number_in(p, len, dst[i])
-			   : dwell_in(p, len, dst[i])) < 0 || *dst[i] < 0 ||
+			   : arrivals__dwell_in(p, len, dst[i])) < 0 || *dst[i] < 0 ||
 		    (i >= 2 && *dst[i] == 0))
 			return err__set(EINVAL,
 					"--arrivals '%s': %s '%.*s' is "
@@ -173,6 +151,8 @@ int arrivals__parse_spec(const char *text, struct arrivals_spec *out)
 		return parse_mmpp(text, text + 5, out);
 	if (!strncmp(text, "trace:", 6))
 		return parse_trace(text, text + 6, out);
+	if (!strncmp(text, "batch:", 6))
+		return arrivals__parse_batch(text, text + 6, out);
 	return err__set(EINVAL,
 			"--arrivals: unknown arrival process '%.*s'; %s",
 			(int)strcspn(text, ":"), text, spec_forms);
@@ -320,6 +300,8 @@ int arrivals__make(const struct arrivals_spec *spec, double duration_s,
 	case ARRIVALS_TRACE:
 		return arrivals__make_trace(spec, duration_s, time_scale, seed,
 					    out);
+	case ARRIVALS_BATCH:
+		return arrivals__make_batch(spec, duration_s, seed, out);
 	}
 	return err__set(EINVAL, "arrivals: unknown kind %d", (int)spec->kind);
 }

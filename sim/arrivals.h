@@ -33,10 +33,19 @@ struct arrivals_spec {
 		ARRIVALS_POISSON,
 		ARRIVALS_MMPP,
 		ARRIVALS_TRACE,
+		ARRIVALS_BATCH,
 	} kind;
 	double rate;	      /* poisson: arrivals per second */
 	double mmpp_rate[2];  /* mmpp: rate in state 0 and state 1 (/s) */
 	double mmpp_dwell[2]; /* mmpp: mean time in each state (s) */
+	/* batch: batches per second, each of a size drawn from size_kind
+	 * (size_a: N, the mean, or the Pareto exponent; size_max: Pareto's
+	 * bound), its members spread uniformly over within_s (0: at once) */
+	struct arrivals_batch {
+		double rate;
+		enum { BATCH_FIXED, BATCH_GEOM, BATCH_PARETO } size_kind;
+		double size_a, size_max, within_s;
+	} batch;
 	char path[PATH_MAX];  /* trace file */
 	enum arrivals_format {
 		ARRIVALS_AUTO,
@@ -52,7 +61,10 @@ struct arrivals_spec {
 
 /* Parses "poisson:RATE" (RATE > 0 per second), "mmpp:R0,R1,D0,D1" (a
  * two-state Markov-modulated Poisson process: rates R0, R1 >= 0, not both 0,
- * mean dwell times D0, D1 > 0 s) or "trace:FILE[,format=csv|azure2019|
+ * mean dwell times D0, D1 > 0 s), "batch:RATE,SIZE[,within=DUR]" (compound
+ * Poisson: RATE batches per second, SIZE a count N, "geom:MEAN" or the
+ * heavy-tailed "pareto:ALPHA[:MAX]" with P(size >= k) = k^-ALPHA up to MAX,
+ * default 1000; members at once, or spread uniformly over DUR) or "trace:FILE[,format=csv|azure2019|
  * azure2021][,column=NAME]" (options are peeled off the end, so FILE may
  * contain commas; column= implies csv). 0, or -EINVAL with a message naming
  * the bad part and the accepted forms. */

@@ -30,6 +30,30 @@ static inline int number_in(const char *s, size_t len, double *out)
 	return 0;
 }
 
+/* A dwell time: a number of seconds, or with a unit as every other
+ * duration ("500ms", "2m"; fractions too, "1.5s"). */
+static inline int arrivals__dwell_in(const char *s, size_t len, double *out)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
+		      { "s", 1 },     { "m", 60 },     { "h", 3600 } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
+		size_t u = strlen(units[i].unit);
+
+		if (len > u && !strncmp(s + len - u, units[i].unit, u) &&
+		    !isalpha((unsigned char)s[len - u - 1])) {
+			if (number_in(s, len - u, out) < 0)
+				return -EINVAL;
+			*out *= units[i].s;
+			return 0;
+		}
+	}
+	return number_in(s, len, out);
+}
+
 struct series {
 	double *t;
 	size_t n, cap;
@@ -68,5 +92,15 @@ static inline int too_many(const char *what, const char *hint)
  * ARRIVALS_TRACE), as arrivals__make. */
 int arrivals__make_trace(const struct arrivals_spec *spec, double duration,
 			 double scale, uint64_t seed, struct arrivals *out);
+
+/* arrivals.c: the accepted --arrivals forms, for messages */
+extern const char arrivals__spec_forms[];
+
+/* arrivals_batch.c: "batch:" + rest parsed into out (kind ARRIVALS_BATCH),
+ * and a batch process's arrivals, as arrivals__make. */
+int arrivals__parse_batch(const char *text, const char *rest,
+			  struct arrivals_spec *out);
+int arrivals__make_batch(const struct arrivals_spec *spec, double duration,
+			 uint64_t seed, struct arrivals *out);
 
 #endif
