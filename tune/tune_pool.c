@@ -18,7 +18,9 @@
 #include "result.h"
 #include "result_new.h"
 #include "sysinfo.h"
+#include "units.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -32,24 +34,21 @@
 
 /* ---- the SLO ---- */
 
-/* "p99=50ms" (p50, p90, p99, p99.9; a time with its unit) or "hits=99%". */
+/* "p99=50ms" (any percentile above 0 and below 100, p95 and p99.9
+ * among them; a time with its unit) or "hits=99%". */
 static int slo_parse(const char *text, struct slo *s)
 {
-	static const struct { const char *key; double pct; } keys[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p99.9", 99.9 },
-	};
 	const char *eq = strchr(text, '='), *v;
-	size_t klen;
+	uint64_t ns;
+	size_t n;
+	char *end;
 
 	memset(s, 0, sizeof(*s));
 	if (!eq || strlen(text) >= sizeof(s->text))
 		goto bad;
 	snprintf(s->text, sizeof(s->text), "%s", text);
-	klen = (size_t)(eq - text);
 	v = eq + 1;
-	if (klen == 4 && !strncmp(text, "hits", 4)) {
-		char *end;
-
+	if (eq - text == 4 && !strncmp(text, "hits", 4)) {
 		s->hits = true;
 		errno = 0;
 		s->goal = strtod(v, &end);
@@ -58,25 +57,21 @@ static int slo_parse(const char *text, struct slo *s)
 			goto bad;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		uint64_t ns;
-		size_t n = strlen(v);
-
-		if (strlen(keys[i].key) != klen || strncmp(keys[i].key, text, klen))
-			continue;
-		/* a unit is required: a bare "50" would silently be seconds */
-		if (!n || !(v[n - 1] == 's'))
-			goto bad;
-		if (args__duration("--slo", v, &ns) < 0 || ns == 0)
-			goto bad;
-		s->pct = keys[i].pct;
-		s->goal = (double)ns / 1e9;
-		return 0;
-	}
+	if (text[0] != 'p' || !isdigit((unsigned char)text[1]))
+		goto bad;
+	errno = 0;
+	s->pct = strtod(text + 1, &end);
+	n = strlen(v);
+	/* a unit is required: a bare "50" would silently be seconds */
+	if (end != eq || errno || !(s->pct > 0 && s->pct < 100) || !n ||
+	    v[n - 1] != 's' || args__duration("--slo", v, &ns) < 0 || ns == 0)
+		goto bad;
+	s->goal = (double)ns / 1e9;
+	return 0;
 bad:
-	return err__set(EINVAL, "--slo: '%s' is not pXX=TIME (p50, p90, p99, "
-			"p99.9; e.g. p99=50ms) or hits=PCT%% (e.g. hits=99%%)",
-			text);
+	return err__set(EINVAL, "--slo: '%s' is not pXX=TIME (a percentile "
+			"above 0 and below 100: p50, p95, p99, p99.9...; e.g. "
+			"p99=50ms) or hits=PCT%% (e.g. hits=99%%)", text);
 }
 
 /* ---- options ---- */
@@ -84,7 +79,8 @@ bad:
 enum {
 	OPT_HOST = 0x300, OPT_ARRIVALS, OPT_DURATION, OPT_SCALE, OPT_SEED,
 	OPT_SLO, OPT_POLICIES, OPT_BUDGET, OPT_WORKERS, OPT_JSON, OPT_OUT,
-	OPT_VALIDATE, OPT_VSIZES, OPT_KVM,
+	OPT_VALIDATE, OPT_VSIZES, OPT_KVM, OPT_MAX_VMS, OPT_HOLDOUT,
+	OPT_COSTS, OPT_COST,
 };
 
 static int parse_policies(const char *text, struct tp_opts *o)
@@ -185,6 +181,19 @@ static int parse_one(int c, char *arg, void *ctx)
 		o->validate = true;
 		return parse_sizes(arg, o);
 	case OPT_KVM: o->kvm_path = arg; return 0;
+	case OPT_MAX_VMS:
+		ret = args__u64("--max-vms", arg, 1, POOLSIM_MAX_VMS, &v);
+		o->max_vms = (unsigned int)v;
+		return ret;
+	case OPT_HOLDOUT:
+		ret = parse_double("--holdout", arg, &o->holdout);
+		if (ret == 0 && !(o->holdout < 1))
+			ret = err__set(EINVAL, "--holdout: '%s' is not a share "
+				       "of the arrivals above 0 and below 1 "
+				       "(e.g. 0.25: the last quarter)", arg);
+		return ret;
+	case OPT_COSTS: o->costs_file = arg; return 0;
+	case OPT_COST: o->cost_text = arg; return 0;
 	default: return err__set(EINVAL, "unhandled option");
 	}
 }
@@ -207,6 +216,10 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "validate-sizes", required_argument, NULL, OPT_VSIZES },
 		{ "kvm", required_argument, NULL, OPT_KVM },
+		{ "max-vms", required_argument, NULL, OPT_MAX_VMS },
+		{ "holdout", required_argument, NULL, OPT_HOLDOUT },
+		{ "costs", required_argument, NULL, OPT_COSTS },
+		{ "cost", required_argument, NULL, OPT_COST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -215,6 +228,7 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->time_scale = 1;
 	o->seed = 1;
+	o->max_vms = TP_MAX_VMS;
 	for (int i = 0; i < POOLSIM_POLICIES; i++)
 		o->policy_on[i] = true;
 	ret = args__getopt(argc, argv, "h", opts, parse_one, o);
@@ -222,8 +236,13 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 		return 1;
 	if (ret == 0)
 		ret = args__no_operands(argc, argv);
-	if (ret == 0 && !o->host)
-		ret = err__set(EINVAL, "--host RESULTS_DIR missing");
+	if (ret == 0 && !!o->host + !!o->costs_file + !!o->cost_text != 1)
+		ret = err__set(EINVAL, "the costs: give one of --host "
+			       "RESULTS_DIR (measured), --costs FILE or --cost "
+			       "hit=..,make=..,mem=.. (given)");
+	if (ret == 0 && o->validate && !o->host)
+		ret = err__set(EINVAL, "--validate runs the pool measured in "
+			       "--host RESULTS_DIR; given costs have none");
 	if (ret == 0 && !o->arrivals_text)
 		ret = err__set(EINVAL, "--arrivals SPEC missing");
 	if (ret == 0 && !o->slo_set)
@@ -234,14 +253,65 @@ int tune_pool__parse(int argc, char **argv, struct tp_opts *o)
 	return ret;
 }
 
+/* The largest pool the sweep may reach: --max-vms, or the VMs a memory
+ * budget holds when fewer. */
+static void set_bound(const struct tp_opts *o, const struct costs *c,
+		      struct sweep *sw)
+{
+	double fit = o->budget_set ? floor((double)o->budget / (double)MiB /
+					   c->vm_mib)
+				   : INFINITY;
+
+	sw->bound = o->max_vms;
+	snprintf(sw->bound_from, sizeof(sw->bound_from), "--max-vms %u",
+		 o->max_vms);
+	if (fit < sw->bound) {
+		sw->bound = fit >= 1 ? (unsigned int)fit : 1;
+		snprintf(sw->bound_from, sizeof(sw->bound_from),
+			 "--memory-budget: %u VMs of %.2f MiB", sw->bound,
+			 c->vm_mib);
+	}
+}
+
+/* The sweep over `a` (the tuning part with --holdout), then the held-out
+ * part's verdict on it. */
+static int sweep(const struct tp_opts *o, const struct costs *c,
+		 const struct arrivals *a, const struct arrivals *test,
+		 struct sweep *sw)
+{
+	struct poolsim_costs pc = tune_pool__sim_costs(c);
+	unsigned int max = tune_pool__pool_max(a, tune_pool__mean_of(&c->make));
+	int ret;
+
+	set_bound(o, c, sw);
+	sw->max = max < sw->bound ? max : sw->bound;
+	sw->cap = MAX_CANDIDATES;
+	sw->c = calloc(sw->cap, sizeof(*sw->c));
+	if (!sw->c)
+		return err__set(ENOMEM, "allocating the sweep");
+	tune_pool__build_grid(sw, o, c);
+	ret = tune_pool__simulate(sw, a, &pc, &o->slo);
+	if (ret == 0) {
+		tune_pool__choose(sw, &o->slo);
+		ret = tune_pool__extend(sw, o, c, a, &pc);
+	}
+	if (ret == 0 && test->n) {
+		sw->ho.n_tune = a->n;
+		sw->ho.split_s = a->span_s;
+		ret = tune_pool__holdout(sw, o, test, &pc);
+	}
+	return ret;
+}
+
 int tune_pool__run(const struct tp_opts *o, int *code)
 {
 	struct costs c;
-	struct arrivals a = { 0 };
+	struct arrivals a = { 0 }, tune = { 0 }, test = { 0 };
 	struct sweep sw = { 0 };
 	struct poolsim_costs pc;
 	struct validation *v = NULL;
-	int ret = tune_pool__load_costs(o, &c);
+	int ret = o->host ? tune_pool__load_costs(o, &c)
+			  : tune_pool__given_costs(o, &c);
 
 	*code = CLI_USAGE;
 
@@ -255,25 +325,17 @@ int tune_pool__run(const struct tp_opts *o, int *code)
 	if (ret == 0)
 		ret = arrivals__make(&o->spec, o->duration_s, o->time_scale,
 				     o->seed, &a);
+	if (ret == 0 && o->holdout)
+		ret = tune_pool__split(&a, o->holdout, &tune, &test);
 	if (ret < 0)
 		goto out;
 	*code = CLI_FAIL;
 	pc = tune_pool__sim_costs(&c);
-	sw.max = tune_pool__pool_max(&a, tune_pool__mean_of(&c.make));
-	sw.c = calloc(MAX_CANDIDATES, sizeof(*sw.c));
-	if (!sw.c) {
-		ret = err__set(ENOMEM, "allocating the sweep");
-		goto out;
-	}
-	tune_pool__build_grid(&sw, o, &c);
-	ret = tune_pool__simulate(&sw, &a, &pc, &o->slo);
-	if (ret == 0) {
-		tune_pool__choose(&sw, &o->slo);
-		if (v)
-			ret = tune_pool__validate(o, &c, &a, &pc, &sw, v);
-		if (ret == -ENOTSUP)
-			*code = CLI_SKIP;
-	}
+	ret = sweep(o, &c, o->holdout ? &tune : &a, &test, &sw);
+	if (ret == 0 && v)
+		ret = tune_pool__validate(o, &c, &a, &pc, &sw, v);
+	if (ret == -ENOTSUP)
+		*code = CLI_SKIP;
 	if (ret == 0)
 		ret = tune_pool__outputs(o, &c, &a, &sw, v);
 	if (ret == 0)
@@ -282,6 +344,8 @@ out:
 	tune_pool__validation_free(v);
 	free(sw.c);
 	arrivals__free(&a);
+	arrivals__free(&tune);
+	arrivals__free(&test);
 	tune_pool__costs_free(&c);
 	return ret;
 }

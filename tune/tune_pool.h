@@ -18,7 +18,7 @@
 
 struct slo {
 	bool hits;   /* hits=PCT%, else a latency percentile */
-	double pct;  /* 50, 90, 99, 99.9 */
+	double pct;  /* above 0, below 100: 50, 95, 99, 99.9... */
 	double goal; /* seconds, or a hit percentage */
 	char text[64];
 };
@@ -30,6 +30,10 @@ struct tp_opts {
 	bool duration_set, json, budget_set;
 	uint64_t seed, budget;
 	unsigned int workers; /* 0: pool.json's */
+	unsigned int max_vms; /* the largest pool swept */
+	double holdout;       /* the share of arrivals held out; 0: none */
+	/* what-if costs instead of --host: a file, or --cost's text */
+	const char *costs_file, *cost_text;
 	struct slo slo;
 	bool slo_set;
 	bool policy_on[POOLSIM_POLICIES];
@@ -37,6 +41,10 @@ struct tp_opts {
 	const char *kvm_path; /* --validate's KVM device, NULL: /dev/kvm */
 	unsigned int nvsizes, vsizes[MAX_VALIDATE]; /* 0: around the rec. */
 };
+
+/* --max-vms's default: the largest pool swept unless a memory budget
+ * is smaller. */
+#define TP_MAX_VMS 4096
 
 /* The options: 1 for --help, 0, or -EINVAL with a message. */
 int tune_pool__parse(int argc, char **argv, struct tp_opts *o);

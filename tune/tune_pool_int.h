@@ -41,6 +41,7 @@ struct costs {
 	double measured_rate; /* pool.offered_rate (arrivals/s), 0 if absent */
 	char mem_from[256];
 	const char *emulated; /* the label, borrowed from the pool document */
+	bool given;	      /* --costs/--cost: given, not measured */
 	unsigned int workers;
 	bool wait_on_empty;
 	/* the pool's configuration as pool.json was measured with */
@@ -58,14 +59,28 @@ struct cand {
 	unsigned int peak_pool;
 	double metric; /* the SLO's: seconds, or a hit percentage */
 	bool meets, frontier;
+	/* --holdout: meets on the tuning part (meets: on both parts), and
+	 * the outcome on the held-out part */
+	bool tune_meets, test_meets;
+	double test_metric, test_idle_vm_s, test_hit_ratio;
 };
 
 struct sweep {
 	struct cand *c;
 	size_t n;
-	unsigned int max;
+	size_t cap;	    /* allocated: grows; 0: c holds MAX_CANDIDATES */
+	unsigned int max;   /* the targets' bound of the grid just built */
+	unsigned int bound; /* the largest pool the sweep may reach */
+	char bound_from[96]; /* what sets it: --max-vms, --memory-budget */
 	ssize_t best[POOLSIM_POLICIES]; /* -1: none meets */
 	ssize_t rec;
+	/* --holdout: arrivals tuned on and held out (n_test 0: none), the
+	 * time they part at, and the cheapest on the tuning part alone */
+	struct {
+		size_t n_tune, n_test;
+		double split_s;
+		ssize_t rec_tune;
+	} ho;
 };
 
 struct vrow {
@@ -90,6 +105,23 @@ struct validation {
 };
 
 int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
+/* tune_pool_given.c: --costs FILE or --cost's text as costs, said to be
+ * given (c->given); -EINVAL naming the file, key or text. */
+int tune_pool__given_costs(const struct tp_opts *o, struct costs *c);
+/* tune_pool_holdout.c: the first (1 - share) of a's arrivals, by count,
+ * into tune, the rest into test (from 0 on); then every candidate on the
+ * held-out part: each meets only when it meets on both, and sw is
+ * chosen again. 0 or -errno. */
+int tune_pool__split(const struct arrivals *a, double share,
+		     struct arrivals *tune, struct arrivals *test);
+int tune_pool__holdout(struct sweep *sw, const struct tp_opts *o,
+		       const struct arrivals *test,
+		       const struct poolsim_costs *pc);
+/* Its section of the report (nothing without --holdout) and its JSON. */
+void tune_pool__md_holdout(FILE *f, const struct sweep *sw,
+			   const struct slo *slo);
+json_t *tune_pool__holdout_json(const struct sweep *sw,
+				const struct tp_opts *o);
 int tune_pool__run_costs(json_t *doc, const char *path,
 			 const struct costs *base, struct costs *own);
 /* The simulator's view of c (borrowing its samples). */
@@ -105,6 +137,20 @@ unsigned int tune_pool__pool_max(const struct arrivals *a, double make_s);
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 			   const struct costs *c);
 void tune_pool__choose(struct sweep *sw, const struct slo *slo);
+/* tune_pool_extend.c: the sweep goes on past its first grid, each policy
+ * that meets no SLO at larger pools up to sw->bound, and the cheapest
+ * fixed size is narrowed to the smallest that meets it; then chosen
+ * again. 0 or -errno. */
+int tune_pool__extend(struct sweep *sw, const struct tp_opts *o,
+		      const struct costs *c, const struct arrivals *a,
+		      const struct poolsim_costs *pc);
+/* The candidate of policy p that comes closest to the SLO (NULL: none
+ * simulated). */
+const struct cand *tune_pool__closest(const struct sweep *sw, int p,
+				      const struct slo *slo);
+/* The SLO's percentile of the hit latencies alone: no pool does better
+ * (0 for a hit-ratio SLO). */
+double tune_pool__hits_floor(const struct costs *c, const struct slo *slo);
 /* --validate's measured documents, under --out: VALIDATION_DIR/size-N.json */
 #define VALIDATION_DIR "validation"
 void tune_pool__md_validation(FILE *f, const struct validation *v,

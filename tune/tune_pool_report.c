@@ -102,8 +102,11 @@ static void md_load(FILE *f, const struct tp_opts *o, const struct costs *c,
 
 static void md_costs(FILE *f, const struct costs *c)
 {
-	fprintf(f, "## Costs\n\n"
-		"From the raw samples, resampled uniformly with the seed:\n\n"
+	fprintf(f, "## Costs\n\n%s, resampled uniformly with the seed:\n\n",
+		c->given ? "**Given (--costs or --cost), not measured on a "
+			   "host**: what if a VM cost this"
+			 : "From the raw samples");
+	fprintf(f, ""
 		"- hit latency (arrival -> first instruction, VM held): %s, "
 		"mean %.3f ms\n"
 		"- miss latency (the request makes its VM): %s, mean %.3f ms\n"
@@ -127,14 +130,34 @@ static void md_costs(FILE *f, const struct costs *c)
 							      : "faster");
 }
 
+/* A policy that meets nothing: the closest it came, and the fixed pool
+ * that does meet the SLO, if one does (never a silent miss). */
+static void md_unmet(FILE *f, const struct sweep *sw, const struct slo *slo,
+		     int p, size_t n)
+{
+	const struct cand *x = tune_pool__closest(sw, p, slo);
+	char m[32];
+
+	metric_text(m, sizeof(m), slo, x ? x->metric : 0);
+	fprintf(f, "| %s | %zu | none meets the SLO%s%s: closest %s with %s",
+		poolsim__policy_name(p), n,
+		sw->best[POOL_FIXED] >= 0 ? ", though fixed " : "",
+		sw->best[POOL_FIXED] >= 0 ? sw->c[sw->best[POOL_FIXED]].label
+					  : "", m, x ? x->label : "");
+	fprintf(f, " | %.2f %% | %.3f ms | %s | %.1f | %.1f |\n",
+		x ? 100 * x->hit_ratio : 0, x ? x->p[2] * 1e3 : 0, m,
+		x ? x->idle_vm_s : 0, x ? x->peak_mib : 0);
+}
+
 static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 {
 	char m[32];
 
-	fprintf(f, "## Cheapest configuration per policy meeting %s\n\n"
+	fprintf(f, "## Cheapest configuration per policy meeting %s%s\n\n"
 		"| policy | configurations | best configuration | hit ratio | "
 		"p99 | %s | idle VM-s | peak MiB |\n"
 		"|---|---|---|---|---|---|---|---|\n", slo->text,
+		sw->ho.n_test ? " on both parts" : "",
 		slo->hits ? "hits" : "SLO metric");
 	for (int k = 0; k < POOLSIM_POLICIES; k++) {
 		int p = poolsim__policy_at(k);
@@ -146,8 +169,7 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 		if (!n)
 			continue;
 		if (sw->best[p] < 0) {
-			fprintf(f, "| %s | %zu | none meets the SLO | | | | | |"
-				"\n", poolsim__policy_name(p), n);
+			md_unmet(f, sw, slo, p, n);
 			continue;
 		}
 		x = &sw->c[sw->best[p]];
@@ -157,7 +179,39 @@ static void md_table(FILE *f, const struct sweep *sw, const struct slo *slo)
 			100 * x->hit_ratio, x->p[2] * 1e3, m, x->idle_vm_s,
 			x->peak_mib);
 	}
-	fputs("\n", f);
+	fprintf(f, "\nPools swept up to %u VMs; the bound is %u (%s): a "
+		"policy that meets nothing is swept on to larger pools up to "
+		"it.\n\n", sw->max, sw->bound, sw->bound_from);
+}
+
+/* Nothing meets the SLO: what it would take. */
+static void md_would_take(FILE *f, const struct sweep *sw,
+			  const struct costs *c, const struct slo *slo)
+{
+	double floor_s = tune_pool__hits_floor(c, slo);
+	const struct cand *x = tune_pool__closest(sw, POOL_FIXED, slo);
+	char m[32];
+
+	if (!slo->hits && floor_s > slo->goal) {
+		fprintf(f, "What it would take: faster hits. Even a pool that "
+			"never misses starts requests at p%g = %.3f ms (the "
+			"hit latencies alone), above the SLO's %.3f ms; no "
+			"pool size changes that.\n\n", slo->pct, floor_s * 1e3,
+			slo->goal * 1e3);
+		return;
+	}
+	if (x && x->cfg.params.fixed.n >= sw->bound) {
+		metric_text(m, sizeof(m), slo, x->metric);
+		fprintf(f, "What it would take: more than %u warm VMs (%.1f "
+			"MiB), the bound (%s): at %u the SLO metric is %s. "
+			"Raise the bound, or relax the SLO.\n\n", sw->bound,
+			sw->bound * c->vm_mib, sw->bound_from, sw->bound, m);
+		return;
+	}
+	fputs("What it would take: a larger pool does not get there (the "
+	      "misses come from refills that cannot keep up): add refill "
+	      "workers (--workers), make VMs faster, or relax the SLO.\n\n",
+	      f);
 }
 
 /* load_off: the costs come from another load (far_from_load) */
@@ -170,12 +224,15 @@ static void md_recommendation(FILE *f, const struct sweep *sw,
 
 	fputs("## Recommendation\n\n", f);
 	if (sw->rec < 0) {
-		fprintf(f, "No configuration meets %s among the %zu simulated. "
+		fprintf(f, "No configuration meets %s among the %zu simulated%s. "
 			"%s the SLO, add refill workers (--workers), or see "
-			"pareto.csv for what each configuration reaches.\n\n",
-			slo->text, sw->n, load_off ? "First measure the costs "
+			"pareto.csv for what each configuration reaches; the "
+			"closest per policy is in the table above.\n\n",
+			slo->text, sw->n, sw->ho.n_test ? " on both parts" : "",
+			load_off ? "First measure the costs "
 			"at this load (the warning above): under a heavier one "
 			"VMs are made slower. Else relax" : "Relax");
+		md_would_take(f, sw, c, slo);
 		return;
 	}
 	x = &sw->c[sw->rec];
@@ -243,10 +300,11 @@ static char *markdown(const struct tp_opts *o, const struct costs *c,
 			"recommendation.**\n\n", c->emulated);
 	fprintf(f, "Results: %s; arrivals: %s (%zu over %.1f s, %.3f/s); "
 		"SLO: %s; seed %llu; %zu configurations, target bound %u.\n\n",
-		o->host, a->desc, a->n, a->span_s, arrivals__mean_rate(a),
+		o->host ? o->host : "none (costs given)", a->desc, a->n, a->span_s, arrivals__mean_rate(a),
 		o->slo.text, (unsigned long long)o->seed, sw->n, sw->max);
 	md_costs(f, c);
 	md_load(f, o, c, a);
+	tune_pool__md_holdout(f, sw, &o->slo);
 	md_table(f, sw, &o->slo);
 	md_recommendation(f, sw, c, &o->slo, far_from_load(c, a), o->out_dir);
 	if (o->budget_set)
@@ -286,37 +344,54 @@ static json_t *cand_json(const struct cand *x, const struct costs *c,
 	return j;
 }
 
+/* cand_json, with the held-out part's outcome under --holdout */
+static json_t *cand_json_ho(const struct cand *x, const struct costs *c,
+			    const char *dir, const struct sweep *sw)
+{
+	json_t *j = cand_json(x, c, dir);
+
+	if (j && sw->ho.n_test)
+		json_object_set_new(j, "holdout", json_pack(
+			"{s:b, s:b, s:f, s:f, s:f}", "meets_slo_tuning",
+			x->tune_meets, "meets_slo_held_out", x->test_meets,
+			"slo_metric_held_out", x->test_metric,
+			"idle_vm_s_held_out", x->test_idle_vm_s,
+			"hit_ratio_held_out", x->test_hit_ratio));
+	return j;
+}
+
 static json_t *document(const struct tp_opts *o, const struct costs *c,
 			const struct arrivals *a, const struct sweep *sw,
 			const struct validation *v)
 {
 	json_t *doc = result__new("tune-pool", json_pack(
-		"{s:s, s:s, s:s, s:f, s:f, s:I, s:s, s:I, s:b, s:I, s:I}",
-		"host", o->host, "arrivals", o->arrivals_text, "arrivals_desc",
+		"{s:s?, s:s, s:s, s:f, s:f, s:I, s:s, s:I, s:b, s:I, s:I, s:I, "
+		"s:s}", "host", o->host, "arrivals", o->arrivals_text, "arrivals_desc",
 		a->desc, "duration_s", a->span_s, "time_scale", o->time_scale,
 		"seed", (json_int_t)o->seed, "slo", o->slo.text, "workers",
 		(json_int_t)c->workers, "wait_on_empty", c->wait_on_empty,
-		"max", (json_int_t)sw->max, "count", (json_int_t)a->n));
+		"max", (json_int_t)sw->max, "count", (json_int_t)a->n,
+		"bound", (json_int_t)sw->bound, "bound_from", sw->bound_from));
 	json_t *all = json_array();
 
 	if (!doc || !all)
 		goto fail;
 	for (size_t i = 0; i < sw->n; i++)
-		if (json_array_append_new(all, cand_json(&sw->c[i], c,
-							 NULL)) < 0)
+		if (json_array_append_new(all, cand_json_ho(&sw->c[i], c,
+							    NULL, sw)) < 0)
 			goto fail;
 	if (json_object_set_new(doc, "costs", json_pack(
-		    "{s:s, s:s, s:s, s:s, s:f, s:s?}", "hit", c->hit.from,
+		    "{s:s, s:s, s:s, s:s, s:f, s:s?, s:b}", "hit", c->hit.from,
 		    "miss", c->miss.from, "make", c->make.from, "memory",
 		    c->mem_from, "vm_mib", c->vm_mib, "emulated",
-		    c->emulated)) < 0 ||
+		    c->emulated, "given", c->given)) < 0 ||
 	    json_object_set_new(doc, "configurations", all) < 0)
 		goto fail;
 	all = NULL;
 	json_object_set_new(doc, "recommendation",
 			    sw->rec < 0 ? json_null()
-					: cand_json(&sw->c[sw->rec], c,
-						    o->out_dir));
+					: cand_json_ho(&sw->c[sw->rec], c,
+						       o->out_dir, sw));
 	if (sw->rec >= 0 && !tune_pool__applies(&sw->c[sw->rec]) &&
 	    best_applicable(sw))
 		json_object_set_new(doc, "applicable",
@@ -335,6 +410,12 @@ static json_t *document(const struct tp_opts *o, const struct costs *c,
 				? floor((double)o->budget / (double)MiB /
 					sw->c[sw->rec].peak_mib)
 				: -1.0));
+	if (sw->ho.n_test)
+		json_object_set_new(doc, "holdout",
+				    tune_pool__holdout_json(sw, o));
+	if (c->given)
+		result__warn(doc, "the costs were given (--costs or --cost), "
+			     "not measured on a host");
 	if (v)
 		json_object_set_new(doc, "validation",
 				    tune_pool__validation_json(v, o->out_dir));

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "result.h"
 #include "result_new.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -62,7 +63,15 @@ struct cand *tune_pool__add(struct sweep *sw, int pol,
 {
 	struct cand *x;
 
-	if (sw->n >= MAX_CANDIDATES)
+	if (sw->cap && sw->n == sw->cap) {
+		struct cand *more = realloc(sw->c, 2 * sw->cap * sizeof(*more));
+
+		if (!more)
+			return NULL;
+		sw->c = more;
+		sw->cap *= 2;
+	}
+	if (!sw->cap && sw->n >= MAX_CANDIDATES)
 		return NULL;
 	x = &sw->c[sw->n++];
 	memset(x, 0, sizeof(*x));
@@ -173,15 +182,26 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 					     mhalves[j], peaks[k]);
 }
 
-static void judge(struct cand *x, const struct slo *slo)
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The SLO's metric of x: its hit percentage, or its latencies' (r's,
+ * sorted here) percentile. */
+static void judge(struct cand *x, struct poolsim_result *r,
+		  const struct slo *slo)
 {
 	if (slo->hits) {
 		x->metric = 100 * x->hit_ratio;
 		x->meets = x->metric >= slo->goal - 1e-9;
 		return;
 	}
-	x->metric = slo->pct == 50 ? x->p[0] : slo->pct == 90 ? x->p[1]
-		  : slo->pct == 99 ? x->p[2] : x->p[3];
+	qsort(r->latency_s, r->requests, sizeof(double), cmp_double);
+	x->metric = stats__percentile_sorted(r->latency_s, r->requests,
+					     slo->pct);
 	x->meets = x->metric <= slo->goal * (1 + 1e-12);
 }
 
@@ -206,8 +226,8 @@ int tune_pool__simulate(struct sweep *sw, const struct arrivals *a,
 		x->idle_vm_s = r.idle_vm_s;
 		x->peak_mib = r.peak_mib;
 		x->peak_pool = r.peak_pool;
+		judge(x, &r, slo);
 		poolsim__result_free(&r);
-		judge(x, slo);
 	}
 	return 0;
 }

@@ -230,7 +230,9 @@ expect 2 "time scale 1e\+300 is not a number from 1e-06 to 1e\+06" \
 # refusals: exit 2 naming the file or the text
 expect 2 "--slo: 'p99=50'" tune pool "${A[@]}" --slo p99=50
 expect 2 "--slo: 'hits=99'" tune pool "${A[@]}" --slo hits=99
-expect 2 "--slo: 'p95=5ms'" tune pool "${A[@]}" --slo p95=5ms
+expect 2 "--slo: 'p100=5ms'" tune pool "${A[@]}" --slo p100=5ms
+expect 2 "--slo: 'p0=5ms'" tune pool "${A[@]}" --slo p0=5ms
+expect 2 "--slo: 'px=5ms'" tune pool "${A[@]}" --slo px=5ms
 expect 2 'slo missing' tune pool "${A[@]}"
 expect 2 "$tmp/none" tune pool --host "$tmp/none" --arrivals poisson:5 \
 	--slo p99=10ms
@@ -261,7 +263,7 @@ expect 2 "$tmp/hugeden/density.json: density.fresh.marginal_kib_per_vm = 1e\+308
 	tune pool --host "$tmp/hugeden" --arrivals poisson:5 --slo p99=10ms
 gen "$tmp/peta" kib=1099511627776
 expect 0 'pss_kib_per_vm = 1099511627776 KiB' tune pool --host "$tmp/peta" \
-	--arrivals poisson:5 --duration 1m --slo p99=10ms --memory-budget 1024T
+	--arrivals poisson:5 --duration 1m --slo hits=50% --memory-budget 1024T
 grep -q 'warm VMs that fit: 1 ' "$out" && ok || fail "1 PiB holds one VM of 1 PiB"
 for b in 1025T 16777215T 0; do
 	expect 2 "--memory-budget: '$b' is not from 1 byte to 1024T" tune pool \
