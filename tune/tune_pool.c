@@ -291,15 +291,12 @@ static int sweep(const struct tp_opts *o, const struct costs *c,
 		return err__set(ENOMEM, "allocating the sweep");
 	tune_pool__build_grid(sw, o, c);
 	ret = tune_pool__simulate(sw, a, &pc, &o->slo);
-	if (ret == 0) {
-		tune_pool__choose(sw, &o->slo);
-		ret = tune_pool__extend(sw, o, c, a, &pc);
-	}
-	if (ret == 0 && test->n) {
-		sw->ho.n_tune = a->n;
-		sw->ho.split_s = a->span_s;
-		ret = tune_pool__holdout(sw, o, test, &pc);
-	}
+	if (ret == 0)
+		ret = tune_pool__extend(sw, o, c, a, test, &pc);
+	sw->ho.n_tune = a->n;
+	sw->ho.n_test = test->n;
+	sw->ho.split_s = a->span_s;
+	tune_pool__tuning_choice(sw);
 	return ret;
 }
 

@@ -17,13 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parts the sweep runs on: the tuning part (all, without
+ * --holdout) and the held-out one (none: n 0). */
+struct parts {
+	const struct tp_opts *o;
+	const struct arrivals *a, *test;
+	const struct poolsim_costs *pc;
+};
+
 static int simulate_from(struct sweep *sw, size_t from,
-			 const struct arrivals *a,
-			 const struct poolsim_costs *pc, const struct slo *slo)
+			 const struct parts *p)
 {
 	struct sweep part = { .c = sw->c + from, .n = sw->n - from };
+	int ret = tune_pool__simulate(&part, p->a, p->pc, &p->o->slo);
 
-	return tune_pool__simulate(&part, a, pc, slo);
+	return ret ? ret : tune_pool__holdout(sw, from, p->o, p->test, p->pc);
 }
 
 /* A copy of candidate i's configuration (its outcome cleared), or NULL
@@ -137,9 +145,8 @@ static bool unmet(const struct sweep *sw, int p)
 
 /* The smallest fixed size meeting the SLO between the largest simulated
  * one that does not and the cheapest that does, by bisection. */
-static int narrow_fixed(struct sweep *sw, const struct tp_opts *o,
-			const struct costs *c, const struct arrivals *a,
-			const struct poolsim_costs *pc)
+static int narrow_fixed(struct sweep *sw, const struct costs *c,
+			const struct parts *p)
 {
 	unsigned int hi, lo = 0;
 	bool have_lo = false;
@@ -162,9 +169,9 @@ static int narrow_fixed(struct sweep *sw, const struct tp_opts *o,
 		unsigned int mid = lo + (hi - lo) / 2;
 		size_t from = sw->n;
 
-		if (!add_fixed(sw, c, o->seed, mid))
+		if (!add_fixed(sw, c, p->o->seed, mid))
 			return err__set(ENOMEM, "growing the sweep");
-		ret = simulate_from(sw, from, a, pc, &o->slo);
+		ret = simulate_from(sw, from, p);
 		if (sw->c[from].meets)
 			hi = mid;
 		else
@@ -195,13 +202,16 @@ double tune_pool__hits_floor(const struct costs *c, const struct slo *slo)
 
 int tune_pool__extend(struct sweep *sw, const struct tp_opts *o,
 		      const struct costs *c, const struct arrivals *a,
+		      const struct arrivals *test,
 		      const struct poolsim_costs *pc)
 {
+	struct parts parts = { .o = o, .a = a, .test = test, .pc = pc };
 	/* no pool beats its own hits: a larger one cannot help */
 	bool hopeless = !o->slo.hits &&
 			tune_pool__hits_floor(c, &o->slo) > o->slo.goal;
-	int ret = 0;
+	int ret = tune_pool__holdout(sw, 0, o, test, pc);
 
+	tune_pool__choose(sw, &o->slo);
 	while (ret == 0 && !hopeless && sw->max < sw->bound) {
 		unsigned int old = sw->max;
 		size_t from = sw->n;
@@ -222,12 +232,12 @@ int tune_pool__extend(struct sweep *sw, const struct tp_opts *o,
 			"simulated; the policies with none meeting %s up to "
 			"%u VMs are swept on up to %u\n", from, o->slo.text,
 			old, sw->max);
-		ret = simulate_from(sw, from, a, pc, &o->slo);
+		ret = simulate_from(sw, from, &parts);
 		if (ret == 0)
 			tune_pool__choose(sw, &o->slo);
 	}
 	if (ret == 0)
-		ret = narrow_fixed(sw, o, c, a, pc);
+		ret = narrow_fixed(sw, c, &parts);
 	if (ret == 0)
 		tune_pool__choose(sw, &o->slo);
 	return ret;

@@ -57,27 +57,28 @@ int tune_pool__split(const struct arrivals *a, double share,
 	return ret;
 }
 
-int tune_pool__holdout(struct sweep *sw, const struct tp_opts *o,
-		       const struct arrivals *test,
+int tune_pool__holdout(struct sweep *sw, size_t from,
+		       const struct tp_opts *o, const struct arrivals *test,
 		       const struct poolsim_costs *pc)
 {
-	struct sweep t = { .n = sw->n };
+	struct sweep t = { .n = sw->n - from };
 	int ret;
 
-	sw->ho.n_test = test->n;
-	sw->ho.rec_tune = sw->rec;
-	t.c = malloc(sw->n * sizeof(*t.c));
+	for (size_t i = from; i < sw->n; i++)
+		sw->c[i].tune_meets = sw->c[i].meets;
+	if (!test->n || from == sw->n)
+		return 0;
+	t.c = malloc(t.n * sizeof(*t.c));
 	if (!t.c)
-		return err__set(ENOMEM, "--holdout: %zu configurations", sw->n);
+		return err__set(ENOMEM, "--holdout: %zu configurations", t.n);
 	fprintf(stderr, "coldstart tune pool: %zu configurations on the %zu "
-		"held-out arrivals\n", sw->n, test->n);
-	for (size_t i = 0; i < sw->n; i++)
-		t.c[i] = (struct cand){ .cfg = sw->c[i].cfg };
+		"held-out arrivals\n", t.n, test->n);
+	for (size_t i = 0; i < t.n; i++)
+		t.c[i] = (struct cand){ .cfg = sw->c[from + i].cfg };
 	ret = tune_pool__simulate(&t, test, pc, &o->slo);
-	for (size_t i = 0; ret == 0 && i < sw->n; i++) {
-		struct cand *x = &sw->c[i];
+	for (size_t i = 0; ret == 0 && i < t.n; i++) {
+		struct cand *x = &sw->c[from + i];
 
-		x->tune_meets = x->meets;
 		x->test_meets = t.c[i].meets;
 		x->test_metric = t.c[i].metric;
 		x->test_idle_vm_s = t.c[i].idle_vm_s;
@@ -85,9 +86,17 @@ int tune_pool__holdout(struct sweep *sw, const struct tp_opts *o,
 		x->meets = x->tune_meets && x->test_meets;
 	}
 	free(t.c);
-	if (ret == 0)
-		tune_pool__choose(sw, &o->slo);
 	return ret;
+}
+
+void tune_pool__tuning_choice(struct sweep *sw)
+{
+	sw->ho.rec_tune = -1;
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->c[i].tune_meets &&
+		    (sw->ho.rec_tune < 0 ||
+		     tune_pool__cheaper(&sw->c[i], &sw->c[sw->ho.rec_tune])))
+			sw->ho.rec_tune = (ssize_t)i;
 }
 
 static void metric(char *buf, size_t len, const struct slo *slo, double v)

@@ -109,14 +109,16 @@ int tune_pool__load_costs(const struct tp_opts *o, struct costs *c);
  * given (c->given); -EINVAL naming the file, key or text. */
 int tune_pool__given_costs(const struct tp_opts *o, struct costs *c);
 /* tune_pool_holdout.c: the first (1 - share) of a's arrivals, by count,
- * into tune, the rest into test (from 0 on); then every candidate on the
- * held-out part: each meets only when it meets on both, and sw is
- * chosen again. 0 or -errno. */
+ * into tune, the rest into test (from 0 on); candidates [from, sw->n) on
+ * the held-out part (none: test->n 0), each then meeting the SLO only
+ * when it meets it on both (tune_meets: on the tuning part); and the
+ * cheapest on the tuning part alone (sw->ho.rec_tune). 0 or -errno. */
 int tune_pool__split(const struct arrivals *a, double share,
 		     struct arrivals *tune, struct arrivals *test);
-int tune_pool__holdout(struct sweep *sw, const struct tp_opts *o,
-		       const struct arrivals *test,
+int tune_pool__holdout(struct sweep *sw, size_t from,
+		       const struct tp_opts *o, const struct arrivals *test,
 		       const struct poolsim_costs *pc);
+void tune_pool__tuning_choice(struct sweep *sw);
 /* Its section of the report (nothing without --holdout) and its JSON. */
 void tune_pool__md_holdout(FILE *f, const struct sweep *sw,
 			   const struct slo *slo);
@@ -140,9 +142,11 @@ void tune_pool__choose(struct sweep *sw, const struct slo *slo);
 /* tune_pool_extend.c: the sweep goes on past its first grid, each policy
  * that meets no SLO at larger pools up to sw->bound, and the cheapest
  * fixed size is narrowed to the smallest that meets it; then chosen
- * again. 0 or -errno. */
+ * again. With --holdout (test->n) each new one runs on both parts. 0 or
+ * -errno. */
 int tune_pool__extend(struct sweep *sw, const struct tp_opts *o,
 		      const struct costs *c, const struct arrivals *a,
+		      const struct arrivals *test,
 		      const struct poolsim_costs *pc);
 /* The candidate of policy p that comes closest to the SLO (NULL: none
  * simulated). */
