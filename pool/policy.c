@@ -17,6 +17,7 @@ static int follow_check(const struct policy_params *pp, char *why,
 			size_t len);
 static int marginal_check(const struct policy_params *pp, char *why,
 			  size_t len);
+static int cover_check(const struct policy_params *pp, char *why, size_t len);
 
 /* One row per policy: its name, its target (NULL: a set one), its checks
  * (NULL: none beyond the half-life), whether it has a fast decay and
@@ -34,6 +35,8 @@ static const struct policy_row {
 			  POLICY_READS_MAKE_AVG },
 	[POOL_MARGINAL] = { "marginal", marginal_target, marginal_check, true,
 			    POLICY_READS_MAKE_MOMENTS },
+	[POOL_COVER] = { "cover", policy__cover_target, cover_check, false,
+			 POLICY_READS_MAKE_MOMENTS },
 };
 
 const char *policy__name(enum pool_policy p)
@@ -57,6 +60,7 @@ void policy__defaults(struct policy_params *pp)
 	*pp = (struct policy_params){
 		.halflife_s = 10, .headroom = 0.5, .miss_cost_s = 60,
 		.burst_halflife_s = 3, .burst_z = 3, .peak_halflife_s = 0,
+		.cover_q = 0.99, .cover_halflife_s = 600,
 	};
 }
 
@@ -106,6 +110,17 @@ static int marginal_check(const struct policy_params *pp, char *why,
 	return 0;
 }
 
+static int cover_check(const struct policy_params *pp, char *why, size_t len)
+{
+	if (!(pp->cover_q >= 0.5 && pp->cover_q <= 0.99999))
+		return refuse(why, len, "cover quantile %g (0.5 to 0.99999)",
+			      pp->cover_q);
+	if (!(pp->cover_halflife_s > 0 && pp->cover_halflife_s <= 86400 * 30))
+		return refuse(why, len, "cover half-life %g s (above 0, at "
+			      "most 30 days)", pp->cover_halflife_s);
+	return 0;
+}
+
 int policy__check(enum pool_policy p, const struct policy_params *pp,
 		  char *why, size_t len)
 {
@@ -126,6 +141,9 @@ void policy__start(enum pool_policy p, const struct policy_params *pp,
 	};
 	v->peak = (struct policy_peak){ 0 };
 	v->arrived = false;
+	v->cover.halflife_s = 0;
+	if (p == POOL_COVER)
+		policy__cover_start(pp, &v->cover);
 }
 
 void policy__arrival(struct policy_view *v, double t)
@@ -135,6 +153,8 @@ void policy__arrival(struct policy_view *v, double t)
 	policy__decay_add(&v->slow, t);
 	if (v->fast.halflife_s)
 		policy__decay_add(&v->fast, t);
+	if (v->cover.halflife_s)
+		policy__cover_arrival(v, t);
 	v->arrived = true;
 }
 

@@ -12,10 +12,12 @@
 /* How many VMs the pool holds (pool.h tells each in full):
  *   fixed    - a set target;
  *   follow   - the arrival rate times the making time, plus headroom;
- *   marginal - as many as save more misses than they idle.
+ *   marginal - as many as save more misses than they idle;
+ *   cover    - a high quantile of the VMs bursts used up before refills
+ *              caught up, as learnt from the recent past: for batches.
  * The simulator's own baselines number after POOL_POLICIES (poolsim.h). */
-enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL };
-#define POOL_POLICIES 3
+enum pool_policy { POOL_FIXED, POOL_FOLLOW, POOL_MARGINAL, POOL_COVER };
+#define POOL_POLICIES 4
 
 /* "fixed", "follow", "marginal" ("?" if unknown). */
 const char *policy__name(enum pool_policy p);
@@ -98,12 +100,27 @@ struct policy_params {
 	 * detector's half-life (0: none) and threshold, and the peak rate's
 	 * half-life (0: none) */
 	double miss_cost_s, burst_halflife_s, burst_z, peak_halflife_s;
+	/* cover: the quantile of the deficits met to hold, and the
+	 * half-life of what it learnt */
+	double cover_q, cover_halflife_s;
+};
+
+/* The cover policy's memory (policy_cover.c): the pool's deficit after
+ * the newest arrival, and a decayed histogram of the deficits arrivals
+ * met; weights grow by 2^(t / halflife) instead of all decaying. */
+#define POLICY_COVER_BINS 512
+struct policy_cover {
+	double halflife_s, q; /* from the parameters; halflife 0: off */
+	double last_t, last_d;
+	double w[POLICY_COVER_BINS], total;
+	double t0; /* weights are 2^((t - t0) / halflife_s) */
 };
 
 /* What a policy sees of its pool, real or simulated: the arrival-rate
  * estimates (policy__start, policy__arrival), the making times and the
  * pool's shape. */
 struct policy_view {
+	struct policy_cover cover;
 	struct policy_decay slow, fast;
 	struct policy_peak peak;
 	bool arrived;
@@ -114,7 +131,8 @@ struct policy_view {
 };
 
 /* 10 s half-life, headroom 0.5, miss cost 60 s, bursts at 3 s and 3
- * standard deviations, no peak. */
+ * standard deviations, no peak; cover: quantile 0.99, learnt with a
+ * 10-minute half-life. */
 void policy__defaults(struct policy_params *pp);
 
 /* 0, or -EINVAL with why[len] naming the parameter out of its range
@@ -145,5 +163,14 @@ unsigned int policy__reads(enum pool_policy p);
  * known). May update v (marginal's peak). */
 double policy__target(enum pool_policy p, const struct policy_params *pp,
 		      struct policy_view *v, double t);
+
+/* policy_cover.c: the cover policy's memory set from pp and emptied; an
+ * arrival at t learnt (once a making time is known); its need at t (-1
+ * before a making time is known or anything is learnt). */
+void policy__cover_start(const struct policy_params *pp,
+			 struct policy_cover *c);
+void policy__cover_arrival(struct policy_view *v, double t);
+double policy__cover_target(const struct policy_params *pp,
+			    struct policy_view *v, double t);
 
 #endif

@@ -273,7 +273,13 @@ static int set_seccomp(void *ctx, const char *a)
 	  "marginal", false)                                                \
 	X("peak-halflife", "DUR", "marginal: plan for at least the highest " \
 	  "rate planned\nfor before, halving every DUR (default 0: none)",  \
-	  peak_halflife_s, "peak_halflife_s", "marginal", true)
+	  peak_halflife_s, "peak_halflife_s", "marginal", true)             \
+	X("cover-quantile", "F", "cover: hold the F quantile of the VMs "   \
+	  "bursts used up\nbefore refills caught up (default 0.99)",        \
+	  cover_q, "cover_q", "cover", false)                               \
+	X("cover-halflife", "DUR", "cover: the half-life of what it learnt " \
+	  "(default 10m)", cover_halflife_s, "cover_halflife_s", "cover",   \
+	  true)
 
 /* Each parameter's setter: set_FIELD. */
 #define PARAM_SETTER(opt, arg, help, field, key, group, secs)              \
@@ -334,7 +340,9 @@ static const struct opt options[] = {
 	  "decayed\ncount) times the time to make one VM, plus --headroom;"
 	  "\nmarginal: holds the n-th VM while the misses it saves,\neach "
 	  "worth --miss-cost of idle time, outweigh its idle\ntime (what "
-	  "`coldstart tune pool` simulates)", set_policy, NULL },
+	  "`coldstart tune pool` simulates); cover:\na high quantile of the "
+	  "VMs bursts used up before\nrefills caught up, learnt from the "
+	  "recent past\n(for traffic in batches)", set_policy, NULL },
 	POOL_PARAMS(PARAM_ROW)
 	{ "on-empty", 0, "make|wait", false, "what a request does when nothing "
 	  "is held: make its\nown VM (a miss; default) or wait for a refill",

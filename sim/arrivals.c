@@ -14,11 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char arrivals__spec_forms[] =
-	"accepted: poisson:RATE, mmpp:R0,R1,D0,D1, "
-	"trace:FILE[,format=csv|azure2019|azure2021][,column=NAME], "
-	"batch:RATE,N|geom:MEAN|pareto:ALPHA[:MAX][,within=DUR]";
-#define spec_forms arrivals__spec_forms
+static const char spec_forms[] = ARRIVALS_SPEC_FORMS;
 
 /* ---- the --arrivals text ---- */
 

@@ -20,7 +20,7 @@
 static int bad(const char *text, const char *what)
 {
 	return err__set(EINVAL, "--arrivals '%s': %s; %s", text, what,
-			arrivals__spec_forms);
+			ARRIVALS_SPEC_FORMS);
 }
 
 /* A whole number of 1 to BATCH_SIZE_MAX in [s, s + len). */

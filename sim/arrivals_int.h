@@ -93,8 +93,11 @@ static inline int too_many(const char *what, const char *hint)
 int arrivals__make_trace(const struct arrivals_spec *spec, double duration,
 			 double scale, uint64_t seed, struct arrivals *out);
 
-/* arrivals.c: the accepted --arrivals forms, for messages */
-extern const char arrivals__spec_forms[];
+/* The accepted --arrivals forms, for messages. */
+#define ARRIVALS_SPEC_FORMS                                                 \
+	"accepted: poisson:RATE, mmpp:R0,R1,D0,D1, "                        \
+	"trace:FILE[,format=csv|azure2019|azure2021][,column=NAME], "       \
+	"batch:RATE,N|geom:MEAN|pareto:ALPHA[:MAX][,within=DUR]"
 
 /* arrivals_batch.c: "batch:" + rest parsed into out (kind ARRIVALS_BATCH),
  * and a batch process's arrivals, as arrivals__make. */

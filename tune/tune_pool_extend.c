@@ -10,6 +10,7 @@
 #include "err.h"
 #include "poolsim.h"
 #include "stats.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -178,13 +179,6 @@ static int narrow_fixed(struct sweep *sw, const struct costs *c,
 			lo = mid;
 	}
 	return ret;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
 }
 
 double tune_pool__hits_floor(const struct costs *c, const struct slo *slo)

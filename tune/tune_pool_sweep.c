@@ -17,6 +17,7 @@
 #include "result.h"
 #include "result_new.h"
 #include "stats.h"
+#include "units.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -108,6 +109,23 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 		 peak_s);
 }
 
+static void add_cover(struct sweep *sw, const struct costs *c, uint64_t seed,
+		      double q, double half_s)
+{
+	struct cand *x = tune_pool__add(sw, POOL_COVER, c, seed);
+	struct policy_params *m;
+
+	if (!x)
+		return;
+	/* the simulated pool holds nothing before the first arrival */
+	x->cfg.params.pool.size = 0;
+	x->cfg.params.pool.min = 0;
+	m = &x->cfg.params.pool.params;
+	m->cover_q = q;
+	m->cover_halflife_s = half_s;
+	snprintf(x->label, sizeof(x->label), "q=%g halflife=%gs", q, half_s);
+}
+
 /* About 350 configurations: the grids of the header comment of each
  * policy's parameters that matter most. */
 void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
@@ -125,6 +143,8 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 	/* 0: no peak; then the spells between clustered bursts it bridges */
 	static const double peaks[] = { 0, 3, 10, 30 };
 	static const unsigned int ns[] = { 1, 2, 4, 8 };
+	static const double qs[] = { 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999 };
+	static const double chalves[] = { 60, 300, 1800, 7200 };
 	unsigned int steps = sw->max < 40 ? sw->max : 40;
 	struct cand *x;
 
@@ -180,13 +200,9 @@ void tune_pool__build_grid(struct sweep *sw, const struct tp_opts *o,
 			for (size_t k = 0; k < 4; k++)
 				add_marginal(sw, c, o->seed, costs_s[i],
 					     mhalves[j], peaks[k]);
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
+	for (size_t i = 0; o->policy_on[POOL_COVER] && i < 7; i++)
+		for (size_t j = 0; j < 4; j++)
+			add_cover(sw, c, o->seed, qs[i], chalves[j]);
 }
 
 /* The SLO's metric of x: its hit percentage, or its latencies' (r's,

@@ -1,6 +1,7 @@
 /* Unit tests for the policies the pool and its simulator share
  * (pool/policy.c): one name table for both, the simulator's baselines
- * after the pool's, the follow policy's need and clamp, and the one
+ * after the pool's, the follow policy's need and clamp, cover's quantile
+ * of deficits, and the one
  * interface the pool and the simulator call every policy through. */
 #include "err.h"
 #include "policy.h"
@@ -51,9 +52,9 @@ static void poolsim_names(void **state)
 	assert_int_equal(seen, (1 << POOLSIM_POLICIES) - 1);
 	assert_int_equal(poolsim__policy_at(0), POOL_FIXED);
 	assert_int_equal(poolsim__policy_at(POOLSIM_POLICIES - 1),
-			 POOL_MARGINAL);
+			 POOL_COVER);
 	assert_string_equal(poolsim__policy_names(),
-			    "fixed, ttl, hybrid, follow, marginal");
+			    "fixed, ttl, hybrid, follow, marginal, cover");
 	assert_int_equal(poolsim__policy_parse("lru", &p), -EINVAL);
 	if (!strstr(err__last(), "unknown policy 'lru'"))
 		fail_msg("message '%s'", err__last());
@@ -117,6 +118,57 @@ static void target(void **state)
 			 -EINVAL);
 }
 
+/* cover: the quantile of the deficits requests met. Batches of 5 at
+ * once, 100 s apart (refills long caught up): deficits 1 to 5, each a
+ * fifth of the requests; so the median is 3, the 0.9 quantile 5. */
+static void cover(void **state)
+{
+	struct policy_params pp;
+	struct policy_view v = { .workers = 1, .min = 0, .max = 64 };
+	char why[128];
+
+	(void)state;
+	policy__defaults(&pp);
+	pp.cover_q = 0.5;
+	assert_int_equal(policy__parse("cover", &(enum pool_policy){ 0 }), 0);
+	policy__start(POOL_COVER, &pp, &v);
+	policy__arrival(&v, 0);
+	/* no making time known: nothing learnt, no target */
+	assert_true(policy__target(POOL_COVER, &pp, &v, 0) == -1);
+	assert_true(policy__reads(POOL_COVER) & POLICY_READS_MAKE_MOMENTS);
+	v.make_mean = 1;
+	policy__start(POOL_COVER, &pp, &v);
+	for (int b = 0; b < 10; b++)
+		for (int i = 0; i < 5; i++)
+			policy__arrival(&v, 100.0 * b);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 1000) == 3);
+	pp.cover_q = 0.9;
+	policy__start(POOL_COVER, &pp, &v);
+	for (int b = 0; b < 10; b++)
+		for (int i = 0; i < 5; i++)
+			policy__arrival(&v, 100.0 * b);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 1000) == 5);
+	/* spread one making time apart, each finds the last one's VM
+	 * refilled: a deficit of 1 */
+	policy__start(POOL_COVER, &pp, &v);
+	for (int i = 0; i < 50; i++)
+		policy__arrival(&v, 1.0 * i);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 50) == 1);
+	/* two workers drain twice as fast: 5 at once, then each of the next
+	 * 5, half a making time apart, finds the deficit down by one */
+	v.workers = 2;
+	policy__start(POOL_COVER, &pp, &v);
+	for (int i = 0; i < 5; i++)
+		policy__arrival(&v, 0);
+	for (int i = 1; i <= 5; i++)
+		policy__arrival(&v, 0.5 * i);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 3) == 5);
+	pp.cover_q = 0.3;
+	assert_int_equal(policy__check(POOL_COVER, &pp, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "cover quantile 0.3 (0.5 to 0.99999)");
+}
+
 static void clamp(void **state)
 {
 	(void)state;
@@ -133,6 +185,7 @@ int main(void)
 		cmocka_unit_test(poolsim_names),
 		cmocka_unit_test(follow_need),
 		cmocka_unit_test(target),
+		cmocka_unit_test(cover),
 		cmocka_unit_test(clamp),
 	};
 
