@@ -35,8 +35,11 @@
  *            peak half-life) and the mean and variability of the
  *            refills' making times (policy.h); the first target (size)
  *            holds until the first arrival and the first VM made,
- *            clamped to [min, max]. The simulator behind `coldstart
- *            tune pool` runs the same arithmetic. */
+ *            clamped to [min, max];
+ *   cover  - for batches: the cover_q quantile of the deficits requests
+ *            met (arrivals since their burst began less the refills made
+ *            meanwhile), fading with a half-life (policy_cover.c).
+ *   The simulator behind `coldstart tune pool` runs the same arithmetic. */
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 

@@ -132,6 +132,12 @@
  *   worth stay through a short quiet spell and leave one by one as it
  *   lengthens. m and cs2 are those of make_s (a real pool would take
  *   them from `bench pool`). Re-evaluated as FOLLOW.
+ *
+ * COVER cover_q [0.99], cover_halflife_s [600]: for requests in batches.
+ *   The target is the cover_q quantile of the deficits arrivals met
+ *   (policy_cover.c: D = max(0, D' - dt workers / m) + 1, what the pool
+ *   must have held as their burst began), each arrival's weight fading
+ *   with cover_halflife_s. Re-evaluated as FOLLOW.
  */
 #ifndef COLDSTART_POOLSIM_H
 #define COLDSTART_POOLSIM_H
