@@ -114,9 +114,12 @@ static void pool_section(FILE *md, const json_t *doc)
 	const json_t *budget = json_object_get(doc, "memory_budget");
 	char text[256];
 
-	fprintf(md, "\n### Warm pool\n\nSimulated with this host's costs "
+	fprintf(md, "\n### Warm pool\n\nSimulated with %s "
 		"(hit: %s; miss: %s; making: %s; memory: %s) for arrivals "
 		"%s, SLO %s, over %" JSON_INTEGER_FORMAT " configurations.\n",
+		json_is_true(json_object_get(costs, "given"))
+			? "given costs, not measured on a host"
+			: "this host's costs",
 		str_of(costs, "hit", "?"), str_of(costs, "miss", "?"),
 		str_of(costs, "make", "?"), str_of(costs, "memory", "?"),
 		str_of(cfg, "arrivals_desc", "?"), str_of(cfg, "slo", "?"),

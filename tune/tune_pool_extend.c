@@ -211,17 +211,15 @@ int tune_pool__extend(struct sweep *sw, const struct tp_opts *o,
 		size_t from = sw->n;
 		bool any = false;
 
-		sw->max = old * 2 < sw->bound ? old * 2 : sw->bound;
-		for (int k = 0; k < POOLSIM_POLICIES; k++) {
-			int p = poolsim__policy_at(k);
-
-			if (unmet(sw, p)) {
-				widen(sw, p, old, sw->max, c, o->seed);
-				any = true;
-			}
-		}
+		for (int k = 0; k < POOLSIM_POLICIES; k++)
+			any |= unmet(sw, poolsim__policy_at(k));
 		if (!any)
 			break;
+		sw->max = old * 2 < sw->bound ? old * 2 : sw->bound;
+		for (int k = 0; k < POOLSIM_POLICIES; k++)
+			if (unmet(sw, poolsim__policy_at(k)))
+				widen(sw, poolsim__policy_at(k), old, sw->max,
+				      c, o->seed);
 		fprintf(stderr, "coldstart tune pool: %zu configurations "
 			"simulated; the policies with none meeting %s up to "
 			"%u VMs are swept on up to %u\n", from, o->slo.text,

@@ -157,12 +157,16 @@ void tune_pool__md_holdout(FILE *f, const struct sweep *sw,
 json_t *tune_pool__holdout_json(const struct sweep *sw,
 				const struct tp_opts *o)
 {
-	return json_pack("{s:f, s:I, s:I, s:f, s:s?, s:b}", "share", o->holdout,
-			 "tuning_arrivals", (json_int_t)sw->ho.n_tune,
-			 "held_out_arrivals", (json_int_t)sw->ho.n_test,
-			 "split_s", sw->ho.split_s, "tuning_choice",
-			 sw->ho.rec_tune >= 0 ? sw->c[sw->ho.rec_tune].label
-					      : NULL,
+	const struct cand *x = sw->ho.rec_tune >= 0 ? &sw->c[sw->ho.rec_tune]
+						     : NULL;
+
+	return json_pack("{s:f, s:I, s:I, s:f, s:s?, s:s?, s:b}", "share",
+			 o->holdout, "tuning_arrivals",
+			 (json_int_t)sw->ho.n_tune, "held_out_arrivals",
+			 (json_int_t)sw->ho.n_test, "split_s", sw->ho.split_s,
+			 "tuning_choice_policy",
+			 x ? poolsim__policy_name(x->cfg.policy) : NULL,
+			 "tuning_choice", x ? x->label : NULL,
 			 "tuning_choice_holds",
 			 sw->ho.rec_tune >= 0 && sw->c[sw->ho.rec_tune].test_meets);
 }

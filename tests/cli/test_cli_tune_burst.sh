@@ -125,7 +125,11 @@ sys.exit(0 if pick(a) == pick(b) and len(pick(a)) > 100
 EOF
 expect 0 'Given \(--costs or --cost\), not measured on a host' tune pool \
 	--costs "$tmp/costs.json" --arrivals poisson:5 --duration 1m \
-	--slo p99=10ms
+	--slo p99=10ms --out "$tmp/g1"
+# and the report made from its document says so too
+expect 0 'report written' report "$tmp/g1/tune-pool.json" --out "$tmp/g1r"
+grep -q 'Simulated with given costs, not measured on a host' \
+	"$tmp/g1r/report.md" && ok || fail "report.md says the costs were given"
 expect 0 'hit latency .*given: --cost hit, mean 1.000 ms' tune pool \
 	--cost hit=1ms,make=150ms,mem=256M,workers=2 --arrivals poisson:2 \
 	--duration 10m --slo hits=95%
