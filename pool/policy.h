@@ -106,13 +106,18 @@ struct policy_params {
 };
 
 /* The cover policy's memory (policy_cover.c): the pool's deficit after
- * the newest arrival, and a decayed histogram of the deficits arrivals
- * met; weights grow by 2^(t / halflife) instead of all decaying. */
+ * the newest arrival, the state the present burst began in, and per
+ * state (how long the pool had been quiet as a burst began) and for all
+ * states a decayed histogram of the deficits requests met; weights grow
+ * by 2^(t / halflife) instead of all decaying. */
 #define POLICY_COVER_BINS 512
+#define POLICY_COVER_STATES 8
 struct policy_cover {
 	double halflife_s, q; /* from the parameters; halflife 0: off */
 	double last_t, last_d;
-	double w[POLICY_COVER_BINS], total;
+	unsigned int burst_state;
+	double w[POLICY_COVER_STATES + 1][POLICY_COVER_BINS];
+	double total[POLICY_COVER_STATES + 1]; /* the last row: all */
 	double t0; /* weights are 2^((t - t0) / halflife_s) */
 };
 

@@ -38,7 +38,8 @@
  *            clamped to [min, max];
  *   cover  - for batches: the cover_q quantile of the deficits requests
  *            met (arrivals since their burst began less the refills made
- *            meanwhile), fading with a half-life (policy_cover.c).
+ *            meanwhile), by how long the pool had been quiet as their
+ *            burst began, fading with a half-life (policy_cover.c).
  *   The simulator behind `coldstart tune pool` runs the same arithmetic. */
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H

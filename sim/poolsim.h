@@ -136,8 +136,9 @@
  * COVER cover_q [0.99], cover_halflife_s [600]: for requests in batches.
  *   The target is the cover_q quantile of the deficits arrivals met
  *   (policy_cover.c: D = max(0, D' - dt workers / m) + 1, what the pool
- *   must have held as their burst began), each arrival's weight fading
- *   with cover_halflife_s. Re-evaluated as FOLLOW.
+ *   must have held as their burst began), filed by how long the pool had
+ *   been quiet as the burst began, each arrival's weight fading with
+ *   cover_halflife_s. Re-evaluated as FOLLOW.
  */
 #ifndef COLDSTART_POOLSIM_H
 #define COLDSTART_POOLSIM_H

@@ -163,6 +163,24 @@ static void cover(void **state)
 	for (int i = 1; i <= 5; i++)
 		policy__arrival(&v, 0.5 * i);
 	assert_true(policy__target(POOL_COVER, &pp, &v, 3) == 5);
+	/* filed by the quiet time before each burst (0.1 s making times,
+	 * one worker): pairs after 1000 s lulls, sixes 2 s apart; what the
+	 * pool holds as a burst begins follows how long it has been quiet */
+	v.workers = 1;
+	v.make_mean = 0.1;
+	pp.cover_halflife_s = 1e6;
+	policy__start(POOL_COVER, &pp, &v);
+	for (int b = 1; b <= 20; b++)
+		for (int i = 0; i < 2; i++)
+			policy__arrival(&v, 1000.0 * b);
+	for (int b = 0; b < 20; b++)
+		for (int i = 0; i < 6; i++)
+			policy__arrival(&v, 30000 + 2.0 * b);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 30038 + 3) == 6);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 30038 + 2000) == 2);
+	/* inside a burst: its own state's */
+	policy__arrival(&v, 32038);
+	assert_true(policy__target(POOL_COVER, &pp, &v, 32038) == 2);
 	pp.cover_q = 0.3;
 	assert_int_equal(policy__check(POOL_COVER, &pp, why, sizeof(why)),
 			 -EINVAL);
