@@ -78,6 +78,15 @@ static unsigned int largest_n(const struct sweep *sw, int p)
 	return n;
 }
 
+/* label's " max=N" (appended, or replaced) set to max. */
+static void set_max_label(char *label, size_t size, unsigned int max)
+{
+	char *at = strstr(label, " max=");
+	size_t len = at ? (size_t)(at - label) : strlen(label);
+
+	snprintf(label + len, size - len, " max=%u", max);
+}
+
 /* Policy p again at pools up to `max`: fixed sizes above the last grid;
  * ttl and hybrid holding max where they held their largest; the pool's
  * own policies with the bound raised where their target reached it. */
@@ -122,12 +131,7 @@ static void widen(struct sweep *sw, int p, unsigned int old, unsigned int max,
 		} else {
 			if (x->peak_pool < x->cfg.max || !(x = copy_of(sw, i, c)))
 				continue;
-			rest = strstr(x->label, " max=");
-			snprintf(x->label + (rest ? rest - x->label
-						  : (ptrdiff_t)strlen(x->label)),
-				 sizeof(x->label) - (size_t)(rest ? rest - x->label
-							   : (ptrdiff_t)strlen(x->label)),
-				 " max=%u", max);
+			set_max_label(x->label, sizeof(x->label), max);
 		}
 		x->cfg.max = max;
 	}

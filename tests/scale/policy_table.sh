@@ -54,6 +54,31 @@ EOF
 	done
 done
 
+# out of sample: tuned on the first three quarters of each trace
+echo
+echo "## --holdout 0.25, refills --cost hit=1ms,make=12ms,mem=64M, SLO hits=99%"
+echo
+printf '| trace | tuning part'"'"'s choice | on the held-out part | recommended (holds on both) | its held-out idle VM-s |\n'
+printf '|---|---|---|---|---|\n'
+for a in "${arrivals[@]:3}"; do
+	nice -n 19 "$COLDSTART" tune pool --cost hit=1ms,make=12ms,mem=64M \
+		--arrivals "$a" --slo hits=99% --holdout 0.25 --json \
+		>"$tmp/out.json" 2>/dev/null || true
+	python3 - "$tmp/out.json" "${a/$tmp\//}" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h, r = d["holdout"], d["recommendation"]
+t = [c for c in d["configurations"]
+     if c["params"] == h["tuning_choice"] and c["policy"] == h["tuning_choice_policy"]]
+held = ("%s (%.2f %%)" % ("met" if t[0]["holdout"]["meets_slo_held_out"] else "missed",
+                          t[0]["holdout"]["slo_metric_held_out"]) if t else "")
+print("| %s | %s %s | %s | %s | %s |" % (
+    sys.argv[2], h["tuning_choice_policy"], h["tuning_choice"], held,
+    "%s %s" % (r["policy"], r["params"]) if r else "none",
+    "%.0f" % r["holdout"]["idle_vm_s_held_out"] if r else ""))
+EOF2
+done
+
 # one sweep of 10,000 arrivals on one core
 echo
 nice -n 19 "$COLDSTART" tune pool --cost hit=1ms,make=12ms,mem=64M \
