@@ -28,6 +28,7 @@ int run_exec__prepare(struct run_cli *o, struct run_exec *x)
 				"socket in /tmp");
 	}
 	snprintf(o->vsock, sizeof(o->vsock), "%s/vsock", x->dir);
+	o->vsock_cid = 3; /* --vsock's default */
 	return 0;
 }
 
@@ -35,11 +36,10 @@ void run_exec__cleanup(struct run_exec *x)
 {
 	char path[96];
 
-	if (x->out)
-		fclose(x->out);
-	if (x->err)
-		fclose(x->err);
-	x->out = x->err = NULL;
+	for (int i = 0; i < 2; i++) {
+		free(x->captured[i].buf);
+		x->captured[i] = (struct run_exec_capture){ 0 };
+	}
 	if (!x->dir[0])
 		return;
 	snprintf(path, sizeof(path), "%s/vsock", x->dir);
@@ -56,19 +56,32 @@ static bool vm_gone(void *arg)
 	       vm->interrupted;
 }
 
+/* The --json sink: the first CAPTURE_MAX bytes of each stream. */
+static int capture(void *ctx, int stream, const uint8_t *p, uint32_t len)
+{
+	struct run_exec_capture *c = &((struct run_exec *)ctx)->captured[stream - 1];
+	size_t take = len;
+
+	if (!c->buf && !(c->buf = malloc(CAPTURE_MAX)))
+		return err__set(ENOMEM, "out of memory capturing the output");
+	if (take > CAPTURE_MAX - c->len) {
+		take = CAPTURE_MAX - c->len;
+		c->truncated = true;
+	}
+	memcpy(c->buf + c->len, p, take);
+	c->len += take;
+	return 0;
+}
+
 void run_exec__session(const struct run_cli *o, struct vm *vm,
 		       struct timeline *tl, struct run_exec *x)
 {
 	uint64_t deadline = o->cfg.timeout_ns ? now_ns() + o->cfg.timeout_ns
 					      : UINT64_MAX;
+	int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
 	struct agent_times t;
 	int fd, ret;
 
-	if (o->json && (!(x->out = tmpfile()) || !(x->err = tmpfile()))) {
-		vm__end(vm, VM_FAILED, "capturing the command's output: %s",
-			strerror(errno));
-		return;
-	}
 	fd = agent__connect(o->vsock, (uint32_t)o->agent_port, false,
 			    deadline, vm_gone, vm);
 	if (fd < 0) {
@@ -76,9 +89,10 @@ void run_exec__session(const struct run_cli *o, struct vm *vm,
 		return;
 	}
 	timeline__mark(tl, TL_AGENT_READY);
-	ret = agent__exec(fd, o->exec, x->out ? fileno(x->out) : STDOUT_FILENO,
-			  x->err ? fileno(x->err) : STDERR_FILENO, deadline, &t,
-			  &x->status);
+	ret = o->json ? agent__exec(fd, o->exec, capture, x, deadline, &t,
+				    &x->status)
+		      : agent__exec(fd, o->exec, agent__sink_fds, fds, deadline,
+				    &t, &x->status);
 	close(fd);
 	/* the marks are the client's own clock readings */
 	tl->t[TL_COMMAND_SENT] = t.sent;
@@ -94,41 +108,27 @@ void run_exec__session(const struct run_cli *o, struct vm *vm,
 }
 
 /* A captured stream as a JSON string: invalid UTF-8 bytes become '?'. */
-static json_t *captured(FILE *f, bool *truncated)
+static json_t *captured(const struct run_exec_capture *c)
 {
-	char *buf = malloc(CAPTURE_MAX);
-	size_t n;
-	json_t *s;
+	json_t *s = json_stringn(c->buf ? c->buf : "", c->len);
 
-	if (!buf)
-		return NULL;
-	rewind(f);
-	n = fread(buf, 1, CAPTURE_MAX, f);
-	*truncated = n == CAPTURE_MAX && fgetc(f) != EOF;
-	s = json_stringn(buf, n);
-	for (size_t i = 0; !s && i < n; i++)
-		if ((unsigned char)buf[i] >= 0x80 || !buf[i])
-			buf[i] = '?';
-	if (!s)
-		s = json_stringn(buf, n);
-	free(buf);
-	return s;
+	for (size_t i = 0; !s && i < c->len; i++)
+		if ((unsigned char)c->buf[i] >= 0x80 || !c->buf[i])
+			c->buf[i] = '?';
+	return s ? s : json_stringn(c->buf, c->len);
 }
 
 json_t *run_exec__json(const struct run_cli *o, const struct run_exec *x)
 {
-	bool out_cut = false, err_cut = false;
 	json_t *doc = json_pack("{s:s, s:b}", "command", o->exec, "ran",
 				x->ran);
 
 	if (!doc || !x->ran)
 		return doc;
 	json_object_set_new(doc, "status", json_integer(x->status));
-	if (x->out)
-		json_object_set_new(doc, "stdout", captured(x->out, &out_cut));
-	if (x->err)
-		json_object_set_new(doc, "stderr", captured(x->err, &err_cut));
-	if (out_cut || err_cut)
+	json_object_set_new(doc, "stdout", captured(&x->captured[0]));
+	json_object_set_new(doc, "stderr", captured(&x->captured[1]));
+	if (x->captured[0].truncated || x->captured[1].truncated)
 		json_object_set_new(doc, "truncated_at_bytes",
 				    json_integer(CAPTURE_MAX));
 	return doc;

@@ -14,7 +14,12 @@ struct run_exec {
 	char dir[64];     /* a private directory for the vsock socket, or "" */
 	bool ran;         /* the status below is the command's */
 	int status;       /* its exit code, or 128 + its signal */
-	FILE *out, *err;  /* with --json: the output captured */
+	/* with --json: the output captured, up to a bound */
+	struct run_exec_capture {
+		char *buf;
+		size_t len;
+		bool truncated;
+	} captured[2]; /* stdout, stderr */
 };
 
 /* With --exec and no --vsock, a socket path in a new private directory

@@ -61,7 +61,12 @@ static const char *format_name(enum linux_format f)
 
 const char *run_linux__cmdline(const struct run_cli *o)
 {
-	return o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
+	/* --exec shows no console unless asked: the kernel need not write
+	 * one (every byte is a VM exit) */
+	if (o->cmdline)
+		return o->cmdline;
+	return o->exec && !o->console ? LINUX_DEFAULT_CMDLINE " quiet"
+				      : LINUX_DEFAULT_CMDLINE;
 }
 
 const char *run_linux__pvm_refusal(void)
@@ -184,6 +189,22 @@ int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 	return ret;
 }
 
+/* The vCPUs stopped, then the devices' I/O threads, then the memory
+ * unmapped: an I/O thread may still be writing to the guest's rings (a
+ * host connection closing) after the vCPUs stopped. */
+static void teardown(struct vm *vm, struct linux_machine *m,
+		     struct timeline *tl)
+{
+	if (vm->running) {
+		vm__end(vm, VM_STOPPED, "destroyed while running");
+		vm__wait(vm, 0);
+	}
+	linux_machine__close_virtio(m);
+	vm__destroy(vm);
+	timeline__mark(tl, TL_TEARDOWN_DONE);
+	linux_machine__destroy(m);
+}
+
 int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		      const struct linux_boot *b,
 		      const struct linux_machine_opts *mo, struct timeline *tl,
@@ -202,10 +223,8 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		return ret;
 	}
 	ret = add_virtio(o, *vm, m);
-	if (ret < 0) {
-		vm__destroy(*vm);
-		linux_machine__destroy(m);
-	}
+	if (ret < 0)
+		teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -220,10 +239,8 @@ int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
 	if (ret < 0)
 		return ret;
 	ret = linux_machine__boot_paused(*vm, m, b, o->cfg.timeout_ns, why);
-	if (ret < 0) {
-		vm__destroy(*vm);
-		linux_machine__destroy(m);
-	}
+	if (ret < 0)
+		teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -271,9 +288,7 @@ static int boot(struct kvm_host *kvm, const struct run_cli *o,
 		active_vm = NULL;
 		collect(r, vm, &m);
 	}
-	vm__destroy(vm);
-	timeline__mark(&r->tl, TL_TEARDOWN_DONE);
-	linux_machine__destroy(&m);
+	teardown(vm, &m, &r->tl);
 	return ret;
 }
 

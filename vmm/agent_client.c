@@ -144,7 +144,8 @@ static int try_connect(const char *uds, uint32_t port, bool direct,
 		if (ret == 0 && line[n] == '\n')
 			break;
 	}
-	if (ret == -ECONNRESET)
+	/* closed by the VMM: the guest is not listening (yet) */
+	if (ret == -ECONNRESET || ret == -EPIPE)
 		ret = -EAGAIN;
 	if (ret == 0 && strncmp(line, "OK ", 3))
 		ret = -EPROTO;
@@ -197,12 +198,21 @@ static int write_out(int fd, const uint8_t *p, uint32_t len, const char *what)
 	return 0;
 }
 
-int agent__exec(int fd, const char *cmd, int out_fd, int err_fd,
+int agent__sink_fds(void *ctx, int stream, const uint8_t *p, uint32_t len)
+{
+	const int *fds = ctx;
+
+	return write_out(fds[stream == 2], p, len, stream == 2
+							   ? "the command's stderr"
+							   : "the command's stdout");
+}
+
+int agent__exec(int fd, const char *cmd, agent_sink sink, void *ctx,
 		uint64_t deadline_ns, struct agent_times *t, int *status)
 {
 	size_t len = strlen(cmd);
-	uint8_t *buf = NULL, type;
-	uint32_t n;
+	uint8_t *buf = NULL, type = 0;
+	uint32_t n = 0;
 	int ret;
 
 	*t = (struct agent_times){ 0 };
@@ -225,8 +235,7 @@ int agent__exec(int fd, const char *cmd, int out_fd, int err_fd,
 		}
 		if (!t->first_output)
 			t->first_output = now_ns();
-		ret = write_out(type == AGENT_OUT ? out_fd : err_fd, buf, n,
-				"the command's output");
+		ret = sink(ctx, type == AGENT_OUT ? 1 : 2, buf, n);
 		if (ret < 0)
 			break;
 	}
@@ -260,8 +269,8 @@ int agent__put(int fd, int local_fd, const char *path, uint32_t mode,
 	       uint64_t deadline_ns)
 {
 	size_t plen = strlen(path);
-	uint8_t *buf, type;
-	uint32_t n;
+	uint8_t *buf, type = 0;
+	uint32_t n = 0;
 	int ret;
 
 	if (!plen || plen > AGENT_PATH_MAX)
@@ -284,8 +293,8 @@ int agent__put(int fd, int local_fd, const char *path, uint32_t mode,
 int agent__get(int fd, const char *path, int local_fd, uint64_t deadline_ns)
 {
 	size_t plen = strlen(path);
-	uint8_t *buf = NULL, type;
-	uint32_t n;
+	uint8_t *buf = NULL, type = 0;
+	uint32_t n = 0;
 	int ret;
 
 	if (!plen || plen > AGENT_PATH_MAX)

@@ -23,11 +23,19 @@ struct agent_times {
 int agent__connect(const char *uds, uint32_t port, bool direct,
 		   uint64_t deadline_ns, bool (*gone)(void *arg), void *arg);
 
-/* Runs `cmd` with sh -c in the guest; its stdout goes to out_fd and its
- * stderr to err_fd as it comes. *status: its exit code, or 128 + the
- * signal that killed it. Returns 0, or -errno when the agent failed or
- * broke the protocol, or the deadline passed. */
-int agent__exec(int fd, const char *cmd, int out_fd, int err_fd,
+/* Where a command's output goes as it comes: `stream` 1 is stdout, 2
+ * stderr. Returns 0, or -errno to stop. */
+typedef int (*agent_sink)(void *ctx, int stream, const uint8_t *p,
+			  uint32_t len);
+
+/* A sink writing stream 1 to fds[0] and stream 2 to fds[1] (ctx: int[2]). */
+int agent__sink_fds(void *ctx, int stream, const uint8_t *p, uint32_t len);
+
+/* Runs `cmd` with sh -c in the guest; its output goes to sink(ctx, ...)
+ * as it comes. *status: its exit code, or 128 + the signal that killed
+ * it. Returns 0, or -errno when the agent failed or broke the protocol,
+ * the sink stopped it, or the deadline passed. */
+int agent__exec(int fd, const char *cmd, agent_sink sink, void *ctx,
 		uint64_t deadline_ns, struct agent_times *t, int *status);
 
 /* Writes what `local_fd` holds to `path` in the guest, with `mode`. */

@@ -87,7 +87,9 @@ static void run(int fd, const char *cmd, char *out, char *err, size_t size,
 
 	assert_non_null(o);
 	assert_non_null(e);
-	if (agent__exec(fd, cmd, fileno(o), fileno(e), soon(), &t, status) < 0)
+	int fds[2] = { fileno(o), fileno(e) };
+
+	if (agent__exec(fd, cmd, agent__sink_fds, fds, soon(), &t, status) < 0)
 		fail_msg("exec: %s", err__last());
 	assert_true(t.sent > 0 && t.exited >= t.sent);
 	slurp(fileno(o), out, size);

@@ -25,10 +25,14 @@ static const char *const modules[] = {
 	"vmw_vsock_virtio_transport_common", "vmw_vsock_virtio_transport",
 };
 
-static int load_modules(void)
+/* Loads what the image packed. A module that does not load (another
+ * kernel than the image's, with the drivers built in) is not an error
+ * yet: the disk not appearing is; its message then names the module. */
+static void load_modules(char *why, size_t size)
 {
 	char path[128];
 
+	why[0] = '\0';
 	for (size_t i = 0; i < sizeof(modules) / sizeof(*modules); i++) {
 		int fd;
 
@@ -38,18 +42,14 @@ static int load_modules(void)
 		if (fd < 0)
 			continue;
 		if (syscall(SYS_finit_module, fd, "", 0) < 0 &&
-		    errno != EEXIST) {
-			int e = errno;
-
-			close(fd);
-			return err__sys(e, "loading %s", path);
-		}
+		    errno != EEXIST && !why[0])
+			snprintf(why, size, "; loading %s failed: %s", path,
+				 strerror(errno));
 		close(fd);
 	}
-	return 0;
 }
 
-static int wait_for_device(const char *dev)
+static int wait_for_device(const char *dev, const char *why)
 {
 	struct timespec ms = { 0, 1000000 };
 	struct stat st;
@@ -59,9 +59,8 @@ static int wait_for_device(const char *dev)
 			return 0;
 		nanosleep(&ms, NULL);
 	}
-	return err__set(ENODEV, "%s did not appear within %d s (is the "
-			"first --drive the root file system?)", dev,
-			DEVICE_WAIT_MS / 1000);
+	return err__set(ENODEV, "%s did not appear within %d s%s", dev,
+			DEVICE_WAIT_MS / 1000, why);
 }
 
 /* Removes everything of the initramfs under dirfd, never crossing into
@@ -141,12 +140,12 @@ int init_rootfs__switch(const struct init_config *cfg)
 			 "HOME=/root", "TERM=linux", NULL };
 	/* opened before the initramfs is freed: the agent runs from it */
 	int agent = open(INIT_AGENT_PATH, O_RDONLY | O_CLOEXEC), ret;
+	char why[256];
 
 	if (agent < 0 && !cfg->init[0])
 		return err__sys(errno, "opening %s", INIT_AGENT_PATH);
-	ret = load_modules();
-	if (ret == 0)
-		ret = wait_for_device(cfg->root);
+	load_modules(why, sizeof(why));
+	ret = wait_for_device(cfg->root, why);
 	if (ret == 0 && mkdir(NEWROOT, 0755) < 0 && errno != EEXIST)
 		ret = err__sys(errno, "creating %s", NEWROOT);
 	if (ret == 0 && mount(cfg->root, NEWROOT, "ext4", 0, NULL) < 0)
