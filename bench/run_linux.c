@@ -407,6 +407,11 @@ static int report(const struct run_cli *o, const struct linux_kernel *k,
 	}
 	if (r->outcome == VM_COMPLETED && o->exec && r->exec->ran)
 		return r->exec->status;
+	if (r->outcome == VM_COMPLETED && o->exec) {
+		fprintf(stderr, "coldstart: run failed: the guest ended (%s) "
+			"before its agent ran the command\n", r->reason);
+		return CLI_FAIL;
+	}
 	if (r->outcome == VM_COMPLETED)
 		return CLI_OK;
 	fprintf(stderr, "coldstart: run failed: %s\n", r->reason);

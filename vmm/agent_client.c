@@ -116,8 +116,36 @@ static int unexpected(uint8_t type, const uint8_t *buf, const char *what)
 /* One try: the Unix socket, then for vsock "CONNECT port" and "OK". A
  * guest that is not listening makes the VMM close the connection:
  * -EAGAIN, try again. */
+/* Reads the answer to CONNECT, one byte at a time (what follows is the
+ * agent's), looking every 20 ms whether the VM ended meanwhile: then no
+ * answer comes, and the VMM need not close the connection. */
+static int read_answer(int fd, char *line, size_t size, uint64_t deadline_ns,
+		       bool (*gone)(void *arg), void *arg)
+{
+	size_t n = 0;
+
+	while (n < size - 1) {
+		uint64_t slice = now_ns() + 20 * NS_PER_MS;
+		int ret = io_full(fd, line + n, 1, false,
+				  slice < deadline_ns ? slice : deadline_ns);
+
+		if (ret == -ETIMEDOUT && now_ns() < deadline_ns) {
+			if (gone && gone(arg))
+				return -ECANCELED;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (line[n++] == '\n')
+			break;
+	}
+	line[n] = '\0';
+	return strncmp(line, "OK ", 3) ? -EPROTO : 0;
+}
+
 static int try_connect(const char *uds, uint32_t port, bool direct,
-		       uint64_t deadline_ns)
+		       uint64_t deadline_ns, bool (*gone)(void *arg),
+		       void *arg)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char line[64];
@@ -139,16 +167,12 @@ static int try_connect(const char *uds, uint32_t port, bool direct,
 		return fd;
 	n = (size_t)snprintf(line, sizeof(line), "CONNECT %u\n", port);
 	ret = io_full(fd, line, n, true, deadline_ns);
-	for (n = 0; ret == 0 && n < sizeof(line) - 1; n++) {
-		ret = io_full(fd, line + n, 1, false, deadline_ns);
-		if (ret == 0 && line[n] == '\n')
-			break;
-	}
+	if (ret == 0)
+		ret = read_answer(fd, line, sizeof(line), deadline_ns, gone,
+				  arg);
 	/* closed by the VMM: the guest is not listening (yet) */
 	if (ret == -ECONNRESET || ret == -EPIPE)
 		ret = -EAGAIN;
-	if (ret == 0 && strncmp(line, "OK ", 3))
-		ret = -EPROTO;
 	if (ret == 0)
 		return fd;
 fail:
@@ -162,9 +186,10 @@ int agent__connect(const char *uds, uint32_t port, bool direct,
 	uint64_t pause_ns = 500 * NS_PER_US;
 
 	for (;;) {
-		int fd = try_connect(uds, port, direct, deadline_ns);
+		int fd = try_connect(uds, port, direct, deadline_ns, gone, arg);
 
-		if (fd >= 0 || (fd != -EAGAIN && fd != -ETIMEDOUT))
+		if (fd >= 0 || (fd != -EAGAIN && fd != -ETIMEDOUT &&
+				fd != -ECANCELED))
 			return fd >= 0 || fd == -ENAMETOOLONG
 				       ? fd
 				       : err__set(-fd, "connecting to the guest "
