@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 # Everything coldstart needs to build, benchmark and test, from Debian's
 # archive.
-PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang libclang-rt-14-dev bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev libcurl4-openssl-dev qemu-system-x86 busybox-static cpio e2fsprogs)
+PACKAGES=(gcc libc6-dev make cmake pkg-config libjansson-dev libcmocka-dev zlib1g-dev libzstd-dev python3 git clang libclang-rt-14-dev bpftool libbpf-dev libelf-dev gnuplot-nox nettle-dev libcsv-dev libseccomp-dev libcurl4-openssl-dev qemu-system-x86 busybox-static cpio e2fsprogs debootstrap)
 # What only the tests need: the Prometheus servers `coldstart export
 # prometheus` is tested against (the test starts its own on loopback
 # ports; the packages' services are not used), the Ansible playbook's

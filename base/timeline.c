@@ -23,6 +23,10 @@ static const struct {
 	[TL_TEARDOWN_DONE] = { "teardown done", "teardown_done" },
 	[TL_BOOT_COMPLETE] = { "boot complete", "boot_complete" },
 	[TL_GUEST_EXIT] = { "guest exit", "guest_exit" },
+	[TL_AGENT_READY] = { "agent ready", "agent_ready" },
+	[TL_COMMAND_SENT] = { "command sent", "command_sent" },
+	[TL_FIRST_OUTPUT] = { "first output byte", "first_output" },
+	[TL_COMMAND_EXIT] = { "command exit", "command_exit" },
 };
 
 uint64_t timeline__now(void)

@@ -22,6 +22,10 @@ enum tl_event {
 	TL_TEARDOWN_DONE,
 	TL_BOOT_COMPLETE, /* an OS guest's boot-complete signal */
 	TL_GUEST_EXIT,    /* an OS guest reset or powered off */
+	TL_AGENT_READY,   /* the guest agent accepted the host's connection */
+	TL_COMMAND_SENT,  /* a command sent to the agent */
+	TL_FIRST_OUTPUT,  /* its first byte of output back */
+	TL_COMMAND_EXIT,  /* its exit status back */
 	TL_COUNT
 };
 

@@ -3,8 +3,10 @@
 
 #include "cli.h"
 #include "err.h"
+#include "guest/agent_abi.h"
 #include "linux_x86.h"
 #include "output.h"
+#include "run_exec.h"
 #include "run_probes.h"
 #include "units.h"
 
@@ -28,6 +30,7 @@ struct linux_result {
 	uint64_t exits;
 	uint64_t vcpu_exits[PROBE_MAX_VCPUS];
 	unsigned int nr_vcpus;
+	struct run_exec *exec; /* --exec's command */
 };
 
 /* The VM a signal handler stops; set only while one runs. */
@@ -58,7 +61,12 @@ static const char *format_name(enum linux_format f)
 
 const char *run_linux__cmdline(const struct run_cli *o)
 {
-	return o->cmdline ? o->cmdline : LINUX_DEFAULT_CMDLINE;
+	/* --exec shows no console unless asked: the kernel need not write
+	 * one (every byte is a VM exit) */
+	if (o->cmdline)
+		return o->cmdline;
+	return o->exec && !o->console ? LINUX_DEFAULT_CMDLINE " quiet"
+				      : LINUX_DEFAULT_CMDLINE;
 }
 
 const char *run_linux__pvm_refusal(void)
@@ -152,7 +160,7 @@ int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 {
 	struct linux_virtio v = { o->nr_drives, o->vsock[0] != '\0' };
 	const char *base = run_linux__cmdline(o);
-	size_t len = strlen(base) + 1 + 64 * LINUX_VIRTIO_SLOTS + 1;
+	size_t len = strlen(base) + 1 + 64 * LINUX_VIRTIO_SLOTS + 80;
 	int n, ret;
 
 	*cmdline = malloc(len);
@@ -165,11 +173,36 @@ int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 	n = snprintf(*cmdline, len, "%s%s", base,
 		     v.nr_drives || v.vsock ? " " : "");
 	linux__virtio_cmdline(&v, *cmdline + n, len - (size_t)n);
+	/* the init's switch to the disk, and the agent's port if not its
+	 * default */
+	n = (int)strlen(*cmdline);
+	if (o->has_rootfs)
+		n += snprintf(*cmdline + n, len - (size_t)n,
+			      " coldstart.root=/dev/vda");
+	if (o->has_rootfs && o->agent_port != AGENT_PORT)
+		snprintf(*cmdline + n, len - (size_t)n, " coldstart.agent=%u",
+			 (unsigned int)o->agent_port);
 	ret = linux__plan(b, k, *cmdline, o->initrd, o->cfg.mem_size,
 			  o->cfg.nr_vcpus);
 	if (ret == 0)
 		b->virtio = v;
 	return ret;
+}
+
+/* The vCPUs stopped, then the devices' I/O threads, then the memory
+ * unmapped: an I/O thread may still be writing to the guest's rings (a
+ * host connection closing) after the vCPUs stopped. */
+static void teardown(struct vm *vm, struct linux_machine *m,
+		     struct timeline *tl)
+{
+	if (vm->running) {
+		vm__end(vm, VM_STOPPED, "destroyed while running");
+		vm__wait(vm, 0);
+	}
+	linux_machine__close_virtio(m);
+	vm__destroy(vm);
+	timeline__mark(tl, TL_TEARDOWN_DONE);
+	linux_machine__destroy(m);
 }
 
 int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
@@ -190,10 +223,8 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 		return ret;
 	}
 	ret = add_virtio(o, *vm, m);
-	if (ret < 0) {
-		vm__destroy(*vm);
-		linux_machine__destroy(m);
-	}
+	if (ret < 0)
+		teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -208,10 +239,8 @@ int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
 	if (ret < 0)
 		return ret;
 	ret = linux_machine__boot_paused(*vm, m, b, o->cfg.timeout_ns, why);
-	if (ret < 0) {
-		vm__destroy(*vm);
-		linux_machine__destroy(m);
-	}
+	if (ret < 0)
+		teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -253,13 +282,13 @@ static int boot(struct kvm_host *kvm, const struct run_cli *o,
 		ret = vm__start(vm);
 	if (ret == 0) {
 		active_vm = vm;
+		if (o->exec)
+			run_exec__session(o, vm, &r->tl, r->exec);
 		vm__wait(vm, o->cfg.timeout_ns);
 		active_vm = NULL;
 		collect(r, vm, &m);
 	}
-	vm__destroy(vm);
-	timeline__mark(&r->tl, TL_TEARDOWN_DONE);
-	linux_machine__destroy(&m);
+	teardown(vm, &m, &r->tl);
 	return ret;
 }
 
@@ -357,6 +386,8 @@ static void print_json(const struct run_cli *o, const struct linux_kernel *k,
 		(json_int_t)r->unclaimed_io, "success",
 		r->outcome == VM_COMPLETED);
 
+	if (o->exec)
+		json_object_set_new(doc, "exec", run_exec__json(o, r->exec));
 	run_probes__add_json(rp, &r->tl, doc);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
@@ -369,9 +400,17 @@ static int report(const struct run_cli *o, const struct linux_kernel *k,
 {
 	if (o->json) {
 		print_json(o, k, b, r, rp);
-	} else if (!o->quiet) {
+	} else if (!o->quiet && !o->exec) {
+		/* with --exec, stdout is the command's alone */
 		print_human(o, k, b, r);
 		run_probes__print(rp, &r->tl);
+	}
+	if (r->outcome == VM_COMPLETED && o->exec && r->exec->ran)
+		return r->exec->status;
+	if (r->outcome == VM_COMPLETED && o->exec) {
+		fprintf(stderr, "coldstart: run failed: the guest ended (%s) "
+			"before its agent ran the command\n", r->reason);
+		return CLI_FAIL;
 	}
 	if (r->outcome == VM_COMPLETED)
 		return CLI_OK;
@@ -381,9 +420,10 @@ static int report(const struct run_cli *o, const struct linux_kernel *k,
 
 /* Opens KVM, boots, reports. Everything before it checked the inputs. */
 static int run_checked(const struct run_cli *o, const struct linux_kernel *k,
-		       const struct linux_boot *b, FILE *console)
+		       const struct linux_boot *b, FILE *console,
+		       struct run_exec *x)
 {
-	struct linux_result r = { 0 };
+	struct linux_result r = { .exec = x };
 	struct run_probes rp;
 	struct kvm_host kvm;
 	int ret;
@@ -411,32 +451,51 @@ static int run_checked(const struct run_cli *o, const struct linux_kernel *k,
 	return ret;
 }
 
-int run_linux(const struct run_cli *o)
+static int run_planned(const struct run_cli *o, const struct linux_kernel *k,
+		       struct linux_boot *b, struct run_exec *x)
 {
+	FILE *console;
+	int ret;
+
+	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
+		return cli__error(CLI_SKIP, "run --kernel: %s",
+				  run_linux__pvm_refusal());
+	/* with --exec the console is shown only where asked */
+	if (run_linux__open_console(o->console, o->json,
+				    o->quiet || (o->exec && !o->console),
+				    &console) < 0)
+		return cli__error(CLI_FAIL, "run: %s", err__last());
+	ret = run_checked(o, k, b, console, x);
+	run_linux__close_console(console);
+	return ret;
+}
+
+int run_linux(const struct run_cli *given)
+{
+	static struct run_cli o; /* with --exec's socket path */
+	struct run_exec x;
 	struct linux_kernel k;
 	struct linux_boot b;
-	FILE *console;
 	char *cmdline = NULL;
-	int ret = linux__open_kernel(&k, o->kernel);
+	int ret;
 
+	o = *given;
+	ret = run_exec__prepare(&o, &x);
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "run: %s", err__last());
-	ret = run_linux__plan(&b, &k, o, &cmdline);
-	if (ret == 0 && kvm__device_flavour() == KVM_FLAVOUR_PVM &&
-	    !o->allow_pvm)
-		ret = cli__error(CLI_SKIP, "run --kernel: %s",
-				 run_linux__pvm_refusal());
-	else if (ret < 0)
-		ret = cli__error(CLI_FAIL, "run: %s", err__last());
-	else if (run_linux__open_console(o->console, o->json, o->quiet,
-					 &console) < 0)
-		ret = cli__error(CLI_FAIL, "run: %s", err__last());
-	else {
-		ret = run_checked(o, &k, &b, console);
-		run_linux__close_console(console);
+	ret = linux__open_kernel(&k, o.kernel);
+	if (ret < 0) {
+		run_exec__cleanup(&x);
+		return cli__error(CLI_FAIL, "run: %s", err__last());
 	}
+	ret = run_linux__plan(&b, &k, &o, &cmdline);
+	if (ret < 0)
+		ret = cli__error(CLI_FAIL, "run: %s", err__last());
+	else
+		ret = run_planned(&o, &k, &b, &x);
 	linux__plan_free(&b);
 	free(cmdline);
 	linux__close_kernel(&k);
+	run_exec__cleanup(&x);
 	return ret;
 }

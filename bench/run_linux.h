@@ -23,7 +23,8 @@
  * before KVM is touched; a PVM host exits 77 unless o->allow_pvm. */
 int run_linux(const struct run_cli *o);
 
-/* --cmdline, or LINUX_DEFAULT_CMDLINE. */
+/* --cmdline, or LINUX_DEFAULT_CMDLINE (with " quiet" for --exec without
+ * --console). */
 const char *run_linux__cmdline(const struct run_cli *o);
 
 /* Why a Linux guest cannot run on a PVM host: the one text of every

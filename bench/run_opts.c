@@ -6,6 +6,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "guest/agent_abi.h"
 #include "jail.h"
 #include "probes.h"
 #include "run_linux.h"
@@ -81,17 +82,11 @@ static int set_console(void *ctx, const char *arg)
 
 /* PATH[,ro|rw|cow]: the mode after the last comma (a path may hold
  * commas; one ending in ",ro" is given as PATH,ro,cow). */
-static int set_drive(void *ctx, const char *arg)
+static int parse_drive(const char *opt, const char *arg, struct run_drive *d)
 {
-	struct run_cli *o = ctx;
-	struct run_drive *d = &o->drives[o->nr_drives];
 	const char *comma = strrchr(arg, ',');
 	size_t len = strlen(arg);
 
-	note(&o->linux_opt, "drive");
-	if (o->nr_drives == LINUX_MAX_DRIVES)
-		return err__set(EINVAL, "--drive: at most %d drives",
-				LINUX_MAX_DRIVES);
 	d->mode = VBLK_COW;
 	if (comma && (!strcmp(comma, ",ro") || !strcmp(comma, ",rw") ||
 		      !strcmp(comma, ",cow"))) {
@@ -99,12 +94,57 @@ static int set_drive(void *ctx, const char *arg)
 		len = (size_t)(comma - arg);
 	}
 	if (len == 0 || len >= sizeof(d->path))
-		return err__set(EINVAL, "--drive '%s': %s", arg,
+		return err__set(EINVAL, "--%s '%s': %s", opt, arg,
 				len ? "the path is too long" : "no path");
 	memcpy(d->path, arg, len);
 	d->path[len] = '\0';
-	o->nr_drives++;
 	return 0;
+}
+
+static int set_drive(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+	int ret;
+
+	note(&o->linux_opt, "drive");
+	if (o->nr_drives == LINUX_MAX_DRIVES)
+		return err__set(EINVAL, "--drive: at most %d drives",
+				LINUX_MAX_DRIVES);
+	ret = parse_drive("drive", arg, &o->drives[o->nr_drives]);
+	if (ret == 0)
+		o->nr_drives++;
+	return ret;
+}
+
+static int set_rootfs(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+
+	note(&o->linux_opt, "rootfs");
+	if (o->has_rootfs)
+		return err__set(EINVAL, "--rootfs given twice");
+	o->has_rootfs = true;
+	return parse_drive("rootfs", arg, &o->rootfs);
+}
+
+static int set_exec(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+
+	note(&o->linux_opt, "exec");
+	if (!*arg)
+		return err__set(EINVAL, "--exec needs a command");
+	o->exec = arg;
+	return 0;
+}
+
+static int set_agent_port(void *ctx, const char *arg)
+{
+	struct run_cli *o = ctx;
+
+	note(&o->linux_opt, "agent-port");
+	return args__u64("--agent-port", arg, 1, UINT32_MAX - 1,
+			 &o->agent_port);
 }
 
 /* PATH[,cid=N] */
@@ -332,6 +372,15 @@ static const struct opt run_table[] = {
 	  "(guest CID N, default 3):\nthe host connects to the Unix socket "
 	  "PATH and writes\n\"CONNECT <port>\\n\"; a guest's connection to "
 	  "host port P reaches\nPATH_P", set_vsock, NULL },
+	{ "rootfs", 0, "PATH", false, "the root file system, PATH[,MODE] (an "
+	  "ext4 image, e.g. from\n`coldstart image build --rootfs`): the "
+	  "first disk, /dev/vda;\nthe initramfs's init switches to it and "
+	  "starts the guest agent", set_rootfs, NULL },
+	{ "exec", 0, "CMD", false, "with --rootfs: run CMD (sh -c) in the "
+	  "guest through the\nagent, print its stdout and stderr, exit with "
+	  "its status", set_exec, NULL },
+	{ "agent-port", 0, "N", false, "the agent's vsock port (default "
+	  "1024)", set_agent_port, NULL },
 	/* --stop-at is a Control row; its Linux value is said here */
 	OPT_HEADING("  --stop-at boot      end the VM at the boot-complete "
 		    "signal"),
@@ -456,6 +505,33 @@ static int check_probe(struct run_cli *o)
 	return check_sizes(o);
 }
 
+/* --rootfs becomes the first drive; --exec needs it and a process of
+ * its own (no jail, no stop at boot). */
+static int check_rootfs(struct run_cli *o)
+{
+	if (o->exec && !o->has_rootfs)
+		return err__set(EINVAL, "--exec needs --rootfs (the guest "
+				"agent runs from the root disk)");
+	if (o->exec && o->stop_at_boot)
+		return err__set(EINVAL, "--exec and --stop-at boot exclude "
+				"each other");
+	if (o->exec && o->jail.dir)
+		return err__set(EINVAL, "--exec does not work with --jail yet "
+				"(the agent's socket is outside the jail)");
+	if (!o->agent_port)
+		o->agent_port = AGENT_PORT;
+	if (!o->has_rootfs)
+		return 0;
+	if (o->nr_drives == LINUX_MAX_DRIVES)
+		return err__set(EINVAL, "--rootfs and --drive: at most %d "
+				"disks in all", LINUX_MAX_DRIVES);
+	memmove(&o->drives[1], &o->drives[0],
+		o->nr_drives * sizeof(o->drives[0]));
+	o->drives[0] = o->rootfs;
+	o->nr_drives++;
+	return 0;
+}
+
 static int check_linux(struct run_cli *o)
 {
 	if (o->probe_opt)
@@ -470,7 +546,7 @@ static int check_linux(struct run_cli *o)
 	if (o->cfg.mem_size == 0 || o->cfg.mem_size % MEM_ALIGN)
 		return err__set(EINVAL, "--mem: %" PRIu64 " bytes is not a "
 				"multiple of 2 MiB", o->cfg.mem_size);
-	return 0;
+	return check_rootfs(o);
 }
 
 int run_opts__parse(int argc, char **argv, struct run_cli *o)

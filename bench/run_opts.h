@@ -35,6 +35,13 @@ struct run_cli {
 	unsigned int nr_drives;
 	char vsock[108];     /* its Unix socket; "": none */
 	uint64_t vsock_cid;  /* default 3 */
+	/* --rootfs PATH[,MODE]: drive 0 (vda), the root the guest's init
+	 * switches to; --exec CMD: run there by the guest agent, listening on
+	 * vsock --agent-port (default 1024). */
+	struct run_drive rootfs;
+	bool has_rootfs;
+	const char *exec;
+	uint64_t agent_port;
 	bool allow_pvm;       /* boot even on PVM, where ring 0 crawls */
 	bool stop_at_boot;    /* --stop-at boot: end at boot complete */
 	const char *probe_opt; /* first probe-guest-only option given */

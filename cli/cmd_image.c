@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_OUT = 0x100, OPT_PACKAGE, OPT_FORCE, OPT_JSON };
+enum { OPT_OUT = 0x100, OPT_PACKAGE, OPT_FORCE, OPT_JSON, OPT_ROOTFS,
+       OPT_MIRROR };
 
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -18,27 +19,40 @@ static const struct option long_options[] = {
 	{ "kernel-package", required_argument, NULL, OPT_PACKAGE },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "rootfs", no_argument, NULL, OPT_ROOTFS },
+	{ "mirror", required_argument, NULL, OPT_MIRROR },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void usage(FILE *out)
 {
 	fputs("Usage: coldstart image build [--out DIR] [--kernel-package NAME]"
-	      " [--force] [--json]\n"
+	      " [--rootfs]\n"
+	      "                             [--mirror URL] [--force] [--json]\n"
 	      "Builds a Linux guest from Debian's archive: the cloud kernel\n"
 	      "(the package " IMAGE_META_PACKAGE " depends on) and an\n"
-	      "initramfs of busybox-static and coldstart-init. Prints the image\n"
-	      "directory (" IMAGE_KERNEL ", " IMAGE_INITRAMFS ", "
-	      IMAGE_MANIFEST ").\n"
+	      "initramfs of busybox-static, coldstart-init, coldstart-agent and\n"
+	      "the virtio modules. Prints the image directory (" IMAGE_KERNEL
+	      ",\n" IMAGE_INITRAMFS ", " IMAGE_MANIFEST ", with --rootfs "
+	      IMAGE_ROOTFS ").\n"
 	      "  -h, --help            show this help and exit\n"
 	      "      --out DIR         the image directory (default: a cache\n"
 	      "                        directory named after the kernel package)\n"
 	      "      --kernel-package NAME  another linux-image-* package\n"
+	      "      --rootfs          also " IMAGE_ROOTFS ": Debian "
+	      IMAGE_ROOTFS_SUITE " (debootstrap\n"
+	      "                        minbase, " IMAGE_ROOTFS_PACKAGES
+	      ") with the agent, as root\n"
+	      "      --mirror URL      debootstrap's mirror (default\n"
+	      "                        " IMAGE_ROOTFS_MIRROR ")\n"
 	      "      --force           rebuild even if the cached image is fresh\n"
 	      "      --json            print the manifest instead of the path\n"
 	      "Boot it: coldstart run --kernel DIR/" IMAGE_KERNEL
 	      " --initrd DIR/" IMAGE_INITRAMFS "\n"
-	      "  --cmdline '" IMAGE_CMDLINE " coldstart.run=\"uname -a\"'\n",
+	      "  --cmdline '" IMAGE_CMDLINE " coldstart.run=\"uname -a\"'\n"
+	      "or, with --rootfs: coldstart run --kernel DIR/" IMAGE_KERNEL
+	      " --initrd\n  DIR/" IMAGE_INITRAMFS " --rootfs DIR/" IMAGE_ROOTFS
+	      " --exec 'python3 -V'\n",
 	      out);
 }
 
@@ -75,6 +89,12 @@ static int parse_args(int argc, char **argv, struct image_options *o,
 			break;
 		case OPT_JSON:
 			*json = true;
+			break;
+		case OPT_ROOTFS:
+			o->rootfs = true;
+			break;
+		case OPT_MIRROR:
+			o->mirror = optarg;
 			break;
 		default:
 			return cli__usage_error("image");

@@ -40,6 +40,18 @@ static const char *const kvm_modules[] = {
 	"kernel/fs/overlayfs/overlay.ko",
 };
 
+/* What a rootfs guest's initramfs loads before its root is mounted
+ * (vmm/guest/init/rootfs.c names the same, in dependency order). */
+static const char *const guest_modules[] = {
+	"kernel/drivers/virtio/virtio_ring.ko",
+	"kernel/drivers/virtio/virtio.ko",
+	"kernel/drivers/virtio/virtio_mmio.ko",
+	"kernel/drivers/block/virtio_blk.ko",
+	"kernel/net/vmw_vsock/vsock.ko",
+	"kernel/net/vmw_vsock/vmw_vsock_virtio_transport_common.ko",
+	"kernel/net/vmw_vsock/vmw_vsock_virtio_transport.ko",
+};
+
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void progress(const char *fmt, ...)
@@ -231,9 +243,40 @@ static int add_applets(struct cpio *c, int *count)
 	return ret;
 }
 
-static int fill_initramfs(struct cpio *c, int *applets)
+/* The guest modules the kernel package has, into lib/modules/coldstart
+ * (a module built into another kernel is simply absent). */
+static int add_guest_modules(struct cpio *c, const char *root,
+			     const char *release)
 {
-	static const char *const dirs[] = { "bin", "dev", "etc", "proc",
+	char src[PATH_MAX], dst[PATH_MAX];
+	void *data = NULL;
+	size_t size = 0;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(guest_modules) /
+						  sizeof(*guest_modules); i++) {
+		ret = output__pathf(src, sizeof(src), "%s/lib/modules/%s/%s",
+				    root, release, guest_modules[i]);
+		if (ret < 0 || access(src, R_OK) < 0)
+			continue;
+		ret = output__pathf(dst, sizeof(dst), "lib/modules/coldstart/%s",
+				    strrchr(guest_modules[i], '/') + 1);
+		if (ret == 0)
+			ret = read_file(src, &data, &size);
+		if (ret == 0)
+			ret = cpio__file(c, dst, 0644, data, size);
+		free(data);
+		data = NULL;
+	}
+	return ret;
+}
+
+static int fill_initramfs(struct cpio *c, const char *root,
+			  const char *release, int *applets)
+{
+	static const char *const dirs[] = { "bin", "dev", "etc", "lib",
+					     "lib/modules",
+					     "lib/modules/coldstart", "proc",
 					     "root", "sbin", "sys", "tmp",
 					     "usr", "usr/bin", "usr/sbin" };
 	void *busybox = NULL;
@@ -250,6 +293,12 @@ static int fill_initramfs(struct cpio *c, int *applets)
 		ret = cpio__file(c, "init", 0755, init_image_start,
 				 (size_t)(init_image_end - init_image_start));
 	if (ret == 0)
+		ret = cpio__file(c, "bin/coldstart-agent", 0755,
+				 agent_image_start,
+				 (size_t)(agent_image_end - agent_image_start));
+	if (ret == 0)
+		ret = add_guest_modules(c, root, release);
+	if (ret == 0)
 		ret = read_file(BUSYBOX_PATH, &busybox, &size);
 	if (ret == 0)
 		ret = cpio__file(c, "bin/busybox", 0755, busybox, size);
@@ -259,7 +308,8 @@ static int fill_initramfs(struct cpio *c, int *applets)
 	return ret;
 }
 
-static int write_initramfs(const char *path, int *applets)
+static int write_initramfs(const char *path, const char *root,
+			   const char *release, int *applets)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	struct cpio *c;
@@ -269,7 +319,7 @@ static int write_initramfs(const char *path, int *applets)
 		return err__sys(errno, "creating %s", path);
 	ret = cpio__open(&c, fd);
 	if (ret == 0) {
-		ret = fill_initramfs(c, applets);
+		ret = fill_initramfs(c, root, release, applets);
 		if (ret < 0)
 			cpio__abort(c);
 		else
@@ -368,10 +418,10 @@ static int make_image_dirs(const char *staged)
 
 /* Builds the complete image in tmp/image from the inputs. */
 static int build_into(const char *tmp, const struct inputs *in,
-		      char *staged, size_t size)
+		      const char *mirror, char *staged, size_t size)
 {
 	char root[PATH_MAX], release[256], initramfs[PATH_MAX];
-	json_t *mods = NULL;
+	json_t *mods = NULL, *rootfs = NULL;
 	int ret, applets = 0;
 
 	ret = output__pathf(root, sizeof(root), "%s/deb", tmp);
@@ -389,14 +439,20 @@ static int build_into(const char *tmp, const struct inputs *in,
 		ret = output__pathf(initramfs, sizeof(initramfs), "%s/%s", staged,
 			    IMAGE_INITRAMFS);
 	if (ret == 0) {
-		progress("writing %s (busybox-static %s, coldstart-init)",
+		progress("writing %s (busybox-static %s, coldstart-init, "
+			 "coldstart-agent, virtio modules)",
 			 IMAGE_INITRAMFS, in->busybox_version);
-		ret = write_initramfs(initramfs, &applets);
+		ret = write_initramfs(initramfs, root, release, &applets);
 	}
 	if (ret == 0)
 		ret = module_entries(staged, root, release, &mods);
+	if (ret == 0 && in->rootfs)
+		ret = image__build_rootfs(staged, tmp, mirror, &rootfs);
 	if (ret == 0)
-		ret = image__write_manifest(staged, in, release, applets, mods);
+		return image__write_manifest(staged, in, release, applets, mods,
+					     rootfs);
+	json_decref(mods);
+	json_decref(rootfs);
 	return ret;
 }
 
@@ -482,6 +538,7 @@ int image__build(const struct image_options *o, struct image_result *r)
 	int ret;
 
 	r->cached = false;
+	in.rootfs = o->rootfs;
 	ret = image__gather_inputs(&in, o->kernel_package);
 	if (ret == 0)
 		ret = out_dir(o, &in, r);
@@ -508,7 +565,7 @@ int image__build(const struct image_options *o, struct image_result *r)
 	if (!mkdtemp(tmp))
 		return err__sys(errno, "creating a temporary directory in %s",
 				parent);
-	ret = build_into(tmp, &in, staged, sizeof(staged));
+	ret = build_into(tmp, &in, o->mirror, staged, sizeof(staged));
 	if (ret == 0)
 		ret = install(staged, r->dir, parent);
 	if (ret == 0)

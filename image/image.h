@@ -13,6 +13,11 @@
 #define IMAGE_MANIFEST "manifest.json"
 #define IMAGE_KERNEL "vmlinuz"
 #define IMAGE_INITRAMFS "initramfs.cpio.gz"
+/* With --rootfs: a Debian root file system with python3 and the agent. */
+#define IMAGE_ROOTFS "rootfs.ext4"
+#define IMAGE_ROOTFS_SUITE "bookworm"
+#define IMAGE_ROOTFS_PACKAGES "python3"
+#define IMAGE_ROOTFS_MIRROR "http://deb.debian.org/debian"
 /* The command line the image's kernel and init are meant to boot with. */
 #define IMAGE_CMDLINE "console=ttyS0 reboot=k panic=-1 quiet"
 
@@ -20,6 +25,8 @@ struct image_options {
 	const char *out_dir;        /* NULL: the default cache directory */
 	const char *kernel_package; /* NULL: what IMAGE_META_PACKAGE needs */
 	bool force;                 /* rebuild even if the cache is fresh */
+	bool rootfs;                /* also IMAGE_ROOTFS (needs root) */
+	const char *mirror;         /* NULL: IMAGE_ROOTFS_MIRROR */
 };
 
 struct image_result {

@@ -33,7 +33,7 @@ static bool have_tool(const char *name)
 	return false;
 }
 
-static int need_tool(const char *name, const char *package)
+int image__need_tool(const char *name, const char *package)
 {
 	if (have_tool(name))
 		return 0;
@@ -200,14 +200,14 @@ static int busybox_version(struct inputs *in)
 
 int image__gather_inputs(struct inputs *in, const char *wanted)
 {
-	int ret = need_tool("apt-get", "apt");
+	int ret = image__need_tool("apt-get", "apt");
 
 	if (ret == 0)
-		ret = need_tool("apt-cache", "apt");
+		ret = image__need_tool("apt-cache", "apt");
 	if (ret == 0)
-		ret = need_tool("dpkg-deb", "dpkg");
+		ret = image__need_tool("dpkg-deb", "dpkg");
 	if (ret == 0)
-		ret = need_tool("dpkg-query", "dpkg");
+		ret = image__need_tool("dpkg-query", "dpkg");
 	if (ret == 0)
 		ret = resolve_kernel(in, wanted);
 	if (ret == 0)
@@ -217,5 +217,8 @@ int image__gather_inputs(struct inputs *in, const char *wanted)
 	hash__sha256_mem(init_image_start,
 		   (size_t)(init_image_end - init_image_start),
 		   in->init_sha256);
+	hash__sha256_mem(agent_image_start,
+			 (size_t)(agent_image_end - agent_image_start),
+			 in->agent_sha256);
 	return ret;
 }

@@ -28,6 +28,8 @@ struct inputs {
 	char version[128];     /* its archive version */
 	char busybox_version[128];
 	char init_sha256[HASH_SHA256_HEX];
+	char agent_sha256[HASH_SHA256_HEX];
+	bool rootfs; /* an IMAGE_ROOTFS is wanted */
 };
 
 /* output__write_all with the message naming `path`. */
@@ -57,16 +59,27 @@ static inline json_t *file_entry(const char *dir, const char *file)
  * with out == NULL); the message names it. 0 or -errno. */
 int image__spawn_ok(char *const argv[], const char *cwd, char *out,
 		    size_t size);
+/* 0 if `name` is in $PATH, else -ENOENT naming the package to install. */
+int image__need_tool(const char *name, const char *package);
 /* The kernel package (`wanted`, or the one IMAGE_META_PACKAGE depends on)
  * and its version, busybox-static's version and coldstart-init's hash. */
 int image__gather_inputs(struct inputs *in, const char *wanted);
+
+/* rootfs.c */
+/* Builds dir/IMAGE_ROOTFS with debootstrap in tmp/rootfs and mkfs.ext4
+ * -d, with the agent at /usr/sbin/coldstart-agent; *entry: its manifest
+ * entry. */
+int image__build_rootfs(const char *dir, const char *tmp, const char *mirror,
+			json_t **entry);
 
 /* image_manifest.c */
 /* Was the image at `dir` built from `in`, and do its files still hash to
  * what its manifest records? */
 bool image__is_fresh(const char *dir, const struct inputs *in);
-/* Writes dir's manifest; takes `mods` (the modules' entries). */
+/* Writes dir's manifest; takes `mods` (the modules' entries) and
+ * `rootfs` (its entry, or NULL). */
 int image__write_manifest(const char *dir, const struct inputs *in,
-			  const char *release, int applets, json_t *mods);
+			  const char *release, int applets, json_t *mods,
+			  json_t *rootfs);
 
 #endif

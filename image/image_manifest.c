@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MANIFEST_SCHEMA "coldstart-image/2"
+#define MANIFEST_SCHEMA "coldstart-image/3"
 
 static const char *jstr(json_t *root, const char *obj, const char *key)
 {
@@ -84,6 +84,9 @@ bool image__is_fresh(const char *dir, const struct inputs *in)
 			in->busybox_version) &&
 		jstr(root, "init", "sha256") &&
 		!strcmp(jstr(root, "init", "sha256"), in->init_sha256) &&
+		jstr(root, "agent", "sha256") &&
+		!strcmp(jstr(root, "agent", "sha256"), in->agent_sha256) &&
+		(!in->rootfs || file_matches(dir, root, "rootfs")) &&
 		file_matches(dir, root, "kernel") &&
 		file_matches(dir, root, "initramfs") && modules_match(dir, root);
 	json_decref(root);
@@ -120,7 +123,8 @@ static json_t *kernel_entry(const char *dir, const struct inputs *in,
 }
 
 int image__write_manifest(const char *dir, const struct inputs *in,
-			  const char *release, int applets, json_t *mods)
+			  const char *release, int applets, json_t *mods,
+			  json_t *rootfs)
 {
 	char path[PATH_MAX], busybox_sum[HASH_SHA256_HEX], stamp[32], *text;
 	uint64_t busybox_size;
@@ -132,6 +136,7 @@ int image__write_manifest(const char *dir, const struct inputs *in,
 	ret = hash__sha256_file(BUSYBOX_PATH, busybox_sum, &busybox_size);
 	if (ret < 0) {
 		json_decref(mods);
+		json_decref(rootfs);
 		return ret;
 	}
 	root = json_pack(
@@ -146,6 +151,18 @@ int image__write_manifest(const char *dir, const struct inputs *in,
 		"version", in->busybox_version, "size",
 		(json_int_t)busybox_size, "sha256", busybox_sum, "applets",
 		applets, "modules", mods);
+	if (root)
+		json_object_set_new(
+			root, "agent",
+			json_pack("{s:s, s:I, s:s}", "path",
+				  "/bin/coldstart-agent", "size",
+				  (json_int_t)(agent_image_end -
+					       agent_image_start),
+				  "sha256", in->agent_sha256));
+	if (root && rootfs)
+		json_object_set_new(root, "rootfs", rootfs);
+	else
+		json_decref(rootfs);
 	if (!root)
 		return err__set(EIO, "building the manifest of %s", dir);
 	text = json_dumps(root, JSON_INDENT(2));

@@ -1,5 +1,6 @@
-/* Embeds coldstart-init (the guest images' PID 1) in the coldstart binary,
- * so `coldstart image build` packs the init of the same build. */
+/* Embeds coldstart-init (the guest images' PID 1) and coldstart-agent (the
+ * rootfs guests' command runner) in the coldstart binary, so `coldstart
+ * image build` packs the guest programs of the same build. */
 	.section .rodata.init_image, "a"
 	.balign 16
 	.globl init_image_start
@@ -7,4 +8,10 @@
 init_image_start:
 	.incbin INIT_IMAGE_PATH
 init_image_end:
+	.balign 16
+	.globl agent_image_start
+	.globl agent_image_end
+agent_image_start:
+	.incbin AGENT_IMAGE_PATH
+agent_image_end:
 	.section .note.GNU-stack, "", @progbits

@@ -7,5 +7,8 @@
 
 extern const uint8_t init_image_start[];
 extern const uint8_t init_image_end[];
+/* The static coldstart-agent (vmm/guest/agent). */
+extern const uint8_t agent_image_start[];
+extern const uint8_t agent_image_end[];
 
 #endif

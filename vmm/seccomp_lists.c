@@ -211,6 +211,10 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(M, "recvfrom", "pool serve: a request"),
 	ANY(M, "sendto", "pool serve: a reply"),
 	ARG(M, "getsockopt", 2, SO_PEERCRED, "pool serve: logs a client's pid and uid"),
+	ARG(M, "socket", 0, AF_UNIX, "run --exec: the guest agent, through the vsock "
+	    "device's Unix socket"),
+	ANY(M, "connect", "the same"),
+	ANY(M, "rmdir", "run --exec: the socket's private directory, at the end"),
 	ANY(M, "shutdown", "pool serve: end a connection"),
 	ANY(M, "wait4", "reap a child"),
 	ANY(M, "uname", "host metadata in results"),

@@ -286,6 +286,18 @@ grep -q '^heard hello from the guest$' "$tmp/host.out" &&
 	fail "the host's side of vsock: $(cat "$tmp/host.out")"
 [ ! -e "$tmp/v.sock" ] && ok || fail "the vsock socket was left behind"
 
+# --rootfs and --exec: a guest without the agent (the test kernel) ends
+# first; the run fails with one line saying so (not exit 0, not a wait to
+# the timeout), and leaves no socket directory behind
+expect 2 'run: --exec needs --rootfs' run --kernel "$TK_ELF" --exec true
+mkdisk "$tmp/disk.img"
+before=$(ls -d /tmp/coldstart-exec-* 2>/dev/null | wc -l)
+expect 1 'the guest ended \(guest reset through the i8042\) before its agent ran the command' \
+	run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
+	--rootfs "$tmp/disk.img" --exec true --timeout 30s
+[ "$(ls -d /tmp/coldstart-exec-* 2>/dev/null | wc -l)" -le "$before" ] && ok ||
+	fail "run --exec left its socket directory in /tmp"
+
 # in-process runs the probe guest only; a VM that fails names the child's
 # exit and what it said; a kernel that cannot boot stops the run first
 expect 2 'a Linux guest \(--kernel\) runs as one' bench rate --kernel "$TK_ELF" \

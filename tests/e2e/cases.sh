@@ -256,6 +256,40 @@ sys.exit(0 if d["attached"] and d["status"] == "observed" else 1)' /tmp/$CUR.out
 	case_end
 }
 
+# A rootfs guest (image build --rootfs): the init switches to the disk,
+# the agent runs python3 there and its output and status come back.
+rootfs_exec() {
+	case_start rootfs_exec
+	if [ ! -s $L2/rootfs.ext4 ]; then
+		no "the image has no rootfs.ext4 (image build --rootfs)"
+		case_end
+		return
+	fi
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--rootfs $L2/rootfs.ext4 --timeout 100s \
+		--console /tmp/$CUR.console --exec "python3 -c 'print(6*7)'"
+	[ "$(cat /tmp/$CUR.out)" = 42 ] ||
+		no "stdout is '$(head -c 200 /tmp/$CUR.out)', not 42"
+	has /tmp/$CUR.console '^coldstart-init: switching root to /dev/vda' \
+		"the init did not switch root"
+	has /tmp/$CUR.console '^coldstart-agent: listening on vsock port 1024' \
+		"the agent did not listen"
+	# stderr, a status, the timeline's agent marks, and a write that
+	# stays in this VM (cow): the image is not changed
+	sum=$(md5sum <$L2/rootfs.ext4)
+	run 7 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--rootfs $L2/rootfs.ext4 --timeout 100s --json \
+		--exec "echo data >/root/f && cat /root/f && echo e >&2 && exit 7"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+x, t = d["exec"], d["timeline_ns"]
+assert x["status"] == 7 and x["stdout"] == "data\n" and x["stderr"] == "e\n", x
+assert 0 < t["agent_ready"] <= t["command_sent"] <= t["first_output"] <= t["command_exit"], t' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
+	[ "$(md5sum <$L2/rootfs.ext4)" = "$sum" ] || no "the base image changed"
+	case_end
+}
+
 # ---- snapshot cases: see snapshot_cases below ----
 . "$(dirname "$0")/snapshot-cases.sh"
 
@@ -286,6 +320,7 @@ neg_missing_kernel
 neg_corrupt_bzimage
 neg_initrd_too_large
 probes_61
+attempt rootfs_exec
 snapshot_cases
 echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"
 finish

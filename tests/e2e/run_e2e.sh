@@ -58,10 +58,10 @@ fi
 
 # 2. The guest: kernel (also the emulated host's kernel) and initramfs.
 t=$(date +%s.%N)
-image=$("$coldstart" image build) || { log "FAIL: coldstart image build"; exit 1; }
+image=$("$coldstart" image build --rootfs) || { log "FAIL: coldstart image build --rootfs"; exit 1; }
 log "guest image $image ($(elapsed "$t") s); manifest:"
 sed -n 's/^ *"\(sha256\|package\|version\)": \(.*\)/    \1 \2/p' "$image/manifest.json" | head -6
-for f in vmlinuz initramfs.cpio.gz; do
+for f in vmlinuz initramfs.cpio.gz rootfs.ext4; do
 	[ -s "$image/$f" ] || { log "FAIL: $image/$f missing"; exit 1; }
 done
 
@@ -78,7 +78,7 @@ flakes=0
 for try in 1 2; do
 	t=$(date +%s.%N)
 	log "running the cases in the emulated SVM host (coldstart emulate)"
-	"$coldstart" emulate --timeout "${COLDSTART_E2E_TIMEOUT:-300}" \
+	"$coldstart" emulate --timeout "${COLDSTART_E2E_TIMEOUT:-600}" \
 		--stall "${COLDSTART_E2E_STALL:-150}" --console "$console" \
 		-- bash "$here/cases.sh" "$static" "$image" >"$out" 2>"$work/emulate.err"
 	code=$?
@@ -103,7 +103,7 @@ grep -q '^E2E-HANG' "$out" && verdict "a coldstart hung in the host's kernel (E2
 grep -q '^E2E-END' "$out" || verdict "no E2E-END marker: the cases did not finish"
 grep -q '^E2E-FAIL' "$out" && verdict "a case failed (E2E-FAIL above)"
 for c in boot_1vcpu boot_2vcpu_mmio boot_both_signals init_bad_option neg_missing_kernel \
-	neg_corrupt_bzimage neg_initrd_too_large probes_61 snap_create snap_restore_mmap \
+	neg_corrupt_bzimage neg_initrd_too_large probes_61 rootfs_exec snap_create snap_restore_mmap \
 	snap_restore_uffd; do
 	grep -q "^E2E-PASS $c " "$out" || verdict "case $c did not pass"
 done

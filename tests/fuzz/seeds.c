@@ -362,6 +362,23 @@ static void virtio_seeds(void)
 	seed("virtio", "empty", in, 7);
 }
 
+/* fuzz_agent's input: an exec answered with output on both streams and
+ * a status; a get answered with data and OK; a put answered with FAIL. */
+static void agent_seeds(void)
+{
+	static const uint8_t exec[] = { 0, 'O', 3, 0, 0, 0, 'h', 'i', '\n',
+					'E', 1, 0, 0, 0, 'e',
+					'S', 4, 0, 0, 0, 7, 0, 0, 0 };
+	static const uint8_t get[] = { 2, 'D', 2, 0, 0, 0, 'o', 'k',
+				       'K', 0, 0, 0, 0 };
+	static const uint8_t put[] = { 1, '!', 4, 0, 0, 0, 'n', 'o', 'p',
+				       'e' };
+
+	seed("agent", "exec", exec, sizeof(exec));
+	seed("agent", "get", get, sizeof(get));
+	seed("agent", "put-fail", put, sizeof(put));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -388,6 +405,7 @@ int main(int argc, char **argv)
 	trace_seeds();
 	devices_seeds();
 	virtio_seeds();
+	agent_seeds();
 	report_many_seeds();
 	return 0;
 }

@@ -120,6 +120,37 @@ static void rejected(void **state)
 		     "--init", "4M", NULL);
 }
 
+/* --rootfs is drive 0 wherever it stands; --exec needs it. */
+static void rootfs_and_exec(void **state)
+{
+	struct run_cli o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "--kernel", "k", "--drive", "d,ro",
+			       "--rootfs", "r.ext4", "--exec", "python3 -V",
+			       NULL), 0);
+	assert_int_equal(o.nr_drives, 2);
+	assert_string_equal(o.drives[0].path, "r.ext4");
+	assert_int_equal(o.drives[0].mode, VBLK_COW);
+	assert_string_equal(o.drives[1].path, "d");
+	assert_string_equal(o.exec, "python3 -V");
+	assert_int_equal(o.agent_port, 1024);
+	expect_error("--exec needs --rootfs", "--kernel", "k", "--exec",
+		     "true", NULL);
+	expect_error("--exec needs a command", "--kernel", "k", "--rootfs",
+		     "r", "--exec", "", NULL);
+	expect_error("--rootfs given twice", "--kernel", "k", "--rootfs", "r",
+		     "--rootfs", "r", NULL);
+	expect_error("at most 4 disks in all", "--kernel", "k", "--rootfs",
+		     "r", "--drive", "a", "--drive", "b", "--drive", "c",
+		     "--drive", "d", NULL);
+	expect_error("exclude each other", "--kernel", "k", "--rootfs", "r",
+		     "--exec", "true", "--stop-at", "boot", NULL);
+	expect_error("--agent-port", "--kernel", "k", "--rootfs", "r",
+		     "--agent-port", "0", NULL);
+	expect_error("--rootfs needs --kernel", "--rootfs", "r", NULL);
+}
+
 static void help_skips_size_checks(void **state)
 {
 	struct run_cli o;
@@ -136,6 +167,7 @@ int main(void)
 		cmocka_unit_test(memory_fits_the_workload),
 		cmocka_unit_test(every_option),
 		cmocka_unit_test(rejected),
+		cmocka_unit_test(rootfs_and_exec),
 		cmocka_unit_test(help_skips_size_checks),
 	};
 

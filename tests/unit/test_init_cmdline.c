@@ -109,6 +109,23 @@ static void touch_sizes_and_modifiers(void **state)
 	}
 }
 
+/* A rootfs guest: the disk, the agent's port, a user's own init. */
+static void root_agent_and_init(void **state)
+{
+	(void)state;
+	assert_int_equal(init_cmdline__parse("quiet", &cfg), 0);
+	assert_string_equal(cfg.root, "");
+	assert_string_equal(cfg.init, "");
+	assert_int_equal(cfg.agent_port, 1024);
+	assert_int_equal(init_cmdline__parse("coldstart.root=/dev/vda "
+					     "coldstart.agent=5000 "
+					     "coldstart.init=/sbin/init",
+					     &cfg), 0);
+	assert_string_equal(cfg.root, "/dev/vda");
+	assert_string_equal(cfg.init, "/sbin/init");
+	assert_int_equal(cfg.agent_port, 5000);
+}
+
 static void errors_name_the_problem(void **state)
 {
 	static const struct {
@@ -129,6 +146,11 @@ static void errors_name_the_problem(void **state)
 		{ "coldstart.touch=-1", "not a number" },
 		{ "coldstart.touch=4M:sideways", "unknown modifier 'sideways'" },
 		{ "coldstart.touch=4M:", "unknown modifier ''" },
+		{ "coldstart.root=vda", "expected an absolute path" },
+		{ "coldstart.init=sbin/init", "expected an absolute path" },
+		{ "coldstart.agent=0", "expected a vsock port" },
+		{ "coldstart.agent=4294967296", "expected a vsock port" },
+		{ "coldstart.agent=12ab", "expected a vsock port" },
 	};
 
 	(void)state;
@@ -192,6 +214,7 @@ int main(void)
 		cmocka_unit_test(done_signal_channels),
 		cmocka_unit_test(run_keeps_quoted_words),
 		cmocka_unit_test(touch_sizes_and_modifiers),
+		cmocka_unit_test(root_agent_and_init),
 		cmocka_unit_test(errors_name_the_problem),
 		cmocka_unit_test(long_words_are_rejected),
 		cmocka_unit_test(touch_checksum_matches_prediction),

@@ -52,14 +52,17 @@ static const struct {
 	{ NULL, NULL, "WHEN", "ready" }, { NULL, NULL, "WHAT", "abort" },
 	{ NULL, NULL, "WHICH", "host" }, { NULL, NULL, "NAME", "memfd" },
 	{ NULL, NULL, "OPTS", "-n 1" }, { NULL, NULL, "P", "0.05" },
-	{ NULL, NULL, "PCT", "5" },
+	{ NULL, NULL, "PCT", "5" }, { NULL, NULL, "CMD", "true" },
 };
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
 static const struct {
-	const char *driver, *opt, *with[2];
+	const char *driver, *opt, *with[4];
 } needs[] = {
 	{ NULL, "initrd", { "--kernel", "k" } },
+	{ NULL, "rootfs", { "--kernel", "k" } },
+	{ NULL, "agent-port", { "--kernel", "k" } },
+	{ NULL, "exec", { "--kernel", "k", "--rootfs", "r" } },
 	{ NULL, "cmdline", { "--kernel", "k" } },
 	{ NULL, "console", { "--kernel", "k" } },
 	{ NULL, "allow-pvm", { "--kernel", "k" } },
@@ -136,8 +139,8 @@ static int make_argv(const char *driver, const struct opt *o, char **argv,
 		if ((!needs[i].driver == !driver) &&
 		    (!driver || !strcmp(needs[i].driver, driver)) &&
 		    !strcmp(needs[i].opt, o->name)) {
-			argv[n++] = (char *)needs[i].with[0];
-			argv[n++] = (char *)needs[i].with[1];
+			for (size_t w = 0; w < 4 && needs[i].with[w]; w++)
+				argv[n++] = (char *)needs[i].with[w];
 		}
 	if (operand)
 		argv[n++] = "boot";

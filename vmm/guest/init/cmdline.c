@@ -1,6 +1,7 @@
 /* Parses the guest init's coldstart.* options from the kernel command line. */
 #include "cmdline.h"
 
+#include "../agent_abi.h"
 #include "../probe_abi.h"
 #include "err.h"
 
@@ -150,6 +151,36 @@ static int parse_touch(char *value, struct init_config *cfg)
 	return 0;
 }
 
+/* An absolute path of the guest, for coldstart.root and coldstart.init. */
+static int parse_path(const char *key, const char *value, char *out)
+{
+	size_t len = strlen(value);
+
+	if (value[0] != '/')
+		return err__set(EINVAL, "coldstart.%s=%s: expected an absolute "
+				"path", key, value);
+	if (len >= INIT_PATH_MAX)
+		return err__set(EINVAL, "coldstart.%s: path longer than %d "
+				"bytes", key, INIT_PATH_MAX - 1);
+	memcpy(out, value, len + 1);
+	return 0;
+}
+
+static int parse_port(const char *value, uint32_t *port)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (!isdigit((unsigned char)*value) || *end || errno || v == 0 ||
+	    v > 0xffffffffu)
+		return err__set(EINVAL, "coldstart.agent=%s: expected a vsock "
+				"port, 1 to 4294967295", value);
+	*port = (uint32_t)v;
+	return 0;
+}
+
 static int parse_word(char *word, struct init_config *cfg)
 {
 	char *key = word + strlen(PREFIX), *value = strchr(word, '=');
@@ -168,8 +199,14 @@ static int parse_word(char *word, struct init_config *cfg)
 		return parse_run(value, cfg);
 	if (!strcmp(key, "touch"))
 		return parse_touch(value, cfg);
+	if (!strcmp(key, "root") || !strcmp(key, "init"))
+		return parse_path(key, value, key[0] == 'r' ? cfg->root
+							    : cfg->init);
+	if (!strcmp(key, "agent"))
+		return parse_port(value, &cfg->agent_port);
 	return err__set(EINVAL, "unknown option '%s' (coldstart.boot, "
-			"coldstart.done, coldstart.run or coldstart.touch)",
+			"coldstart.done, coldstart.run, coldstart.touch, "
+			"coldstart.root, coldstart.agent or coldstart.init)",
 			word);
 }
 
@@ -181,6 +218,7 @@ int init_cmdline__parse(const char *cmdline, struct init_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->signal = INIT_SIGNAL_PORT;
 	cfg->done = INIT_SIGNAL_PORT;
+	cfg->agent_port = AGENT_PORT;
 	if (!word)
 		return err__set(ENOMEM, "out of memory");
 	while ((ret = next_word(&cmdline, word)) > 0) {

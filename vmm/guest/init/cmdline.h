@@ -14,6 +14,7 @@ enum init_signal {
 };
 
 #define INIT_RUN_MAX 2048
+#define INIT_PATH_MAX 256
 /* 64 GiB: more than any guest we boot, small enough that page counts and
  * offsets never overflow. */
 #define INIT_TOUCH_MAX (64ull << 30)
@@ -33,6 +34,9 @@ struct init_config {
 	char run[INIT_RUN_MAX]; /* coldstart.run: a busybox sh -c command */
 	bool has_touch;
 	struct init_touch touch;
+	char root[INIT_PATH_MAX];  /* coldstart.root: "" = stay in RAM */
+	char init[INIT_PATH_MAX];  /* coldstart.init: "" = our agent */
+	uint32_t agent_port;       /* coldstart.agent (default 1024) */
 };
 
 /*
@@ -43,6 +47,12 @@ struct init_config {
  *   coldstart.run=CMD                   run CMD with busybox sh -c
  *   coldstart.touch=SIZE[:seq|random][:read|write]
  *                                       SIZE is bytes with K, M or G suffix
+ *   coldstart.root=DEV                  load the virtio modules, mount DEV
+ *                                       (ext4) and switch root to it, then
+ *                                       run the guest agent as PID 1
+ *   coldstart.agent=PORT                the agent's vsock port (1024)
+ *   coldstart.init=PATH                 run PATH of the root instead of
+ *                                       the agent (a user's own)
  * Double quotes group words as the kernel does (coldstart.run="a b") and
  * are removed, so CMD cannot contain a double quote. Returns 0, or -EINVAL
  * with err__last() naming the problem; `cfg` is fully written either way.

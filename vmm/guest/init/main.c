@@ -1,8 +1,10 @@
 /* coldstart-init: PID 1 of coldstart's Linux guest images. Mounts the
  * pseudo file systems, signals boot complete to the VMM, runs the workload
  * named on the kernel command line, signals done and reboots, so the VM
- * exits (reboot=k). Every line it prints starts with "coldstart-init: ". */
+ * exits (reboot=k); or switches root to a disk and becomes the guest agent
+ * there (rootfs.c). Every line it prints starts with "coldstart-init: ". */
 #include "cmdline.h"
+#include "rootfs.h"
 #include "work.h"
 
 #include "../probe_abi.h"
@@ -217,6 +219,14 @@ static unsigned run_workload(void)
 		/* Still tell the VMM, so it never waits for a lost signal. */
 		signal_boot(INIT_SIGNAL_PORT);
 		return INIT_SIGNAL_PORT;
+	}
+	if (cfg.root[0]) {
+		/* the agent signals boot complete once it listens; a failure
+		 * ends the VM, which the host waiting for the agent sees */
+		say("switching root to %s", cfg.root);
+		init_rootfs__switch(&cfg);
+		say("error: %s", err__last());
+		return 0;
 	}
 	signal_boot(cfg.signal);
 	say("nr_cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));

@@ -1,0 +1,135 @@
+/* `coldstart run --exec`: a private socket for the vsock device, the
+ * agent waited for, one command run through it, the VM ended after. */
+#include "run_exec.h"
+
+#include "agent_client.h"
+#include "err.h"
+#include "units.h"
+#include "vm_state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What --json keeps of each stream at most. */
+#define CAPTURE_MAX (1u << 20)
+
+int run_exec__prepare(struct run_cli *o, struct run_exec *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (!o->exec || o->vsock[0])
+		return 0;
+	snprintf(x->dir, sizeof(x->dir), "/tmp/coldstart-exec-XXXXXX");
+	if (!mkdtemp(x->dir)) {
+		x->dir[0] = '\0';
+		return err__sys(errno, "creating a directory for the agent's "
+				"socket in /tmp");
+	}
+	snprintf(o->vsock, sizeof(o->vsock), "%s/vsock", x->dir);
+	o->vsock_cid = 3; /* --vsock's default */
+	return 0;
+}
+
+void run_exec__cleanup(struct run_exec *x)
+{
+	char path[96];
+
+	for (int i = 0; i < 2; i++) {
+		free(x->captured[i].buf);
+		x->captured[i] = (struct run_exec_capture){ 0 };
+	}
+	if (!x->dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/vsock", x->dir);
+	unlink(path);
+	rmdir(x->dir);
+	x->dir[0] = '\0';
+}
+
+static bool vm_gone(void *arg)
+{
+	struct vm *vm = arg;
+
+	return __atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE) ||
+	       vm->interrupted;
+}
+
+/* The --json sink: the first CAPTURE_MAX bytes of each stream. */
+static int capture(void *ctx, int stream, const uint8_t *p, uint32_t len)
+{
+	struct run_exec_capture *c = &((struct run_exec *)ctx)->captured[stream - 1];
+	size_t take = len;
+
+	if (!c->buf && !(c->buf = malloc(CAPTURE_MAX)))
+		return err__set(ENOMEM, "out of memory capturing the output");
+	if (take > CAPTURE_MAX - c->len) {
+		take = CAPTURE_MAX - c->len;
+		c->truncated = true;
+	}
+	memcpy(c->buf + c->len, p, take);
+	c->len += take;
+	return 0;
+}
+
+void run_exec__session(const struct run_cli *o, struct vm *vm,
+		       struct timeline *tl, struct run_exec *x)
+{
+	uint64_t deadline = o->cfg.timeout_ns ? now_ns() + o->cfg.timeout_ns
+					      : UINT64_MAX;
+	int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
+	struct agent_times t;
+	int fd, ret;
+
+	fd = agent__connect(o->vsock, (uint32_t)o->agent_port, false,
+			    deadline, vm_gone, vm);
+	if (fd < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return;
+	}
+	timeline__mark(tl, TL_AGENT_READY);
+	ret = o->json ? agent__exec(fd, o->exec, capture, x, deadline, &t,
+				    &x->status)
+		      : agent__exec(fd, o->exec, agent__sink_fds, fds, deadline,
+				    &t, &x->status);
+	close(fd);
+	/* the marks are the client's own clock readings */
+	tl->t[TL_COMMAND_SENT] = t.sent;
+	tl->t[TL_FIRST_OUTPUT] = t.first_output;
+	tl->t[TL_COMMAND_EXIT] = t.exited;
+	if (ret < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return;
+	}
+	x->ran = true;
+	vm__end(vm, VM_COMPLETED, "the command exited with status %d",
+		x->status);
+}
+
+/* A captured stream as a JSON string: invalid UTF-8 bytes become '?'. */
+static json_t *captured(const struct run_exec_capture *c)
+{
+	json_t *s = json_stringn(c->buf ? c->buf : "", c->len);
+
+	for (size_t i = 0; !s && i < c->len; i++)
+		if ((unsigned char)c->buf[i] >= 0x80 || !c->buf[i])
+			c->buf[i] = '?';
+	return s ? s : json_stringn(c->buf, c->len);
+}
+
+json_t *run_exec__json(const struct run_cli *o, const struct run_exec *x)
+{
+	json_t *doc = json_pack("{s:s, s:b}", "command", o->exec, "ran",
+				x->ran);
+
+	if (!doc || !x->ran)
+		return doc;
+	json_object_set_new(doc, "status", json_integer(x->status));
+	json_object_set_new(doc, "stdout", captured(&x->captured[0]));
+	json_object_set_new(doc, "stderr", captured(&x->captured[1]));
+	if (x->captured[0].truncated || x->captured[1].truncated)
+		json_object_set_new(doc, "truncated_at_bytes",
+				    json_integer(CAPTURE_MAX));
+	return doc;
+}
