@@ -1,0 +1,46 @@
+/* What tune_host.c (the run: sweep and memory searches) and
+ * tune_host_report.c (the report, the JSON document, the files) share.
+ * Not for use outside them. */
+#ifndef COLDSTART_TUNE_HOST_INT_H
+#define COLDSTART_TUNE_HOST_INT_H
+
+#include "tune_host.h"
+
+#include "arrivals_functions.h"
+#include "hostsim.h"
+
+#include <jansson.h>
+
+/* A policy at the budget, and the memory it needs to reach the cold
+ * starts of ours at the budget (need_mib < 0: not even with every
+ * function's VM held). */
+struct th_pol {
+	double price; /* ours: the price swept to */
+	struct hostsim_result r;
+	double need_mib;
+};
+
+struct th_run {
+	const struct th_opts *o;
+	struct fn_trace t;
+	struct hostsim_guests gs;
+	double budget_mib;
+	double all_mib; /* every function's VM at once */
+	struct th_pol pol[HOSTSIM_POLICIES];
+	struct hostsim_fn *per;	 /* ours at the budget, per function */
+	double ours_for_gd_mib;	 /* ours's memory for greedy-dual's cold
+				  * starts at the budget (< 0: not reached) */
+	double ours_for_gd_price;
+	unsigned long sims;
+	double elapsed_s;
+};
+
+/* The price grid ours is swept over (cold starts per idle GiB-minute). */
+#define TH_PRICES 29
+double tune_host__price(int k);
+
+json_t *tune_host__json(const struct th_run *run);
+int tune_host__markdown(const struct th_run *run, FILE *f);
+int tune_host__outputs(const struct th_run *run);
+
+#endif
