@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct host_args {
@@ -117,6 +118,21 @@ static int set_keepalive(void *ctx, const char *arg)
 	return err;
 }
 
+static int set_price(void *ctx, const char *arg)
+{
+	struct host_args *a = ctx;
+	char *end;
+
+	errno = 0;
+	a->o.price = strtod(arg, &end);
+	a->o.price_set = true;
+	if (end == arg || *end || errno || !(a->o.price >= 0) ||
+	    a->o.price > 1e6)
+		return err__set(EINVAL, "--price: '%s' is not a number from 0 "
+				"to 1e6", arg);
+	return 0;
+}
+
 static int set_json(void *ctx, const char *arg)
 {
 	(void)arg;
@@ -152,6 +168,9 @@ static const struct opt table[] = {
 	  "(default 2ms)", set_warm, NULL },
 	{ "keepalive", 0, "MIN", false, "the fixed keep-alive baseline's "
 	  "minutes, 1 to 240 (default\n10)", set_keepalive, NULL },
+	{ "price", 0, "P", false, "ours's price (cold starts per idle "
+	  "GiB-minute) instead of\nthe best of a sweep at the budget",
+	  set_price, NULL },
 	{ "json", 0, NULL, false, "the document on stdout instead of the "
 	  "report", set_json, NULL },
 	{ "out", 0, "DIR", false, "also write DIR/tune-host.json and "

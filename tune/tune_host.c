@@ -62,6 +62,10 @@ static int sweep_ours(struct th_run *run, double budget, double *price,
 	struct hostsim_result r;
 	int err;
 
+	if (run->o->price_set) {
+		*price = run->o->price;
+		return simulate(run, HOSTSIM_OURS, budget, *price, best, NULL);
+	}
 	for (int k = 0; k < TH_PRICES; k++) {
 		err = simulate(run, HOSTSIM_OURS, budget, tune_host__price(k),
 			       &r, NULL);
@@ -147,6 +151,24 @@ static int compare(struct th_run *run)
 	return err;
 }
 
+/* What every function's VM, and the busiest minute's busy ones, hold. */
+static void memory_bounds(struct th_run *run)
+{
+	const struct fn_trace *t = &run->t;
+
+	for (size_t i = 0; i < t->nfn; i++)
+		run->all_mib += run->gs.fn[i].mem_mib;
+	for (size_t m = 0; m < t->nmin; m++) {
+		double busy = 0;
+
+		for (size_t i = 0; i < t->nfn; i++)
+			if (t->count[i * t->nmin + m])
+				busy += run->gs.fn[i].mem_mib;
+		if (busy > run->busy_mib)
+			run->busy_mib = busy;
+	}
+}
+
 static int load(struct th_run *run)
 {
 	const struct th_opts *o = run->o;
@@ -180,8 +202,7 @@ int tune_host__run(const struct th_opts *o, int *code)
 		goto out;
 	*code = CLI_FAIL;
 	run.budget_mib = (double)o->budget / (1024.0 * 1024.0);
-	for (size_t i = 0; i < run.t.nfn; i++)
-		run.all_mib += run.gs.fn[i].mem_mib;
+	memory_bounds(&run);
 	run.per = calloc(run.t.nfn, sizeof(*run.per));
 	if (!run.per) {
 		err = err__set(ENOMEM, "tune host: out of memory");

@@ -20,6 +20,8 @@ struct th_opts {
 	uint64_t minutes; /* 0: the whole trace */
 	struct hostsim_guest guest; /* every function's, without --guests */
 	unsigned int keepalive;	   /* the fixed keep-alive's minutes */
+	double price;		   /* ours's, when price_set; else swept */
+	bool price_set;
 	bool json;
 };
 

@@ -25,7 +25,8 @@ struct th_run {
 	struct fn_trace t;
 	struct hostsim_guests gs;
 	double budget_mib;
-	double all_mib; /* every function's VM at once */
+	double all_mib;	 /* every function's VM at once */
+	double busy_mib; /* the busy VMs of the busiest minute */
 	struct th_pol pol[HOSTSIM_POLICIES];
 	struct hostsim_fn *per;	 /* ours at the budget, per function */
 	double ours_for_gd_mib;	 /* ours's memory for greedy-dual's cold

@@ -151,11 +151,16 @@ int tune_host__markdown(const struct th_run *run, FILE *f)
 	fprintf(f, "# tune host\n\nTrace %s (%s): %zu functions, %zu "
 		"minutes, %" PRIu64 " invocations. %zu guest type%s (%s). "
 		"Memory budget %.0f MiB (every function's VM at once: %.0f "
-		"MiB).\n\n", run->o->trace,
+		"MiB; the busiest minute's busy VMs: %.0f MiB).\n\n",
+		run->o->trace,
 		arrivals__format_name(run->t.format), run->t.nfn, run->t.nmin,
 		o->invocations, run->gs.ntype, run->gs.ntype == 1 ? "" : "s",
 		run->o->guests ? run->o->guests : "--mem, --cold, --warm",
-		run->budget_mib, run->all_mib);
+		run->budget_mib, run->all_mib, run->busy_mib);
+	if (run->busy_mib > run->budget_mib)
+		fputs("The busy VMs alone need more than the budget: every "
+		      "policy runs them over it (overflows), and keeps "
+		      "little.\n\n", f);
 	md_policies(run, f);
 	fprintf(f, "\nAgainst greedy-dual at %.0f MiB: ours has %.1f %% fewer "
 		"cold starts", run->budget_mib, fewer);
@@ -176,11 +181,12 @@ int tune_host__markdown(const struct th_run *run, FILE *f)
 		return -ENOMEM;
 	fprintf(f, "\nOurs keeps each function's VM in the window that "
 		"saves the most cold starts for its idle memory, at one price "
-		"for every function (%g cold starts per idle GiB-minute, the "
-		"best of %d swept at the budget); memory searched by "
-		"bisection to 0.5 %%. %lu simulations, %.2f s.\n",
-		run->pol[HOSTSIM_OURS].price, TH_PRICES, run->sims,
-		run->elapsed_s);
+		"for every function (%g cold starts per idle GiB-minute, %s); "
+		"memory searched by bisection to 0.5 %%. %lu simulations, "
+		"%.2f s.\n", run->pol[HOSTSIM_OURS].price,
+		run->o->price_set ? "as --price gave it"
+				  : "the best swept at the budget",
+		run->sims, run->elapsed_s);
 	return 0;
 }
 
@@ -262,7 +268,7 @@ json_t *tune_host__json(const struct th_run *run)
 			json_decref(pols);
 			pols = NULL;
 		}
-	doc = json_pack("{s:s, s:{s:o, s:s, s:I, s:I, s:I}, s:f, s:f, s:o, "
+	doc = json_pack("{s:s, s:{s:o, s:s, s:I, s:I, s:I}, s:f, s:f, s:f, s:o, "
 			"s:o, s:o, s:{s:f, s:o, s:o}, s:I, s:f}",
 			"tool", "tune host", "trace", "path",
 			output__json_string(run->o->trace), "format",
@@ -271,6 +277,7 @@ json_t *tune_host__json(const struct th_run *run)
 			(json_int_t)run->t.nmin, "invocations",
 			(json_int_t)run->pol[0].r.invocations, "budget_mib",
 			run->budget_mib, "all_vms_mib", run->all_mib,
+			"busy_peak_mib", run->busy_mib,
 			"guests", guests_json(run), "policies", pols,
 			"functions", functions_json(run), "versus_greedy_dual",
 			"fewer_cold_starts_pct", fewer, "mib_for_its_cold_starts",
