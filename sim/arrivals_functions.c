@@ -147,6 +147,9 @@ static int function_of(struct fnreader *r, const char *s, size_t len)
 	if (len == 0 || len > FN_TRACE_MAX_NAME)
 		return fn_error(r, EINVAL, "a function name must have 1 to %d "
 				"bytes", FN_TRACE_MAX_NAME);
+	/* The name is a C string from here on: "a\0b" would be "a". */
+	if (strlen(s) != len)
+		return fn_error(r, EINVAL, "a function name holds a NUL byte");
 	if (2 * (r->t.nfn + 1) > r->nslot && rehash(r) < 0)
 		return r->err;
 	k = name_hash(s) & (r->nslot - 1);

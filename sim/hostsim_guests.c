@@ -176,9 +176,11 @@ static int assign_list(const json_t *list, const char *what, size_t k,
 	json_array_foreach(list, j, v) {
 		size_t f;
 
-		if (!json_is_string(v))
+		if (!json_is_string(v) ||
+		    strlen(json_string_value(v)) != json_string_length(v))
 			return err__set(EINVAL, "%s: guests[%zu].functions[%zu]"
-					" is not a string", what, k, j);
+					" is not a string without NUL bytes",
+					what, k, j);
 		f = find_fn(bn, json_string_value(v));
 		if (f == SIZE_MAX) {
 			gs->absent++;

@@ -107,6 +107,20 @@ static void refuse(const char *text, enum arrivals_format format,
 	assert_null(t.name);
 }
 
+/* A file with NUL bytes: its length given. */
+static void refuse_n(const char *text, size_t len, const char *needle)
+{
+	struct fn_trace t;
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(arrivals__functions_read(path, ARRIVALS_AUTO, 0, &t),
+			 -EINVAL);
+	assert_msg(needle);
+}
+
 static void refused_traces(void **state)
 {
 	(void)state;
@@ -125,6 +139,8 @@ static void refused_traces(void **state)
 	       "o,a,f,u,1\n", ARRIVALS_AUTO, -E2BIG, "add up past 2^32");
 	refuse("HashOwner,HashApp,HashFunction,Trigger,1\no,a,,t,1\n",
 	       ARRIVALS_AUTO, -EINVAL, "function name");
+	refuse_n("app,func,end_timestamp,duration\na,\0f1,1,0\n", 42,
+		 "holds a NUL byte");
 	refuse("HashOwner,HashApp,HashFunction,Trigger,1,3\no,a,f,t,1,1\n",
 	       ARRIVALS_AUTO, -EINVAL, "not a multi-function trace");
 	refuse("app,func,end_timestamp,duration\na,f,1,-2\n", ARRIVALS_AUTO,
