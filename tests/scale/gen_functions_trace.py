@@ -20,9 +20,15 @@ azure2019 writes one row per function (HashOwner,HashApp,HashFunction,
 Trigger,1..N, the counts per minute); azure2021 one row per invocation
 (app,func,end_timestamp,duration), the start uniform within its minute
 and a log-normal duration (median 1 s), sorted by end.
+
+--guests FILE also writes a `tune host --guests` document of three guest
+types (128 MiB, cold 100 ms; 512 MiB, cold 400 ms; 2 GiB, cold 1.5 s;
+warm 1, 2 and 5 ms), each function in one of them (half, a third and a
+sixth of them, drawn from the seed).
 """
 import argparse
 import hashlib
+import json
 import math
 import random
 
@@ -77,6 +83,7 @@ def main():
     ap.add_argument("--functions", type=int, default=100)
     ap.add_argument("--minutes", type=int, default=1440)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--guests")
     ap.add_argument("out")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -85,6 +92,19 @@ def main():
         trigger, c = counts(rng, a.minutes)
         rows.append((name(a.seed, "owner", i), name(a.seed, "app", i),
                      name(a.seed, "func", i), trigger, c))
+    if a.guests:
+        types = [("small", 128, 100, 1), ("medium", 512, 400, 2),
+                 ("large", 2048, 1500, 5)]
+        lists = [[], [], []]
+        grng = random.Random(a.seed + 1)
+        for r in rows:
+            u = grng.random()
+            lists[0 if u < 1 / 2 else 1 if u < 5 / 6 else 2].append(r[2])
+        doc = {"guests": [{"name": n, "mem_mib": m, "cold_ms": c,
+                           "hit_ms": h, "functions": lists[k]}
+                          for k, (n, m, c, h) in enumerate(types)]}
+        with open(a.guests, "w") as f:
+            json.dump(doc, f, indent=1)
     with open(a.out, "w") as f:
         if a.format == "azure2019":
             f.write("HashOwner,HashApp,HashFunction,Trigger,")
