@@ -91,27 +91,48 @@ static void md_policies(const struct th_run *run, FILE *f)
 	}
 }
 
+/* Ours's figures for guest type k: its functions' invocations, cold
+ * starts, idle GiB-s and the memory its VMs held on average (busy and
+ * idle; overflowing VMs too), its share of the budget. */
+struct share {
+	uint64_t inv, cold;
+	double idle_gib_s, mean_mib;
+};
+
+static struct share guest_share(const struct th_run *run, size_t k)
+{
+	const struct fn_trace *t = &run->t;
+	struct share sh = { 0 };
+	double mib_min = 0;
+
+	for (size_t i = 0; i < t->nfn; i++) {
+		if (run->gs.fn_type[i] != k)
+			continue;
+		sh.inv += run->per[i].invocations;
+		sh.cold += run->per[i].cold;
+		mib_min += run->per[i].idle_mib_min;
+		sh.idle_gib_s += run->per[i].idle_mib_min * 60.0 / 1024.0;
+		for (size_t m = 0; m < t->nmin; m++)
+			if (t->count[i * t->nmin + m])
+				mib_min += run->gs.fn[i].mem_mib;
+	}
+	sh.mean_mib = mib_min / (double)t->nmin;
+	return sh;
+}
+
 static void md_guests(const struct th_run *run, FILE *f)
 {
 	fputs("\n| guest | MiB per VM | cold ms | warm ms | functions | "
-	      "invocations | cold starts | idle GiB-s |\n"
-	      "|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	      "invocations | cold starts | idle GiB-s | mean MiB held |\n"
+	      "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
 	for (size_t k = 0; k < run->gs.ntype; k++) {
 		const struct hostsim_type *ty = &run->gs.type[k];
-		uint64_t inv = 0, cold = 0;
-		double idle = 0;
+		struct share sh = guest_share(run, k);
 
-		for (size_t i = 0; i < run->t.nfn; i++) {
-			if (run->gs.fn_type[i] != k)
-				continue;
-			inv += run->per[i].invocations;
-			cold += run->per[i].cold;
-			idle += run->per[i].idle_mib_min * 60.0 / 1024.0;
-		}
 		fprintf(f, "| %s | %g | %g | %g | %zu | %" PRIu64 " | %" PRIu64
-			" | %.0f |\n", ty->name, ty->g.mem_mib,
-			ty->g.cold_s * 1e3, ty->g.hit_s * 1e3, ty->nfn, inv,
-			cold, idle);
+			" | %.0f | %.0f |\n", ty->name, ty->g.mem_mib,
+			ty->g.cold_s * 1e3, ty->g.hit_s * 1e3, ty->nfn, sh.inv,
+			sh.cold, sh.idle_gib_s, sh.mean_mib);
 	}
 }
 
@@ -124,10 +145,10 @@ static int md_functions(const struct th_run *run, FILE *f)
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_busiest, run->per);
-	fprintf(f, "\nThe %s functions, busiest first (every one is in "
+	fprintf(f, "\nThe %sfunctions, busiest first (every one is in "
 		"tune-host.json):\n\n| function | guest | invocations | "
 		"cold starts | window after a busy minute |\n"
-		"|---|---|---:|---:|---|\n", n > TH_TOP ? "busiest" : "");
+		"|---|---|---:|---:|---|\n", n > TH_TOP ? "20 busiest " : "");
 	for (size_t j = 0; j < n && j < TH_TOP; j++) {
 		const struct hostsim_fn *p = &run->per[order[j]];
 		char w[64];
@@ -244,12 +265,17 @@ static json_t *guests_json(const struct th_run *run)
 
 	for (size_t k = 0; a && k < run->gs.ntype; k++) {
 		const struct hostsim_type *ty = &run->gs.type[k];
+		struct share sh = guest_share(run, k);
 
 		if (json_array_append_new(a, json_pack(
-			"{s:s, s:f, s:f, s:f, s:f, s:I}", "name", ty->name,
-			"mem_mib", ty->g.mem_mib, "cold_ms", ty->g.cold_s * 1e3,
-			"hit_ms", ty->g.hit_s * 1e3, "idle_weight",
-			ty->g.idle_weight, "functions", (json_int_t)ty->nfn))) {
+			"{s:s, s:f, s:f, s:f, s:f, s:I, s:{s:I, s:I, s:f, s:f}}",
+			"name", ty->name, "mem_mib", ty->g.mem_mib, "cold_ms",
+			ty->g.cold_s * 1e3, "hit_ms", ty->g.hit_s * 1e3,
+			"idle_weight", ty->g.idle_weight, "functions",
+			(json_int_t)ty->nfn, "ours", "invocations",
+			(json_int_t)sh.inv, "cold_starts", (json_int_t)sh.cold,
+			"idle_gib_s", sh.idle_gib_s, "mean_mib_held",
+			sh.mean_mib))) {
 			json_decref(a);
 			return NULL;
 		}
