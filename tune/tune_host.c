@@ -79,48 +79,43 @@ static int sweep_ours(struct th_run *run, double budget, double *price,
 	return 0;
 }
 
-static int cold_at(struct th_run *run, enum hostsim_policy p, double budget,
-		   uint64_t *cold, double *price)
+static int result_at(struct th_run *run, enum hostsim_policy p,
+		     double budget, struct hostsim_result *r, double *price)
 {
-	struct hostsim_result r;
-	int err = p == HOSTSIM_OURS
-			  ? sweep_ours(run, budget, price, &r)
-			  : simulate(run, p, budget, 0, &r, NULL);
-
-	*cold = r.cold;
-	return err;
+	*price = 0;
+	return p == HOSTSIM_OURS ? sweep_ours(run, budget, price, r)
+				 : simulate(run, p, budget, 0, r, NULL);
 }
 
-/* The least memory (MiB, to 0.5 %) at which policy p has at most
+/* The least budget (MiB, to 0.5 %) at which policy p has at most
  * `target` cold starts, by bisection (cold starts fall as memory grows,
- * if not always strictly); -1 when every function's VM at once is not
- * enough. */
+ * if not always strictly). */
 static int memory_for(struct th_run *run, enum hostsim_policy p,
-		      uint64_t target, double *mib, double *price)
+		      uint64_t target, struct th_need *need)
 {
-	double lo = 0, hi = run->all_mib, pr = 0, hi_price = 0;
-	uint64_t cold;
-	int err = cold_at(run, p, hi, &cold, &hi_price);
+	double lo = 0, hi = run->all_mib, pr;
+	struct hostsim_result r, at_hi;
+	int err = result_at(run, p, hi, &at_hi, &need->price);
 
-	*mib = -1;
-	if (err < 0 || cold > target)
+	need->mib = need->peak_mib = -1;
+	if (err < 0 || at_hi.cold > target)
 		return err;
 	while (hi - lo > fmax(1, 0.005 * hi)) {
 		double mid = (lo + hi) / 2;
 
-		err = cold_at(run, p, mid, &cold, &pr);
+		err = result_at(run, p, mid, &r, &pr);
 		if (err < 0)
 			return err;
-		if (cold <= target) {
+		if (r.cold <= target) {
 			hi = mid;
-			hi_price = pr;
+			at_hi = r;
+			need->price = pr;
 		} else {
 			lo = mid;
 		}
 	}
-	*mib = hi;
-	if (price)
-		*price = hi_price;
+	need->mib = hi;
+	need->peak_mib = at_hi.peak_mib;
 	return 0;
 }
 
@@ -135,18 +130,19 @@ static int compare(struct th_run *run)
 	for (int p = 1; err == 0 && p < HOSTSIM_POLICIES; p++)
 		err = simulate(run, (enum hostsim_policy)p, run->budget_mib, 0,
 			       &run->pol[p].r, NULL);
-	ours->need_mib = run->budget_mib;
+	ours->need = (struct th_need){ run->budget_mib, ours->r.peak_mib,
+				       ours->price };
 	for (int p = 1; err == 0 && p < HOSTSIM_POLICIES; p++) {
 		output__progress("tune host", (unsigned long)p,
 				 HOSTSIM_POLICIES + 1);
 		err = memory_for(run, (enum hostsim_policy)p, ours->r.cold,
-				 &run->pol[p].need_mib, NULL);
+				 &run->pol[p].need);
 	}
 	output__progress("tune host", HOSTSIM_POLICIES, HOSTSIM_POLICIES + 1);
 	if (err == 0)
 		err = memory_for(run, HOSTSIM_OURS,
 				 run->pol[HOSTSIM_GREEDY_DUAL].r.cold,
-				 &run->ours_for_gd_mib, &run->ours_for_gd_price);
+				 &run->ours_for_gd);
 	output__progress_done();
 	return err;
 }

@@ -11,13 +11,20 @@
 
 #include <jansson.h>
 
-/* A policy at the budget, and the memory it needs to reach the cold
- * starts of ours at the budget (need_mib < 0: not even with every
- * function's VM held). */
+/* The least budget at which a policy reaches a number of cold starts
+ * (mib < 0: not even with every function's VM held), the peak memory
+ * it used there (above the budget when busy VMs overflow it) and, for
+ * ours, the price. */
+struct th_need {
+	double mib, peak_mib, price;
+};
+
+/* A policy at the budget, and what it needs to reach the cold starts of
+ * ours at the budget. */
 struct th_pol {
 	double price; /* ours: the price swept to */
 	struct hostsim_result r;
-	double need_mib;
+	struct th_need need;
 };
 
 struct th_run {
@@ -29,9 +36,8 @@ struct th_run {
 	double busy_mib; /* the busy VMs of the busiest minute */
 	struct th_pol pol[HOSTSIM_POLICIES];
 	struct hostsim_fn *per;	 /* ours at the budget, per function */
-	double ours_for_gd_mib;	 /* ours's memory for greedy-dual's cold
-				  * starts at the budget (< 0: not reached) */
-	double ours_for_gd_price;
+	struct th_need ours_for_gd; /* for greedy-dual's cold starts at
+				     * the budget */
 	unsigned long sims;
 	double elapsed_s;
 };

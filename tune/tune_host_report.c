@@ -34,7 +34,8 @@ static void policy_label(const struct th_run *run, int p, char *buf,
 }
 
 /* Ours against greedy-dual: fewer cold starts at the budget, and less
- * memory (than greedy-dual's peak) for greedy-dual's cold starts. */
+ * memory for greedy-dual's cold starts: ours's peak at the least budget
+ * that reaches them against greedy-dual's peak. */
 static void versus_gd(const struct th_run *run, double *fewer, double *less)
 {
 	const struct hostsim_result *o = &run->pol[HOSTSIM_OURS].r;
@@ -42,8 +43,8 @@ static void versus_gd(const struct th_run *run, double *fewer, double *less)
 
 	*fewer = g->cold ? 100.0 * (1 - (double)o->cold / (double)g->cold)
 			 : 0;
-	*less = run->ours_for_gd_mib >= 0 && g->peak_mib > 0
-			? 100.0 * (1 - run->ours_for_gd_mib / g->peak_mib)
+	*less = run->ours_for_gd.mib >= 0 && g->peak_mib > 0
+			? 100.0 * (1 - run->ours_for_gd.peak_mib / g->peak_mib)
 			: NAN;
 }
 
@@ -70,18 +71,19 @@ static void window_text(const struct hostsim_fn *f, char *buf, size_t size)
 static void md_policies(const struct th_run *run, FILE *f)
 {
 	fputs("| policy | cold starts | cold % | peak MiB | idle GiB-s | "
-	      "mean start ms | MiB for ours's cold starts |\n"
+	      "mean start ms | budget for ours's cold starts (MiB) |\n"
 	      "|---|---:|---:|---:|---:|---:|---:|\n", f);
 	for (int p = 0; p < HOSTSIM_POLICIES; p++) {
 		const struct hostsim_result *r = &run->pol[p].r;
 		char label[64], need[32];
 
 		policy_label(run, p, label, sizeof(label));
-		if (run->pol[p].need_mib < 0)
+		if (run->pol[p].need.mib < 0)
 			snprintf(need, sizeof(need), "not reached");
 		else
-			snprintf(need, sizeof(need), "%.0f",
-				 run->pol[p].need_mib);
+			snprintf(need, sizeof(need), "%.0f (peak %.0f)",
+				 run->pol[p].need.mib,
+				 run->pol[p].need.peak_mib);
 		fprintf(f, "| %s | %" PRIu64 " | %.2f | %.0f | %.0f | %.2f | "
 			"%s |\n", label, r->cold, pct(r->cold, r->invocations),
 			r->peak_mib, r->idle_gib_s,
@@ -191,10 +193,11 @@ int tune_host__markdown(const struct th_run *run, FILE *f)
 			run->pol[HOSTSIM_GREEDY_DUAL].r.cold);
 	else
 		fprintf(f, ", and reaches greedy-dual's %" PRIu64 " cold starts "
-			"in %.0f MiB (price %g), %.1f %% less than greedy-dual's"
-			" peak of %.0f MiB.\n",
-			run->pol[HOSTSIM_GREEDY_DUAL].r.cold,
-			run->ours_for_gd_mib, run->ours_for_gd_price, less,
+			"with a budget of %.0f MiB (price %g), peaking at %.0f "
+			"MiB: %.1f %% less than greedy-dual's peak of %.0f "
+			"MiB.\n", run->pol[HOSTSIM_GREEDY_DUAL].r.cold,
+			run->ours_for_gd.mib, run->ours_for_gd.price,
+			run->ours_for_gd.peak_mib, less,
 			run->pol[HOSTSIM_GREEDY_DUAL].r.peak_mib);
 	fputs("\n## Recommendation: ours, per guest\n", f);
 	md_guests(run, f);
@@ -226,9 +229,13 @@ static json_t *result_json(const struct th_run *run, int p)
 	if (!j)
 		return NULL;
 	json_object_set_new(j, "mib_for_ours_cold_starts",
-			    run->pol[p].need_mib < 0
+			    run->pol[p].need.mib < 0
 				    ? json_null()
-				    : json_real(run->pol[p].need_mib));
+				    : json_real(run->pol[p].need.mib));
+	json_object_set_new(j, "peak_mib_there",
+			    run->pol[p].need.mib < 0
+				    ? json_null()
+				    : json_real(run->pol[p].need.peak_mib));
 	if (p == HOSTSIM_OURS)
 		json_object_set_new(j, "price", json_real(run->pol[p].price));
 	if (p == HOSTSIM_KEEPALIVE)
@@ -295,7 +302,7 @@ json_t *tune_host__json(const struct th_run *run)
 			pols = NULL;
 		}
 	doc = json_pack("{s:s, s:{s:o, s:s, s:I, s:I, s:I}, s:f, s:f, s:f, s:o, "
-			"s:o, s:o, s:{s:f, s:o, s:o}, s:I, s:f}",
+			"s:o, s:o, s:{s:f, s:o, s:o, s:o}, s:I, s:f}",
 			"tool", "tune host", "trace", "path",
 			output__json_string(run->o->trace), "format",
 			arrivals__format_name(run->t.format), "functions",
@@ -307,8 +314,13 @@ json_t *tune_host__json(const struct th_run *run)
 			"guests", guests_json(run), "policies", pols,
 			"functions", functions_json(run), "versus_greedy_dual",
 			"fewer_cold_starts_pct", fewer, "mib_for_its_cold_starts",
-			run->ours_for_gd_mib < 0 ? json_null()
-						 : json_real(run->ours_for_gd_mib),
+			run->ours_for_gd.mib < 0
+				? json_null()
+				: json_real(run->ours_for_gd.mib),
+			"peak_mib_there",
+			run->ours_for_gd.mib < 0
+				? json_null()
+				: json_real(run->ours_for_gd.peak_mib),
 			"less_memory_pct",
 			isnan(less) ? json_null() : json_real(less),
 			"simulations", (json_int_t)run->sims, "elapsed_s",

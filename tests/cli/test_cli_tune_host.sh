@@ -40,6 +40,7 @@ for t in t19 t21; do
 	json_check 'all(p["invocations"] == 6 for p in d["policies"])' "$tmp/$t.json"
 	json_check '100 <= d["policies"][2]["mib_for_ours_cold_starts"] <= 101' "$tmp/$t.json"
 	json_check '100 <= d["policies"][3]["mib_for_ours_cold_starts"] <= 101' "$tmp/$t.json"
+	json_check 'd["policies"][2]["peak_mib_there"] == 100' "$tmp/$t.json"
 	json_check 'd["versus_greedy_dual"]["mib_for_its_cold_starts"] is None' "$tmp/$t.json"
 	json_check 'd["budget_mib"] == 200 and d["all_vms_mib"] == 300 and d["busy_peak_mib"] == 100' "$tmp/$t.json"
 	json_check '[f["window_from_min"] for f in d["functions"] if f["function"] == "f0"] == [1]' "$tmp/$t.json"

@@ -31,14 +31,16 @@ d = json.load(open(sys.argv[1]))
 for p in d["policies"]:
     need = p["mib_for_ours_cold_starts"]
     label = p["policy"] + (" (price %g)" % p["price"] if "price" in p else "")
-    print("  %-28s cold %7d (%5.2f %%)  peak %6.0f MiB  idle %9.0f GiB-s  MiB for ours's cold starts: %s"
+    print("  %-28s cold %7d (%5.2f %%)  peak %6.0f MiB  idle %9.0f GiB-s  for ours's cold starts: %s"
           % (label, p["cold_starts"], p["cold_pct"], p["peak_mib"],
-             p["idle_gib_s"], "not reached" if need is None else "%.0f" % need))
+             p["idle_gib_s"], "not reached" if need is None else
+             "budget %.0f MiB, peak %.0f MiB" % (need, p["peak_mib_there"])))
 v = d["versus_greedy_dual"]
 less = v["less_memory_pct"]
-print("  ours vs greedy-dual: %.1f %% fewer cold starts at the budget; greedy-dual's cold starts in %s MiB (%s less than its peak)"
+print("  ours vs greedy-dual: %.1f %% fewer cold starts at the budget; greedy-dual's cold starts with a budget of %s MiB, peak %s MiB (%s less than greedy-dual's peak)"
       % (v["fewer_cold_starts_pct"],
          "-" if v["mib_for_its_cold_starts"] is None else "%.0f" % v["mib_for_its_cold_starts"],
+         "-" if v["peak_mib_there"] is None else "%.0f" % v["peak_mib_there"],
          "-" if less is None else "%.1f %%" % less))
 print("  %d functions x %d minutes, %d invocations; busy peak %.0f MiB, all VMs %.0f MiB; %d simulations in %.2f s"
       % (d["trace"]["functions"], d["trace"]["minutes"], d["trace"]["invocations"],
