@@ -153,6 +153,31 @@ static void refused_traces(void **state)
 	       -EINVAL, "not a multi-function trace");
 }
 
+/* 70 functions over 500,000 minutes: 35 million cells, past the
+ * 2^25 held; refused before anything that size is allocated. */
+static void too_many_cells(void **state)
+{
+	char *text = malloc(70 * 32 + 64), *p = text;
+	struct fn_trace t;
+
+	(void)state;
+	assert_non_null(text);
+	p += sprintf(p, "app,func,end_timestamp,duration\n");
+	for (int i = 0; i < 70; i++)
+		p += sprintf(p, "a,f%d,%d,0\n", i, i ? 60 : 30000000);
+	write_trace(text);
+	free(text);
+	assert_int_equal(arrivals__functions_read(path, ARRIVALS_AUTO, 0, &t),
+			 -E2BIG);
+	assert_msg("70 functions x 500000 minutes");
+	/* the first minutes alone fit */
+	assert_int_equal(arrivals__functions_read(path, ARRIVALS_AUTO, 10, &t),
+			 0);
+	assert_int_equal(t.nmin, 10);
+	assert_int_equal(t.total, 69);
+	arrivals__functions_free(&t);
+}
+
 /* Two functions of the trace, guests by list and by default. */
 static void trace2(struct fn_trace *t)
 {
@@ -255,6 +280,7 @@ int main(void)
 		cmocka_unit_test(azure2019_per_function),
 		cmocka_unit_test(azure2021_binned),
 		cmocka_unit_test(refused_traces),
+		cmocka_unit_test(too_many_cells),
 		cmocka_unit_test(guests_mapped),
 		cmocka_unit_test(guests_refused),
 	};
