@@ -22,7 +22,7 @@
 struct tr {
 	struct fn_trace t;
 	char *names[MAXF];
-	uint32_t counts[MAXF * 64];
+	uint32_t counts[MAXF * 4096];
 	struct hostsim_guest g[MAXF];
 };
 
@@ -45,6 +45,20 @@ static void make(struct tr *x, size_t nfn, size_t nmin,
 	x->t.nmin = nmin;
 	x->t.name = x->names;
 	x->t.count = x->counts;
+}
+
+/* One function busy every `period` minutes, n times from minute 0. */
+static void make_periodic(struct tr *x, size_t period, size_t n)
+{
+	static const uint32_t none[1][64];
+
+	make(x, 1, 1, none, 100);
+	x->t.nmin = period * (n - 1) + 1;
+	assert_true(x->t.nmin <= 4096);
+	memset(x->counts, 0, sizeof(x->counts));
+	for (size_t k = 0; k < n; k++)
+		x->counts[k * period] = 1;
+	x->t.total = n;
 }
 
 static void run(struct tr *x, enum hostsim_policy p, double budget,
@@ -164,6 +178,31 @@ static void hybrid_prewarms_from_histogram(void **state)
 	assert_int_equal(per[0].win_hi, 6);
 }
 
+/* Busy every 300 minutes, 12 times: every idle time is out of the
+ * histogram's 240 minutes. The hybrid histogram keeps the standard 240
+ * minutes after each (more than half out of bounds): 12 cold starts, 11
+ * x 240 idle minutes. Ours keeps nothing once it has an idle time (no
+ * window has hits): 12 cold starts, idle only the first 10 minutes. */
+static void out_of_bounds(void **state)
+{
+	struct tr x;
+	struct hostsim_result r;
+	struct hostsim_fn per[1];
+
+	(void)state;
+	make_periodic(&x, 300, 12);
+	run(&x, HOSTSIM_HYBRID, 1000, 0, 10, &r, per);
+	assert_int_equal(r.cold, 12);
+	assert_false(per[0].histogram);
+	assert_int_equal(per[0].win_lo, 1);
+	assert_int_equal(per[0].win_hi, 240);
+	assert_true(fabs(per[0].idle_mib_min - 11 * 240 * 100) < 1e-9);
+	run(&x, HOSTSIM_OURS, 1000, 1e-5, 10, &r, per);
+	assert_int_equal(r.cold, 12);
+	assert_int_equal(per[0].win_lo, 0);
+	assert_true(fabs(per[0].idle_mib_min - 10 * 100) < 1e-9);
+}
+
 /* Ours, busy at 0, 3 and 5 (idle times 3 and 2), 1 GiB: after minute 5
  * the histogram is {2: 1, 3: 1}; its 5th percentile is 2. Windows and
  * values (hits - P x idle minutes):
@@ -258,6 +297,7 @@ int main(void)
 		cmocka_unit_test(greedy_dual_evicts_lowest_priority),
 		cmocka_unit_test(keepalive_evicts_first_expiry),
 		cmocka_unit_test(hybrid_prewarms_from_histogram),
+		cmocka_unit_test(out_of_bounds),
 		cmocka_unit_test(ours_window_by_price),
 		cmocka_unit_test(ours_prewarms),
 		cmocka_unit_test(busy_vms_overflow),
