@@ -13,6 +13,9 @@
  * VM is to be loaded from last + lo to last + hi; lo 0 keeps none. */
 struct hfn {
 	uint32_t hist[HOSTSIM_RANGE + 1]; /* idle times 1..RANGE */
+	/* ge[j]: the in-range idle times >= j (ge[RANGE + 1] is 0), kept
+	 * with hist so that what a VM is worth costs no scan */
+	uint32_t ge[HOSTSIM_RANGE + 2];
 	uint64_t in, oob, sumsq;	  /* sumsq: of the bin counts */
 	int64_t last;			  /* -1 before its first busy minute */
 	unsigned int lo, hi;

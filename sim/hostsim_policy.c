@@ -29,6 +29,8 @@ static void hist_add(struct hfn *f, int64_t idle)
 	}
 	f->sumsq += 2 * (uint64_t)f->hist[idle] + 1;
 	f->hist[idle]++;
+	for (int64_t j = 1; j <= idle; j++)
+		f->ge[j]++;
 	f->in++;
 }
 
@@ -94,9 +96,8 @@ static void ours_window(struct hsim *s, size_t i)
 		f->hi = 10;
 		return;
 	}
-	ge[HOSTSIM_RANGE + 1] = f->oob;
-	for (unsigned int j = HOSTSIM_RANGE; j >= 1; j--)
-		ge[j] = ge[j + 1] + f->hist[j];
+	for (unsigned int j = 1; j <= HOSTSIM_RANGE + 1; j++)
+		ge[j] = f->ge[j] + f->oob;
 	f->lo = f->hi = 0;
 	for (int k = 0; k < (f->in && heads[1] > 1 ? 2 : 1); k++) {
 		unsigned int a = heads[k];
@@ -158,15 +159,17 @@ void hostsim__after_busy(struct hsim *s, size_t i, uint32_t count)
 static double ours_worth(const struct hsim *s, size_t i, int64_t k)
 {
 	const struct hfn *f = &s->f[i];
+	int64_t from = k + 1 < 1 ? 1 : k + 1;
 	uint64_t over = f->oob, within = 0;
 
 	if (f->in + f->oob == 0)
 		return 0;
-	for (int64_t b = HOSTSIM_RANGE; b > k && b >= 1; b--) {
-		over += f->hist[b];
-		if (b <= (int64_t)f->hi)
-			within += f->hist[b];
-	}
+	if (from <= HOSTSIM_RANGE)
+		over += f->ge[from];
+	if (from <= HOSTSIM_RANGE && from <= (int64_t)f->hi)
+		within = f->ge[from] -
+			 f->ge[f->hi < HOSTSIM_RANGE ? f->hi + 1
+						     : HOSTSIM_RANGE + 1];
 	return over ? (double)within / (double)over /
 			      (s->g[i].mem_mib * s->g[i].idle_weight)
 		    : 0;
