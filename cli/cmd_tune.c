@@ -6,6 +6,8 @@
 #include <string.h>
 
 static const struct command tuners[] = {
+	{ "host", "per-guest warm-VM keep-alive under one host's memory "
+		  "budget (simulated, no KVM)", cmd_tune_host },
 	{ "pool", "which warm-pool policy and size meet a start-latency SLO "
 		  "cheapest (simulated, no KVM)", cmd_tune_pool },
 	{ "restore", "which memory-restore strategy to use for a snapshot "

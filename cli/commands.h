@@ -32,6 +32,7 @@ int cmd_export(int argc, char **argv);
 /* The pool's commands. */
 int cmd_pool(int argc, char **argv);
 int cmd_tune_pool(int argc, char **argv);
+int cmd_tune_host(int argc, char **argv);
 
 /* The tuners of `coldstart tune`, `n` of them (cmd_tune.c). */
 const struct command *tune__tuners(size_t *n);

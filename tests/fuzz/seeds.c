@@ -296,6 +296,46 @@ static void trace_seeds(void)
 		   "b,g,-1.7976931348623157e308,1e-300\n");
 }
 
+/* tune host's inputs: byte 0 of a trace picks format, minutes and
+ * budget (fuzz_host_trace.c); guests documents are JSON as they are. */
+static void host_seeds(void)
+{
+	static const struct { const char *name; uint8_t mode; const char *text; }
+	traces[] = {
+		{ "azure2019", 0x30, "HashOwner,HashApp,HashFunction,Trigger,"
+		  "1,2,3,4,5,6\no,a,f0,http,1,1,1,0,0,1\no,a,f1,http,0,0,0,"
+		  "1,0,0\no,b,f2,timer,0,0,0,0,1,0\no,a,f0,queue,2,0,0,0,0,"
+		  "0\n" },
+		{ "azure2021", 0x22, "app,func,end_timestamp,duration\n"
+		  "a,f0,10.5,0.5\na,f0,71,1\na,f1,190.25,0.25\nb,f2,251,1"
+		  "\na,f0,310,0\n" },
+	};
+	static const char *const guests[] = {
+		"{\"guests\": [{\"name\": \"small\", \"mem_mib\": 50, "
+		"\"cold_ms\": 100, \"hit_ms\": 1, \"functions\": [\"f0\", "
+		"\"gone\"]}, {\"name\": \"big\", \"mem_mib\": 512, "
+		"\"cold_ms\": 400, \"hit_ms\": 2, \"idle_weight\": 2}]}",
+		"{\"guests\": [{\"name\": \"a\", \"mem_mib\": 1, "
+		"\"cold_ms\": 1, \"hit_ms\": 0, \"functions\": [\"f0\", "
+		"\"f1\", \"f2\"]}]}",
+	};
+	char name[32];
+
+	for (size_t i = 0; i < sizeof(traces) / sizeof(*traces); i++) {
+		size_t len = strlen(traces[i].text);
+		uint8_t *buf = malloc(len + 1);
+
+		buf[0] = traces[i].mode;
+		memcpy(buf + 1, traces[i].text, len);
+		seed("host_trace", traces[i].name, buf, len + 1);
+		free(buf);
+	}
+	for (size_t i = 0; i < sizeof(guests) / sizeof(*guests); i++) {
+		snprintf(name, sizeof(name), "guests-%zu.json", i);
+		seed("host_guests", name, guests[i], strlen(guests[i]));
+	}
+}
+
 /* Records as fuzz_devices.c decodes them: op, register index, value. */
 static void devices_seeds(void)
 {
@@ -403,6 +443,7 @@ int main(int argc, char **argv)
 	result_seeds();
 	arrivals_seeds();
 	trace_seeds();
+	host_seeds();
 	devices_seeds();
 	virtio_seeds();
 	agent_seeds();
