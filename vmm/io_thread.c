@@ -28,6 +28,7 @@ int io_thread__start(struct io_thread *t, const char *what,
 {
 	int ret;
 
+	t->what = what;
 	t->fn = fn;
 	t->arg = arg;
 	t->started = false;
@@ -35,23 +36,25 @@ int io_thread__start(struct io_thread *t, const char *what,
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	ret = pthread_create(&t->thread, NULL, main_of, t);
-	if (ret) {
-		ret = err__sys(ret, "%s: starting its I/O thread", what);
-		goto out;
-	}
+	if (ret == 0)
+		return 0;
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	return err__sys(ret, "%s: starting its I/O thread", what);
+}
+
+int io_thread__ready(struct io_thread *t)
+{
+	int ret;
+
 	pthread_mutex_lock(&t->lock);
 	while (!t->started)
 		pthread_cond_wait(&t->cond, &t->lock);
 	ret = t->err;
 	pthread_mutex_unlock(&t->lock);
-	if (ret == 0)
-		return 0;
-	pthread_join(t->thread, NULL);
-	ret = err__set(-ret, "%s: %s", what, t->msg);
-out:
-	pthread_cond_destroy(&t->cond);
-	pthread_mutex_destroy(&t->lock);
-	return ret;
+	if (ret < 0)
+		return err__set(-ret, "%s: %s", t->what, t->msg);
+	return 0;
 }
 
 void io_thread__join(struct io_thread *t)

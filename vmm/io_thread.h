@@ -1,7 +1,10 @@
-/* A virtio device's I/O thread: started with the I/O role's seccomp
- * filter loaded (seccomp.h) before it serves anything, so that a device's
- * work never runs unfiltered and a filter that fails to load is an error
- * of the device's open, not a silent hang of the guest. */
+/* A virtio device's I/O thread: it loads the I/O role's seccomp filter
+ * (seccomp.h) before it serves anything, so that a device's work never
+ * runs unfiltered. The thread is made when the device opens and loads its
+ * filter while the VM is set up, as vCPU threads do; io_thread__ready(),
+ * which vm__start calls through the device's `ready`, makes a filter that
+ * failed to load an error before the guest runs, not a silent hang of its
+ * disk. */
 #ifndef COLDSTART_IO_THREAD_H
 #define COLDSTART_IO_THREAD_H
 
@@ -10,6 +13,7 @@
 
 struct io_thread {
 	pthread_t thread;
+	const char *what; /* the device, in messages */
 	void (*fn)(void *arg);
 	void *arg;
 	pthread_mutex_t lock;
@@ -19,13 +23,18 @@ struct io_thread {
 	char msg[256]; /* its message */
 };
 
-/* Starts fn(arg) on a new thread once it has loaded its filter; returns
- * 0, or -errno with a message naming `what` (the thread could not be
- * made, or its filter not loaded: it then ended without running fn). */
+/* Makes the thread, which loads its filter and then runs fn(arg);
+ * returns at once: 0, or -errno with a message naming `what` when the
+ * thread could not be made. */
 int io_thread__start(struct io_thread *t, const char *what,
 		     void (*fn)(void *arg), void *arg);
 
-/* Waits for fn to return (the caller made it return). */
+/* Waits until the thread has loaded its filter: 0, or -errno with a
+ * message naming `what` when it could not (it then ended without running
+ * fn; io_thread__join still reaps it). */
+int io_thread__ready(struct io_thread *t);
+
+/* Waits for the thread to end (the caller made fn return). */
 void io_thread__join(struct io_thread *t);
 
 #endif

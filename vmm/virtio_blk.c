@@ -350,6 +350,11 @@ static int save(const void *dev, void *buf, size_t len)
 	return 0;
 }
 
+static int ready(void *dev)
+{
+	return io_thread__ready(&((struct vblk *)dev)->io);
+}
+
 static int restore(void *dev, const void *buf, size_t len)
 {
 	struct vblk *b = dev;
@@ -375,7 +380,7 @@ int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
 	snprintf(b->dev_name, sizeof(b->dev_name), "virtio-blk.%u", index);
 	b->dev = (struct device_ops){ .name = b->dev_name,
 				      .state_size = state_size, .save = save,
-				      .restore = restore };
+				      .restore = restore, .ready = ready };
 	ret = virtio_mmio__register(&b->t, &vm->io);
 	if (ret == 0)
 		ret = vm__add_device(vm, &b->dev, b);

@@ -446,6 +446,20 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev)
 	return 0;
 }
 
+/* Devices whose threads were set up alongside the VM: each must be
+ * ready before the guest's first instruction. */
+static int devices_ready(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_devices; i++) {
+		const struct device *d = &vm->devices[i];
+		int ret = d->ops->ready ? d->ops->ready(d->dev) : 0;
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int vm__start(struct vm *vm)
 {
 	int ret = 0;
@@ -454,6 +468,11 @@ int vm__start(struct vm *vm)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
 				"not filled yet; request a pause to start its "
 				"threads parked)");
+	ret = devices_ready(vm);
+	if (ret < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return ret;
+	}
 	/* setup is done: a jail comes before the first vCPU thread (and
 	 * before the filters, which forbid what it does) */
 	ret = jail__enter_pending();
