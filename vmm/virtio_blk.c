@@ -383,6 +383,8 @@ int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
 				      .restore = restore, .ready = ready };
 	ret = virtio_mmio__register(&b->t, &vm->io);
 	if (ret == 0)
+		ret = virtio_mmio__kvm_paths(&b->t, vm, b->kick);
+	if (ret == 0)
 		ret = vm__add_device(vm, &b->dev, b);
 	return ret;
 }

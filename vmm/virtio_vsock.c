@@ -336,6 +336,8 @@ int vsock__attach(struct vsock *v, struct vm *vm)
 				      .restore = restore, .ready = ready };
 	ret = virtio_mmio__register(&v->t, &vm->io);
 	if (ret == 0)
+		ret = virtio_mmio__kvm_paths(&v->t, vm, v->kick);
+	if (ret == 0)
 		ret = vm__add_device(vm, &v->dev, v);
 	return ret;
 }

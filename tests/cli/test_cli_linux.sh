@@ -241,20 +241,33 @@ mkdisk() {
 	rm -f "$1"
 	truncate -s 1M "$1" && printf 'coldstart disk!\0' | dd of="$1" conv=notrunc status=none
 }
+# Each on KVM's eventfd paths, then on the exit paths
+# (COLDSTART_VIRTIO_EXITS=1), where each of the guest's notifications is
+# a VM exit more.
+declare -A exits
+for paths in 0 1; do
 for mode in cow rw ro; do
 	mkdisk "$tmp/disk.img"
 	want='write read back ok'
 	[ $mode = ro ] && want='write refused \(read-only\)'
-	expect 0 "virtio-blk: $want" run --kernel "$TK_ELF" --allow-pvm \
-		--mem 32M --cmdline tk.signal=port --drive "$tmp/disk.img,$mode"
+	COLDSTART_VIRTIO_EXITS=$paths expect 0 "virtio-blk: $want" run \
+		--kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
+		--drive "$tmp/disk.img,$mode"
 	grep -q 'virtio-blk: sector 0: 636f6c647374617274206469736b2100' "$out" &&
 		grep -q 'virtio-blk: past the end: error status' "$out" && ok ||
 		fail "--drive $mode: the guest's reads"
 	byte=$(od -An -tu1 -j 513 -N 1 "$tmp/disk.img" | tr -d ' ')
 	[ "$byte" = "$([ $mode = rw ] && echo 4 || echo 0)" ] && ok ||
 		fail "--drive $mode: byte 513 of the file is $byte"
+	exits[$paths,$mode]=$(cat "$out" "$err" |
+		sed -n 's/.* \([0-9]*\) VM exits (vCPUs.*/\1/p')
 done
-# vsock: the host's half in Python, beside the run
+done
+[ "${exits[0,rw]}" -lt "${exits[1,rw]}" ] && ok ||
+	fail "notifications through an ioeventfd: ${exits[0,rw]} exits, ${exits[1,rw]} without"
+# vsock: the host's half in Python, beside the run, on both paths
+for paths in 0 1; do
+rm -f "$tmp/v.sock_1234"
 python3 - "$tmp/v.sock" >"$tmp/host.out" 2>&1 <<'PY' &
 import os, socket, sys, time
 path = sys.argv[1]
@@ -277,14 +290,16 @@ h.close()
 PY
 host=$!
 for i in $(seq 100); do [ -S "$tmp/v.sock_1234" ] && break; sleep 0.1; done
-expect 0 'vsock: served the host' run --kernel "$TK_ELF" --allow-pvm --mem 32M \
-	--cmdline tk.signal=port --vsock "$tmp/v.sock"
+COLDSTART_VIRTIO_EXITS=$paths expect 0 'vsock: served the host' run \
+	--kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
+	--vsock "$tmp/v.sock"
 wait $host
 grep -q '^heard hello from the guest$' "$tmp/host.out" &&
 	grep -q '^ok line OK [0-9]' "$tmp/host.out" &&
 	grep -q '^answer echo: ping$' "$tmp/host.out" && ok ||
 	fail "the host's side of vsock: $(cat "$tmp/host.out")"
 [ ! -e "$tmp/v.sock" ] && ok || fail "the vsock socket was left behind"
+done
 
 # in-process runs the probe guest only; a VM that fails names the child's
 # exit and what it said; a kernel that cannot boot stops the run first
