@@ -79,13 +79,14 @@ static int set_console(void *ctx, const char *arg)
 	return 0;
 }
 
-/* PATH[,ro|rw|cow]: the mode after the last comma (a path may hold
- * commas; one ending in ",ro" is given as PATH,ro,cow). */
+/* PATH[,ro|rw|cow|overlay=FILE|reflink=FILE]: the mode after the last
+ * comma that starts one (a path may hold commas; one ending in ",ro" is
+ * given as PATH,ro,cow; FILE may hold none). */
 static int set_drive(void *ctx, const char *arg)
 {
 	struct run_cli *o = ctx;
 	struct run_drive *d = &o->drives[o->nr_drives];
-	const char *comma = strrchr(arg, ',');
+	const char *comma = strrchr(arg, ','), *own = NULL;
 	size_t len = strlen(arg);
 
 	note(&o->linux_opt, "drive");
@@ -93,11 +94,18 @@ static int set_drive(void *ctx, const char *arg)
 		return err__set(EINVAL, "--drive: at most %d drives",
 				LINUX_MAX_DRIVES);
 	d->mode = VBLK_COW;
-	if (comma && (!strcmp(comma, ",ro") || !strcmp(comma, ",rw") ||
-		      !strcmp(comma, ",cow"))) {
-		vblk__mode(comma + 1, &d->mode);
+	d->own[0] = '\0';
+	if (comma && vblk__mode(comma + 1, &d->mode, &own) == 0)
 		len = (size_t)(comma - arg);
-	}
+	else if (comma && (!strncmp(comma, ",overlay=", 9) ||
+			   !strncmp(comma, ",reflink=", 9)))
+		return err__set(EINVAL, "--drive '%s': no FILE after '%.8s'",
+				arg, comma + 1);
+	if (own && strlen(own) >= sizeof(d->own))
+		return err__set(EINVAL, "--drive '%s': the file is too long",
+				arg);
+	if (own)
+		strcpy(d->own, own);
 	if (len == 0 || len >= sizeof(d->path))
 		return err__set(EINVAL, "--drive '%s': %s", arg,
 				len ? "the path is too long" : "no path");
@@ -326,8 +334,9 @@ static const struct opt run_table[] = {
 	  set_console, NULL },
 	{ "drive", 0, "PATH", false, "a virtio disk, PATH[,MODE] (repeatable, "
 	  "at most 4; /dev/vda,\nvdb...): a raw image such as a rootfs.ext4; "
-	  "MODE cow (default:\nwrites stay in this VM), rw (into the file) or "
-	  "ro", set_drive, NULL },
+	  "MODE cow (default:\nwrites stay in this VM), overlay=FILE (into "
+	  "a sparse per-VM\nfile), reflink=FILE (into a reflinked copy), rw "
+	  "(into the\nimage) or ro", set_drive, NULL },
 	{ "vsock", 0, "PATH", false, "a virtio-vsock device, PATH[,cid=N] "
 	  "(guest CID N, default 3):\nthe host connects to the Unix socket "
 	  "PATH and writes\n\"CONNECT <port>\\n\"; a guest's connection to "

@@ -1,9 +1,12 @@
 /* A polled virtio-mmio block driver, the smallest that does what Linux's
  * does with a disk: it finds the device from "virtio_mmio.device=" on the
  * command line, negotiates VERSION_1, sets up one queue, reads sector 0,
- * writes sector 1 and reads it back (or sees the write refused on a
- * read-only disk), asks for the disk's ID and reads past its end. One
- * line per step on COM1, with BAD where the device did not do its part. */
+ * writes sector 1 (tk.sector=S: S) and reads it back (or sees the write
+ * refused on a read-only disk), asks for the disk's ID and reads past its
+ * end; with tk.scan=K it then counts the sectors 1 to K, its own aside,
+ * that hold anything but zeros (what other VMs on the same image must
+ * not have left). One line per step on COM1, with BAD where the device
+ * did not do its part. */
 #include "tk.h"
 
 #define QSIZE 8
@@ -153,13 +156,31 @@ static void put_bytes(const uint8_t *p, unsigned int n)
 	}
 }
 
-static void write_and_read_back(int ro)
+/* The decimal number after `key` on the command line, or `dflt`. */
+static uint64_t arg_num(const char *cmdline, const char *key, uint64_t dflt)
+{
+	for (; *cmdline; cmdline++) {
+		const char *k = key, *c = cmdline;
+		uint64_t v = 0;
+
+		while (*k && *c == *k)
+			c++, k++;
+		if (*k || *c < '0' || *c > '9')
+			continue;
+		while (*c >= '0' && *c <= '9')
+			v = v * 10 + (uint64_t)(*c++ - '0');
+		return v;
+	}
+	return dflt;
+}
+
+static void write_and_read_back(int ro, uint64_t sector)
 {
 	int same = 1;
 
 	for (unsigned int i = 0; i < sizeof(data); i++)
-		data[i] = (uint8_t)(i * 3 + 1);
-	if (request(1, 1, sizeof(data), 1) != 0) {
+		data[i] = (uint8_t)(i * 3 + sector);
+	if (request(1, sector, sizeof(data), 1) != 0) {
 		puts_com1(ro ? "virtio-blk: write refused (read-only)\n" :
 			       "virtio-blk: write BAD\n");
 		return;
@@ -170,17 +191,42 @@ static void write_and_read_back(int ro)
 	}
 	for (unsigned int i = 0; i < sizeof(data); i++)
 		data[i] = 0;
-	if (request(0, 1, sizeof(data), 0) != 0)
+	if (request(0, sector, sizeof(data), 0) != 0)
 		same = 0;
 	for (unsigned int i = 0; i < sizeof(data); i++)
-		same &= data[i] == (uint8_t)(i * 3 + 1);
+		same &= data[i] == (uint8_t)(i * 3 + sector);
 	puts_com1(same ? "virtio-blk: write read back ok\n" :
 			 "virtio-blk: write read back BAD\n");
 }
 
-static void check_blk(void)
+/* Sectors 1 to k but `own` that hold a nonzero byte. */
+static void scan(uint64_t k, uint64_t own)
 {
-	uint64_t sectors;
+	uint64_t others = 0;
+
+	for (uint64_t s = 1; s <= k; s++) {
+		int dirty = 0;
+
+		if (s == own)
+			continue;
+		if (request(0, s, sizeof(data), 0) != 0) {
+			puts_com1("virtio-blk: scan BAD\n");
+			return;
+		}
+		for (unsigned int i = 0; i < sizeof(data); i++)
+			dirty |= data[i];
+		others += dirty != 0;
+	}
+	puts_com1("virtio-blk: sectors 1-");
+	put_dec(k);
+	puts_com1(": ");
+	put_dec(others);
+	puts_com1(" written by others\n");
+}
+
+static void check_blk(const char *cmdline)
+{
+	uint64_t sectors, sector = arg_num(cmdline, "tk.sector=", 1);
 	int ro;
 
 	ro = negotiate();
@@ -198,7 +244,9 @@ static void check_blk(void)
 	else
 		puts_com1("BAD");
 	putc_com1('\n');
-	write_and_read_back(ro);
+	write_and_read_back(ro, sector);
+	if (arg_num(cmdline, "tk.scan=", 0))
+		scan(arg_num(cmdline, "tk.scan=", 0), sector);
 	for (unsigned int i = 0; i < 32; i++)
 		data[i] = 0; /* a 20-byte ID has no terminator */
 	puts_com1("virtio-blk: id ");
@@ -227,7 +275,7 @@ void check_virtio(const char *cmdline)
 			continue;
 		}
 		if (rd(8) == 2)
-			check_blk();
+			check_blk(cmdline);
 		else if (rd(8) == 19)
 			check_vsock(regs, cmdline);
 	}
