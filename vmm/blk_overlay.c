@@ -64,35 +64,55 @@ static int check_size(struct blk_overlay *o, const char *path, bool made)
 	return 0;
 }
 
+/* The overlay's file: `*path` made or reopened, or with no path an
+ * unnamed one in $TMPDIR (*path then names the directory); *fresh says
+ * it is new, to be sized. */
+static int open_file(struct blk_overlay *o, const char **path, bool *fresh)
+{
+	const char *dir = getenv("TMPDIR");
+
+	*fresh = true;
+	if (!*path) {
+		*path = dir && *dir ? dir : "/tmp";
+		o->file = open(*path, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+		return o->file < 0 ? err__sys(errno, "an unnamed overlay in "
+					      "%s (O_TMPFILE)", *path) : 0;
+	}
+	o->file = open(*path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC, 0600);
+	if (o->file < 0 && errno == EEXIST) {
+		*fresh = false;
+		o->file = open(*path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (o->file < 0)
+		return err__sys(errno, "overlay %s%s", *path,
+				errno == ELOOP ? " (a symbolic link)" : "");
+	return 0;
+}
+
 int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 		      const char *path)
 {
 	uint64_t nblocks = (bytes + BLOCK - 1) / BLOCK;
-	bool made = true;
+	bool unnamed = !path, fresh;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->base = base_fd;
 	o->bytes = bytes;
-	o->file = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-				     O_CLOEXEC, 0600);
-	if (o->file < 0 && errno == EEXIST) {
-		made = false;
-		o->file = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (o->file < 0)
-		return err__sys(errno, "overlay %s%s", path,
-				errno == ELOOP ? " (a symbolic link)" : "");
+	ret = open_file(o, &path, &fresh);
+	if (ret < 0)
+		return ret;
 	o->map = calloc((nblocks + 63) / 64, sizeof(uint64_t));
-	ret = o->map ? check_size(o, path, made) :
+	ret = o->map ? check_size(o, path, fresh) :
 		       err__set(ENOMEM, "overlay %s: its block map", path);
-	if (ret == 0 && !made)
+	if (ret == 0 && !fresh)
 		ret = load_map(o, path);
 	if (ret == 0)
 		return 0;
 	free(o->map);
 	close(o->file);
-	if (made)
+	if (fresh && !unnamed)
 		unlink(path);
 	return ret;
 }

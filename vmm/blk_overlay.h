@@ -23,7 +23,8 @@ struct blk_overlay {
 
 /* Opens the overlay `path` over `base_fd` (borrowed, `bytes` long): a
  * new file is made sparse at the base's size (mode 0600, never through a
- * symbolic link); an existing one must have that size. -errno with a
+ * symbolic link); an existing one must have that size. NULL: an unnamed
+ * file (O_TMPFILE) in $TMPDIR or /tmp, gone when closed. -errno with a
  * message naming the overlay. */
 int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 		      const char *path);

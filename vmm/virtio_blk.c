@@ -33,11 +33,11 @@ struct header {
 
 int vblk__mode(const char *text, enum vblk_mode *out, const char **own)
 {
-	static const char *const names[] = { "rw", "ro", "cow" };
+	static const char *const names[] = { "rw", "ro", "cow", "overlay" };
 	static const char *const owned[] = { "overlay=", "reflink=" };
 
 	*own = NULL;
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < 4; i++) {
 		if (strcmp(text, names[i]) == 0) {
 			*out = (enum vblk_mode)i;
 			return 0;
@@ -53,7 +53,7 @@ int vblk__mode(const char *text, enum vblk_mode *out, const char **own)
 		}
 	}
 	return err__set(EINVAL, "drive mode '%s': expected ro, rw, cow, "
-			"overlay=FILE or reflink=FILE", text);
+			"overlay, overlay=FILE or reflink=FILE", text);
 }
 
 static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
@@ -379,10 +379,10 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 
 	memset(b, 0, sizeof(*b));
 	b->mode = mode;
-	if ((mode == VBLK_OVERLAY || mode == VBLK_REFLINK) != (own != NULL))
-		return err__set(EINVAL, "drive %s: an overlay or reflink "
-				"file goes with modes overlay and reflink "
-				"only", path);
+	if ((mode == VBLK_REFLINK) != (own != NULL) && mode != VBLK_OVERLAY)
+		return err__set(EINVAL, "drive %s: a file of its own goes with "
+				"modes overlay and reflink only, and reflink "
+				"needs one", path);
 	ret = open_image(b, path, own);
 	if (ret < 0)
 		return ret;

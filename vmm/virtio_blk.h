@@ -73,8 +73,8 @@ struct vblk {
  * multiple of 512 bytes) as a disk at guest-physical `base` with
  * interrupt `irq`, and starts its I/O thread, idle until the driver
  * starts the device. VBLK_OVERLAY and VBLK_REFLINK write into the file
- * `own` (NULL for the other modes): the overlay, made or reopened, or
- * the reflinked copy, made new. -errno with a message naming the file
+ * `own` (NULL for the other modes): the overlay, made or reopened (NULL:
+ * an unnamed one, gone at close), or the reflinked copy, made new. -errno with a message naming the file
  * and what is wrong with it. */
 int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 	       const char *own, const struct guest_mem *mem, uint64_t base,
@@ -103,8 +103,9 @@ void vblk__irq_edge(void *vm, uint32_t irq);
 /* Stops the I/O thread, releases the file. After the VM is destroyed. */
 void vblk__close(struct vblk *b);
 
-/* "ro", "rw", "cow", or "overlay=FILE" or "reflink=FILE" (*own then
- * points at FILE in `text`); -EINVAL with a message for other text. */
+/* "ro", "rw", "cow", "overlay", or "overlay=FILE" or "reflink=FILE"
+ * (*own then points at FILE in `text`, else is NULL); -EINVAL with a
+ * message for other text. */
 int vblk__mode(const char *text, enum vblk_mode *out, const char **own);
 
 #endif

@@ -245,20 +245,24 @@ mkdisk() {
 # (COLDSTART_VIRTIO_EXITS=1), where each of the guest's notifications is
 # a VM exit more.
 declare -A exits
+mkdir "$tmp/ovl" # the unnamed overlays' directory, empty after each run
 for paths in 0 1; do
-for mode in cow rw ro; do
+for mode in cow rw ro overlay default; do
 	mkdisk "$tmp/disk.img"
 	want='write read back ok'
 	[ $mode = ro ] && want='write refused \(read-only\)'
-	COLDSTART_VIRTIO_EXITS=$paths expect 0 "virtio-blk: $want" run \
+	drive=$tmp/disk.img
+	[ $mode = default ] || drive=$drive,$mode
+	TMPDIR=$tmp/ovl COLDSTART_VIRTIO_EXITS=$paths expect 0 "virtio-blk: $want" run \
 		--kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
-		--drive "$tmp/disk.img,$mode"
+		--drive "$drive"
 	grep -q 'virtio-blk: sector 0: 636f6c647374617274206469736b2100' "$out" &&
 		grep -q 'virtio-blk: past the end: error status' "$out" && ok ||
 		fail "--drive $mode: the guest's reads"
 	byte=$(od -An -tu1 -j 513 -N 1 "$tmp/disk.img" | tr -d ' ')
 	[ "$byte" = "$([ $mode = rw ] && echo 4 || echo 0)" ] && ok ||
 		fail "--drive $mode: byte 513 of the file is $byte"
+	[ -z "$(ls -A "$tmp/ovl")" ] && ok || fail "--drive $mode left $(ls "$tmp/ovl")"
 	exits[$paths,$mode]=$(cat "$out" "$err" |
 		sed -n 's/.* \([0-9]*\) VM exits (vCPUs.*/\1/p')
 done

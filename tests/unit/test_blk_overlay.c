@@ -109,6 +109,24 @@ static void writes_stay_in_the_overlay(void **state)
 	blk_overlay__close(&o);
 }
 
+/* No file named: an unnamed one in $TMPDIR, gone when closed. */
+static void an_unnamed_overlay(void **state)
+{
+	struct blk_overlay o;
+	char cmd[160];
+
+	(void)state;
+	setenv("TMPDIR", dir, 1);
+	unlink(base_path); /* the base stays open: only the overlay may be here */
+	assert_int_equal(blk_overlay__open(&o, base_fd, DISK, NULL), 0);
+	unsetenv("TMPDIR");
+	write_both(&o, 4096 + 7, 9000, 0x5a);
+	reads_what_was_written(&o);
+	blk_overlay__close(&o);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void overlays_refused(void **state)
 {
 	struct blk_overlay o;
@@ -133,6 +151,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(writes_stay_in_the_overlay,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(overlays_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(an_unnamed_overlay, setup,
 						teardown),
 	};
 
