@@ -1,10 +1,11 @@
 /* tk.blkbench=M: the disk's throughput as the guest sees it, for the
- * benchmark of the drive modes; TSC cycles per phase, which the host
- * turns into time. */
+ * benchmark of the drive modes, and a request's round trip, for the
+ * notification paths; TSC cycles, which the host turns into time. */
 #include "tk.h"
 
 #define CHUNK 65536u
 #define START 2048u /* sector: past what the checks write */
+#define ROUND_TRIPS 1000u
 
 static uint8_t big[CHUNK] __attribute__((aligned(4096)));
 
@@ -52,5 +53,11 @@ void blk_bench(uint64_t mib, uint64_t sectors)
 		bad += big[CHUNK - 512] != (uint8_t)(i + CHUNK / 512);
 	}
 	report("virtio-blk: bench read ", rdtsc() - t0);
+	/* requests without data (GET_ID into 20 bytes): what a notification
+	 * and its completion cost, per request */
+	t0 = rdtsc();
+	for (unsigned int i = 0; i < ROUND_TRIPS; i++)
+		bad += blk_request(8, 0, big, 20, 0) != 0;
+	report("virtio-blk: bench round trip ", (rdtsc() - t0) / ROUND_TRIPS);
 	puts_com1(bad ? "virtio-blk: bench BAD\n" : "virtio-blk: bench done\n");
 }

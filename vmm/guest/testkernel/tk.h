@@ -43,8 +43,9 @@ uint8_t blk_request(uint32_t type, uint64_t sector, void *buf, uint32_t len,
 		    int out);
 
 /* Writes `mib` MiB from 1 MiB into the disk of `sectors` sectors in
- * 64 KiB requests, flushes, reads them back, and prints the TSC cycles
- * of each phase (blkbench.c). */
+ * 64 KiB requests, flushes, reads them back, then makes 1000 requests
+ * without disk data, and prints the TSC cycles of each phase (the last
+ * per request; blkbench.c). */
 void blk_bench(uint64_t mib, uint64_t sectors);
 
 #endif
