@@ -302,7 +302,8 @@ static int open_overlay(struct vblk *b, const char *own)
 
 	b->ovl = malloc(sizeof(*b->ovl));
 	if (!b->ovl)
-		return err__set(ENOMEM, "overlay %s: out of memory", own);
+		return err__set(ENOMEM, "overlay %s: out of memory",
+				own ? own : "(unnamed)");
 	ret = blk_overlay__open(b->ovl, b->fd, b->bytes, own);
 	if (ret < 0) {
 		free(b->ovl);
