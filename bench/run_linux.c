@@ -183,6 +183,7 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 	int ret;
 
 	cfg.mem_ops = o->cfg.mem_ops;
+	cfg.io_threads = b->virtio.nr_drives + b->virtio.vsock;
 	ret = vm__create(kvm, &cfg, tl, vm);
 	if (ret < 0)
 		return ret;

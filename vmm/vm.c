@@ -5,6 +5,7 @@
 
 #include "cpu_x86.h"
 #include "err.h"
+#include "io_thread.h"
 #include "jail.h"
 #include "seccomp.h"
 
@@ -267,6 +268,7 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 static void vm_free(struct vm *vm)
 {
 	vcpu__join_threads(vm);
+	io_thread__drop_spares();
 	pthread_cond_destroy(&vm->cond);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm->vcpus);
@@ -361,6 +363,9 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	if (!vm)
 		return err__set(ENOMEM, "allocating a VM");
 	vcpu__make_threads_early(vm);
+	/* spares that cannot be made now are made by the devices */
+	if (cfg->io_threads && !jail__pending())
+		io_thread__prestart(cfg->io_threads);
 	ret = create_vm_fd(vm, cfg->irqchip);
 	if (ret < 0)
 		goto err_free;

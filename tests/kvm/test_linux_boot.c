@@ -99,6 +99,7 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	b.virtio.nr_drives = c->nr_drives; /* in the DSDT too */
 	b.virtio.vsock = c->vsock != NULL;
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
+	cfg.io_threads = c->nr_drives + (c->vsock != NULL); /* spares */
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
 			 &(struct linux_machine_opts){ console, c->at_boot }), 0);

@@ -1,7 +1,8 @@
 /* Unit tests for a device's I/O thread (vmm/io_thread.c): its function
  * runs once the thread has loaded the io filter, and a filter the kernel
  * refuses is an error of io_thread__ready() naming the device, with the
- * function never run and the thread still reaped by io_thread__join(). */
+ * function never run and the thread still reaped by io_thread__join();
+ * spares made ahead serve the devices opened later. */
 #include "err.h"
 #include "io_thread.h"
 #include "seccomp.h"
@@ -41,6 +42,25 @@ static void runs_with_its_filter(void **state)
 	assert_int_equal(io_thread__ready(&t), 0); /* asked again: the same */
 	io_thread__join(&t);
 	assert_int_equal(ran, 7);
+	assert_int_equal(seccomp__configure(SECCOMP_OFF, false), 0);
+}
+
+/* A spare made ahead takes the device; the one left over ends. */
+static void spares_serve_the_devices(void **state)
+{
+	struct io_thread t;
+	int arg = 9;
+
+	(void)state;
+	assert_int_equal(seccomp__configure(SECCOMP_KILL, false), 0);
+	ran = 0;
+	assert_int_equal(io_thread__prestart(2), 0);
+	assert_int_equal(io_thread__start(&t, "dev", fn, &arg), 0);
+	assert_int_equal(io_thread__ready(&t), 0);
+	io_thread__join(&t);
+	assert_int_equal(ran, 9);
+	io_thread__drop_spares();
+	io_thread__drop_spares(); /* none left: nothing to do */
 	assert_int_equal(seccomp__configure(SECCOMP_OFF, false), 0);
 }
 
@@ -94,6 +114,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(runs_with_its_filter),
+		cmocka_unit_test(spares_serve_the_devices),
 		cmocka_unit_test(a_refused_filter_is_an_error_of_ready),
 	};
 
