@@ -148,7 +148,9 @@ static int add_virtio(const struct run_cli *o, struct vm *vm,
 
 	for (unsigned int i = 0; i < o->nr_drives; i++)
 		d[i] = (struct linux_drive){ o->drives[i].path,
-					     o->drives[i].mode };
+					     o->drives[i].mode,
+					     o->drives[i].own[0] ?
+						     o->drives[i].own : NULL };
 	ret = linux_machine__add_drives(m, vm, d, o->nr_drives);
 	if (ret == 0 && o->vsock[0])
 		ret = linux_machine__add_vsock(m, vm, o->vsock_cid, o->vsock);
@@ -214,6 +216,7 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 	int ret;
 
 	cfg.mem_ops = o->cfg.mem_ops;
+	cfg.io_threads = b->virtio.nr_drives + b->virtio.vsock;
 	ret = vm__create(kvm, &cfg, tl, vm);
 	if (ret < 0)
 		return ret;

@@ -31,6 +31,7 @@ struct run_cli {
 	struct run_drive {
 		char path[4096];
 		enum vblk_mode mode;
+		char own[4096]; /* overlay=FILE, reflink=FILE; "": none */
 	} drives[LINUX_MAX_DRIVES];
 	unsigned int nr_drives;
 	char vsock[108];     /* its Unix socket; "": none */

@@ -18,6 +18,9 @@ struct device_ops {
 	/* Loads a state save() wrote; -EINVAL with a message when len or a
 	 * version field does not fit. Called before vCPUs start. */
 	int (*restore)(void *dev, const void *buf, size_t len);
+	/* NULL, or waits until the device's own threads can serve: 0 or
+	 * -errno with a message. vm__start calls it before any vCPU runs. */
+	int (*ready)(void *dev);
 };
 
 struct device {

@@ -1,62 +1,165 @@
-/* A device's I/O thread that loads its filter first (io_thread.h). */
+/* A device's I/O thread that loads its filter first (io_thread.h). The
+ * threads are workers: made by io_thread__start, or ahead of time as
+ * spares that load their filter and wait to be handed a device. */
 #include "io_thread.h"
 
 #include "err.h"
 #include "seccomp.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-static void *main_of(void *arg)
+struct io_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool loaded;   /* the filter's load ended */
+	int err;       /* its result: 0 or -errno */
+	char msg[256]; /* its message */
+	bool handed;   /* fn given (NULL: the spare must end) */
+	void (*fn)(void *arg);
+	void *arg;
+	struct io_worker *next; /* among the spares */
+};
+
+/* Spares for the process's next devices (one VM with devices a
+ * process). */
+static pthread_mutex_t spares_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct io_worker *spares;
+
+static void *worker_main(void *arg)
 {
-	struct io_thread *t = arg;
+	struct io_worker *w = arg;
 	int ret = seccomp__install(SECCOMP_IO);
+	void (*fn)(void *arg);
 
-	pthread_mutex_lock(&t->lock);
-	t->err = ret;
+	pthread_mutex_lock(&w->lock);
+	w->err = ret;
 	if (ret < 0)
-		snprintf(t->msg, sizeof(t->msg), "%s", err__last());
-	t->started = true;
-	pthread_cond_signal(&t->cond);
-	pthread_mutex_unlock(&t->lock);
-	if (ret == 0)
-		t->fn(t->arg);
+		snprintf(w->msg, sizeof(w->msg), "%s", err__last());
+	w->loaded = true;
+	pthread_cond_broadcast(&w->cond);
+	while (!w->handed)
+		pthread_cond_wait(&w->cond, &w->lock);
+	fn = w->fn;
+	arg = w->arg;
+	pthread_mutex_unlock(&w->lock);
+	if (ret == 0 && fn)
+		fn(arg);
 	return NULL;
+}
+
+/* 0 or the error number of pthread_create. */
+static int worker_new(struct io_worker **out)
+{
+	struct io_worker *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return ENOMEM;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	if (ret) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+static void hand(struct io_worker *w, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&w->lock);
+	w->fn = fn;
+	w->arg = arg;
+	w->handed = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void worker_end(struct io_worker *w)
+{
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+int io_thread__prestart(unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct io_worker *w;
+		int ret = worker_new(&w);
+
+		if (ret)
+			return err__sys(ret, "starting a spare I/O thread");
+		pthread_mutex_lock(&spares_lock);
+		w->next = spares;
+		spares = w;
+		pthread_mutex_unlock(&spares_lock);
+	}
+	return 0;
+}
+
+void io_thread__drop_spares(void)
+{
+	struct io_worker *w, *next;
+
+	pthread_mutex_lock(&spares_lock);
+	w = spares;
+	spares = NULL;
+	pthread_mutex_unlock(&spares_lock);
+	for (; w; w = next) {
+		next = w->next;
+		hand(w, NULL, NULL);
+		worker_end(w);
+	}
 }
 
 int io_thread__start(struct io_thread *t, const char *what,
 		     void (*fn)(void *arg), void *arg)
 {
+	struct io_worker *w;
 	int ret;
 
-	t->fn = fn;
-	t->arg = arg;
-	t->started = false;
-	t->err = 0;
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->cond, NULL);
-	ret = pthread_create(&t->thread, NULL, main_of, t);
-	if (ret) {
-		ret = err__sys(ret, "%s: starting its I/O thread", what);
-		goto out;
+	pthread_mutex_lock(&spares_lock);
+	w = spares;
+	if (w)
+		spares = w->next;
+	pthread_mutex_unlock(&spares_lock);
+	if (!w) {
+		ret = worker_new(&w);
+		if (ret)
+			return err__sys(ret, "%s: starting its I/O thread",
+					what);
 	}
-	pthread_mutex_lock(&t->lock);
-	while (!t->started)
-		pthread_cond_wait(&t->cond, &t->lock);
-	ret = t->err;
-	pthread_mutex_unlock(&t->lock);
-	if (ret == 0)
-		return 0;
-	pthread_join(t->thread, NULL);
-	ret = err__set(-ret, "%s: %s", what, t->msg);
-out:
-	pthread_cond_destroy(&t->cond);
-	pthread_mutex_destroy(&t->lock);
-	return ret;
+	t->w = w;
+	t->what = what;
+	hand(w, fn, arg);
+	return 0;
+}
+
+int io_thread__ready(struct io_thread *t)
+{
+	struct io_worker *w = t->w;
+	int ret;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->loaded)
+		pthread_cond_wait(&w->cond, &w->lock);
+	ret = w->err;
+	pthread_mutex_unlock(&w->lock);
+	if (ret < 0)
+		return err__set(-ret, "%s: %s", t->what, w->msg);
+	return 0;
 }
 
 void io_thread__join(struct io_thread *t)
 {
-	pthread_join(t->thread, NULL);
-	pthread_cond_destroy(&t->cond);
-	pthread_mutex_destroy(&t->lock);
+	worker_end(t->w);
+	t->w = NULL;
 }

@@ -1,31 +1,45 @@
-/* A virtio device's I/O thread: started with the I/O role's seccomp
- * filter loaded (seccomp.h) before it serves anything, so that a device's
- * work never runs unfiltered and a filter that fails to load is an error
- * of the device's open, not a silent hang of the guest. */
+/* A virtio device's I/O thread: it loads the I/O role's seccomp filter
+ * (seccomp.h) before it serves anything, so that a device's work never
+ * runs unfiltered. The thread is made with the VM's vCPU threads, or when
+ * the device opens, and loads its filter while the VM is set up;
+ * io_thread__ready(), which vm__start calls through the device's
+ * `ready`, makes a filter that failed to load an error before the guest
+ * runs, not a silent hang of its disk. */
 #ifndef COLDSTART_IO_THREAD_H
 #define COLDSTART_IO_THREAD_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
+struct io_worker; /* io_thread.c */
+
 struct io_thread {
-	pthread_t thread;
-	void (*fn)(void *arg);
-	void *arg;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool started;
-	int err;       /* the filter's load: 0 or -errno */
-	char msg[256]; /* its message */
+	struct io_worker *w;
+	const char *what; /* the device, in messages */
 };
 
-/* Starts fn(arg) on a new thread once it has loaded its filter; returns
- * 0, or -errno with a message naming `what` (the thread could not be
- * made, or its filter not loaded: it then ended without running fn). */
+/* Makes `n` spare threads now, which load their filter at once and wait
+ * for io_thread__start to hand them a device: vm__create makes them with
+ * the vCPU threads (vm_config.io_threads), so that their start and
+ * filter overlap the VM's setup rather than delay its first instruction.
+ * 0, or -errno with a message (the spares made so far stay). */
+int io_thread__prestart(unsigned int n);
+
+/* Ends the spares no device took (vm__destroy does). */
+void io_thread__drop_spares(void);
+
+/* Hands fn(arg) to a spare, or to a new thread, which runs it once its
+ * filter is loaded; returns at once: 0, or -errno with a message naming
+ * `what` when no thread could be made. */
 int io_thread__start(struct io_thread *t, const char *what,
 		     void (*fn)(void *arg), void *arg);
 
-/* Waits for fn to return (the caller made it return). */
+/* Waits until the thread has loaded its filter: 0, or -errno with a
+ * message naming `what` when it could not (it then ended without running
+ * fn; io_thread__join still reaps it). */
+int io_thread__ready(struct io_thread *t);
+
+/* Waits for the thread to end (the caller made fn return). */
 void io_thread__join(struct io_thread *t);
 
 #endif

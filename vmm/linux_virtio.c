@@ -86,8 +86,9 @@ int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
 	for (unsigned int i = 0; i < n && ret == 0; i++) {
 		struct vblk *b = &m->blk[i];
 
-		ret = vblk__open(b, drives[i].path, drives[i].mode, &vm->mem,
-				 slot_gpa(i), irqs[i], vblk__irq_edge, vm);
+		ret = vblk__open(b, drives[i].path, drives[i].mode,
+				 drives[i].own, &vm->mem, slot_gpa(i), irqs[i],
+				 vblk__irq_edge, vm);
 		if (ret < 0)
 			break;
 		m->nr_blk++;

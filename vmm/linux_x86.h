@@ -81,6 +81,7 @@ void linux__close_kernel(struct linux_kernel *k);
 struct linux_drive {
 	const char *path; /* borrowed */
 	enum vblk_mode mode;
+	const char *own; /* overlay= or reflink='s file; NULL otherwise */
 };
 
 /* Which virtio devices a machine has, as the guest is told of them. */

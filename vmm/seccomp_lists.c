@@ -162,6 +162,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	IOCTL(M | R, KVM_SET_TSS_ADDR, "x86 VM setup"),
 	IOCTL(M | R, KVM_SET_IDENTITY_MAP_ADDR, "x86 VM setup"),
 	IOCTL(M | R, KVM_CREATE_IRQCHIP, "in-kernel interrupt controllers"),
+	IOCTL(M | R, KVM_IOEVENTFD, "a virtio device's notifications without exits"),
+	IOCTL(M | R, KVM_IRQFD, "a virtio device's interrupts through an eventfd"),
 	IOCTL(M | R, KVM_CREATE_PIT2, "in-kernel timer"),
 	IOCTL(M | R, KVM_REINJECT_CONTROL, "drop missed PIT ticks"),
 	IOCTL(M | R, KVM_GET_SUPPORTED_CPUID, "CPUID for OS guests"),

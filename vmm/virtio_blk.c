@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/kvm.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -30,18 +31,29 @@ struct header {
 	uint64_t sector;
 };
 
-int vblk__mode(const char *text, enum vblk_mode *out)
+int vblk__mode(const char *text, enum vblk_mode *out, const char **own)
 {
-	static const char *const names[] = { "rw", "ro", "cow" };
+	static const char *const names[] = { "rw", "ro", "cow", "overlay" };
+	static const char *const owned[] = { "overlay=", "reflink=" };
 
-	for (unsigned int i = 0; i < 3; i++) {
+	*own = NULL;
+	for (unsigned int i = 0; i < 4; i++) {
 		if (strcmp(text, names[i]) == 0) {
 			*out = (enum vblk_mode)i;
 			return 0;
 		}
 	}
-	return err__set(EINVAL, "drive mode '%s': expected ro, rw or cow",
-			text);
+	for (unsigned int i = 0; i < 2; i++) {
+		size_t n = strlen(owned[i]);
+
+		if (strncmp(text, owned[i], n) == 0 && text[n]) {
+			*out = i ? VBLK_REFLINK : VBLK_OVERLAY;
+			*own = text + n;
+			return 0;
+		}
+	}
+	return err__set(EINVAL, "drive mode '%s': expected ro, rw, cow, "
+			"overlay, overlay=FILE or reflink=FILE", text);
 }
 
 static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
@@ -54,6 +66,25 @@ static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
 	memcpy(cfg, &sectors, 8);      /* capacity */
 	memcpy(cfg + 12, &seg_max, 4); /* seg_max */
 	memcpy(data, cfg + off, len);
+}
+
+/* Moves n bytes between `host` and the disk at `disk`: 0, or -EIO. */
+static int move(struct vblk *b, bool to_disk, uint8_t *host, uint64_t n,
+		uint64_t disk)
+{
+	if (b->ovl)
+		return to_disk ? blk_overlay__write(b->ovl, host, n, disk) :
+				 blk_overlay__read(b->ovl, host, n, disk);
+	if (b->view) {
+		if (to_disk)
+			memcpy(b->view + disk, host, n);
+		else
+			memcpy(host, b->view + disk, n);
+		return 0;
+	}
+	return (to_disk ? pwrite(b->fd, host, n, (off_t)disk) :
+			  pread(b->fd, host, n, (off_t)disk)) == (ssize_t)n ?
+		       0 : -EIO;
 }
 
 /* Moves `len` bytes between the chain's buffers of one kind, from byte
@@ -72,20 +103,20 @@ static int transfer(struct vblk *b, const struct virtq_chain *c, bool to_disk,
 			continue;
 		}
 		n = buf->len - at < len ? buf->len - at : len;
-		if (b->view && to_disk)
-			memcpy(b->view + disk, buf->host + at, n);
-		else if (b->view)
-			memcpy(buf->host + at, b->view + disk, n);
-		else if ((to_disk ? pwrite(b->fd, buf->host + at, n,
-					   (off_t)disk) :
-				    pread(b->fd, buf->host + at, n,
-					  (off_t)disk)) != (ssize_t)n)
+		if (move(b, to_disk, buf->host + at, n, disk) < 0)
 			return -EIO;
 		disk += n;
 		len -= n;
 		at = 0;
 	}
 	return len ? -EIO : 0;
+}
+
+/* Modes whose writes reach a file, where a flush must make them
+ * durable. */
+static bool flushes(enum vblk_mode mode)
+{
+	return mode == VBLK_RW || mode == VBLK_OVERLAY || mode == VBLK_REFLINK;
 }
 
 /* Whether [sector, + len bytes) lies on the disk, in whole sectors. */
@@ -132,7 +163,8 @@ static uint32_t serve(struct vblk *b, const struct virtq_chain *c)
 		break;
 	}
 	case VIRTIO_BLK_T_FLUSH:
-		if (b->mode == VBLK_RW && fdatasync(b->fd) < 0)
+		if (flushes(b->mode) &&
+		    fdatasync(b->ovl ? b->ovl->file : b->fd) < 0)
 			status = VIRTIO_BLK_S_IOERR;
 		break;
 	case VIRTIO_BLK_T_GET_ID:
@@ -254,7 +286,57 @@ static int disk_size(int fd, const char *path, uint64_t *bytes)
 	return 0;
 }
 
-static int open_image(struct vblk *b, const char *path)
+static int map_private(struct vblk *b, const char *path)
+{
+	b->view = mmap(NULL, b->bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_NORESERVE, b->fd, 0);
+	if (b->view != MAP_FAILED)
+		return 0;
+	b->view = NULL;
+	return err__sys(errno, "drive %s: mapping it copy-on-write", path);
+}
+
+static int open_overlay(struct vblk *b, const char *own)
+{
+	int ret;
+
+	b->ovl = malloc(sizeof(*b->ovl));
+	if (!b->ovl)
+		return err__set(ENOMEM, "overlay %s: out of memory",
+				own ? own : "(unnamed)");
+	ret = blk_overlay__open(b->ovl, b->fd, b->bytes, own);
+	if (ret < 0) {
+		free(b->ovl);
+		b->ovl = NULL;
+	}
+	return ret;
+}
+
+/* A new file `own` sharing the image's extents (FICLONE): the VM then
+ * writes into it as into an rw disk. Filesystems without reflinks (ext4,
+ * tmpfs) or a copy across filesystems are an error, not a slow copy. */
+static int reflink(struct vblk *b, const char *path, const char *own)
+{
+	int fd = open(own, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
+	int e;
+
+	if (fd < 0)
+		return err__sys(errno, "reflink %s", own);
+	if (ioctl(fd, FICLONE, b->fd) == 0) {
+		close(b->fd);
+		b->fd = fd;
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	unlink(own);
+	return err__sys(e, "reflink %s of %s: its filesystem cannot share "
+			"the image's blocks (FICLONE; overlay=FILE works on "
+			"any)", own, path);
+}
+
+static int open_image(struct vblk *b, const char *path, const char *own)
 {
 	int flags = b->mode == VBLK_RW ? O_RDWR : O_RDONLY;
 	int ret;
@@ -263,15 +345,12 @@ static int open_image(struct vblk *b, const char *path)
 	if (b->fd < 0)
 		return err__sys(errno, "drive %s", path);
 	ret = disk_size(b->fd, path, &b->bytes);
-	if (ret == 0 && b->mode == VBLK_COW) {
-		b->view = mmap(NULL, b->bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_NORESERVE, b->fd, 0);
-		if (b->view == MAP_FAILED) {
-			b->view = NULL;
-			ret = err__sys(errno, "drive %s: mapping it "
-				       "copy-on-write", path);
-		}
-	}
+	if (ret == 0 && b->mode == VBLK_COW)
+		ret = map_private(b, path);
+	else if (ret == 0 && b->mode == VBLK_OVERLAY)
+		ret = open_overlay(b, own);
+	else if (ret == 0 && b->mode == VBLK_REFLINK)
+		ret = reflink(b, path, own);
 	if (ret < 0) {
 		close(b->fd);
 		b->fd = -1;
@@ -279,16 +358,33 @@ static int open_image(struct vblk *b, const char *path)
 	return ret;
 }
 
+/* Undoes open_image. */
+static void close_image(struct vblk *b)
+{
+	if (b->view)
+		munmap(b->view, b->bytes);
+	if (b->ovl) {
+		blk_overlay__close(b->ovl);
+		free(b->ovl);
+	}
+	close(b->fd);
+}
+
 int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
-	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
-	       void (*raise)(void *ctx, uint32_t irq), void *raise_ctx)
+	       const char *own, const struct guest_mem *mem, uint64_t base,
+	       uint32_t irq, void (*raise)(void *ctx, uint32_t irq),
+	       void *raise_ctx)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
 	b->mode = mode;
-	ret = open_image(b, path);
+	if ((mode == VBLK_REFLINK) != (own != NULL) && mode != VBLK_OVERLAY)
+		return err__set(EINVAL, "drive %s: a file of its own goes with "
+				"modes overlay and reflink only, and reflink "
+				"needs one", path);
+	ret = open_image(b, path, own);
 	if (ret < 0)
 		return ret;
 	/* GET_ID's 20 bytes need no terminator. */
@@ -303,7 +399,7 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 		.name = "virtio-blk", .device_id = VIRTIO_ID_BLOCK,
 		.features = VIRTIO_BLK_F_SEG_MAX |
 			    (mode == VBLK_RO ? VIRTIO_BLK_F_RO : 0) |
-			    (mode == VBLK_RW ? VIRTIO_BLK_F_FLUSH : 0),
+			    (flushes(mode) ? VIRTIO_BLK_F_FLUSH : 0),
 		.queues = 1, .queue_max = QUEUE_MAX, .config_size = 24,
 		.config_read = config_read, .activate = activate,
 		.notify = notify, .reset = reset,
@@ -324,9 +420,7 @@ err_transport:
 err_kick:
 	close(b->kick);
 err_image:
-	if (b->view)
-		munmap(b->view, b->bytes);
-	close(b->fd);
+	close_image(b);
 	return ret;
 }
 
@@ -348,6 +442,11 @@ static int save(const void *dev, void *buf, size_t len)
 	virtio_mmio__save(&b->t, &st.t);
 	memcpy(buf, &st, sizeof(st));
 	return 0;
+}
+
+static int ready(void *dev)
+{
+	return io_thread__ready(&((struct vblk *)dev)->io);
 }
 
 static int restore(void *dev, const void *buf, size_t len)
@@ -375,8 +474,10 @@ int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
 	snprintf(b->dev_name, sizeof(b->dev_name), "virtio-blk.%u", index);
 	b->dev = (struct device_ops){ .name = b->dev_name,
 				      .state_size = state_size, .save = save,
-				      .restore = restore };
+				      .restore = restore, .ready = ready };
 	ret = virtio_mmio__register(&b->t, &vm->io);
+	if (ret == 0)
+		ret = virtio_mmio__kvm_paths(&b->t, vm, b->kick);
 	if (ret == 0)
 		ret = vm__add_device(vm, &b->dev, b);
 	return ret;
@@ -403,7 +504,5 @@ void vblk__close(struct vblk *b)
 	pthread_mutex_destroy(&b->serving);
 	virtio_mmio__destroy(&b->t);
 	close(b->kick);
-	if (b->view)
-		munmap(b->view, b->bytes);
-	close(b->fd);
+	close_image(b);
 }

@@ -6,6 +6,7 @@
 #ifndef COLDSTART_VIRTIO_BLK_H
 #define COLDSTART_VIRTIO_BLK_H
 
+#include "blk_overlay.h"
 #include "device.h"
 #include "io_thread.h"
 #include "virtio_mmio.h"
@@ -43,6 +44,8 @@ enum vblk_mode {
 	VBLK_RW,  /* into the file itself */
 	VBLK_RO,  /* refused: the disk is read-only */
 	VBLK_COW, /* into this VM's private copy-on-write view of the file */
+	VBLK_OVERLAY, /* into a per-VM sparse overlay file (blk_overlay.h) */
+	VBLK_REFLINK, /* into a reflinked copy of the image (FICLONE) */
 };
 
 struct vblk {
@@ -51,6 +54,7 @@ struct vblk {
 	enum vblk_mode mode;
 	int fd;
 	uint8_t *view; /* VBLK_COW: the private mapping of the file */
+	struct blk_overlay *ovl; /* VBLK_OVERLAY */
 	uint64_t bytes;
 	char id[20]; /* GET_ID: the image's name, not NUL-terminated if 20 */
 	int kick;    /* eventfd: the driver notified, or the thread must stop */
@@ -68,11 +72,14 @@ struct vblk {
 /* Opens `path` (a regular file, or a block device, whose size is a
  * multiple of 512 bytes) as a disk at guest-physical `base` with
  * interrupt `irq`, and starts its I/O thread, idle until the driver
- * starts the device. -errno with a message naming the file and what is
- * wrong with it. */
+ * starts the device. VBLK_OVERLAY and VBLK_REFLINK write into the file
+ * `own` (NULL for the other modes): the overlay, made or reopened (NULL:
+ * an unnamed one, gone at close), or the reflinked copy, made new. -errno with a message naming the file
+ * and what is wrong with it. */
 int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
-	       const struct guest_mem *mem, uint64_t base, uint32_t irq,
-	       void (*raise)(void *ctx, uint32_t irq), void *raise_ctx);
+	       const char *own, const struct guest_mem *mem, uint64_t base,
+	       uint32_t irq, void (*raise)(void *ctx, uint32_t irq),
+	       void *raise_ctx);
 
 /* The device's saved state: the transport's registers and queues, and
  * the disk's size and mode, which a restore must find the same. */
@@ -96,7 +103,9 @@ void vblk__irq_edge(void *vm, uint32_t irq);
 /* Stops the I/O thread, releases the file. After the VM is destroyed. */
 void vblk__close(struct vblk *b);
 
-/* "ro", "rw" or "cow"; -EINVAL with a message for other text. */
-int vblk__mode(const char *text, enum vblk_mode *out);
+/* "ro", "rw", "cow", "overlay", or "overlay=FILE" or "reflink=FILE"
+ * (*own then points at FILE in `text`, else is NULL); -EINVAL with a
+ * message for other text. */
+int vblk__mode(const char *text, enum vblk_mode *out, const char **own);
 
 #endif

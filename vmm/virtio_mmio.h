@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct iotrap_table;
+struct vm;
 
 /* The register window's size: registers, then the device's configuration
  * space from VIRTIO_MMIO_CONFIG. */
@@ -113,6 +114,11 @@ struct virtio_mmio {
 	/* Raises the device's interrupt (an edge on its line). */
 	void (*raise)(void *ctx, uint32_t irq);
 	void *raise_ctx;
+	/* KVM's paths (virtio_mmio__kvm_paths): QueueNotify signals the
+	 * device's eventfd without an exit; -1, or the eventfd bound to
+	 * the interrupt line, which replaces `raise`. */
+	bool kvm_notify;
+	int irq_fd;
 	/* Serialises the driver's register writes with the device's
 	 * interrupts and resets. */
 	pthread_mutex_t lock;
@@ -131,6 +137,16 @@ void virtio_mmio__destroy(struct virtio_mmio *t);
 
 /* Claims the register window in `io` (MMIO space). */
 int virtio_mmio__register(struct virtio_mmio *t, struct iotrap_table *io);
+
+/* Where the VM's KVM offers them (KVM_CAP_IOEVENTFD, KVM_CAP_IRQFD with
+ * an in-kernel irqchip): the driver's QueueNotify writes signal `kick`,
+ * the device's notification eventfd, inside KVM, for any queue (the
+ * device serves every queue when woken, and only once started), and the
+ * interrupt is raised through an irqfd. Unless COLDSTART_VIRTIO_EXITS is
+ * set (not 0): then, as without KVM's support, notifications exit to the
+ * vCPU thread and interrupts take KVM_IRQ_LINE. Before the VM starts;
+ * 0, or -errno with a message (virtio_eventfd.c). */
+int virtio_mmio__kvm_paths(struct virtio_mmio *t, struct vm *vm, int kick);
 
 /* One access of the driver to the window: `off` from base, `len` 1, 2, 4
  * or 8 bytes. Registers take 32-bit accesses only; others read as 0 and

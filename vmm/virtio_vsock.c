@@ -298,6 +298,11 @@ static int save(const void *dev, void *buf, size_t len)
 	return 0;
 }
 
+static int ready(void *dev)
+{
+	return io_thread__ready(&((struct vsock *)dev)->io);
+}
+
 /* The guest's side comes back; the host's connections did not survive:
  * the guest hears of it and reconnects. */
 static int restore(void *dev, const void *buf, size_t len)
@@ -328,8 +333,10 @@ int vsock__attach(struct vsock *v, struct vm *vm)
 	snprintf(v->dev_name, sizeof(v->dev_name), "virtio-vsock");
 	v->dev = (struct device_ops){ .name = v->dev_name,
 				      .state_size = state_size, .save = save,
-				      .restore = restore };
+				      .restore = restore, .ready = ready };
 	ret = virtio_mmio__register(&v->t, &vm->io);
+	if (ret == 0)
+		ret = virtio_mmio__kvm_paths(&v->t, vm, v->kick);
 	if (ret == 0)
 		ret = vm__add_device(vm, &v->dev, v);
 	return ret;

@@ -5,6 +5,7 @@
 
 #include "cpu_x86.h"
 #include "err.h"
+#include "io_thread.h"
 #include "jail.h"
 #include "seccomp.h"
 
@@ -267,6 +268,7 @@ static struct vm *vm_alloc(struct kvm_host *kvm, const struct vm_config *cfg,
 static void vm_free(struct vm *vm)
 {
 	vcpu__join_threads(vm);
+	io_thread__drop_spares();
 	pthread_cond_destroy(&vm->cond);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm->vcpus);
@@ -361,6 +363,9 @@ int vm__create(struct kvm_host *kvm, const struct vm_config *cfg,
 	if (!vm)
 		return err__set(ENOMEM, "allocating a VM");
 	vcpu__make_threads_early(vm);
+	/* spares that cannot be made now are made by the devices */
+	if (cfg->io_threads && !jail__pending())
+		io_thread__prestart(cfg->io_threads);
 	ret = create_vm_fd(vm, cfg->irqchip);
 	if (ret < 0)
 		goto err_free;
@@ -446,6 +451,20 @@ int vm__add_device(struct vm *vm, const struct device_ops *ops, void *dev)
 	return 0;
 }
 
+/* Devices whose threads were set up alongside the VM: each must be
+ * ready before the guest's first instruction. */
+static int devices_ready(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_devices; i++) {
+		const struct device *d = &vm->devices[i];
+		int ret = d->ops->ready ? d->ops->ready(d->dev) : 0;
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int vm__start(struct vm *vm)
 {
 	int ret = 0;
@@ -454,6 +473,11 @@ int vm__start(struct vm *vm)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
 				"not filled yet; request a pause to start its "
 				"threads parked)");
+	ret = devices_ready(vm);
+	if (ret < 0) {
+		vm__end(vm, VM_FAILED, "%s", err__last());
+		return ret;
+	}
 	/* setup is done: a jail comes before the first vCPU thread (and
 	 * before the filters, which forbid what it does) */
 	ret = jail__enter_pending();

@@ -23,6 +23,10 @@ struct vm_config {
 	enum vm_cpuid cpuid;
 	const struct mem_source *mem_src; /* restore strategies only */
 	bool irqchip; /* in-kernel PIC, IOAPIC, LAPICs and PIT (OS guests) */
+	/* Devices with an I/O thread the VM will have: their threads are
+	 * made with the vCPU threads (io_thread__prestart), unless a jail
+	 * is pending. */
+	unsigned int io_threads;
 };
 
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kvm.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -52,7 +53,27 @@ struct boot_run {
 	struct boottimer_regs timer;
 	struct timeline tl;
 	uint64_t bytes_out;
+	bool kvm_notify, irqfd; /* the first virtio device's paths */
 };
+
+/* The virtio devices' paths a case runs on: KVM's eventfds where the host
+ * has them, then the exits (COLDSTART_VIRTIO_EXITS=1). */
+static void use_exits(bool exits)
+{
+	if (exits)
+		setenv("COLDSTART_VIRTIO_EXITS", "1", 1);
+	else
+		unsetenv("COLDSTART_VIRTIO_EXITS");
+}
+
+/* The paths taken are the ones asked for, where KVM offers them. */
+static void expect_paths(const struct boot_run *r, bool exits)
+{
+	assert_int_equal(r->kvm_notify,
+			 !exits && kvm__check_cap(&kvm, KVM_CAP_IOEVENTFD) > 0);
+	assert_int_equal(r->irqfd,
+			 !exits && kvm__check_cap(&kvm, KVM_CAP_IRQFD) > 0);
+}
 
 static void run_case(const struct boot_case *c, struct boot_run *r)
 {
@@ -78,6 +99,7 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	b.virtio.nr_drives = c->nr_drives; /* in the DSDT too */
 	b.virtio.vsock = c->vsock != NULL;
 	cfg = linux__vm_config(b.mem_size, b.nr_vcpus);
+	cfg.io_threads = c->nr_drives + (c->vsock != NULL); /* spares */
 	assert_int_equal(vm__create(&kvm, &cfg, &r->tl, &vm), 0);
 	assert_int_equal(linux_machine__create(&m, vm,
 			 &(struct linux_machine_opts){ console, c->at_boot }), 0);
@@ -86,6 +108,13 @@ static void run_case(const struct boot_case *c, struct boot_run *r)
 	if (c->vsock)
 		assert_int_equal(linux_machine__add_vsock(&m, vm, 3, c->vsock),
 				 0);
+	if (c->nr_drives || c->vsock) {
+		const struct virtio_mmio *t = c->nr_drives ? &m.blk[0].t :
+							      &m.vsock->t;
+
+		r->kvm_notify = t->kvm_notify;
+		r->irqfd = t->irq_fd >= 0;
+	}
 	assert_int_equal(linux__load(vm, &b), 0);
 	assert_int_equal(vm__start(vm), 0);
 	r->outcome = vm__wait(vm, c->timeout_ns ? c->timeout_ns : TIMEOUT_NS);
@@ -280,10 +309,10 @@ static uint8_t disk_byte(const char *path, off_t at)
 	return v;
 }
 
-/* The test kernel drives a virtio-blk disk in each mode: its capacity,
- * sector 0, a write read back (refused when read-only), its ID, a read
- * past its end, and the interrupt that said so; the file changes only
- * in rw mode. */
+/* The test kernel drives a virtio-blk disk in each mode, on KVM's
+ * eventfd paths and on the exit paths: its capacity, sector 0, a write
+ * read back (refused when read-only), its ID, a read past its end, and
+ * the interrupt that said so; the file changes only in rw mode. */
 static void test_virtio_blk_disk(void **state)
 {
 	static const enum vblk_mode modes[] = { VBLK_COW, VBLK_RW, VBLK_RO };
@@ -295,11 +324,16 @@ static void test_virtio_blk_disk(void **state)
 	struct boot_run r;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (size_t i = 0; i < 2 * sizeof(modes) / sizeof(modes[0]); i++) {
+		bool exits = i >= sizeof(modes) / sizeof(modes[0]);
+
 		strcpy(path, "/tmp/coldstart-tk-disk.XXXXXX");
 		make_disk(path);
-		d.mode = modes[i];
+		d.mode = modes[i % (sizeof(modes) / sizeof(modes[0]))];
+		use_exits(exits);
 		run_case(&c, &r);
+		use_exits(false);
+		expect_paths(&r, exits);
 		assert_int_equal(r.outcome, VM_COMPLETED);
 		expect_checks_pass(&r);
 		expect_line(&r, "virtio_mmio.device=512@0xd0000000:5\n");
@@ -387,7 +421,7 @@ out:
 /* The test kernel talks to the host over vsock both ways: its
  * connection to a host port (PATH_1234), and the host's to its port
  * (CONNECT 5000 on PATH). */
-static void test_virtio_vsock_both_ways(void **state)
+static void vsock_both_ways(bool exits)
 {
 	struct host_side h = { .ok = 0 };
 	struct boot_case c = { .kernel = COLDSTART_TESTKERNEL_ELF,
@@ -396,12 +430,14 @@ static void test_virtio_vsock_both_ways(void **state)
 	struct boot_run r;
 	pthread_t t;
 
-	(void)state;
 	snprintf(h.path, sizeof(h.path), "/tmp/coldstart-tk-vsock.%d",
 		 (int)getpid());
 	assert_int_equal(pthread_create(&t, NULL, host_side, &h), 0);
+	use_exits(exits);
 	run_case(&c, &r);
+	use_exits(false);
 	pthread_join(t, NULL);
+	expect_paths(&r, exits);
 	if (r.outcome != VM_COMPLETED)
 		fail_msg("outcome %d (%s):\n%s", r.outcome, r.reason,
 			 r.console);
@@ -417,6 +453,13 @@ static void test_virtio_vsock_both_ways(void **state)
 	assert_int_equal(h.ok, 1);
 	assert_int_equal(access(h.path, F_OK), -1); /* removed */
 	free(r.console);
+}
+
+static void test_virtio_vsock_both_ways(void **state)
+{
+	(void)state;
+	vsock_both_ways(false);
+	vsock_both_ways(true);
 }
 
 /* A disk that cannot be opened fails the machine with its name. */

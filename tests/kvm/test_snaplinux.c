@@ -95,8 +95,10 @@ static int none_restore(void *dev, const void *buf, size_t len)
 	return 0;
 }
 
-static const struct device_ops extra_ops = { "extra", none_size, none_save,
-					     none_restore };
+static const struct device_ops extra_ops = {
+	.name = "extra", .state_size = none_size, .save = none_save,
+	.restore = none_restore
+};
 
 static int setup(struct vm *vm, void *arg)
 {

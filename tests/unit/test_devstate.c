@@ -51,12 +51,12 @@ static int fake_restore(void *dev, const void *buf, size_t len)
 	return 0;
 }
 
-static const struct device_ops ops_a = { "fake.a", fake_size, fake_save,
-					 fake_restore };
-static const struct device_ops ops_b = { "serial.com1", fake_size,
-					 fake_save, fake_restore };
-static const struct device_ops ops_c = { "fake.c", fake_size, fake_save,
-					 fake_restore };
+#define FAKE_OPS(n)                                                   \
+	{ .name = (n), .state_size = fake_size, .save = fake_save,     \
+	  .restore = fake_restore }
+static const struct device_ops ops_a = FAKE_OPS("fake.a");
+static const struct device_ops ops_b = FAKE_OPS("serial.com1");
+static const struct device_ops ops_c = FAKE_OPS("fake.c");
 
 static struct fake make(size_t size, uint8_t fill)
 {
@@ -227,9 +227,8 @@ static void malformed_sections_rejected(void **state)
 
 static void long_name_refused_on_save(void **state)
 {
-	static const struct device_ops long_ops = {
-		"a-device-name-of-more-than-31-bytes", fake_size, fake_save,
-		fake_restore };
+	static const struct device_ops long_ops =
+		FAKE_OPS("a-device-name-of-more-than-31-bytes");
 	struct vm vm = { 0 };
 	struct fake a = make(4, 1);
 	struct snap_writer w;

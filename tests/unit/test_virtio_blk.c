@@ -111,7 +111,7 @@ static void driver_start(void)
 static void open_mode(enum vblk_mode mode)
 {
 	raised = 0;
-	assert_int_equal(vblk__open(&blk, image, mode, &mem, 0xd0000000, 5,
+	assert_int_equal(vblk__open(&blk, image, mode, NULL, &mem, 0xd0000000, 5,
 				    raise_irq, NULL), 0);
 	driver_start();
 }
@@ -304,20 +304,28 @@ static void images_refused_at_open(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "abc", 3), 3);
 	close(fd);
-	assert_int_equal(vblk__open(&blk, odd, VBLK_RW, &mem, 0, 5, raise_irq,
+	assert_int_equal(vblk__open(&blk, odd, VBLK_RW, NULL, &mem, 0, 5, raise_irq,
 				    NULL), -EINVAL);
 	assert_non_null(strstr(err__last(), "512-byte sectors"));
 	unlink(odd);
 	assert_int_equal(vblk__open(&blk, "/nonexistent/disk.ext4", VBLK_RO,
-				    &mem, 0, 5, raise_irq, NULL), -ENOENT);
+				    NULL, &mem, 0, 5, raise_irq, NULL), -ENOENT);
 	assert_non_null(strstr(err__last(), "/nonexistent/disk.ext4"));
-	assert_int_equal(vblk__open(&blk, "/tmp", VBLK_RO, &mem, 0, 5,
+	assert_int_equal(vblk__open(&blk, "/tmp", VBLK_RO, NULL, &mem, 0, 5,
 				    raise_irq, NULL), -EINVAL);
 	assert_non_null(strstr(err__last(), "not a regular file"));
 	enum vblk_mode m;
-	assert_int_equal(vblk__mode("cow", &m), 0);
+	const char *own;
+	assert_int_equal(vblk__mode("cow", &m, &own), 0);
 	assert_int_equal(m, VBLK_COW);
-	assert_int_equal(vblk__mode("rwx", &m), -EINVAL);
+	assert_null(own);
+	assert_int_equal(vblk__mode("overlay=/x/o.img", &m, &own), 0);
+	assert_int_equal(m, VBLK_OVERLAY);
+	assert_string_equal(own, "/x/o.img");
+	assert_int_equal(vblk__mode("reflink=r", &m, &own), 0);
+	assert_int_equal(m, VBLK_REFLINK);
+	assert_int_equal(vblk__mode("overlay=", &m, &own), -EINVAL);
+	assert_int_equal(vblk__mode("rwx", &m, &own), -EINVAL);
 }
 
 int main(void)

@@ -1,0 +1,40 @@
+/* A disk image seen through a per-VM sparse overlay file: the image (the
+ * base) is opened read-only and never written; a guest's write copies
+ * the 4 KiB blocks it touches into the overlay, at the same offsets, and
+ * later reads of those blocks come from there. Which blocks are in the
+ * overlay is the overlay file's own allocation (SEEK_DATA), read once at
+ * open, so the file alone is the disk's state: reopened later (a restart,
+ * a snapshot that carries it) it shows the same disk. Disk used per VM is
+ * about the blocks it wrote; the base stays in the shared page cache. */
+#ifndef COLDSTART_BLK_OVERLAY_H
+#define COLDSTART_BLK_OVERLAY_H
+
+#include <stdint.h>
+
+#define BLK_OVERLAY_BLOCK 4096u
+
+struct blk_overlay {
+	int base;        /* the image, read-only */
+	int file;        /* the overlay, read-write */
+	uint64_t bytes;  /* the disk's size, the base's */
+	uint64_t *map;   /* a bit per block: in the overlay */
+	uint64_t blocks; /* blocks now in the overlay */
+};
+
+/* Opens the overlay `path` over `base_fd` (borrowed, `bytes` long): a
+ * new file is made sparse at the base's size (mode 0600, never through a
+ * symbolic link); an existing one must have that size. NULL: an unnamed
+ * file (O_TMPFILE) in $TMPDIR or /tmp, gone when closed. -errno with a
+ * message naming the overlay. */
+int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
+		      const char *path);
+void blk_overlay__close(struct blk_overlay *o);
+
+/* Reads or writes [off, off + len) of the disk (within it). 0, or -EIO
+ * (a short or failed read or write of either file). */
+int blk_overlay__read(struct blk_overlay *o, void *buf, uint64_t len,
+		      uint64_t off);
+int blk_overlay__write(struct blk_overlay *o, const void *buf, uint64_t len,
+		       uint64_t off);
+
+#endif
