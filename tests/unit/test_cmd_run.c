@@ -131,7 +131,7 @@ static void rootfs_and_exec(void **state)
 			       NULL), 0);
 	assert_int_equal(o.nr_drives, 2);
 	assert_string_equal(o.drives[0].path, "r.ext4");
-	assert_int_equal(o.drives[0].mode, VBLK_COW);
+	assert_int_equal(o.drives[0].mode, VBLK_OVERLAY);
 	assert_string_equal(o.drives[1].path, "d");
 	assert_string_equal(o.exec, "python3 -V");
 	assert_int_equal(o.agent_port, 1024);
