@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +66,22 @@ static int check_size(struct blk_overlay *o, const char *path, bool made)
 	return 0;
 }
 
+static int open_unlinked(struct blk_overlay *o, const char *dir)
+{
+	char name[PATH_MAX];
+	int n = snprintf(name, sizeof(name), "%s/.coldstart-overlay-XXXXXX",
+			 dir);
+
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return err__set(ENAMETOOLONG, "an unnamed overlay in %s: the "
+				"path is too long", dir);
+	o->file = mkostemp(name, O_CLOEXEC);
+	if (o->file < 0)
+		return err__sys(errno, "an unnamed overlay in %s", dir);
+	unlink(name);
+	return 0;
+}
+
 /* The overlay's file: `*path` made or reopened, or with no path an
  * unnamed one in $TMPDIR (*path then names the directory); *fresh says
  * it is new, to be sized. */
@@ -75,6 +93,10 @@ static int open_file(struct blk_overlay *o, const char **path, bool *fresh)
 	if (!*path) {
 		*path = dir && *dir ? dir : "/tmp";
 		o->file = open(*path, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+		/* a file system without O_TMPFILE (overlayfs before 6.6):
+		 * a new name, unlinked at once */
+		if (o->file < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+			return open_unlinked(o, *path);
 		return o->file < 0 ? err__sys(errno, "an unnamed overlay in "
 					      "%s (O_TMPFILE)", *path) : 0;
 	}
