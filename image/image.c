@@ -93,7 +93,7 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
 }
 
-static void remove_tree(const char *path)
+void image__remove_tree(const char *path)
 {
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -570,6 +570,6 @@ int image__build(const struct image_options *o, struct image_result *r)
 		ret = install(staged, r->dir, parent);
 	if (ret == 0)
 		progress("built %s", r->dir);
-	remove_tree(tmp);
+	image__remove_tree(tmp);
 	return ret;
 }

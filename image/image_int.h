@@ -65,6 +65,11 @@ int image__need_tool(const char *name, const char *package);
  * and its version, busybox-static's version and coldstart-init's hash. */
 int image__gather_inputs(struct inputs *in, const char *wanted);
 
+/* image.c */
+/* Removes the tree at path, never following a link; what it cannot
+ * remove stays. */
+void image__remove_tree(const char *path);
+
 /* rootfs.c */
 /* Builds dir/IMAGE_ROOTFS with debootstrap in tmp/rootfs and mkfs.ext4
  * -d, with the agent at /usr/sbin/coldstart-agent; *entry: its manifest

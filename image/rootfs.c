@@ -29,14 +29,6 @@ static int add_size(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
-}
-
 /* Empties dir (apt's downloads and lists: not needed in a guest). */
 static void empty_dir(const char *root, const char *dir)
 {
@@ -44,7 +36,7 @@ static void empty_dir(const char *root, const char *dir)
 
 	if (output__pathf(path, sizeof(path), "%s/%s", root, dir) < 0)
 		return;
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	image__remove_tree(path);
 	mkdir(path, 0755);
 }
 

@@ -6,6 +6,8 @@
  * also reaps every orphan. */
 #include "agent_io.h"
 
+#include "../guest_line.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/vm_sockets.h>
@@ -19,8 +21,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define TIMER_PORT 0x3f0
-#define TIMER_BOOT_COMPLETE 123
 
 struct agent_opts {
 	const char *unix_path; /* listen there instead of on vsock */
@@ -93,12 +93,12 @@ fail:
 
 static void signal_ready(void)
 {
-	if (ioperm(TIMER_PORT, 1, 1) < 0) {
-		agent__say("error: ioperm(0x%x): %s", TIMER_PORT,
+	if (ioperm(GUEST_TIMER_PORT, 1, 1) < 0) {
+		agent__say("error: ioperm(0x%x): %s", GUEST_TIMER_PORT,
 			   strerror(errno));
 		return;
 	}
-	outb(TIMER_BOOT_COMPLETE, TIMER_PORT);
+	outb(GUEST_TIMER_BOOT_COMPLETE, GUEST_TIMER_PORT);
 }
 
 int main(int argc, char **argv)

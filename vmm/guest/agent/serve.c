@@ -2,6 +2,8 @@
  * streamed back, files written atomically or read back. */
 #include "agent_io.h"
 
+#include "../guest_line.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,18 +20,11 @@ static uint8_t buf[AGENT_FRAME_MAX + 1];
 
 void agent__say(const char *fmt, ...)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line), "coldstart-agent: ");
 	va_list ap;
 
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	guest__vline(STDERR_FILENO, "coldstart-agent: ", fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
-		return; /* no console: nothing else to tell */
 }
 
 static int full(int fd, void *p, size_t len, int writing)

@@ -7,6 +7,7 @@
 #include "rootfs.h"
 #include "work.h"
 
+#include "../guest_line.h"
 #include "../probe_abi.h"
 #include "err.h"
 
@@ -24,28 +25,20 @@
 #include <unistd.h>
 
 /* The contract with the VMM (Firecracker's boot timer values). */
-#define TIMER_PORT 0x3f0
-#define TIMER_MMIO 0xC0000000ul
-#define TIMER_BOOT_COMPLETE 123
-#define TIMER_WORK_DONE 124
+#define TIMER_PORT GUEST_TIMER_PORT
+#define TIMER_MMIO GUEST_TIMER_MMIO
+#define TIMER_BOOT_COMPLETE GUEST_TIMER_BOOT_COMPLETE
+#define TIMER_WORK_DONE GUEST_TIMER_WORK_DONE
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* One write(2) per line, unbuffered, so markers never interleave. */
 static void say(const char *fmt, ...)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line), "coldstart-init: ");
 	va_list ap;
 
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	guest__vline(STDOUT_FILENO, "coldstart-init: ", fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	if (write(STDOUT_FILENO, line, (size_t)n) < 0)
-		return; /* no console: nothing else to tell */
 }
 
 static void mount_one(const char *src, const char *dir, const char *type)
