@@ -41,7 +41,7 @@ expect 0 '' image build --out "$img"
 [ "$(cat "$out")" = "$img" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: stdout is '$(cat "$out")', not $img"; failed=$((failed + 1)); }
 m=$img/manifest.json
-json_check 'd["schema"] == "coldstart-image/2"' "$m"
+json_check 'd["schema"] == "coldstart-image/3"' "$m"
 json_check 'd["kernel"]["package"].startswith("linux-image-") and d["kernel"]["version"]' "$m"
 for f in vmlinuz initramfs.cpio.gz; do
 	sum=$(sha256sum "$img/$f" | cut -d' ' -f1)
@@ -54,12 +54,16 @@ json_check 'len(d["modules"]) == 12 and any(e["file"].endswith("virtiofs.ko") fo
 [ "$(dd if="$img/vmlinuz" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: vmlinuz is not a bzImage"; failed=$((failed + 1)); }
 zcat "$img/initramfs.cpio.gz" | cpio -itv --quiet >"$tmp/list" 2>/dev/null
-for want in ' init$' ' bin/busybox$' ' bin/sh -> /bin/busybox$' '^crw.* dev/console$'; do
+for want in ' init$' ' bin/busybox$' ' bin/sh -> /bin/busybox$' '^crw.* dev/console$' \
+	' bin/coldstart-agent$' ' lib/modules/coldstart/virtio_mmio.ko$' \
+	' lib/modules/coldstart/vmw_vsock_virtio_transport.ko$'; do
 	grep -Eq -- "$want" "$tmp/list" && pass=$((pass + 1)) ||
 		{ echo "FAIL: initramfs lacks /$want/"; failed=$((failed + 1)); }
 done
 init_sum=$(cd "$tmp" && zcat "$img/initramfs.cpio.gz" | cpio -i --quiet init 2>/dev/null && sha256sum init | cut -d' ' -f1)
 json_check "d['init']['sha256'] == '$init_sum'" "$m"
+agent_sum=$(cd "$tmp" && zcat "$img/initramfs.cpio.gz" | cpio -i --quiet -d bin/coldstart-agent 2>/dev/null && sha256sum bin/coldstart-agent | cut -d' ' -f1)
+json_check "d['agent']['sha256'] == '$agent_sum' and 'rootfs' not in d" "$m"
 
 # Cached: same inputs, nothing rebuilt; --force rebuilds in place.
 before=$(stat -c %Y "$m")
@@ -67,8 +71,8 @@ expect 0 'is up to date' image build --out "$img"
 [ "$(stat -c %Y "$m")" = "$before" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: a cached image was rewritten"; failed=$((failed + 1)); }
 expect 0 "built $img" image build --out "$img" --force
-json_check 'd["schema"] == "coldstart-image/2"' "$m"
-expect 0 '"schema": "coldstart-image/2"' image build --out "$img" --json
+json_check 'd["schema"] == "coldstart-image/3"' "$m"
+expect 0 '"schema": "coldstart-image/3"' image build --out "$img" --json
 [ -z "$(ls -A "$tmp" | grep '\.tmp-')" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL: temporary directories left behind"; failed=$((failed + 1)); }
 # A corrupted file makes the cache stale: the kernel, or a module the
