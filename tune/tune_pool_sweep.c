@@ -85,18 +85,29 @@ struct cand *tune_pool__add(struct sweep *sw, int pol,
 	return x;
 }
 
+/* A candidate of an adaptive policy: the simulated pool holds nothing
+ * before the first arrival. NULL when the sweep is full. */
+static struct cand *add_adaptive(struct sweep *sw, enum pool_policy policy,
+				 const struct costs *c, uint64_t seed)
+{
+	struct cand *x = tune_pool__add(sw, policy, c, seed);
+
+	if (x) {
+		x->cfg.params.pool.size = 0;
+		x->cfg.params.pool.min = 0;
+	}
+	return x;
+}
+
 static void add_marginal(struct sweep *sw, const struct costs *c,
 			 uint64_t seed, double cost_s, double half_s,
 			 double peak_s)
 {
-	struct cand *x = tune_pool__add(sw, POOL_MARGINAL, c, seed);
+	struct cand *x = add_adaptive(sw, POOL_MARGINAL, c, seed);
 	struct policy_params *m;
 
 	if (!x)
 		return;
-	/* the simulated pool holds nothing before the first arrival */
-	x->cfg.params.pool.size = 0;
-	x->cfg.params.pool.min = 0;
 	m = &x->cfg.params.pool.params;
 	m->miss_cost_s = cost_s;
 	m->halflife_s = half_s;
@@ -112,14 +123,11 @@ static void add_marginal(struct sweep *sw, const struct costs *c,
 static void add_cover(struct sweep *sw, const struct costs *c, uint64_t seed,
 		      double q, double half_s)
 {
-	struct cand *x = tune_pool__add(sw, POOL_COVER, c, seed);
+	struct cand *x = add_adaptive(sw, POOL_COVER, c, seed);
 	struct policy_params *m;
 
 	if (!x)
 		return;
-	/* the simulated pool holds nothing before the first arrival */
-	x->cfg.params.pool.size = 0;
-	x->cfg.params.pool.min = 0;
 	m = &x->cfg.params.pool.params;
 	m->cover_q = q;
 	m->cover_halflife_s = half_s;
