@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -83,19 +82,6 @@ static int mkdir_p(const char *path)
 	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
 		return err__sys(errno, "creating %s", buf);
 	return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
-}
-
-void image__remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Copies src to dst and syncs it; a missing src is -ENOENT. */

@@ -1,4 +1,6 @@
-/* The inputs that decide an image's bytes, from Debian's apt and dpkg. */
+/* The inputs that decide an image's bytes, from Debian's apt and dpkg;
+ * and the tool and tree helpers the image's and the rootfs's builders
+ * share. */
 #include "image.h"
 #include "image_int.h"
 
@@ -8,11 +10,25 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+void image__remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 /* Is `name` an executable in $PATH? */
 static bool have_tool(const char *name)

@@ -59,16 +59,14 @@ static inline json_t *file_entry(const char *dir, const char *file)
  * with out == NULL); the message names it. 0 or -errno. */
 int image__spawn_ok(char *const argv[], const char *cwd, char *out,
 		    size_t size);
+/* Removes the tree at path, never following a link; what it cannot
+ * remove stays. */
+void image__remove_tree(const char *path);
 /* 0 if `name` is in $PATH, else -ENOENT naming the package to install. */
 int image__need_tool(const char *name, const char *package);
 /* The kernel package (`wanted`, or the one IMAGE_META_PACKAGE depends on)
  * and its version, busybox-static's version and coldstart-init's hash. */
 int image__gather_inputs(struct inputs *in, const char *wanted);
-
-/* image.c */
-/* Removes the tree at path, never following a link; what it cannot
- * remove stays. */
-void image__remove_tree(const char *path);
 
 /* rootfs.c */
 /* Builds dir/IMAGE_ROOTFS with debootstrap in tmp/rootfs and mkfs.ext4
