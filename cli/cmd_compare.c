@@ -551,14 +551,7 @@ static int run(const struct compare_cli *cli)
 				  err__last());
 		goto out;
 	}
-	if (cli->format == COMPARE_JSON)
-		compare_print__json(cli, &r);
-	else if (cli->format == COMPARE_MARKDOWN)
-		compare_ci__markdown(cli, &r);
-	else if (cli->format == COMPARE_JUNIT)
-		compare_ci__junit(cli, &r);
-	else
-		compare_print__table(cli, &r);
+	compare_print__as(cli, &r);
 	code = verdict_code(cli, &r);
 	if (exports(cli, &r.new_) < 0) {
 		cli__error(COMPARE_EXIT_EXPORT, "compare: %s", err__last());
