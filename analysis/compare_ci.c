@@ -243,6 +243,9 @@ void compare_ci__junit(const struct compare_cli *cli,
 	puts("  </testsuite>\n</testsuites>");
 }
 
+const char *const compare_print__formats[] = { "text", "markdown", "json",
+					       "junit", NULL };
+
 void compare_print__as(const struct compare_cli *cli,
 		       const struct compare_run *run)
 {

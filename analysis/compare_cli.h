@@ -75,6 +75,10 @@ void compare_ci__markdown(const struct compare_cli *cli,
 void compare_ci__junit(const struct compare_cli *cli,
 		       const struct compare_run *run);
 
+/* The formats' names for --format, in enum compare_format's order,
+ * NULL-terminated. */
+extern const char *const compare_print__formats[];
+
 /* The verdicts on stdout in cli->format: one of the four above. */
 void compare_print__as(const struct compare_cli *cli,
 		       const struct compare_run *run);

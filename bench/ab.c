@@ -235,11 +235,11 @@ static int write_side(const struct ab *ab, const struct side *s,
 }
 
 /* One side for the note: its binary and its own options. */
-static int side_text(char *buf, size_t len, const struct side *s)
+static void side_text(char *buf, size_t len, const struct side *s)
 {
-	return snprintf(buf, len, "%s: `%s bench`%s%s%s", s->name, s->bin,
-			s->opts ? " with `" : "", s->opts ? s->opts : "",
-			s->opts ? "`" : "");
+	snprintf(buf, len, "%s: `%s bench`%s%s%s", s->name, s->bin,
+		 s->opts ? " with `" : "", s->opts ? s->opts : "",
+		 s->opts ? "`" : "");
 }
 
 /* The Markdown's paragraph: the driver, what A and B ran, the blocks. */
@@ -425,11 +425,8 @@ static int set_alpha(void *opts, const char *arg)
 
 static int set_format(void *opts, const char *arg)
 {
-	/* in enum compare_format's order */
-	static const char *const formats[] = { "text", "markdown", "json",
-					       "junit", NULL };
 	unsigned int f = 0;
-	int ret = args__choice("--format", arg, formats, &f);
+	int ret = args__choice("--format", arg, compare_print__formats, &f);
 
 	((struct ab *)opts)->cli.format = (enum compare_format)f;
 	return ret;

@@ -149,9 +149,6 @@ static int parse_option(int c, char *arg, void *ctx)
 {
 	struct compare_cli *cli = ctx;
 	static const char *const tests[] = { "utest", "permutation", NULL };
-	/* in enum compare_format's order */
-	static const char *const formats[] = { "text", "markdown", "json",
-					       "junit", NULL };
 	unsigned int test, format;
 	uint64_t n;
 	int ret;
@@ -195,7 +192,8 @@ static int parse_option(int c, char *arg, void *ctx)
 		cli->format = COMPARE_JSON;
 		return 0;
 	case OPT_FORMAT:
-		ret = args__choice("--format", arg, formats, &format);
+		ret = args__choice("--format", arg, compare_print__formats,
+				   &format);
 		cli->format = (enum compare_format)format;
 		return ret;
 	case OPT_HOSTS:
