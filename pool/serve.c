@@ -375,15 +375,15 @@ static bool evict_idlest(struct server *s, uint64_t client)
 	return false;
 }
 
-/* The client process at the other end of fd: pid and uid as this
- * process's namespaces see them, and a key that tells processes apart.
+/* The client process at the other end of fd: its name for the log (pid
+ * and uid as this process's namespaces see them), and a key that tells
+ * processes apart.
  * A jailed server is in a PID namespace of its own, where every client
  * outside it has pid 0: there the key is the inode of a pidfd of the
  * peer (pidfs, Linux 6.9), one per process; 0 when neither tells. */
 struct peer {
 	uint64_t key;
-	int pid;
-	unsigned int uid;
+	char name[80]; /* for people: "pid P (uid U)" */
 };
 
 static void peer_of(int fd, struct peer *p)
@@ -394,15 +394,18 @@ static void peer_of(int fd, struct peer *p)
 	struct stat st;
 	int pidfd = -1;
 
-	*p = (struct peer){ .pid = -1 };
+	*p = (struct peer){ .name = "a process whose credentials are not "
+				    "known" };
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return;
-	p->pid = cred.pid;
-	p->uid = cred.uid;
 	if (cred.pid > 0) {
+		snprintf(p->name, sizeof(p->name), "pid %d (uid %u)",
+			 (int)cred.pid, (unsigned int)cred.uid);
 		p->key = (uint64_t)cred.pid | 1ull << 63;
 		return;
 	}
+	snprintf(p->name, sizeof(p->name), "a process outside the server's "
+		 "PID namespace (uid %u)", (unsigned int)cred.uid);
 	len = sizeof(pidfd);
 	/* an older kernel's pidfds share one anonymous inode: no key */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 &&
@@ -432,9 +435,9 @@ static bool client_room(struct server *s, const struct peer *p, char *why,
 	if (!most || !p->key || conns_of(s, p->key) < most ||
 	    evict_idlest(s, p->key))
 		return true;
-	snprintf(why, len, "this client (pid %d, uid %u) has %u connections "
-		 "open, the most one client may, each serving a request; try "
-		 "again later", p->pid, p->uid, most);
+	snprintf(why, len, "this client, %s, has %u connections open, the "
+		 "most one client may, each serving a request; try again later",
+		 p->name, most);
 	return false;
 }
 
@@ -455,8 +458,7 @@ static void start_conn(struct server *s, int fd, const struct peer *p)
 	c->fd = fd;
 	c->id = ++s->next_id;
 	c->client = p->key;
-	pool_serve__say(s, "connection %u opened by pid %d (uid %u)", c->id,
-			p->pid, p->uid);
+	pool_serve__say(s, "connection %u opened by %s", c->id, p->name);
 	ret = pthread_create(&c->thread, NULL, conn_thread, c);
 	if (ret) {
 		snprintf(why, sizeof(why), "connection %u: no thread for it: "

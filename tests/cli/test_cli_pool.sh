@@ -153,7 +153,9 @@ print(json.loads(s.makefile("r").readline()))
 """, path], capture_output=True, text=True, timeout=60)
 assert "'ok': True" in other.stdout, other.stdout + other.stderr
 PY
-grep -q 'connection refused: this client (pid [0-9]*, uid [0-9]*) has 3 connections open' "$tmp/c.out" && ok || fail "pool serve did not log the refusal"
+grep -q "connection refused: this client, a process outside the server's PID namespace (uid [0-9]*), has 3 connections open" "$tmp/c.out" &&
+	grep -q "connection 1 opened by a process outside the server's PID namespace (uid [0-9]*)$" "$tmp/c.out" &&
+	ok || fail "pool serve did not log the refusal and whom"
 kill -TERM $pid
 wait $pid
 code=$?
