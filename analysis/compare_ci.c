@@ -1,5 +1,5 @@
-/* `coldstart compare`'s verdicts for CI: Markdown for a job summary or a
- * pull-request comment, JUnit XML for CI test tabs. */
+/* `coldstart compare`'s (and `bench ab`'s) verdicts for CI: Markdown for
+ * a job summary or a pull-request comment, JUnit XML for CI test tabs. */
 #include "compare_cli.h"
 
 #include <stdlib.h>
@@ -43,6 +43,11 @@ static void each(const struct compare_cli *cli, const struct compare_run *run,
 			miss(name, ctx);
 		}
 	}
+}
+
+static const char *title(const struct compare_cli *cli)
+{
+	return cli->title ? cli->title : "coldstart compare";
 }
 
 static const char *outcome(const struct compare_cli *cli,
@@ -108,7 +113,9 @@ static void md_missing(const char *name, void *ctx)
 void compare_ci__markdown(const struct compare_cli *cli,
 			  const struct compare_run *run)
 {
-	printf("### coldstart compare: %s\n\n", outcome(cli, run));
+	printf("### %s: %s\n\n", title(cli), outcome(cli, run));
+	if (cli->note)
+		printf("%s\n\n", cli->note);
 	printf("BASE `%s`, NEW `%s` (%s, alpha %g, threshold %g%%; bound: "
 	       "the change's one-sided %.12g%% confidence bound, which must "
 	       "lie below the threshold to pass)\n\n", cli->base_path,
@@ -222,14 +229,32 @@ void compare_ci__junit(const struct compare_cli *cli,
 {
 	struct junit_ctx ctx = { run };
 	size_t errors = run->inconclusive + run->missing;
+	size_t tests = run->rows + run->missing;
 
-	printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	       "<testsuites name=\"coldstart compare\" tests=\"%zu\" "
-	       "failures=\"%zu\" errors=\"%zu\">\n"
-	       "  <testsuite name=\"coldstart compare\" tests=\"%zu\" "
-	       "failures=\"%zu\" errors=\"%zu\">\n", run->rows + run->missing,
-	       run->regressions, errors, run->rows + run->missing,
-	       run->regressions, errors);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	      "<testsuites name=\"", stdout);
+	xml_text(stdout, title(cli));
+	printf("\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n"
+	       "  <testsuite name=\"", tests, run->regressions, errors);
+	xml_text(stdout, title(cli));
+	printf("\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+	       tests, run->regressions, errors);
 	each(cli, run, junit_row, junit_missing, &ctx);
 	puts("  </testsuite>\n</testsuites>");
+}
+
+const char *const compare_print__formats[] = { "text", "markdown", "json",
+					       "junit", NULL };
+
+void compare_print__as(const struct compare_cli *cli,
+		       const struct compare_run *run)
+{
+	if (cli->format == COMPARE_JSON)
+		compare_print__json(cli, run);
+	else if (cli->format == COMPARE_MARKDOWN)
+		compare_ci__markdown(cli, run);
+	else if (cli->format == COMPARE_JUNIT)
+		compare_ci__junit(cli, run);
+	else
+		compare_print__table(cli, run);
 }

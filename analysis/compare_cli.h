@@ -38,6 +38,9 @@ struct compare_cli {
 	const char *github_path, *gobench_path;
 	char **hosts; /* --hosts DIR...: the cross-host table instead */
 	size_t nr_hosts;
+	/* the Markdown heading's and JUnit suite's command (NULL: "coldstart
+	 * compare"), and a paragraph under the heading (NULL: none) */
+	const char *title, *note;
 };
 
 /* One bench: its document in BASE and in NEW (either may be missing)
@@ -70,6 +73,14 @@ void compare_print__json(const struct compare_cli *cli,
 void compare_ci__markdown(const struct compare_cli *cli,
 			  const struct compare_run *run);
 void compare_ci__junit(const struct compare_cli *cli,
+		       const struct compare_run *run);
+
+/* The formats' names for --format, in enum compare_format's order,
+ * NULL-terminated. */
+extern const char *const compare_print__formats[];
+
+/* The verdicts on stdout in cli->format: one of the four above. */
+void compare_print__as(const struct compare_cli *cli,
 		       const struct compare_run *run);
 
 /* A row's cells as the table prints them. */

@@ -43,10 +43,11 @@ static void free_input(struct input *in)
 	in->stats_ret = NULL;
 }
 
-/* Loads path into in: 0 for a driver's document, 1 for a tuner's (only
- * in->root then), -EINVAL naming the file. in->root is the caller's to
- * free either way. */
-static int load_input(const char *path, struct input *in)
+/* Loads path (or takes doc, its document parsed, when not NULL) into in:
+ * 0 for a driver's document, 1 for a tuner's (only in->root then),
+ * -EINVAL naming the file. in->root is the caller's to free either
+ * way. */
+static int load_input(const char *path, json_t *doc, struct input *in)
 {
 	char why[400];
 	json_error_t e;
@@ -54,7 +55,7 @@ static int load_input(const char *path, struct input *in)
 	int ret;
 
 	in->path = path;
-	in->root = output__json_load(path, &e);
+	in->root = doc ? json_incref(doc) : output__json_load(path, &e);
 	if (!in->root)
 		return err__set(EINVAL, "%s: not a readable JSON document: %s",
 				path, e.text);
@@ -138,7 +139,7 @@ static void discover_tune(struct report *r, const char *input)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
 		if (access(path, F_OK) != 0 || loaded(r, path))
 			continue;
-		ret = load_input(path, &in);
+		ret = load_input(path, NULL, &in);
 		if (ret == 1 && add_tune(r, path, in.root) == 0)
 			continue;
 		if (ret != 1)
@@ -157,7 +158,8 @@ static int load_all(struct report *r)
 
 	for (size_t i = 0; i < o->nr_inputs; i++) {
 		struct input *in = &r->in[r->n];
-		int ret = load_input(o->inputs[i], in);
+		int ret = load_input(o->inputs[i], o->docs ? o->docs[i] : NULL,
+				     in);
 
 		if (ret == 0) {
 			r->n++;

@@ -34,6 +34,10 @@ struct report_opts {
 	bool md, png, svg;   /* formats; CSV is always written */
 	char **inputs;
 	size_t nr_inputs;
+	/* NULL: each input is read from its file; else docs[i] is inputs[i]
+	 * already parsed, which the report reads (and may change) instead:
+	 * a caller that built the document, as a fuzz target does */
+	json_t **docs;
 	bool quiet;          /* no "wrote ..." lines on stdout */
 };
 

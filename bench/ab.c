@@ -40,9 +40,11 @@ struct ab {
 	int nr_driver;
 	const char *out;
 	unsigned int blocks;
+	unsigned int nr_blocks; /* run per side */
 	bool until_decided;
 	uint64_t budget_ns;
 	struct compare_cli cli;
+	char note[2 * PATH_MAX + 512]; /* the Markdown's: what A and B were */
 };
 
 /* BIN bench DRIVER [DRIVER OPTIONS] [SIDE OPTIONS] --out DIR, stdout and
@@ -197,6 +199,7 @@ static int run_blocks(struct ab *ab, const char **why)
 			ret = one_block(ab, b, (int)(1 - b % 2));
 		if (ret < 0)
 			return ret;
+		ab->nr_blocks = b + 1;
 		fprintf(stderr, "bench ab: block %u done (%.0f s)\n", b + 1,
 			(double)(now_ns() - t0) / 1e9);
 	}
@@ -231,6 +234,27 @@ static int write_side(const struct ab *ab, const struct side *s,
 	return ret;
 }
 
+/* One side for the note: its binary and its own options. */
+static void side_text(char *buf, size_t len, const struct side *s)
+{
+	snprintf(buf, len, "%s: `%s bench`%s%s%s", s->name, s->bin,
+		 s->opts ? " with `" : "", s->opts ? s->opts : "",
+		 s->opts ? "`" : "");
+}
+
+/* The Markdown's paragraph: the driver, what A and B ran, the blocks. */
+static void describe(struct ab *ab, const char *why)
+{
+	char a[PATH_MAX + 128], b[PATH_MAX + 128];
+
+	side_text(a, sizeof(a), &ab->s[0]);
+	side_text(b, sizeof(b), &ab->s[1]);
+	snprintf(ab->note, sizeof(ab->note), "`%s`, %s; %s; interleaved in "
+		 "blocks on one host (%s, %u per side)", ab->driver[0], a, b,
+		 why, ab->nr_blocks);
+	ab->cli.note = ab->note;
+}
+
 static int report(struct ab *ab, const char *why)
 {
 	struct compare_run run = { 0 };
@@ -250,9 +274,12 @@ static int report(struct ab *ab, const char *why)
 	run.regressions = pair.res.regressions;
 	run.inconclusive = pair.res.inconclusive;
 	run.missing = pair.res.nr_only_base;
-	printf("bench ab: %s, %s; A and B interleaved on this host\n", why,
-	       ab->out);
-	compare_print__table(&ab->cli, &run);
+	/* the other formats are documents: the line goes to stderr */
+	fprintf(ab->cli.format == COMPARE_TEXT ? stdout : stderr,
+		"bench ab: %s, %s; A and B interleaved on this host\n", why,
+		ab->out);
+	describe(ab, why);
+	compare_print__as(&ab->cli, &run);
 	ret = run.regressions ? COMPARE_EXIT_REGRESSION
 	      : run.inconclusive || run.missing ? COMPARE_EXIT_INCONCLUSIVE
 						: COMPARE_EXIT_OK;
@@ -320,7 +347,8 @@ static void init(void *opts)
 
 	*ab = (struct ab){ .s = { { .name = "A" }, { .name = "B" } },
 			   .blocks = 10, .budget_ns = 600000000000ull,
-			   .cli = { .base_path = "A", .new_path = "B" } };
+			   .cli = { .base_path = "A", .new_path = "B",
+				    .title = "coldstart bench ab" } };
 	compare__default_opts(&ab->cli.o);
 }
 
@@ -395,6 +423,15 @@ static int set_alpha(void *opts, const char *arg)
 				 &((struct ab *)opts)->cli.o.alpha);
 }
 
+static int set_format(void *opts, const char *arg)
+{
+	unsigned int f = 0;
+	int ret = args__choice("--format", arg, compare_print__formats, &f);
+
+	((struct ab *)opts)->cli.format = (enum compare_format)f;
+	return ret;
+}
+
 static int check(void *opts)
 {
 	struct ab *ab = opts;
@@ -433,6 +470,10 @@ static const struct opt table[] = {
 	  set_threshold, NULL },
 	{ "alpha", 0, "P", false, "as for compare (default 0.01)", set_alpha,
 	  NULL },
+	{ "format", 0, "FMT", false, "text, markdown, json or junit: the "
+	  "verdicts on stdout as\n"
+	  "compare --format prints them (a job summary, a pull-request\n"
+	  "comment, CI test tabs)", set_format, NULL },
 	OPT_END,
 };
 

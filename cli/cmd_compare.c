@@ -149,9 +149,6 @@ static int parse_option(int c, char *arg, void *ctx)
 {
 	struct compare_cli *cli = ctx;
 	static const char *const tests[] = { "utest", "permutation", NULL };
-	/* in enum compare_format's order */
-	static const char *const formats[] = { "text", "markdown", "json",
-					       "junit", NULL };
 	unsigned int test, format;
 	uint64_t n;
 	int ret;
@@ -195,7 +192,8 @@ static int parse_option(int c, char *arg, void *ctx)
 		cli->format = COMPARE_JSON;
 		return 0;
 	case OPT_FORMAT:
-		ret = args__choice("--format", arg, formats, &format);
+		ret = args__choice("--format", arg, compare_print__formats,
+				   &format);
 		cli->format = (enum compare_format)format;
 		return ret;
 	case OPT_HOSTS:
@@ -551,14 +549,7 @@ static int run(const struct compare_cli *cli)
 				  err__last());
 		goto out;
 	}
-	if (cli->format == COMPARE_JSON)
-		compare_print__json(cli, &r);
-	else if (cli->format == COMPARE_MARKDOWN)
-		compare_ci__markdown(cli, &r);
-	else if (cli->format == COMPARE_JUNIT)
-		compare_ci__junit(cli, &r);
-	else
-		compare_print__table(cli, &r);
+	compare_print__as(cli, &r);
 	code = verdict_code(cli, &r);
 	if (exports(cli, &r.new_) < 0) {
 		cli__error(COMPARE_EXIT_EXPORT, "compare: %s", err__last());

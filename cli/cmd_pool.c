@@ -29,7 +29,7 @@
 
 enum {
 	OPT_JSON = 0x100, OPT_INTERVAL, OPT_SOCKET, OPT_FILL_TIMEOUT,
-	OPT_IDLE_TIMEOUT,
+	OPT_IDLE_TIMEOUT, OPT_CLIENT_CONNS,
 };
 
 static void usage(FILE *out)
@@ -71,6 +71,12 @@ static void usage(FILE *out)
 	      "connections are open, a\n"
 	      "                       new one takes the place of the one "
 	      "idle longest\n"
+	      "  --client-conns N     connections one client process may "
+	      "hold open (default\n"
+	      "                       64, 0: 256, the server's most); at "
+	      "N, its new one takes\n"
+	      "                       the place of its own idle longest, or "
+	      "is refused\n"
 	      "  --jail DIR|off       the pool's process, once its socket is "
 	      "bound and its\n"
 	      "                       snapshot open, runs jailed: new "
@@ -105,7 +111,8 @@ struct pool_cmd {
 	struct pool_config pc;
 	bool serve, json;
 	uint64_t requests, interval_ns, fill_timeout_ns, idle_timeout_ns;
-	bool idle_given;
+	uint64_t client_conns;
+	bool idle_given, client_given;
 	const char *socket;
 	struct jail_opts jail; /* serve: on by default, a private DIR */
 };
@@ -120,6 +127,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "fill-timeout", required_argument, NULL, OPT_FILL_TIMEOUT },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+		{ "client-conns", required_argument, NULL, OPT_CLIENT_CONNS },
 		JAIL_LONG_OPTIONS,
 	};
 	struct option options[sizeof(own) / sizeof(own[0]) + POOL_OPTIONS_MAX +
@@ -133,6 +141,7 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 	o->requests = 100;
 	o->fill_timeout_ns = 60000000000ull;
 	o->idle_timeout_ns = SERVE_IDLE_TIMEOUT_S * 1000000000ull;
+	o->client_conns = SERVE_CLIENT_CONNS;
 	/* --config's files first: every other option overrides them */
 	ret = pool_config__load_args(&o->pc, argc, argv);
 	optind = 0;
@@ -168,6 +177,11 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 				ret = err__set(EINVAL, "--idle-timeout %s: at "
 					       "most a day", optarg);
 			break;
+		case OPT_CLIENT_CONNS:
+			o->client_given = true;
+			ret = args__u64("--client-conns", optarg, 0,
+					SERVE_MAX_CONNS, &o->client_conns);
+			break;
 		case '?':
 			return args__bad_option(argv);
 		default:
@@ -186,6 +200,8 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		ret = err__set(EINVAL, "--socket is for 'pool serve'");
 	if (ret == 0 && !o->serve && o->idle_given)
 		ret = err__set(EINVAL, "--idle-timeout is for 'pool serve'");
+	if (ret == 0 && !o->serve && o->client_given)
+		ret = err__set(EINVAL, "--client-conns is for 'pool serve'");
 	if (ret == 0)
 		ret = pool_config__finish(&o->pc);
 	/* a server is jailed unless told otherwise: in a private DIR */
@@ -378,6 +394,7 @@ static int serve_pool(struct pool_cmd *o)
 			o->pc.size, pool__hold_name(o->pc.hold),
 			o->socket);
 		l.idle_timeout_ns = o->idle_timeout_ns;
+		l.client_conns = (unsigned int)o->client_conns;
 		ret = pool_serve__run_on(p, &l, &pool_load__stop, stderr);
 	} else if (o->serve) { /* not filled: the socket goes unused */
 		close(l.fd);

@@ -2,7 +2,7 @@
  * one thread per connection reads its request lines, serves them in order
  * and writes one reply each. An eventfd, written once at the stop and
  * never read, wakes every thread that waits. */
-#include "serve.h"
+#include "serve_int.h"
 
 #include "err.h"
 #include "jail.h"
@@ -13,16 +13,15 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -30,70 +29,18 @@
 #define STOP_POLL_MS 100
 /* How long, once stopping, a reply waits for a client that reads none. */
 #define STOP_SEND_GRACE_MS 1000
-/* Replies on one line; 12 digits keep the nanoseconds of a microsecond
- * count up to 100 s, without %.17g's 72.284999999999997. */
-#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(12))
+/* Linux 6.5's and 6.9's, for older headers */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#ifndef PID_FS_MAGIC
+#define PID_FS_MAGIC 0x50494446
+#endif
 /* next_line(): a line too long, read to its newline and dropped. */
 #define LINE_TOO_LONG 2
 
 static const char oom_reply[] = "{\"ok\":false,\"error\":\"the server is out "
 				"of memory\"}\n";
-
-struct server {
-	struct pool *pool;
-	const char *path;
-	volatile sig_atomic_t *stop;
-	FILE *log;
-	struct pool_listener *l; /* the listening socket and its file */
-	int efd;         /* readable once stopping */
-	bool stopping;   /* atomic */
-	bool starved;    /* accept() is out of descriptors or memory */
-	struct conn *conns; /* the accepting thread's alone */
-	unsigned int nconns, next_id;
-};
-
-/* A connection waiting for a request line is idle: the accepting thread
- * may take its place for a new one (CONN_EVICTED) until it has a line
- * whole; the claim and the eviction are compare-and-swaps. */
-enum conn_state { CONN_BUSY, CONN_WAITING, CONN_EVICTED };
-
-struct conn {
-	struct server *srv;
-	int fd;
-	unsigned int id;
-	pthread_t thread;
-	bool finished; /* atomic: its thread is returning */
-	bool drain;    /* it asked to drain: stop once the reply is out */
-	bool idled;    /* closed: no whole line within the idle timeout */
-	int state;     /* atomic: enum conn_state */
-	uint64_t idle_since; /* atomic: when it began to wait for a line */
-	uint64_t idle_until; /* timeline__now() the next line is due by */
-	struct conn *next;
-	uint64_t requests;
-	char *buf;     /* SERVE_MAX_LINE + 1: a longest line, its newline */
-	size_t len;    /* bytes in buf */
-	size_t seen;   /* of them, known to hold no newline */
-	size_t used;   /* of them, the line returned last and its newline */
-	bool overlong; /* dropping a line too long, up to its newline */
-};
-
-/* One line of the log, whole even when threads log at once. */
-__attribute__((format(printf, 2, 3)))
-static void say(struct server *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->log)
-		return;
-	flockfile(s->log);
-	fputs("pool serve: ", s->log);
-	va_start(ap, fmt);
-	vfprintf(s->log, fmt, ap);
-	va_end(ap);
-	fputc('\n', s->log);
-	fflush(s->log);
-	funlockfile(s->log);
-}
 
 static bool stopping(struct server *s)
 {
@@ -105,237 +52,6 @@ static void begin_stop(struct server *s)
 	__atomic_store_n(&s->stopping, true, __ATOMIC_RELEASE);
 	/* cannot fail: the counter is far from its maximum */
 	(void)eventfd_write(s->efd, 1);
-}
-
-/* ---- replies ---- */
-
-/* A message as a JSON string; bytes that are not UTF-8 become '?'. */
-static json_t *text(const char *msg)
-{
-	json_t *j = json_string(msg);
-	char safe[512];
-	size_t i;
-
-	if (j)
-		return j;
-	for (i = 0; msg[i] && i < sizeof(safe) - 1; i++)
-		safe[i] = (unsigned char)msg[i] < 0x80 ? msg[i] : '?';
-	safe[i] = '\0';
-	return json_string(safe);
-}
-
-/* The object, or NULL (out of memory) when building it went wrong. */
-static json_t *built(json_t *o, int bad)
-{
-	if (o && bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-__attribute__((format(printf, 1, 2)))
-static json_t *fail(const char *fmt, ...)
-{
-	json_t *r = json_object();
-	char msg[512];
-	va_list ap;
-	int bad;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!r)
-		return NULL;
-	bad = json_object_set_new(r, "ok", json_false());
-	bad |= json_object_set_new(r, "error", text(msg));
-	return built(r, bad);
-}
-
-static json_t *success(void)
-{
-	json_t *r = json_object();
-
-	return r ? built(r, json_object_set_new(r, "ok", json_true())) : NULL;
-}
-
-/* ---- the ops ---- */
-
-/* A number, or null for NaN and infinities, which JSON cannot hold. */
-static json_t *number(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* Microseconds from `from` to `t`, or null when `t` did not happen. */
-static json_t *us_after(uint64_t t, uint64_t from)
-{
-	return t ? number(((double)t - (double)from) / 1e3) : json_null();
-}
-
-static json_t *op_acquire(struct conn *c, json_t *req, uint64_t arrival)
-{
-	struct pool_request r = { .arrival_ns = arrival };
-	char sum[24];
-	json_t *out;
-	int bad;
-
-	(void)req;
-	if (pool__serve(c->srv->pool, &r) < 0)
-		return fail("%s", err__last());
-	snprintf(sum, sizeof(sum), "0x%016" PRIx64, r.checksum);
-	out = success();
-	if (!out)
-		return NULL;
-	bad = json_object_set_new(out, "hit", json_boolean(r.hit));
-	bad |= json_object_set_new(out, "waited", json_boolean(r.waited));
-	bad |= json_object_set_new(out, "failures", json_integer(r.failures));
-	bad |= json_object_set_new(out, "acquire_us",
-				   us_after(r.acquired_ns, r.arrival_ns));
-	bad |= json_object_set_new(out, "first_run_us",
-				   us_after(r.first_run_ns, r.arrival_ns));
-	bad |= json_object_set_new(out, "done_us",
-				   us_after(r.done_ns, r.arrival_ns));
-	bad |= json_object_set_new(out, "checksum", json_string(sum));
-	return built(out, bad);
-}
-
-json_t *pool_serve__stats_json(const struct pool_stats *st)
-{
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
-			 "requests", (json_int_t)st->requests,
-			 "hits", (json_int_t)st->hits,
-			 "misses", (json_int_t)st->misses,
-			 "waits", (json_int_t)st->waits,
-			 "made", (json_int_t)st->made,
-			 "made_on_demand", (json_int_t)st->made_on_demand,
-			 "make_failures", (json_int_t)st->make_failures,
-			 "guest_failures", (json_int_t)st->guest_failures,
-			 "reaped", (json_int_t)st->reaped,
-			 "held", (json_int_t)st->held,
-			 "making", (json_int_t)st->making,
-			 "target", (json_int_t)st->target,
-			 "idle_vm_s", number(st->idle_vm_s),
-			 "refill_cpu_s", number(st->refill_cpu_s),
-			 "rate", number(st->rate),
-			 "make_s", number(st->make_s),
-			 "last_error", text(st->last_error));
-}
-
-static json_t *op_stats(struct conn *c, json_t *req, uint64_t arrival)
-{
-	struct pool_stats st;
-
-	(void)req;
-	(void)arrival;
-	pool__stats(c->srv->pool, &st);
-	return json_pack("{s:b, s:o}", "ok", 1, "stats", pool_serve__stats_json(&st));
-}
-
-static json_t *op_resize(struct conn *c, json_t *req, uint64_t arrival)
-{
-	json_t *size = json_object_get(req, "size");
-	struct pool_stats st;
-	json_int_t n;
-
-	(void)arrival;
-	if (!size)
-		return fail("resize needs \"size\", the new target");
-	n = json_is_integer(size) ? json_integer_value(size) : -1;
-	if (n < 0)
-		return fail("\"size\" must be an integer >= 0");
-	/* the pool clamps it to its maximum, far below UINT_MAX */
-	pool__resize(c->srv->pool, n > UINT_MAX ? UINT_MAX : (unsigned int)n);
-	pool__stats(c->srv->pool, &st);
-	say(c->srv, "connection %u: resize to %lld, target now %u", c->id,
-	    (long long)n, st.target);
-	return json_pack("{s:b, s:I}", "ok", 1, "target",
-			 (json_int_t)st.target);
-}
-
-static json_t *op_drain(struct conn *c, json_t *req, uint64_t arrival)
-{
-	(void)req;
-	(void)arrival;
-	say(c->srv, "connection %u asked to drain", c->id);
-	c->drain = true;
-	return success();
-}
-
-struct op {
-	const char *name;
-	const char *field; /* the one it takes besides op and id, or NULL */
-	json_t *(*serve)(struct conn *c, json_t *req, uint64_t arrival);
-};
-
-static const struct op ops[] = {
-	{ "acquire", NULL, op_acquire },
-	{ "stats", NULL, op_stats },
-	{ "resize", "size", op_resize },
-	{ "drain", NULL, op_drain },
-};
-
-/* A field the op does not take, so that a misspelt one is not ignored. */
-static const char *stray_field(const struct op *op, json_t *req)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(req, key, v) {
-		(void)v;
-		if (strcmp(key, "op") && strcmp(key, "id") &&
-		    (!op->field || strcmp(key, op->field)))
-			return key;
-	}
-	return NULL;
-}
-
-static json_t *dispatch(struct conn *c, json_t *req, uint64_t arrival)
-{
-	json_t *op = json_object_get(req, "op");
-	const char *name, *stray;
-
-	if (!json_is_object(req))
-		return fail("a request is a JSON object, not an array");
-	if (!op)
-		return fail("the request has no \"op\" (acquire, stats, "
-			    "resize or drain)");
-	if (!json_is_string(op))
-		return fail("\"op\" must be a string");
-	name = json_string_value(op);
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		if (strcmp(name, ops[i].name))
-			continue;
-		stray = stray_field(&ops[i], req);
-		if (stray)
-			return fail("%s takes no field \"%s\"", name, stray);
-		return ops[i].serve(c, req, arrival);
-	}
-	return fail("unknown op \"%s\" (acquire, stats, resize or drain)",
-		    name);
-}
-
-/* The reply to one line; NULL when out of memory. */
-static json_t *answer(struct conn *c, const char *line, size_t n,
-		      uint64_t arrival)
-{
-	json_error_t jerr;
-	json_t *req, *reply, *id;
-
-	/* no JSON_DISABLE_EOF_CHECK: what follows the object is an error */
-	req = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
-	if (!req)
-		return fail("not JSON: %s (at byte %d)", jerr.text,
-			    jerr.position);
-	reply = dispatch(c, req, arrival);
-	id = json_is_object(req) ? json_object_get(req, "id") : NULL;
-	if (reply && id && json_object_set(reply, "id", id)) {
-		json_decref(reply);
-		reply = NULL;
-	}
-	json_decref(req);
-	return reply;
 }
 
 /* ---- one connection ---- */
@@ -516,12 +232,12 @@ static int serve_line(struct conn *c, int got, char *line, size_t n)
 	json_t *reply;
 
 	if (got == LINE_TOO_LONG)
-		reply = fail("a request line is at most %u bytes",
-			     SERVE_MAX_LINE);
+		reply = pool_serve__fail("a request line is at most %u bytes",
+					 SERVE_MAX_LINE);
 	else if (blank(line, n))
 		return 0;
 	else
-		reply = answer(c, line, n, arrival);
+		reply = pool_serve__answer(c, line, n, arrival);
 	c->requests++;
 	return send_reply(c, reply);
 }
@@ -562,8 +278,8 @@ static void *conn_thread(void *arg)
 	 * thread is joined, by the thread that evicts, so that it never
 	 * shuts a number down that was closed and given to another file */
 	shutdown(c->fd, SHUT_RDWR);
-	say(s, "connection %u closed after %" PRIu64 " requests: %s", c->id,
-	    c->requests, why);
+	pool_serve__say(s, "connection %u closed after %" PRIu64 " requests: "
+			"%s", c->id, c->requests, why);
 	__atomic_store_n(&c->finished, true, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -573,7 +289,7 @@ static void *conn_thread(void *arg)
 /* Turns a connection away with one error reply. */
 static void refuse(struct server *s, int fd, const char *why)
 {
-	json_t *r = fail("%s", why);
+	json_t *r = pool_serve__fail("%s", why);
 	char *line = r ? json_dumps(r, DUMP_FLAGS) : NULL;
 
 	/* best effort: never wait for a client that will not be served */
@@ -583,7 +299,7 @@ static void refuse(struct server *s, int fd, const char *why)
 	free(line);
 	json_decref(r);
 	close(fd);
-	say(s, "connection refused: %s", why);
+	pool_serve__say(s, "connection refused: %s", why);
 }
 
 /* Joins the thread of the connection *pc, closes it and unlinks it. */
@@ -613,15 +329,16 @@ static void reap(struct server *s, bool all)
 }
 
 /* The place of the connection that has waited longest for a request
- * line, or NULL when every one is serving one. */
-static struct conn **idlest(struct server *s)
+ * line, of `client`'s (0: of any client), or NULL when every one is
+ * serving one. */
+static struct conn **idlest(struct server *s, uint64_t client)
 {
 	struct conn **pc, **pick = NULL;
 	uint64_t oldest = UINT64_MAX, t;
 
 	for (pc = &s->conns; *pc; pc = &(*pc)->next) {
 		if (__atomic_load_n(&(*pc)->state, __ATOMIC_ACQUIRE) !=
-		    CONN_WAITING)
+		    CONN_WAITING || (client && (*pc)->client != client))
 			continue;
 		t = __atomic_load_n(&(*pc)->idle_since, __ATOMIC_RELAXED);
 		if (t < oldest) {
@@ -632,16 +349,18 @@ static struct conn **idlest(struct server *s)
 	return pick;
 }
 
-/* Makes room for a new connection in a full server: closes the one that
- * has waited longest for a request line, so idle clients never keep a
- * busy one out. False when every one is serving a request. */
-static bool evict_idlest(struct server *s)
+/* Makes room for a new connection (of `client`, which has its most;
+ * 0: in a full server): closes the one that has waited longest for a
+ * request line, so idle clients never keep a busy one out. False when
+ * every one is serving a request. */
+static bool evict_idlest(struct server *s, uint64_t client)
 {
 	struct conn **pc;
 	int want;
 
 	/* one that claimed its line meanwhile is skipped: the next */
-	for (unsigned int i = 0; i < SERVE_MAX_CONNS && (pc = idlest(s)); i++) {
+	for (unsigned int i = 0;
+	     i < SERVE_MAX_CONNS && (pc = idlest(s, client)); i++) {
 		want = CONN_WAITING;
 		if (!__atomic_compare_exchange_n(&(*pc)->state, &want,
 						 CONN_EVICTED, false,
@@ -656,19 +375,73 @@ static bool evict_idlest(struct server *s)
 	return false;
 }
 
-static void log_opened(struct server *s, const struct conn *c)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+/* The client process at the other end of fd: its name for the log (pid
+ * and uid as this process's namespaces see them), and a key that tells
+ * processes apart.
+ * A jailed server is in a PID namespace of its own, where every client
+ * outside it has pid 0: there the key is the inode of a pidfd of the
+ * peer (pidfs, Linux 6.9), one per process; 0 when neither tells. */
+struct peer {
+	uint64_t key;
+	char name[80]; /* for people: "pid P (uid U)" */
+};
 
-	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-		say(s, "connection %u opened by pid %d (uid %u)", c->id,
-		    (int)cred.pid, (unsigned int)cred.uid);
-	else
-		say(s, "connection %u opened", c->id);
+static void peer_of(int fd, struct peer *p)
+{
+	struct ucred cred = { 0 };
+	socklen_t len = sizeof(cred);
+	struct statfs fs;
+	struct stat st;
+	int pidfd = -1;
+
+	*p = (struct peer){ .name = "a process whose credentials are not "
+				    "known" };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return;
+	if (cred.pid > 0) {
+		snprintf(p->name, sizeof(p->name), "pid %d (uid %u)",
+			 (int)cred.pid, (unsigned int)cred.uid);
+		p->key = (uint64_t)cred.pid | 1ull << 63;
+		return;
+	}
+	snprintf(p->name, sizeof(p->name), "a process outside the server's "
+		 "PID namespace (uid %u)", (unsigned int)cred.uid);
+	len = sizeof(pidfd);
+	/* an older kernel's pidfds share one anonymous inode: no key */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 &&
+	    fstatfs(pidfd, &fs) == 0 && fs.f_type == PID_FS_MAGIC &&
+	    fstat(pidfd, &st) == 0)
+		p->key = (uint64_t)st.st_ino & ~(1ull << 63);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
-static void start_conn(struct server *s, int fd)
+static unsigned int conns_of(const struct server *s, uint64_t client)
+{
+	unsigned int n = 0;
+
+	for (const struct conn *c = s->conns; c; c = c->next)
+		n += c->client == client;
+	return n;
+}
+
+/* Room for one more connection of `p`: under its limit or in place of
+ * its own idlest; else (*why says so) none. */
+static bool client_room(struct server *s, const struct peer *p, char *why,
+			size_t len)
+{
+	unsigned int most = s->l->client_conns;
+
+	if (!most || !p->key || conns_of(s, p->key) < most ||
+	    evict_idlest(s, p->key))
+		return true;
+	snprintf(why, len, "this client, %s, has %u connections open, the "
+		 "most one client may, each serving a request; try again later",
+		 p->name, most);
+	return false;
+}
+
+static void start_conn(struct server *s, int fd, const struct peer *p)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	char why[160], ebuf[128];
@@ -684,7 +457,8 @@ static void start_conn(struct server *s, int fd)
 	c->srv = s;
 	c->fd = fd;
 	c->id = ++s->next_id;
-	log_opened(s, c);
+	c->client = p->key;
+	pool_serve__say(s, "connection %u opened by %s", c->id, p->name);
 	ret = pthread_create(&c->thread, NULL, conn_thread, c);
 	if (ret) {
 		snprintf(why, sizeof(why), "connection %u: no thread for it: "
@@ -703,7 +477,8 @@ static void start_conn(struct server *s, int fd)
  * error; running out of descriptors or memory is waited out. */
 static int accept_one(struct server *s)
 {
-	char why[128];
+	struct peer peer;
+	char why[200];
 	int fd = accept4(s->l->fd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd < 0) {
@@ -714,8 +489,9 @@ static int accept_one(struct server *s)
 		    errno != ENOMEM)
 			return err__sys(errno, "accept on %s", s->path);
 		if (!s->starved)
-			say(s, "cannot accept connections: %s; retrying",
-			    strerror_r(errno, why, sizeof(why)));
+			pool_serve__say(s, "cannot accept connections: %s; "
+					"retrying", strerror_r(errno, why,
+							       sizeof(why)));
 		s->starved = true;
 		/* the listening socket stays readable: do not spin */
 		poll(&(struct pollfd){ .fd = s->efd, .events = POLLIN }, 1,
@@ -724,14 +500,19 @@ static int accept_one(struct server *s)
 	}
 	s->starved = false;
 	reap(s, false);
-	if (s->nconns >= SERVE_MAX_CONNS && !evict_idlest(s)) {
+	peer_of(fd, &peer);
+	if (!client_room(s, &peer, why, sizeof(why))) {
+		refuse(s, fd, why);
+		return 0;
+	}
+	if (s->nconns >= SERVE_MAX_CONNS && !evict_idlest(s, 0)) {
 		snprintf(why, sizeof(why), "the server has %u connections, its "
 			 "most, each serving a request; try again later",
 			 s->nconns);
 		refuse(s, fd, why);
 		return 0;
 	}
-	start_conn(s, fd);
+	start_conn(s, fd, &peer);
 	return 0;
 }
 
@@ -747,7 +528,7 @@ static int accept_loop(struct server *s)
 		/* atomic only for the thread sanitizer: a handler's store to
 		 * a sig_atomic_t is plain */
 		if (s->stop && __atomic_load_n(s->stop, __ATOMIC_RELAXED)) {
-			say(s, "stopping: asked to (a signal)");
+			pool_serve__say(s, "stopping: asked to (a signal)");
 			break;
 		}
 		reap(s, false);
@@ -775,7 +556,7 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 		pool_serve__unlisten(l);
 		return ret;
 	}
-	say(&s, "listening on %s%s%s%s", s.path, jail__dir() ? " (jailed in " : "",
+	pool_serve__say(&s, "listening on %s%s%s%s", s.path, jail__dir() ? " (jailed in " : "",
 	    jail__dir() ? jail__dir() : "", jail__dir() ? ")" : "");
 	/* set up: from here the control thread only serves */
 	ret = seccomp__enter_main();
@@ -787,7 +568,7 @@ int pool_serve__run_on(struct pool *p, struct pool_listener *l,
 	pool_serve__unlisten(l);
 	reap(&s, true);
 	close(s.efd);
-	say(&s, "stopped after %u connections", s.next_id);
+	pool_serve__say(&s, "stopped after %u connections", s.next_id);
 	return ret;
 }
 

@@ -43,7 +43,10 @@
  * no reply; and a new connection to a server that has SERVE_MAX_CONNS
  * takes the place of the one that has waited longest for a request
  * line, which is closed the same way. Only when all of them are serving
- * a request does the new one get one error reply and is closed.
+ * a request does the new one get one error reply and is closed. Nor can
+ * one client process hold more than the listener's client_conns
+ * (serve_listen.h): its next connection takes the place of its own that
+ * has waited longest, or, all of its serving, is refused the same way.
  *
  * Ownership: the server borrows the pool; it neither drains nor frees
  * it, and pool__drain must wait until pool_serve__run returned. */

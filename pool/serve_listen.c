@@ -93,6 +93,7 @@ int pool_serve__listen(struct pool_listener *l, const char *path)
 	*l = (struct pool_listener){
 		.path = path, .fd = -1,
 		.idle_timeout_ns = SERVE_IDLE_TIMEOUT_S * 1000000000ull,
+		.client_conns = SERVE_CLIENT_CONNS,
 	};
 	if (!len)
 		return err__set(EINVAL, "no socket path");

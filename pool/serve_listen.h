@@ -10,6 +10,10 @@
 
 /* How long a connection may wait to send a request line, by default. */
 #define SERVE_IDLE_TIMEOUT_S 30
+/* How many connections one client process may hold open, by default:
+ * a quarter of SERVE_MAX_CONNS (serve.h), so that one cannot take every
+ * place. */
+#define SERVE_CLIENT_CONNS 64
 
 struct pool_listener {
 	const char *path;
@@ -20,6 +24,9 @@ struct pool_listener {
 	/* SERVE_IDLE_TIMEOUT_S, set by pool_serve__listen; the caller may
 	 * change it before pool_serve__run_on. 0: no idle timeout */
 	uint64_t idle_timeout_ns;
+	/* SERVE_CLIENT_CONNS, set by pool_serve__listen; the caller may
+	 * change it too. 0: no limit per client */
+	unsigned int client_conns;
 };
 
 /* Makes the socket at `path` and binds it (a stale socket file there is

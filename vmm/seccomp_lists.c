@@ -16,6 +16,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+/* Linux 6.5's, for older headers */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
 #define M (1u << SECCOMP_MAIN)
 #define V (1u << SECCOMP_VCPU)
 #define U (1u << SECCOMP_UFFD)
@@ -212,7 +217,11 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(M, "accept4", "pool serve: a client connects"),
 	ANY(M, "recvfrom", "pool serve: a request"),
 	ANY(M, "sendto", "pool serve: a reply"),
-	ARG(M, "getsockopt", 2, SO_PEERCRED, "pool serve: logs a client's pid and uid"),
+	ARG(M, "getsockopt", 2, SO_PEERCRED, "pool serve: a client's pid and uid (its "
+	    "connections are counted per client)"),
+	ARG(M, "getsockopt", 2, SO_PEERPIDFD, "pool serve, jailed: a client outside its "
+	    "PID namespace, told apart by its pidfd"),
+	ANY(M, "fstatfs", "pool serve, jailed: is a client's pidfd one of pidfs"),
 	ARG(M, "socket", 0, AF_UNIX, "run --exec: the guest agent, through the vsock "
 	    "device's Unix socket"),
 	ANY(M, "connect", "the same"),

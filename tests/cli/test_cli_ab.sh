@@ -35,6 +35,26 @@ expect "$code" '' compare "$tmp/ab/a.json" "$tmp/ab/b.json"
 expect 2 "block 0 of B exited 2 \\(see $tmp/ab2/b-000.log\\)" bench ab --blocks 1 --out "$tmp/ab2" --b-opts '--no-such-option' -- "${L[@]}"
 grep -q 'no-such-option' "$tmp/ab2/b-000.log" && ok || fail "the failing block's log"
 
+# --format: compare's Markdown and JUnit writers for the pair, headed
+# bench ab, with what A and B ran; the progress line goes to stderr.
+expect 2 "--format: 'yaml' is not one of" bench ab --format yaml -- "${L[@]}"
+timeout 120 "$COLDSTART" bench ab --blocks 1 --format markdown --out "$tmp/abm" --b-opts '-w 2' -- "${L[@]}" >"$out" 2>"$err"
+code=$?
+[ $code -ne 2 ] && grep -qE '^### coldstart bench ab: (no regression|INCONCLUSIVE|REGRESSION)$' "$out" &&
+	grep -q "^\`lifecycle\`, A: \`.*coldstart bench\`; B: \`.*coldstart bench\` with \`-w 2\`; interleaved in blocks on one host (blocks done, 1 per side)$" "$out" &&
+	grep -qE '^\| inproc\.coldstart \| .* \| 4\+4 \| ' "$out" && ok || fail "bench ab --format markdown: $(cat "$out" "$err")"
+grep -q '^bench ab: blocks done' "$err" && ! grep -q '^bench ab: blocks done' "$out" && ok || fail "the progress line is not on stderr"
+timeout 120 "$COLDSTART" bench ab --blocks 1 --format junit --out "$tmp/abj" -- "${L[@]}" >"$out" 2>"$err"
+[ $? -eq "$(python3 - "$out" <<'PY'
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot()
+assert s.get("name") == "coldstart bench ab", s.get("name")
+t = s.find("testsuite")
+assert int(t.get("tests")) == 2 and [c.get("classname") for c in t.iter("testcase")] == ["coldstart.lifecycle"] * 2
+print(1 if int(t.get("failures")) else 3 if int(t.get("errors")) else 0)
+PY
+)" ] && ok || fail "bench ab --format junit: $(cat "$out" "$err")"
+
 # --until-decided ends, decided or out of budget, and says which.
 timeout 120 "$COLDSTART" bench ab --blocks 2 --until-decided --budget 1s --out "$tmp/ab3" -- "${L[@]}" >"$out" 2>"$err"
 grep -qE '^bench ab: (decided|budget spent), ' "$out" && ok || fail "--until-decided: $(cat "$out" "$err")"

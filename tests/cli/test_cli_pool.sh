@@ -73,7 +73,7 @@ expect 2 "--idle-timeout is for 'pool serve'" pool run --idle-timeout 1s
 expect 2 "--idle-timeout: '1s ' is not a duration" pool serve --socket "$tmp/i.sock" --idle-timeout '1s '
 expect 2 '--idle-timeout 25h: at most a day' pool serve --socket "$tmp/i.sock" --idle-timeout 25h
 expect 0 'idle-timeout DUR' pool --help
-timeout 120 "$COLDSTART" pool serve --socket "$tmp/i.sock" --size 1 --idle-timeout 1s >"$tmp/i.out" 2>&1 &
+timeout 120 "$COLDSTART" pool serve --socket "$tmp/i.sock" --size 1 --idle-timeout 1s --client-conns 0 >"$tmp/i.out" 2>&1 &
 pid=$!
 for i in $(seq 300); do grep -q 'listening on' "$tmp/i.out" && break; sleep 0.1; done
 python3 - "$tmp/i.sock" <<'PY' && ok || { fail "pool serve --idle-timeout"; sed 's/^/  | /' "$tmp/i.out" | tail -5; }
@@ -110,6 +110,56 @@ kill -TERM $pid
 wait $pid
 code=$?
 [ "$code" = 0 ] && ok || { fail "pool serve --idle-timeout exited $code"; sed 's/^/  | /' "$tmp/i.out" | tail -5; }
+
+# pool serve --client-conns: one client process cannot take every place
+# even with connections that stay busy (requests piped in, no reply
+# read: each thread waits to send), its next one is refused, naming it,
+# and another process is served; under the default jail, whose PID
+# namespace shows every client as pid 0.
+expect 2 "--client-conns is for 'pool serve'" pool run --client-conns 2
+expect 2 "--client-conns: 257 is outside 0..256" pool serve --socket "$tmp/c.sock" --client-conns 257
+expect 0 'client-conns N' pool --help
+timeout 120 "$COLDSTART" pool serve --socket "$tmp/c.sock" --size 1 --idle-timeout 0 --client-conns 3 >"$tmp/c.out" 2>&1 &
+pid=$!
+for i in $(seq 300); do grep -q 'listening on' "$tmp/c.out" && break; sleep 0.1; done
+python3 - "$tmp/c.sock" <<'PY' && ok || { fail "pool serve --client-conns"; sed 's/^/  | /' "$tmp/c.out" | tail -5; }
+import json, socket, subprocess, sys, time
+path = sys.argv[1]
+busy = []
+for _ in range(3):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.setblocking(False)
+    # requests until the server stops reading: its reply is stuck
+    full = 0
+    while full < 20:
+        try:
+            s.send(b'{"op": "stats"}\n' * 64)
+            full = 0
+        except BlockingIOError:
+            full += 1
+            time.sleep(0.05)
+    busy.append(s)
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(30)
+s.connect(path)
+r = json.loads(s.makefile("r").readline())
+assert not r["ok"] and "has 3 connections open, the most one client may" in r["error"], r
+other = subprocess.run([sys.executable, "-c", """
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1])
+s.sendall(b'{"op": "stats"}\\n')
+print(json.loads(s.makefile("r").readline()))
+""", path], capture_output=True, text=True, timeout=60)
+assert "'ok': True" in other.stdout, other.stdout + other.stderr
+PY
+grep -q "connection refused: this client, a process outside the server's PID namespace (uid [0-9]*), has 3 connections open" "$tmp/c.out" &&
+	grep -q "connection 1 opened by a process outside the server's PID namespace (uid [0-9]*)$" "$tmp/c.out" &&
+	ok || fail "pool serve did not log the refusal and whom"
+kill -TERM $pid
+wait $pid
+code=$?
+[ "$code" = 0 ] && ok || { fail "pool serve --client-conns exited $code"; sed 's/^/  | /' "$tmp/c.out" | tail -5; }
 
 # bench pool: SIGINT ends the run with 130 and says so (it once printed
 # the name of its stop flag), and writes no document.

@@ -60,16 +60,16 @@ static uint8_t *slurp(const char *path, size_t *len)
  * bytes per series (the target goes on with its own when they run out). */
 static void report_many_seeds(void)
 {
-	static const uint8_t restore[] = { 0xc0, 0x58, 0x02, 2, 3, 0, 2, 1 };
-	static const uint8_t rate[] = { 0xc1, 0x90, 0x01, 5, 1, 4, 1, 0, 3 };
-	static const uint8_t lifecycle[] = { 0xc2, 0xff, 0x02, 0, 8, 2, 2 };
+	static const uint8_t restore[] = { 0xc0, 0x2c, 0x01, 2, 3, 0, 2, 1 };
+	static const uint8_t rate[] = { 0xc1, 0xfa, 0x00, 5, 1, 4, 1, 0, 3 };
+	static const uint8_t lifecycle[] = { 0xc2, 0x3f, 0x01, 0, 8, 2, 2 };
 	static const uint8_t restore_few[] = { 0, 45, 2, 3, 0, 2, 1, 2, 3 };
 	static const uint8_t rate_few[] = { 1, 40, 5, 1, 4, 1, 0, 3, 0 };
 	static const uint8_t density[] = { 5, 30, 6, 2, 7 };
 
-	seed("report_many", "restore-600", restore, sizeof(restore));
-	seed("report_many", "rate-400", rate, sizeof(rate));
-	seed("report_many", "lifecycle-767", lifecycle, sizeof(lifecycle));
+	seed("report_many", "restore-300", restore, sizeof(restore));
+	seed("report_many", "rate-250", rate, sizeof(rate));
+	seed("report_many", "lifecycle-319", lifecycle, sizeof(lifecycle));
 	seed("report_many", "restore-45", restore_few, sizeof(restore_few));
 	seed("report_many", "rate-40", rate_few, sizeof(rate_few));
 	seed("report_many", "density-30", density, sizeof(density));

@@ -53,6 +53,7 @@ static const struct {
 	{ NULL, NULL, "WHICH", "host" }, { NULL, NULL, "NAME", "memfd" },
 	{ NULL, NULL, "OPTS", "-n 1" }, { NULL, NULL, "P", "0.05" },
 	{ NULL, NULL, "PCT", "5" }, { NULL, NULL, "CMD", "true" },
+	{ "ab", "format", NULL, "junit" },
 };
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
