@@ -8,17 +8,20 @@
 # the closest it came; then cover against fixed, and how long one sweep
 # of 10,000 arrivals takes on one core. Prints numbers; passes or fails
 # nothing.
-# Usage: tests/scale/policy_table.sh [COLDSTART] (default build/coldstart)
+# Usage: tests/scale/policy_table.sh [COLDSTART [TRACE-SPEC...]]
+#   (default build/coldstart); each TRACE-SPEC, e.g. a public trace as
+#   trace:FILE,format=azure2019, is a row of both tables beside ours.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 COLDSTART=${1:-$here/../../build/coldstart}
+shift $(($# > 0 ? 1 : 0))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 python3 "$here/gen_bursty_traces.py" "$tmp" --seed 1 | sed 's/^/# /'
 arrivals=(poisson:2.6 mmpp:0.5,10,300,60 batch:0.8,pareto:1.2:60,within=1s
 	"trace:$tmp/bursty.csv" "trace:$tmp/bursty-azure2021.csv"
-	"trace:$tmp/bursty-azure2019.csv")
+	"trace:$tmp/bursty-azure2019.csv" "$@")
 scenarios=("hit=1ms,make=12ms,mem=64M hits=99%"
 	"hit=1ms,make=150ms,mem=256M hits=95%")
 
