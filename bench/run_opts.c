@@ -376,19 +376,19 @@ static const struct opt run_table[] = {
 	  "stdout (default;\nstderr with --json, none with --quiet)",
 	  set_console, NULL },
 	{ "drive", 0, "PATH", false, "a virtio disk, PATH[,MODE] (repeatable, "
-	  "at most 4; /dev/vda,\nvdb...): a raw image such as a rootfs.ext4; "
-	  "MODE overlay (default:\nwrites go to an unnamed sparse file), "
-	  "overlay=FILE (to FILE),\ncow (to this VM's memory), reflink=FILE "
-	  "(to a reflinked copy),\nrw (into the image) or ro", set_drive,
+	  "at most 4;\n/dev/vda, vdb...): a raw image such as a rootfs.ext4; "
+	  "MODE\noverlay (default: writes go to an unnamed sparse file),\n"
+	  "overlay=FILE (to FILE), cow (to this VM's memory),\nreflink=FILE "
+	  "(to a reflinked copy), rw (into the image)\nor ro", set_drive,
 	  NULL },
 	{ "vsock", 0, "PATH", false, "a virtio-vsock device, PATH[,cid=N] "
-	  "(guest CID N, default 3):\nthe host connects to the Unix socket "
-	  "PATH and writes\n\"CONNECT <port>\\n\"; a guest's connection to "
-	  "host port P reaches\nPATH_P", set_vsock, NULL },
+	  "(guest CID N,\ndefault 3): the host connects to the Unix socket "
+	  "PATH\nand writes \"CONNECT <port>\\n\"; a guest's connection "
+	  "to\nhost port P reaches PATH_P", set_vsock, NULL },
 	{ "rootfs", 0, "PATH", false, "the root file system, PATH[,MODE] (an "
-	  "ext4 image, e.g. from\n`coldstart image build --rootfs`): the "
-	  "first disk, /dev/vda;\nthe initramfs's init switches to it and "
-	  "starts the guest agent", set_rootfs, NULL },
+	  "ext4 image,\ne.g. `coldstart image build --rootfs`'s): the first "
+	  "disk,\n/dev/vda; the initramfs's init switches to it and "
+	  "starts\nthe guest agent", set_rootfs, NULL },
 	{ "exec", 0, "CMD", false, "with --rootfs: run CMD (sh -c) in the "
 	  "guest through the\nagent, print its stdout and stderr, exit with "
 	  "its status", set_exec, NULL },
@@ -400,7 +400,7 @@ static const struct opt run_table[] = {
 	{ "allow-pvm", 0, NULL, false, "boot even on a PVM host, where "
 	  "ordinary kernels cannot run", set_allow_pvm, NULL },
 	OPT_HEADING("  (--mem defaults to 256M; --vcpus, --timeout, --json, "
-		    "--quiet and --probes apply)\n\nVM:"),
+		    "--quiet and\n  --probes apply)\n\nVM:"),
 	{ "mem", 0, "SIZE", false, "guest memory (default: the least that "
 	  "fits the workload,\nat least 2M; a multiple of 2 MiB)", set_mem,
 	  NULL },
@@ -432,7 +432,7 @@ static const struct opt run_table[] = {
 	  "every vCPU is READY", set_stop, NULL },
 	{ "timeout", 0, "DUR", false, "stop the VM after DUR (default 60s; "
 	  "0 = never)", set_timeout, NULL },
-	{ "misbehave", 0, "WHAT", false, "make the guest fail on purpose: "
+	{ "misbehave", 0, "WHAT", false, "make the guest fail on purpose:\n"
 	  "abort, bad-port, fault, hang", set_misbehave, NULL },
 	OPT_HEADING("Output:"),
 	{ "json", 0, NULL, false, "one JSON document on stdout", set_json,
