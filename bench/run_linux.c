@@ -197,10 +197,7 @@ int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 static void teardown(struct vm *vm, struct linux_machine *m,
 		     struct timeline *tl)
 {
-	if (vm->running) {
-		vm__end(vm, VM_STOPPED, "destroyed while running");
-		vm__wait(vm, 0);
-	}
+	vm__stop(vm);
 	linux_machine__close_virtio(m);
 	vm__destroy(vm);
 	timeline__mark(tl, TL_TEARDOWN_DONE);

@@ -542,14 +542,19 @@ enum vm_outcome vm__wait(struct vm *vm, uint64_t timeout_ns)
 	return vm->outcome;
 }
 
-void vm__destroy(struct vm *vm)
+void vm__stop(struct vm *vm)
 {
-	if (!vm)
-		return;
 	if (vm->running) {
 		vm__end(vm, VM_STOPPED, "destroyed while running");
 		vm__wait(vm, 0);
 	}
+}
+
+void vm__destroy(struct vm *vm)
+{
+	if (!vm)
+		return;
+	vm__stop(vm);
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
 		destroy_vcpu(vm, &vm->vcpus[i]);
 	mem__destroy(&vm->mem);

@@ -127,6 +127,11 @@ void vm__resume(struct vm *vm);
 /* Async-signal-safe request to stop (VM_STOPPED, "interrupted"). */
 void vm__interrupt(struct vm *vm);
 
+/* Ends a VM still running ("destroyed while running") and waits for its
+ * vCPU threads: what vm__destroy does first, for a caller that must stop
+ * its devices between the two. */
+void vm__stop(struct vm *vm);
+
 /* Stops if needed, joins threads, frees everything; NULL is a no-op. */
 void vm__destroy(struct vm *vm);
 
