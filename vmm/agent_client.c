@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "guest/agent_abi.h"
+#include "output.h"
 #include "units.h"
 
 #include <errno.h>
@@ -210,17 +211,9 @@ int agent__connect(const char *uds, uint32_t port, bool direct,
 
 static int write_out(int fd, const uint8_t *p, uint32_t len, const char *what)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	int ret = output__write_all(fd, p, len);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err__sys(errno, "writing %s", what);
-		p += n;
-		len -= (uint32_t)n;
-	}
-	return 0;
+	return ret < 0 ? err__sys(-ret, "writing %s", what) : 0;
 }
 
 int agent__sink_fds(void *ctx, int stream, const uint8_t *p, uint32_t len)
