@@ -8,6 +8,7 @@
 
 #include "cpio.h"
 #include "err.h"
+#include "guest/guest_initramfs.h"
 #include "init_image.h"
 
 #include <dirent.h>
@@ -37,18 +38,6 @@ static const char *const kvm_modules[] = {
 	"kernel/fs/fuse/fuse.ko",
 	"kernel/fs/fuse/virtiofs.ko",
 	"kernel/fs/overlayfs/overlay.ko",
-};
-
-/* What a rootfs guest's initramfs loads before its root is mounted
- * (vmm/guest/init/rootfs.c names the same, in dependency order). */
-static const char *const guest_modules[] = {
-	"kernel/drivers/virtio/virtio_ring.ko",
-	"kernel/drivers/virtio/virtio.ko",
-	"kernel/drivers/virtio/virtio_mmio.ko",
-	"kernel/drivers/block/virtio_blk.ko",
-	"kernel/net/vmw_vsock/vsock.ko",
-	"kernel/net/vmw_vsock/vmw_vsock_virtio_transport_common.ko",
-	"kernel/net/vmw_vsock/vmw_vsock_virtio_transport.ko",
 };
 
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -229,7 +218,7 @@ static int add_applets(struct cpio *c, int *count)
 	return ret;
 }
 
-/* The guest modules the kernel package has, into lib/modules/coldstart
+/* The guest modules the kernel package has, into GUEST_MODULES_DIR
  * (a module built into another kernel is simply absent). */
 static int add_guest_modules(struct cpio *c, const char *root,
 			     const char *release)
@@ -245,7 +234,7 @@ static int add_guest_modules(struct cpio *c, const char *root,
 				    root, release, guest_modules[i]);
 		if (ret < 0 || access(src, R_OK) < 0)
 			continue;
-		ret = output__pathf(dst, sizeof(dst), "lib/modules/coldstart/%s",
+		ret = output__pathf(dst, sizeof(dst), GUEST_MODULES_DIR "/%s",
 				    strrchr(guest_modules[i], '/') + 1);
 		if (ret == 0)
 			ret = read_file(src, &data, &size);
@@ -262,7 +251,7 @@ static int fill_initramfs(struct cpio *c, const char *root,
 {
 	static const char *const dirs[] = { "bin", "dev", "etc", "lib",
 					     "lib/modules",
-					     "lib/modules/coldstart", "proc",
+					     GUEST_MODULES_DIR, "proc",
 					     "root", "sbin", "sys", "tmp",
 					     "usr", "usr/bin", "usr/sbin" };
 	void *busybox = NULL;
@@ -279,7 +268,7 @@ static int fill_initramfs(struct cpio *c, const char *root,
 		ret = cpio__file(c, "init", 0755, init_image_start,
 				 (size_t)(init_image_end - init_image_start));
 	if (ret == 0)
-		ret = cpio__file(c, "bin/coldstart-agent", 0755,
+		ret = cpio__file(c, GUEST_AGENT_FILE, 0755,
 				 agent_image_start,
 				 (size_t)(agent_image_end - agent_image_start));
 	if (ret == 0)

@@ -3,6 +3,7 @@
 #include "image_int.h"
 
 #include "hash.h"
+#include "guest/guest_initramfs.h"
 #include "init_image.h"
 #include "output.h"
 
@@ -155,7 +156,7 @@ int image__write_manifest(const char *dir, const struct inputs *in,
 		json_object_set_new(
 			root, "agent",
 			json_pack("{s:s, s:I, s:s}", "path",
-				  "/bin/coldstart-agent", "size",
+				  "/" GUEST_AGENT_FILE, "size",
 				  (json_int_t)(agent_image_end -
 					       agent_image_start),
 				  "sha256", in->agent_sha256));

@@ -19,12 +19,6 @@
 /* How long the disk may take to appear after its driver loads. */
 #define DEVICE_WAIT_MS 30000
 
-/* In dependency order; a module built into the kernel is simply absent. */
-static const char *const modules[] = {
-	"virtio_ring", "virtio", "virtio_mmio", "virtio_blk", "vsock",
-	"vmw_vsock_virtio_transport_common", "vmw_vsock_virtio_transport",
-};
-
 /* Loads what the image packed. A module that does not load (another
  * kernel than the image's, with the drivers built in) is not an error
  * yet: the disk not appearing is; its message then names the module. */
@@ -33,11 +27,13 @@ static void load_modules(char *why, size_t size)
 	char path[128];
 
 	why[0] = '\0';
-	for (size_t i = 0; i < sizeof(modules) / sizeof(*modules); i++) {
+	for (size_t i = 0; i < sizeof(guest_modules) / sizeof(*guest_modules);
+	     i++) {
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/%s.ko", INIT_MODULES_DIR,
-			 modules[i]);
+		/* a module built into the kernel is simply absent */
+		snprintf(path, sizeof(path), "%s/%s", INIT_MODULES_DIR,
+			 strrchr(guest_modules[i], '/') + 1);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;

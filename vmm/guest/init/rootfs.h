@@ -2,12 +2,13 @@
 #ifndef COLDSTART_INIT_ROOTFS_H
 #define COLDSTART_INIT_ROOTFS_H
 
+#include "../guest_initramfs.h"
 #include "cmdline.h"
 
 /* The directory of the initramfs that holds the virtio modules, and the
  * agent's path there (image/ writes both). */
-#define INIT_MODULES_DIR "/lib/modules/coldstart"
-#define INIT_AGENT_PATH "/bin/coldstart-agent"
+#define INIT_MODULES_DIR "/" GUEST_MODULES_DIR
+#define INIT_AGENT_PATH "/" GUEST_AGENT_FILE
 
 /* Loads the virtio modules, mounts cfg->root, makes it the root (freeing
  * the initramfs) and executes cfg->init there, or the agent on
