@@ -64,7 +64,7 @@ static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 	int ret = linux__open_kernel(&k, o->kernel);
 
 	if (ret == 0)
-		ret = run_linux__plan(&b, &k, o, &cmdline);
+		ret = run_linux__plan(&b, &k, o, NULL, &cmdline);
 	if (ret == 0)
 		ret = run_linux__boot_paused(kvm, o, &b, NULL,
 					     "it is held there", &tl, &vm, &m);
@@ -122,7 +122,7 @@ static int hold_linux_clone(struct kvm_host *kvm, struct snapshot *snap,
 			    uint64_t settle_ns)
 {
 	struct linux_machine m;
-	struct linux_restore lr = { &m, NULL, BOOTTIMER_PAUSE, false };
+	struct linux_restore lr = { .m = &m, .at_done = BOOTTIMER_PAUSE };
 	struct timeline tl = { 0 };
 	struct vm *vm = NULL;
 	int ret = snapshot__restore_guest(kvm, snap,

@@ -16,20 +16,44 @@
 /* What --json keeps of each stream at most. */
 #define CAPTURE_MAX (1u << 20)
 
-int run_exec__prepare(struct run_cli *o, struct run_exec *x)
+int run_exec__init(struct run_exec *x, const char *cmd, const char *vsock,
+		   uint32_t port, uint64_t timeout_ns, bool json)
 {
 	memset(x, 0, sizeof(*x));
-	if (!o->exec || o->vsock[0])
+	*x = (struct run_exec){ .cmd = cmd, .port = port,
+				.timeout_ns = timeout_ns, .json = json };
+	if (vsock) {
+		if (strlen(vsock) >= sizeof(x->vsock))
+			return err__set(ENAMETOOLONG, "vsock socket path %s is "
+					"too long", vsock);
+		memcpy(x->vsock, vsock, strlen(vsock) + 1);
 		return 0;
+	}
 	snprintf(x->dir, sizeof(x->dir), "/tmp/coldstart-exec-XXXXXX");
 	if (!mkdtemp(x->dir)) {
 		x->dir[0] = '\0';
 		return err__sys(errno, "creating a directory for the agent's "
 				"socket in /tmp");
 	}
-	snprintf(o->vsock, sizeof(o->vsock), "%s/vsock", x->dir);
-	o->vsock_cid = 3; /* --vsock's default */
+	snprintf(x->vsock, sizeof(x->vsock), "%s/vsock", x->dir);
 	return 0;
+}
+
+int run_exec__prepare(struct run_cli *o, struct run_exec *x)
+{
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	if (!o->exec)
+		return 0;
+	ret = run_exec__init(x, o->exec, o->vsock[0] ? o->vsock : NULL,
+			     (uint32_t)o->agent_port, o->cfg.timeout_ns,
+			     o->json);
+	if (ret == 0 && !o->vsock[0]) {
+		snprintf(o->vsock, sizeof(o->vsock), "%s", x->vsock);
+		o->vsock_cid = 3; /* --vsock's default */
+	}
+	return ret;
 }
 
 void run_exec__cleanup(struct run_exec *x)
@@ -73,25 +97,24 @@ static int capture(void *ctx, int stream, const uint8_t *p, uint32_t len)
 	return 0;
 }
 
-void run_exec__session(const struct run_cli *o, struct vm *vm,
-		       struct timeline *tl, struct run_exec *x)
+void run_exec__session(struct vm *vm, struct timeline *tl,
+		       struct run_exec *x)
 {
-	uint64_t deadline = o->cfg.timeout_ns ? now_ns() + o->cfg.timeout_ns
-					      : UINT64_MAX;
+	uint64_t deadline = x->timeout_ns ? now_ns() + x->timeout_ns
+					  : UINT64_MAX;
 	int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
 	struct agent_times t;
 	int fd, ret;
 
-	fd = agent__connect(o->vsock, (uint32_t)o->agent_port, false,
-			    deadline, vm_gone, vm);
+	fd = agent__connect(x->vsock, x->port, false, deadline, vm_gone, vm);
 	if (fd < 0) {
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return;
 	}
 	timeline__mark(tl, TL_AGENT_READY);
-	ret = o->json ? agent__exec(fd, o->exec, capture, x, deadline, &t,
+	ret = x->json ? agent__exec(fd, x->cmd, capture, x, deadline, &t,
 				    &x->status)
-		      : agent__exec(fd, o->exec, agent__sink_fds, fds, deadline,
+		      : agent__exec(fd, x->cmd, agent__sink_fds, fds, deadline,
 				    &t, &x->status);
 	close(fd);
 	/* the marks are the client's own clock readings */
@@ -118,9 +141,9 @@ static json_t *captured(const struct run_exec_capture *c)
 	return s ? s : json_stringn(c->buf, c->len);
 }
 
-json_t *run_exec__json(const struct run_cli *o, const struct run_exec *x)
+json_t *run_exec__json(const struct run_exec *x)
 {
-	json_t *doc = json_pack("{s:s, s:b}", "command", o->exec, "ran",
+	json_t *doc = json_pack("{s:s, s:b}", "command", x->cmd, "ran",
 				x->ran);
 
 	if (!doc || !x->ran)

@@ -11,6 +11,13 @@
 #include <stdbool.h>
 
 struct run_exec {
+	/* The request: the command, where the agent listens, how long the
+	 * whole may take (0: no limit), whether output is captured. */
+	const char *cmd;
+	char vsock[108];
+	uint32_t port;
+	uint64_t timeout_ns;
+	bool json;
 	char dir[64];     /* a private directory for the vsock socket, or "" */
 	bool ran;         /* the status below is the command's */
 	int status;       /* its exit code, or 128 + its signal */
@@ -22,18 +29,25 @@ struct run_exec {
 	} captured[2]; /* stdout, stderr */
 };
 
-/* With --exec and no --vsock, a socket path in a new private directory
- * (o->vsock is set); run_exec__cleanup removes both. */
+/* A request for `cmd` (NULL: none, only the socket) through the agent
+ * on `port` of the vsock device on Unix socket `vsock`, or with `vsock`
+ * NULL on a socket in a new private directory; run_exec__cleanup removes
+ * both. 0, or -errno with a message. */
+int run_exec__init(struct run_exec *x, const char *cmd, const char *vsock,
+		   uint32_t port, uint64_t timeout_ns, bool json);
+
+/* run_exec__init for o's --exec: with no --vsock, o->vsock is set to
+ * the private socket. Nothing is made without --exec. */
 int run_exec__prepare(struct run_cli *o, struct run_exec *x);
 void run_exec__cleanup(struct run_exec *x);
 
-/* Waits for the agent, runs o->exec, streams its output (to stdout and
- * stderr, or captured with --json), marks the timeline and ends the VM:
+/* Waits for the agent, runs x->cmd, streams its output (to stdout and
+ * stderr, or captured with json), marks the timeline and ends the VM:
  * completed when the command ran, failed (with the reason) when not. */
-void run_exec__session(const struct run_cli *o, struct vm *vm,
-		       struct timeline *tl, struct run_exec *x);
+void run_exec__session(struct vm *vm, struct timeline *tl,
+		       struct run_exec *x);
 
 /* {"command", "status", "stdout", "stderr"} of the captured command. */
-json_t *run_exec__json(const struct run_cli *o, const struct run_exec *x);
+json_t *run_exec__json(const struct run_exec *x);
 
 #endif

@@ -147,10 +147,10 @@ static int add_virtio(const struct run_cli *o, struct vm *vm,
 	int ret;
 
 	for (unsigned int i = 0; i < o->nr_drives; i++)
-		d[i] = (struct linux_drive){ o->drives[i].path,
-					     o->drives[i].mode,
-					     o->drives[i].own[0] ?
-						     o->drives[i].own : NULL };
+		d[i] = (struct linux_drive){
+			.path = o->drives[i].path, .mode = o->drives[i].mode,
+			.own = o->drives[i].own[0] ? o->drives[i].own : NULL
+		};
 	ret = linux_machine__add_drives(m, vm, d, o->nr_drives);
 	if (ret == 0 && o->vsock[0])
 		ret = linux_machine__add_vsock(m, vm, o->vsock_cid, o->vsock);
@@ -158,13 +158,16 @@ static int add_virtio(const struct run_cli *o, struct vm *vm,
 }
 
 int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
-		    const struct run_cli *o, char **cmdline)
+		    const struct run_cli *o, const char *base, char **cmdline)
 {
 	struct linux_virtio v = { o->nr_drives, o->vsock[0] != '\0' };
-	const char *base = run_linux__cmdline(o);
-	size_t len = strlen(base) + 1 + 64 * LINUX_VIRTIO_SLOTS + 80;
+
+	size_t len;
 	int n, ret;
 
+	if (!base)
+		base = run_linux__cmdline(o);
+	len = strlen(base) + 1 + 64 * LINUX_VIRTIO_SLOTS + 80;
 	*cmdline = malloc(len);
 	if (!*cmdline) {
 		memset(b, 0, sizeof(*b));
@@ -194,8 +197,8 @@ int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 /* The vCPUs stopped, then the devices' I/O threads, then the memory
  * unmapped: an I/O thread may still be writing to the guest's rings (a
  * host connection closing) after the vCPUs stopped. */
-static void teardown(struct vm *vm, struct linux_machine *m,
-		     struct timeline *tl)
+void run_linux__teardown(struct vm *vm, struct linux_machine *m,
+			 struct timeline *tl)
 {
 	vm__stop(vm);
 	linux_machine__close_virtio(m);
@@ -224,7 +227,7 @@ int run_linux__create(struct kvm_host *kvm, const struct run_cli *o,
 	}
 	ret = add_virtio(o, *vm, m);
 	if (ret < 0)
-		teardown(*vm, m, NULL);
+		run_linux__teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -240,7 +243,7 @@ int run_linux__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
 		return ret;
 	ret = linux_machine__boot_paused(*vm, m, b, o->cfg.timeout_ns, why);
 	if (ret < 0)
-		teardown(*vm, m, NULL);
+		run_linux__teardown(*vm, m, NULL);
 	return ret;
 }
 
@@ -283,12 +286,12 @@ static int boot(struct kvm_host *kvm, const struct run_cli *o,
 	if (ret == 0) {
 		active_vm = vm;
 		if (o->exec)
-			run_exec__session(o, vm, &r->tl, r->exec);
+			run_exec__session(vm, &r->tl, r->exec);
 		vm__wait(vm, o->cfg.timeout_ns);
 		active_vm = NULL;
 		collect(r, vm, &m);
 	}
-	teardown(vm, &m, &r->tl);
+	run_linux__teardown(vm, &m, &r->tl);
 	return ret;
 }
 
@@ -387,7 +390,7 @@ static void print_json(const struct run_cli *o, const struct linux_kernel *k,
 		r->outcome == VM_COMPLETED);
 
 	if (o->exec)
-		json_object_set_new(doc, "exec", run_exec__json(o, r->exec));
+		json_object_set_new(doc, "exec", run_exec__json(r->exec));
 	run_probes__add_json(rp, &r->tl, doc);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
@@ -488,7 +491,7 @@ int run_linux(const struct run_cli *given)
 		run_exec__cleanup(&x);
 		return cli__error(CLI_FAIL, "run: %s", err__last());
 	}
-	ret = run_linux__plan(&b, &k, &o, &cmdline);
+	ret = run_linux__plan(&b, &k, &o, NULL, &cmdline);
 	if (ret < 0)
 		ret = cli__error(CLI_FAIL, "run: %s", err__last());
 	else

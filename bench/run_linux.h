@@ -52,12 +52,20 @@ int run_linux__open_console(const char *path, bool json, bool quiet,
 /* Closes what run_linux__open_console() opened (not stdout or stderr). */
 void run_linux__close_console(FILE *f);
 
-/* linux__plan() for o's kernel: its --cmdline (or the default) with the
- * command-line form of its --drive and --vsock devices after it, which
- * the plan also names for the DSDT. The plan borrows the line, made in
- * *cmdline (free() it after linux__plan_free, also on failure). */
+/* linux__plan() for o's kernel: `base` (NULL: its --cmdline, or the
+ * default) with the command-line form of its --drive and --vsock
+ * devices after it, which the plan also names for the DSDT, and the
+ * root disk's and agent's parameters with --rootfs. The plan borrows
+ * the line, made in *cmdline (free() it after linux__plan_free, also on
+ * failure). */
 int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
-		    const struct run_cli *o, char **cmdline);
+		    const struct run_cli *o, const char *base, char **cmdline);
+
+/* Ends a VM made by run_linux__create: its vCPUs stopped, then the
+ * devices' I/O threads (which may still write to the guest's rings),
+ * then the VM destroyed (`tl`, if not NULL, marks it) and the machine. */
+void run_linux__teardown(struct vm *vm, struct linux_machine *m,
+			 struct timeline *tl);
 
 /* Creates the VM for plan `b` (o's memory backend) and its machine with
  * `mo` and o's --drive and --vsock devices; the caller loads and starts

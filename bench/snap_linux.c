@@ -4,6 +4,8 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "guest/agent_abi.h"
+#include "guest_devices.h"
 #include "jail.h"
 #include "kvm.h"
 #include "linux_x86.h"
@@ -11,6 +13,7 @@
 #include "output.h"
 #include "regfile.h"
 #include "restore.h"
+#include "run_exec.h"
 #include "run_linux.h"
 #include "snapshot.h"
 #include "units.h"
@@ -26,13 +29,16 @@
 
 #define SECOND 1000000000ull
 
-/* Boots the planned guest to boot complete (paused) and saves it. */
+/* Boots the planned guest to boot complete (paused) and saves it, with
+ * its drives' written blocks and its vsock device. */
 static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 			 const struct linux_boot *b,
 			 const struct snap_guest_rec *rec, FILE *console,
 			 const char *dir, unsigned int flags,
 			 struct timeline *tl, struct snapshot_stats *st)
 {
+	const char *paths[LINUX_MAX_DRIVES];
+	struct guestdev_save g;
 	struct linux_machine m;
 	struct vm *vm;
 	int ret = run_linux__boot_paused(kvm, o, b, console,
@@ -41,13 +47,18 @@ static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 
 	if (ret < 0)
 		return ret;
-	ret = snapshot__save_guest(vm, rec, dir, flags, st);
+	for (unsigned int i = 0; i < o->nr_drives; i++)
+		paths[i] = o->drives[i].path;
+	ret = guestdev__describe(&g, &m, paths);
+	if (ret == 0)
+		ret = snapshot__save_guest(vm, rec,
+					   m.nr_blk || m.vsock ? &g.virtio
+							       : NULL,
+					   dir, flags, st);
 	if (ret == 0)
 		timeline__mark(tl, TL_SNAPSHOT_SAVED);
 	vm__end(vm, VM_STOPPED, "snapshot taken");
-	vm__destroy(vm);
-	linux_machine__destroy(&m);
-	timeline__mark(tl, TL_TEARDOWN_DONE);
+	run_linux__teardown(vm, &m, tl);
 	return ret;
 }
 
@@ -58,7 +69,7 @@ static void print_created(const char *dir, const struct snap_guest_rec *g,
 	if (json) {
 		json_t *doc = json_pack(
 			"{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, "
-			"s:I, s:I}",
+			"s:I, s:I, s:I}",
 			"command", "snapshot create", "dir", dir, "guest",
 			"linux", "kernel", g->kernel, "initrd", g->initrd,
 			"cmdline", g->cmdline, "timeline_ns",
@@ -66,7 +77,8 @@ static void print_created(const char *dir, const struct snap_guest_rec *g,
 			(json_int_t)st->state_bytes, "mem_bytes",
 			(json_int_t)st->mem_size, "mem_data_bytes",
 			(json_int_t)st->mem_data_bytes, "mem_file_bytes",
-			(json_int_t)st->mem_file_bytes, "save_ns",
+			(json_int_t)st->mem_file_bytes, "disk_bytes",
+			(json_int_t)st->disk_bytes, "save_ns",
 			(json_int_t)st->ns);
 
 		json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -76,9 +88,13 @@ static void print_created(const char *dir, const struct snap_guest_rec *g,
 	}
 	timeline__print(stdout, tl);
 	printf("snapshot %s: Linux guest paused at boot complete; state %" PRIu64
-	       " bytes, memory %.1f MiB (%.1f MiB of data), saved in %.3f ms\n",
-	       dir, st->state_bytes, (double)st->mem_size / MiB,
-	       (double)st->mem_data_bytes / MiB, (double)st->ns / 1e6);
+	       " bytes, memory %.1f MiB (%.1f MiB of data), ", dir,
+	       st->state_bytes, (double)st->mem_size / MiB,
+	       (double)st->mem_data_bytes / MiB);
+	if (st->disk_bytes)
+		printf("disks' written blocks %.1f MiB, ",
+		       (double)st->disk_bytes / MiB);
+	printf("saved in %.3f ms\n", (double)st->ns / 1e6);
 }
 
 /* The command line the snapshot's guest boots with. Inside the emulated
@@ -105,56 +121,67 @@ static const char *create_cmdline(const struct run_cli *o)
 	return LINUX_DEFAULT_CMDLINE " coldstart.done=mmio";
 }
 
-int snap_linux__create(const struct run_cli *o, const char *dir,
+int snap_linux__create(const struct run_cli *given, const char *dir,
 		       unsigned int flags)
 {
+	static struct run_cli o; /* with the agent's socket path */
 	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
-	const char *cmdline = create_cmdline(o);
 	struct snap_guest_rec rec;
 	struct snapshot_stats st;
 	struct linux_kernel k;
 	struct linux_boot b = { .initrd_fd = -1 };
 	struct kvm_host kvm;
+	struct run_exec x = { 0 };
 	FILE *console = NULL;
-	int code = CLI_OK, ret = linux__open_kernel(&k, o->kernel);
+	char *cmdline = NULL;
+	int code = CLI_OK, ret;
 
-	/* A snapshot of a guest's disks and host channel is not made yet:
-	 * refused rather than taken without them. */
-	if (ret == 0 && (o->nr_drives || o->vsock[0]))
-		ret = err__set(EINVAL, "--drive and --vsock: snapshots of a "
-			       "guest's disks and vsock device are not "
-			       "supported yet");
+	o = *given;
+	ret = linux__open_kernel(&k, o.kernel);
+	if (ret == 0 && o.exec)
+		ret = err__set(EINVAL, "--exec: a snapshot is taken when the "
+			       "guest's agent is ready, before any command; "
+			       "give --exec to `snapshot restore`");
+	/* a root disk's guest is reached through its agent: a vsock device
+	 * on a private socket unless --vsock names one */
+	if (ret == 0 && o.has_rootfs && !o.vsock[0]) {
+		ret = run_exec__init(&x, NULL, NULL, (uint32_t)o.agent_port, 0,
+				     false);
+		snprintf(o.vsock, sizeof(o.vsock), "%s", x.vsock);
+		o.vsock_cid = 3;
+	}
 	if (ret == 0)
-		ret = linux__plan(&b, &k, cmdline, o->initrd, o->cfg.mem_size,
-				  o->cfg.nr_vcpus);
+		ret = run_linux__plan(&b, &k, &o, create_cmdline(&o), &cmdline);
 	if (ret == 0)
-		ret = snapguest__describe(&rec, SNAP_GUEST_LINUX, o->kernel,
-					  o->initrd, cmdline);
+		ret = snapguest__describe(&rec, SNAP_GUEST_LINUX, o.kernel,
+					  o.initrd, cmdline);
 	if (ret == 0)
-		ret = run_linux__open_console(o->console, o->json, o->quiet,
+		ret = run_linux__open_console(o.console, o.json, o.quiet,
 					      &console);
 	if (ret < 0)
 		code = cli__error(CLI_FAIL, "snapshot create: %s", err__last());
-	else if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
+	else if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
 		code = cli__error(CLI_SKIP, "snapshot create --kernel: %s",
 				  run_linux__pvm_refusal());
-	else if ((ret = kvm__open(&kvm, o->kvm_path)) < 0)
+	else if ((ret = kvm__open(&kvm, o.kvm_path)) < 0)
 		code = cli__error(cli__exit_for(ret), "%s", err__last());
 	if (code == CLI_OK) {
 		timeline__mark(&tl, TL_KVM_OPENED);
-		ret = boot_and_save(&kvm, o, &b, &rec, console, dir, flags,
+		ret = boot_and_save(&kvm, &o, &b, &rec, console, dir, flags,
 				    &tl, &st);
 		kvm__close(&kvm);
 		if (ret < 0)
 			code = cli__error(ret == -EEXIST ? CLI_USAGE
 							 : cli__exit_for(ret),
 					  "snapshot create: %s", err__last());
-		else if (!o->quiet)
-			print_created(dir, &rec, &tl, &st, o->json);
+		else if (!o.quiet)
+			print_created(dir, &rec, &tl, &st, o.json);
 	}
 	run_linux__close_console(console);
 	linux__plan_free(&b);
+	free(cmdline);
 	linux__close_kernel(&k);
+	run_exec__cleanup(&x);
 	return code;
 }
 
@@ -201,6 +228,10 @@ struct restore_opts {
 	const struct guest_mem_ops *strategy;
 	uint64_t timeout_ns;
 	bool json, allow_pvm;
+	/* a guest with an agent: --exec CMD through it, on --agent-port,
+	 * the vsock device on --vsock PATH (else a private socket) */
+	const char *exec, *vsock;
+	uint64_t agent_port;
 	enum seccomp_mode seccomp;
 	struct jail_opts jail;
 	unsigned int sample_flags; /* restore__finish flags, measured runs */
@@ -216,6 +247,9 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "kvm", required_argument, NULL, 'k' },
 		{ "allow-pvm", no_argument, NULL, 'p' },
 		{ "seccomp", required_argument, NULL, 's' },
+		{ "exec", required_argument, NULL, 'e' },
+		{ "vsock", required_argument, NULL, 'v' },
+		{ "agent-port", required_argument, NULL, 'a' },
 		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -224,7 +258,8 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 	*o = (struct restore_opts){ .dir = argv[1],
 				    .strategy = mem_restore__strategy("mmap"),
 				    .timeout_ns = 60 * SECOND,
-				    .seccomp = SECCOMP_KILL };
+				    .seccomp = SECCOMP_KILL,
+				    .agent_port = AGENT_PORT };
 	jail__init(&o->jail);
 	optind = 2;
 	opterr = 0;
@@ -245,6 +280,13 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 			o->allow_pvm = true;
 		else if (c == 's')
 			ret = seccomp__parse_mode(optarg, &o->seccomp);
+		else if (c == 'e')
+			o->exec = optarg;
+		else if (c == 'v')
+			o->vsock = optarg;
+		else if (c == 'a')
+			ret = args__u64("--agent-port", optarg, 1, UINT32_MAX - 1,
+					&o->agent_port);
 		else if ((ret = jail__parse_option(&o->jail, c, optarg)) == 1)
 			ret = args__bad_option(argv);
 	}
@@ -252,10 +294,15 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		ret = args__no_operands(argc, argv);
 	if (ret == 0)
 		ret = jail__check(&o->jail);
+	if (ret == 0 && (o->exec || o->vsock) && o->jail.dir)
+		ret = err__set(EINVAL, "--exec and --vsock do not work with "
+			       "--jail yet (the agent's socket is outside the "
+			       "jail)");
 	return ret;
 }
 
 struct restored {
+	struct run_exec x; /* the agent's socket and --exec's command */
 	struct timeline tl;
 	enum vm_outcome outcome;
 	char reason[512];
@@ -264,15 +311,19 @@ struct restored {
 	uint64_t console_bytes;
 };
 
-/* Restores and runs the guest to its exit; with `s` (not NULL), also
- * measures it as restore__once does (restore.h). */
+/* Restores and runs the guest to its exit, or with an agent, runs
+ * --exec's command through it (or serves --vsock's clients until the
+ * timeout); with `s` (not NULL), also measures it as restore__once does
+ * (restore.h). */
 static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		       FILE *console, struct restored *r,
 		       struct restore_sample *s)
 {
 	struct linux_machine m;
 	/* the guest runs on past its done signal, to its exit */
-	struct linux_restore lr = { &m, console, BOOTTIMER_CONTINUE, false };
+	struct linux_restore lr = { .m = &m, .console = console,
+				   .at_done = BOOTTIMER_CONTINUE };
+	struct guestdev_restore devs;
 	struct snapshot snap;
 	struct vm *vm = NULL;
 	int ret;
@@ -283,6 +334,22 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	ret = snapshot__open(&snap, o->dir);
 	if (ret < 0)
 		return ret;
+	ret = guestdev__check(&snap);
+	if (ret == 0 && snap.virtio.vsock && !o->exec && !o->vsock)
+		ret = err__set(EINVAL, "%s holds a guest that runs commands "
+			       "through its agent: give --exec CMD, or --vsock "
+			       "PATH to serve your own client until --timeout",
+			       o->dir);
+	if (ret == 0 && !snap.virtio.vsock && (o->exec || o->vsock))
+		ret = err__set(EINVAL, "--exec and --vsock: %s holds a guest "
+			       "without a vsock device (snapshot a --rootfs "
+			       "guest, or one given --vsock)", o->dir);
+	if (ret == 0)
+		ret = guestdev__restore(&snap, &devs, r->x.vsock, &lr);
+	if (ret < 0) {
+		snapshot__close(&snap);
+		return ret;
+	}
 	timeline__mark(&r->tl, TL_STATE_LOADED);
 	ret = snapshot__restore_guest(kvm, &snap, o->strategy, &r->tl,
 				      linux_machine__restore_setup, &lr, &vm);
@@ -294,6 +361,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	}
 	ret = vm__start(vm);
 	if (ret == 0) {
+		if (o->exec)
+			run_exec__session(vm, &r->tl, &r->x);
 		vm__wait(vm, o->timeout_ns);
 		if (s)
 			ret = restore__finish(vm, o->sample_flags, s);
@@ -304,6 +373,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		mem__settle(&vm->mem);
 		r->mem = vm->mem.stats;
 	}
+	vm__stop(vm);
+	linux_machine__close_virtio(&m);
 	vm__destroy(vm);
 	linux_machine__destroy(&m);
 	snapshot__close(&snap); /* lazy strategies read it until here */
@@ -337,11 +408,18 @@ static void print_restored(const struct restore_opts *o,
 			(json_int_t)r->mem.handler_ns, "success",
 			r->outcome == VM_COMPLETED);
 
+		if (o->exec)
+			json_object_set_new(doc, "exec",
+					    run_exec__json(&r->x));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(doc);
 		return;
 	}
+	/* as with run --exec, stdout is the command's alone (--json has
+	 * the timeline) */
+	if (o->exec)
+		return;
 	timeline__print(stdout, &r->tl);
 	printf("strategy %s: memory ready in %.3f ms, %.1f MiB read\n",
 	       o->strategy->name, (double)r->mem.setup_ns / 1e6,
@@ -357,52 +435,82 @@ static void print_restored(const struct restore_opts *o,
 	       r->reason[0] ? ": " : "", r->reason);
 }
 
-int snap_linux__restore(int argc, char **argv)
+/* What the restore ends with: the command's status with --exec;
+ * success when --vsock's clients were served until the timeout (or a
+ * signal); else the guest's own exit. */
+static int exit_code(const struct restore_opts *o, const struct restored *r)
 {
-	struct restored r = { .tl.t[TL_PROCESS_START] = cli_process_start };
-	struct restore_opts o;
+	if (o->exec && r->outcome == VM_COMPLETED && r->x.ran)
+		return r->x.status;
+	if (o->vsock && !o->exec && r->outcome == VM_STOPPED)
+		return CLI_OK;
+	if (!o->exec && r->outcome == VM_COMPLETED)
+		return CLI_OK;
+	fprintf(stderr, "coldstart: restored guest failed: %s\n",
+		r->reason[0] ? r->reason : vm__outcome_name(r->outcome));
+	return CLI_FAIL;
+}
+
+/* The restore of a snapshot that opens, its socket prepared. */
+static int restore_checked(const struct restore_opts *o, struct restored *r)
+{
 	struct kvm_host kvm;
 	FILE *console;
 	int ret, code;
 
-	if (parse(argc, argv, &o) < 0)
-		return cli__parse_error("snapshot restore", "snapshot");
-	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
-	if (ret < 0)
-		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
-				  "snapshot: %s", err__last());
-	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o.allow_pvm)
-		return cli__error(CLI_SKIP, "snapshot restore of %s: %s", o.dir,
-				  run_linux__pvm_refusal());
+	if (kvm__device_flavour() == KVM_FLAVOUR_PVM && !o->allow_pvm)
+		return cli__error(CLI_SKIP, "snapshot restore of %s: %s",
+				  o->dir, run_linux__pvm_refusal());
 	/* jailed, the VMM is a child that enters the jail once set up */
-	ret = jail__start(&o.jail, &code);
+	ret = jail__start(&o->jail, &code);
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
 	if (ret == 1)
 		return code;
-	ret = run_opts__seccomp_start("snapshot restore", o.seccomp, true);
+	ret = run_opts__seccomp_start("snapshot restore", o->seccomp, true);
 	if (ret)
 		return ret;
-	if (run_linux__open_console(o.console, o.json, false, &console) < 0)
+	/* with --exec the console is shown only where asked */
+	if (run_linux__open_console(o->console, o->json,
+				    o->exec && !o->console, &console) < 0)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
-	ret = kvm__open(&kvm, o.kvm_path);
+	ret = kvm__open(&kvm, o->kvm_path);
 	if (ret < 0) {
 		run_linux__close_console(console);
 		return cli__error(cli__exit_for(ret), "%s", err__last());
 	}
-	timeline__mark(&r.tl, TL_KVM_OPENED);
-	ret = restore_run(&kvm, &o, console, &r, NULL);
+	timeline__mark(&r->tl, TL_KVM_OPENED);
+	ret = restore_run(&kvm, o, console, r, NULL);
 	kvm__close(&kvm);
 	run_linux__close_console(console);
 	if (ret < 0)
 		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
 				  "snapshot: %s", err__last());
-	print_restored(&o, &r);
+	print_restored(o, r);
 	run_opts__seccomp_report();
-	if (r.outcome == VM_COMPLETED)
-		return CLI_OK;
-	fprintf(stderr, "coldstart: restored guest failed: %s\n", r.reason);
-	return CLI_FAIL;
+	return exit_code(o, r);
+}
+
+int snap_linux__restore(int argc, char **argv)
+{
+	static struct restored r; /* its captured output is large */
+	struct restore_opts o;
+	int ret, code;
+
+	r = (struct restored){ .tl.t[TL_PROCESS_START] = cli_process_start };
+	if (parse(argc, argv, &o) < 0)
+		return cli__parse_error("snapshot restore", "snapshot");
+	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
+	if (ret == 0 && (o.exec || o.vsock))
+		ret = run_exec__init(&r.x, o.exec, o.vsock,
+				     (uint32_t)o.agent_port, o.timeout_ns,
+				     o.json);
+	if (ret < 0)
+		return cli__error(ret == -ENOTSUP ? CLI_SKIP : CLI_FAIL,
+				  "snapshot: %s", err__last());
+	code = restore_checked(&o, &r);
+	run_exec__cleanup(&r.x);
+	return code;
 }
 
 /* A clean run ends with the guest's reset after its one guest-done

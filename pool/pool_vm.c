@@ -20,7 +20,7 @@ static int fill_from(struct snapshot *snap,
 {
 	/* a Linux guest's console is discarded, and its done signal ends
 	 * its run, as DONE ends the probe's */
-	struct linux_restore lr = { &h->machine, NULL, BOOTTIMER_STOP, false };
+	struct linux_restore lr = { .m = &h->machine, .at_done = BOOTTIMER_STOP };
 	int ret;
 
 	if (snap->cfg.guest == SNAP_GUEST_PROBE)

@@ -21,6 +21,7 @@ static const struct {
 	{ SNAP_VM_IOAPIC, "vm.ioapic" },
 	{ SNAP_VM_PIT, "vm.pit" },
 	{ SNAP_VM_GUEST, "vm.guest" },
+	{ SNAP_VM_VIRTIO, "vm.virtio" },
 	{ SNAP_VCPU_REGS, "vcpu.regs" },
 	{ SNAP_VCPU_SREGS, "vcpu.sregs" },
 	{ SNAP_VCPU_XSAVE, "vcpu.xsave" },

@@ -49,6 +49,7 @@ enum snap_type {
 	SNAP_VM_IOAPIC,     /* chip 2 */
 	SNAP_VM_PIT,        /* struct kvm_pit_state2 */
 	SNAP_VM_GUEST,      /* what the guest was booted from (Linux) */
+	SNAP_VM_VIRTIO,     /* its disks and vsock device (guest.h) */
 	SNAP_VCPU_REGS = 16,
 	SNAP_VCPU_SREGS,
 	SNAP_VCPU_XSAVE,

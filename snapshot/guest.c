@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #define READ_CHUNK (1u << 20)
@@ -96,5 +97,101 @@ int snapguest__parse(const void *payload, size_t len,
 		return err__set(EINVAL, "section vm.guest describes guest kind "
 				"%u; this coldstart knows %u (linux)", out->kind,
 				SNAP_GUEST_LINUX);
+	return 0;
+}
+
+static uint64_t mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+	       (uint64_t)st->st_mtim.tv_nsec;
+}
+
+int snapguest__describe_drive(struct snap_drive_rec *d, const char *path,
+			      enum snap_drive_mode mode)
+{
+	struct stat st;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+	ret = describe_file("drive", path, d->path, &d->bytes, &d->crc32);
+	if (ret < 0)
+		return ret;
+	if (stat(d->path, &st) < 0)
+		return err__sys(errno, "drive %s", d->path);
+	d->mtime_ns = mtime_ns(&st);
+	return 0;
+}
+
+int snapguest__check_drive(const struct snap_drive_rec *d,
+			   unsigned int index)
+{
+	struct snap_drive_rec now;
+	struct stat st;
+	int ret;
+
+	if (stat(d->path, &st) < 0)
+		return err__sys(errno, "the snapshot's drive %u, %s", index,
+				d->path);
+	if (!S_ISREG(st.st_mode))
+		return err__set(EINVAL, "the snapshot's drive %u, %s, is not a "
+				"regular file", index, d->path);
+	if ((uint64_t)st.st_size != d->bytes)
+		return err__set(EINVAL, "the snapshot's drive %u, %s, has %llu "
+				"bytes; it had %llu when the snapshot was "
+				"taken: another image", index, d->path,
+				(unsigned long long)st.st_size,
+				(unsigned long long)d->bytes);
+	if (mtime_ns(&st) == d->mtime_ns)
+		return 0;
+	/* touched, or copied from another host: the contents decide */
+	ret = snapguest__describe_drive(&now, d->path,
+					(enum snap_drive_mode)d->mode);
+	if (ret == 0 && now.crc32 != d->crc32)
+		ret = err__set(EINVAL, "the snapshot's drive %u, %s, changed "
+			       "since the snapshot was taken (CRC-32 %08x, "
+			       "then %08x): the guest's files would not be "
+			       "what it remembers", index, d->path,
+			       now.crc32, d->crc32);
+	return ret;
+}
+
+int snapguest__parse_virtio(const void *payload, size_t len,
+			    struct snap_virtio_rec *out)
+{
+	if (len != sizeof(*out))
+		return err__set(EINVAL, "section vm.virtio has %zu bytes, "
+				"expected %zu", len, sizeof(*out));
+	memcpy(out, payload, sizeof(*out));
+	if (out->version != SNAP_VIRTIO_VERSION)
+		return err__set(EINVAL, "section vm.virtio is version %u; this "
+				"coldstart reads %u", out->version,
+				SNAP_VIRTIO_VERSION);
+	if (out->nr_drives > SNAP_MAX_DRIVES || out->vsock > 1)
+		return err__set(EINVAL, "section vm.virtio names %u drives and "
+				"vsock %u (at most %d drives, vsock 0 or 1)",
+				out->nr_drives, out->vsock, SNAP_MAX_DRIVES);
+	if (out->vsock && (out->vsock_cid < 3 || out->vsock_cid >= UINT32_MAX))
+		return err__set(EINVAL, "section vm.virtio: vsock guest CID "
+				"%llu (3 to 2^32 - 2)",
+				(unsigned long long)out->vsock_cid);
+	for (uint32_t i = 0; i < out->nr_drives; i++) {
+		const struct snap_drive_rec *d = &out->drive[i];
+
+		if (!terminated(d->path, sizeof(d->path)) || d->path[0] != '/')
+			return err__set(EINVAL, "section vm.virtio: drive %u's "
+					"path is not an absolute, terminated "
+					"string", i);
+		if (d->mode != SNAP_DRIVE_RO && d->mode != SNAP_DRIVE_OVERLAY)
+			return err__set(EINVAL, "section vm.virtio: drive %u "
+					"has mode %u (1 ro, 2 overlay)", i,
+					d->mode);
+		if (!d->bytes || d->bytes % 512 || d->layer_bytes > d->bytes ||
+		    (d->mode == SNAP_DRIVE_RO && d->layer_bytes))
+			return err__set(EINVAL, "section vm.virtio: drive %u "
+					"has %llu bytes, %llu in its layer",
+					i, (unsigned long long)d->bytes,
+					(unsigned long long)d->layer_bytes);
+	}
 	return 0;
 }

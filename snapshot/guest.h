@@ -38,4 +38,57 @@ int snapguest__describe(struct snap_guest_rec *g, uint32_t kind,
 int snapguest__parse(const void *payload, size_t len,
 		     struct snap_guest_rec *out);
 
+/* Section vm.virtio: the OS guest's virtio devices, which a restore
+ * makes again before it loads their state. A disk is the image it was
+ * opened from (identified by size, mtime and CRC-32) plus, for an
+ * overlay drive, the blocks the guest had written: the snapshot's file
+ * "disk.N" (SNAPSHOT_DISK_FILE_FMT), sparse, laid under the restored
+ * VM's own new overlay, so the image and the snapshot are never
+ * written. */
+#define SNAP_MAX_DRIVES 8
+#define SNAP_VIRTIO_VERSION 1u
+
+enum snap_drive_mode {
+	SNAP_DRIVE_RO = 1,      /* read-only: nothing written */
+	SNAP_DRIVE_OVERLAY = 2, /* writes kept in disk.N */
+};
+
+struct snap_drive_rec {
+	char path[SNAP_GUEST_PATH_MAX]; /* absolute */
+	uint64_t bytes;       /* the image's size */
+	uint64_t mtime_ns;    /* its modification time then */
+	uint64_t layer_bytes; /* data in disk.N */
+	uint32_t crc32;       /* zlib CRC-32 of the image */
+	uint32_t mode;        /* enum snap_drive_mode */
+};
+
+struct snap_virtio_rec {
+	uint32_t version;
+	uint32_t nr_drives;
+	uint32_t vsock; /* 1: a vsock device */
+	uint32_t reserved;
+	uint64_t vsock_cid;
+	struct snap_drive_rec drive[SNAP_MAX_DRIVES];
+};
+_Static_assert(sizeof(struct snap_drive_rec) == SNAP_GUEST_PATH_MAX + 32,
+	       "drive record layout");
+
+/* Fills drive record `d` for the image at `path` in `mode`: absolute
+ * path, size, mtime and CRC-32 (the whole file read once). -errno
+ * naming the file. */
+int snapguest__describe_drive(struct snap_drive_rec *d, const char *path,
+			      enum snap_drive_mode mode);
+
+/* Checks that the image a drive record names is the one snapshotted:
+ * the same size, and the same mtime or else the same CRC-32 (a copy on
+ * another host). -errno with a message naming drive `index` and what
+ * differs. */
+int snapguest__check_drive(const struct snap_drive_rec *d,
+			   unsigned int index);
+
+/* Copies and checks a vm.virtio payload: exact size, version, drive
+ * count, modes and cid, terminated paths. -EINVAL naming the problem. */
+int snapguest__parse_virtio(const void *payload, size_t len,
+			    struct snap_virtio_rec *out);
+
 #endif

@@ -73,6 +73,13 @@ void snapshot__abort_dir(const char *dir)
 		unlink(path);
 	if (snapshot__join(path, dir, SNAPSHOT_WSET_FILE) == 0)
 		unlink(path);
+	for (unsigned int i = 0; i < SNAP_MAX_DRIVES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
+		if (snapshot__join(path, dir, name) == 0)
+			unlink(path);
+	}
 	rmdir(dir);
 }
 
@@ -292,6 +299,7 @@ static int read_guest(struct snapshot *s, struct snap_probe *rec)
 	uint32_t other = probe ? SNAP_VM_GUEST : SNAP_DEV_PROBE;
 	const void *p;
 	size_t len;
+	int ret;
 
 	if (snap__find(&s->r, other, 0, &len))
 		return err__set(EINVAL, "snapshot of a %s guest holds section "
@@ -303,7 +311,46 @@ static int read_guest(struct snapshot *s, struct snap_probe *rec)
 	if (!p)
 		return err__set(EINVAL, "snapshot of a Linux guest lacks section "
 				"vm.guest");
-	return snapguest__parse(p, len, &s->guest);
+	ret = snapguest__parse(p, len, &s->guest);
+	p = snap__find(&s->r, SNAP_VM_VIRTIO, 0, &len);
+	if (ret == 0 && p)
+		ret = snapguest__parse_virtio(p, len, &s->virtio);
+	return ret;
+}
+
+/* Each overlay drive's disk.N: a regular file of the drive's size. */
+static int check_disks(const struct snapshot *s)
+{
+	for (uint32_t i = 0; i < s->virtio.nr_drives; i++) {
+		const struct snap_drive_rec *d = &s->virtio.drive[i];
+		char name[32], path[PATH_MAX];
+		struct stat st;
+		int fd, ret;
+
+		if (d->mode != SNAP_DRIVE_OVERLAY)
+			continue;
+		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
+		ret = snapshot__join(path, s->dir, name);
+		if (ret < 0)
+			return ret;
+		fd = open_regular(path);
+		if (fd == -ENOENT)
+			return err__sys(ENOENT, "drive %u's written blocks, %s, "
+					"are missing", i, path);
+		if (fd < 0)
+			return fd;
+		ret = fstat(fd, &st) < 0 ? err__sys(errno, "stat of %s", path)
+					 : 0;
+		close(fd);
+		if (ret == 0 && (uint64_t)st.st_size != d->bytes)
+			ret = err__set(EINVAL, "drive %u's written blocks, %s, "
+				       "span %llu bytes; the disk has %llu", i,
+				       path, (unsigned long long)st.st_size,
+				       (unsigned long long)d->bytes);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 static int open_memory(struct snapshot *s)
@@ -367,6 +414,8 @@ int snapshot__open_layer(struct snapshot *s, const char *dir)
 	}
 	if (ret == 0)
 		ret = open_memory(s);
+	if (ret == 0)
+		ret = check_disks(s);
 	if (ret < 0)
 		snapshot__close(s);
 	return ret;

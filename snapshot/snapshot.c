@@ -138,6 +138,7 @@ struct diff_of {
 struct guest_of {
 	const struct probe *probe;
 	const struct snap_guest_rec *os;
+	const struct snap_guest_virtio *virtio;
 };
 
 static void add_guest(struct snap_writer *w, const struct guest_of *g)
@@ -146,6 +147,9 @@ static void add_guest(struct snap_writer *w, const struct guest_of *g)
 
 	if (g->os) {
 		snap__add(w, SNAP_VM_GUEST, 0, g->os, sizeof(*g->os));
+		if (g->virtio)
+			snap__add(w, SNAP_VM_VIRTIO, 0, g->virtio->rec,
+				  sizeof(*g->virtio->rec));
 		return;
 	}
 	probe_record(g->probe, &rec);
@@ -219,9 +223,61 @@ static int save_dirty(const struct guest_mem *mem, const uint64_t *dirty,
 	return ret;
 }
 
+/* Each overlay drive's written blocks as disk.N in `tmp`. */
+static int save_disks(const struct snap_guest_virtio *v, const char *tmp,
+		      uint64_t *bytes)
+{
+	*bytes = 0;
+	for (uint32_t i = 0; v && i < v->rec->nr_drives; i++) {
+		char name[32];
+		uint64_t n = 0;
+		int fd, ret;
+
+		if (v->rec->drive[i].mode != SNAP_DRIVE_OVERLAY)
+			continue;
+		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
+		fd = snapshot__new_file(tmp, name);
+		if (fd < 0)
+			return fd;
+		ret = v->save_disk(v->ctx, i, fd, &n);
+		if (ret == 0 && fsync(fd) < 0)
+			ret = err__sys(errno, "fsync of %s", name);
+		close(fd);
+		if (ret < 0)
+			return ret;
+		/* the record, written after this, names what it holds */
+		v->rec->drive[i].layer_bytes = n;
+		*bytes += n;
+	}
+	return 0;
+}
+
+static void hold_devices(struct vm *vm, bool on)
+{
+	for (unsigned int i = 0; i < vm->nr_devices; i++)
+		if (vm->devices[i].ops->hold)
+			vm->devices[i].ops->hold(vm->devices[i].dev, on);
+}
+
+static int save_held(struct vm *vm, const struct guest_of *guest,
+		     const char *dir, unsigned int flags,
+		     const struct diff_of *diff, struct snapshot_stats *st);
+
 static int save(struct vm *vm, const struct guest_of *guest,
 		const char *dir, unsigned int flags, const struct diff_of *diff,
 		struct snapshot_stats *st)
+{
+	int ret;
+
+	hold_devices(vm, true);
+	ret = save_held(vm, guest, dir, flags, diff, st);
+	hold_devices(vm, false);
+	return ret;
+}
+
+static int save_held(struct vm *vm, const struct guest_of *guest,
+		     const char *dir, unsigned int flags,
+		     const struct diff_of *diff, struct snapshot_stats *st)
 {
 	bool replace = flags & SNAPSHOT_REPLACE;
 	bool compress = flags & SNAPSHOT_COMPRESS;
@@ -250,6 +306,8 @@ static int save(struct vm *vm, const struct guest_of *guest,
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
+		ret = save_disks(guest->virtio, tmp, &st->disk_bytes);
+	if (ret == 0)
 		ret = build_state(vm, guest, st->mem_data_bytes, compress, diff,
 				  &w);
 	if (ret == 0)
@@ -275,10 +333,11 @@ int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 }
 
 int snapshot__save_guest(struct vm *vm, const struct snap_guest_rec *os,
+			 const struct snap_guest_virtio *virtio,
 			 const char *dir, unsigned int flags,
 			 struct snapshot_stats *st)
 {
-	struct guest_of guest = { .os = os };
+	struct guest_of guest = { .os = os, .virtio = virtio };
 
 	if (!vm->irqchip)
 		return err__set(EINVAL, "an OS guest's snapshot needs the "
@@ -305,6 +364,7 @@ void snapshot__shell_config(const struct snapshot *s, struct vm_config *cfg)
 		.strict_io = s->cfg.strict_io,
 		.cpuid = VM_CPUID_NONE, /* the saved CPUID is restored */
 		.irqchip = s->cfg.irqchip,
+		.io_threads = s->virtio.nr_drives + s->virtio.vsock,
 	};
 }
 

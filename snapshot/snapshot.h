@@ -25,6 +25,8 @@ struct timeline;
 #define SNAPSHOT_MEMORY_FILE "memory"
 /* The working set the prefetch strategy recorded (first-touch order). */
 #define SNAPSHOT_WSET_FILE "wset"
+/* Drive N's written blocks (guest.h, vm.virtio). */
+#define SNAPSHOT_DISK_FILE_FMT "disk.%u"
 
 /* The VM's shape as saved (section vm.config). */
 struct snap_vm_config {
@@ -69,6 +71,7 @@ struct snapshot_stats {
 	uint64_t mem_size;
 	uint64_t mem_data_bytes;
 	uint64_t mem_file_bytes; /* on disk: data, or compressed size */
+	uint64_t disk_bytes; /* the disks' written blocks (disk.N files) */
 	uint64_t ns; /* wall time of snapshot__save */
 };
 
@@ -84,10 +87,24 @@ struct snapshot_stats {
 int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 		   unsigned int flags, struct snapshot_stats *st);
 
+/* An OS guest's virtio devices for its snapshot: their record (the save
+ * fills in each drive's layer_bytes), and how drive i's written blocks
+ * reach the file `fd` (new and empty) as disk.i, with *bytes the data
+ * written. */
+struct snap_guest_virtio {
+	struct snap_virtio_rec *rec;
+	int (*save_disk)(void *ctx, unsigned int i, int fd, uint64_t *bytes);
+	void *ctx;
+};
+
 /* The same for a VM running an OS guest (enum snap_guest) described by
  * `os`: no probe section; the guest's devices, registered with the VM,
- * are saved like any device. The VM needs the in-kernel irqchip. */
+ * are saved like any device, held still (device_ops.hold) from before
+ * memory is read until the files are written; with `virtio` (NULL:
+ * none) the record and each drive's disk.N as well. The VM needs the
+ * in-kernel irqchip. */
 int snapshot__save_guest(struct vm *vm, const struct snap_guest_rec *os,
+			 const struct snap_guest_virtio *virtio,
 			 const char *dir, unsigned int flags,
 			 struct snapshot_stats *st);
 
@@ -128,6 +145,7 @@ struct snapshot {
 	struct probe_params params;      /* cfg.guest == SNAP_GUEST_PROBE */
 	struct probe_state probe_state;
 	struct snap_guest_rec guest;     /* cfg.guest == SNAP_GUEST_LINUX */
+	struct snap_virtio_rec virtio;   /* zeros when it had none */
 	bool compressed;
 	struct zmem zmem; /* when compressed */
 	bool diff_base; /* a diff: mem_fd is base + diff merged (memfd) */
@@ -161,8 +179,9 @@ int snapshot__restore(struct kvm_host *kvm, struct snapshot *s,
 		      struct probe *probe);
 
 /* The vm_config of a shell (vm__create_shell) the snapshot can be restored
- * into: its memory size, vCPUs, irqchip and strict_io; CPUID none, since
- * the saved CPUID is restored; no memory ops or source. */
+ * into: its memory size, vCPUs, irqchip and strict_io, an I/O thread per
+ * virtio device; CPUID none, since the saved CPUID is restored; no
+ * memory ops or source. */
 void snapshot__shell_config(const struct snapshot *s, struct vm_config *cfg);
 
 /* Restores `s` into `shell` (from vm__create_shell with a config matching

@@ -15,9 +15,14 @@
 
 #define BLOCK BLK_OVERLAY_BLOCK
 
+static bool in_map(const uint64_t *map, uint64_t blk)
+{
+	return map[blk / 64] >> (blk % 64) & 1;
+}
+
 static bool present(const struct blk_overlay *o, uint64_t blk)
 {
-	return o->map[blk / 64] >> (blk % 64) & 1;
+	return in_map(o->map, blk);
 }
 
 static void mark(struct blk_overlay *o, uint64_t blk)
@@ -26,43 +31,65 @@ static void mark(struct blk_overlay *o, uint64_t blk)
 	o->blocks++;
 }
 
-/* The blocks an existing overlay holds: its data extents. */
-static int load_map(struct blk_overlay *o, const char *path)
+/* The file block `blk` is read from: the overlay, the highest lower
+ * layer holding it, or the base. */
+static int source(const struct blk_overlay *o, uint64_t blk)
+{
+	if (present(o, blk))
+		return o->file;
+	for (unsigned int i = o->nr_lower; i-- > 0;)
+		if (in_map(o->lower[i].map, blk))
+			return o->lower[i].fd;
+	return o->base;
+}
+
+static uint64_t map_words(uint64_t bytes)
+{
+	return ((bytes + BLOCK - 1) / BLOCK + 63) / 64;
+}
+
+/* The blocks an overlay file `fd` of a `bytes` disk holds, its data
+ * extents, set in `map`; *count gets how many. */
+static int load_map(int fd, uint64_t bytes, uint64_t *map, uint64_t *count,
+		    const char *path)
 {
 	off_t data = 0, hole;
 
+	*count = 0;
 	for (;;) {
-		data = lseek(o->file, data, SEEK_DATA);
+		data = lseek(fd, data, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
 			return 0; /* no data past here */
 		if (data < 0)
 			return err__sys(errno, "overlay %s: SEEK_DATA", path);
-		hole = lseek(o->file, data, SEEK_HOLE);
+		hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0)
 			return err__sys(errno, "overlay %s: SEEK_HOLE", path);
 		for (uint64_t b = (uint64_t)data / BLOCK;
-		     b * BLOCK < (uint64_t)hole && b * BLOCK < o->bytes; b++)
-			if (!present(o, b))
-				mark(o, b);
+		     b * BLOCK < (uint64_t)hole && b * BLOCK < bytes; b++) {
+			if (!in_map(map, b))
+				(*count)++;
+			map[b / 64] |= 1ull << (b % 64);
+		}
 		data = hole;
 	}
 }
 
-static int check_size(struct blk_overlay *o, const char *path, bool made)
+static int check_size(int fd, uint64_t bytes, const char *path, bool made)
 {
 	struct stat st;
 
-	if (fstat(o->file, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return err__sys(errno, "overlay %s", path);
 	if (!S_ISREG(st.st_mode))
 		return err__set(EINVAL, "overlay %s: not a regular file", path);
-	if (made && ftruncate(o->file, (off_t)o->bytes) < 0)
+	if (made && ftruncate(fd, (off_t)bytes) < 0)
 		return err__sys(errno, "overlay %s: sizing it", path);
-	if (!made && (uint64_t)st.st_size != o->bytes)
+	if (!made && (uint64_t)st.st_size != bytes)
 		return err__set(EINVAL, "overlay %s: %llu bytes, the image "
 				"%llu: an overlay of another disk", path,
 				(unsigned long long)st.st_size,
-				(unsigned long long)o->bytes);
+				(unsigned long long)bytes);
 	return 0;
 }
 
@@ -115,7 +142,6 @@ static int open_file(struct blk_overlay *o, const char **path, bool *fresh)
 int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 		      const char *path)
 {
-	uint64_t nblocks = (bytes + BLOCK - 1) / BLOCK;
 	bool unnamed = !path, fresh;
 	int ret;
 
@@ -125,11 +151,11 @@ int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 	ret = open_file(o, &path, &fresh);
 	if (ret < 0)
 		return ret;
-	o->map = calloc((nblocks + 63) / 64, sizeof(uint64_t));
-	ret = o->map ? check_size(o, path, fresh) :
+	o->map = calloc(map_words(bytes), sizeof(uint64_t));
+	ret = o->map ? check_size(o->file, bytes, path, fresh) :
 		       err__set(ENOMEM, "overlay %s: its block map", path);
 	if (ret == 0 && !fresh)
-		ret = load_map(o, path);
+		ret = load_map(o->file, bytes, o->map, &o->blocks, path);
 	if (ret == 0)
 		return 0;
 	free(o->map);
@@ -141,8 +167,98 @@ int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 
 void blk_overlay__close(struct blk_overlay *o)
 {
+	while (o->nr_lower) {
+		struct blk_layer *l = &o->lower[--o->nr_lower];
+
+		free(l->map);
+		close(l->fd);
+	}
+	free(o->lower);
+	o->lower = NULL;
 	free(o->map);
 	close(o->file);
+}
+
+int blk_overlay__add_lower(struct blk_overlay *o, const char *path)
+{
+	struct blk_layer l = { .fd = -1 };
+	uint64_t count;
+	int ret;
+
+	if (o->blocks)
+		return err__set(EBUSY, "overlay layer %s: the overlay above it "
+				"holds blocks already", path);
+	if (o->nr_lower == BLK_OVERLAY_MAX_LOWER)
+		return err__set(E2BIG, "overlay layer %s: a disk takes at most "
+				"%d layers", path, BLK_OVERLAY_MAX_LOWER);
+	if (!o->lower) {
+		o->lower = calloc(BLK_OVERLAY_MAX_LOWER, sizeof(*o->lower));
+		if (!o->lower)
+			return err__set(ENOMEM, "overlay layer %s", path);
+	}
+	l.fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (l.fd < 0)
+		return err__sys(errno, "overlay layer %s%s", path,
+				errno == ELOOP ? " (a symbolic link)" : "");
+	l.map = calloc(map_words(o->bytes), sizeof(uint64_t));
+	ret = l.map ? check_size(l.fd, o->bytes, path, false) :
+		      err__set(ENOMEM, "overlay layer %s: its block map", path);
+	if (ret == 0)
+		ret = load_map(l.fd, o->bytes, l.map, &count, path);
+	if (ret < 0) {
+		free(l.map);
+		close(l.fd);
+		return ret;
+	}
+	o->lower[o->nr_lower++] = l;
+	return 0;
+}
+
+static bool kept(const struct blk_overlay *o, uint64_t blk, bool all)
+{
+	if (present(o, blk))
+		return true;
+	for (unsigned int i = 0; all && i < o->nr_lower; i++)
+		if (in_map(o->lower[i].map, blk))
+			return true;
+	return false;
+}
+
+#define SAVE_CHUNK (1u << 20)
+
+int blk_overlay__save(const struct blk_overlay *o, int fd, bool all,
+		      uint64_t *bytes)
+{
+	uint64_t nblocks = (o->bytes + BLOCK - 1) / BLOCK;
+	uint8_t *buf = malloc(SAVE_CHUNK);
+	int ret = 0;
+
+	*bytes = 0;
+	if (!buf)
+		return err__set(ENOMEM, "saving a disk's overlay");
+	if (ftruncate(fd, (off_t)o->bytes) < 0)
+		ret = err__sys(errno, "sizing a disk's saved overlay");
+	for (uint64_t b = 0; ret == 0 && b < nblocks; b++) {
+		uint64_t off, len, n = 1;
+
+		if (!kept(o, b, all))
+			continue;
+		while (b + n < nblocks && n < SAVE_CHUNK / BLOCK &&
+		       kept(o, b + n, all))
+			n++;
+		off = b * BLOCK;
+		len = off + n * BLOCK > o->bytes ? o->bytes - off : n * BLOCK;
+		ret = blk_overlay__read(o, buf, len, off);
+		if (ret < 0)
+			ret = err__sys(EIO, "reading a disk's overlay");
+		else if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len)
+			ret = err__sys(errno ? errno : EIO,
+				       "writing a disk's saved overlay");
+		*bytes += len;
+		b += n - 1;
+	}
+	free(buf);
+	return ret;
 }
 
 static int full_pread(int fd, void *buf, uint64_t len, uint64_t off)
@@ -155,7 +271,7 @@ static int full_pwrite(int fd, const void *buf, uint64_t len, uint64_t off)
 	return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
 }
 
-int blk_overlay__read(struct blk_overlay *o, void *buf, uint64_t len,
+int blk_overlay__read(const struct blk_overlay *o, void *buf, uint64_t len,
 		      uint64_t off)
 {
 	uint8_t *p = buf;
@@ -165,9 +281,8 @@ int blk_overlay__read(struct blk_overlay *o, void *buf, uint64_t len,
 		int fd;
 
 		/* a run of blocks from the same file in one read */
-		fd = present(o, blk) ? o->file : o->base;
-		while (n < len &&
-		       present(o, (off + n) / BLOCK) == (fd == o->file))
+		fd = source(o, blk);
+		while (n < len && source(o, (off + n) / BLOCK) == fd)
 			n += BLOCK;
 		n = n < len ? n : len;
 		if (full_pread(fd, p, n, off) < 0)
@@ -179,8 +294,9 @@ int blk_overlay__read(struct blk_overlay *o, void *buf, uint64_t len,
 	return 0;
 }
 
-/* Copies block `blk` of the base into the overlay with [from, from + n)
- * of it replaced by `data`. */
+/* Copies block `blk` as the disk shows it (a lower layer's or the
+ * base's) into the overlay with [from, from + n) of it replaced by
+ * `data`. */
 static int copy_up(struct blk_overlay *o, uint64_t blk, const uint8_t *data,
 		   uint64_t from, uint64_t n)
 {
@@ -188,7 +304,7 @@ static int copy_up(struct blk_overlay *o, uint64_t blk, const uint8_t *data,
 	uint64_t at = blk * BLOCK;
 	uint64_t size = o->bytes - at < BLOCK ? o->bytes - at : BLOCK;
 
-	if (n < size && full_pread(o->base, buf, size, at) < 0)
+	if (n < size && full_pread(source(o, blk), buf, size, at) < 0)
 		return -EIO;
 	memcpy(buf + from, data, n);
 	if (full_pwrite(o->file, buf, size, at) < 0)

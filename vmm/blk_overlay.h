@@ -9,9 +9,18 @@
 #ifndef COLDSTART_BLK_OVERLAY_H
 #define COLDSTART_BLK_OVERLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define BLK_OVERLAY_BLOCK 4096u
+
+/* A read-only overlay under the VM's own: a snapshot's disk state. */
+struct blk_layer {
+	int fd;
+	uint64_t *map; /* a bit per block: in this layer */
+};
+
+#define BLK_OVERLAY_MAX_LOWER 64
 
 struct blk_overlay {
 	int base;        /* the image, read-only */
@@ -19,6 +28,11 @@ struct blk_overlay {
 	uint64_t bytes;  /* the disk's size, the base's */
 	uint64_t *map;   /* a bit per block: in the overlay */
 	uint64_t blocks; /* blocks now in the overlay */
+	/* Read-only layers between the base and the overlay, lowest
+	 * first: a block the overlay lacks is read from the highest layer
+	 * that has it, else from the base. */
+	struct blk_layer *lower;
+	unsigned int nr_lower;
 };
 
 /* Opens the overlay `path` over `base_fd` (borrowed, `bytes` long): a
@@ -30,9 +44,24 @@ int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 		      const char *path);
 void blk_overlay__close(struct blk_overlay *o);
 
+/* Puts the overlay file `path` (as blk_overlay__open reopens one: the
+ * disk's size, its data extents its blocks) read-only above the layers
+ * added before and below the overlay, which must hold no block yet: a
+ * snapshot's disk restored under a new, empty overlay. 0, or -errno with
+ * a message naming `path`. */
+int blk_overlay__add_lower(struct blk_overlay *o, const char *path);
+
+/* Writes the blocks the overlay holds (with `all`: also those of every
+ * lower layer) into `fd`, a new empty file, at their offsets, the file
+ * sized as the disk and sparse elsewhere: the disk's state a snapshot
+ * keeps (its blocks exactly, whatever extents the filesystem reports).
+ * *bytes gets the bytes written. 0, or -errno with a message. */
+int blk_overlay__save(const struct blk_overlay *o, int fd, bool all,
+		      uint64_t *bytes);
+
 /* Reads or writes [off, off + len) of the disk (within it). 0, or -EIO
  * (a short or failed read or write of either file). */
-int blk_overlay__read(struct blk_overlay *o, void *buf, uint64_t len,
+int blk_overlay__read(const struct blk_overlay *o, void *buf, uint64_t len,
 		      uint64_t off);
 int blk_overlay__write(struct blk_overlay *o, const void *buf, uint64_t len,
 		       uint64_t off);

@@ -5,6 +5,7 @@
 #ifndef COLDSTART_DEVICE_H
 #define COLDSTART_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,11 @@ struct device_ops {
 	/* NULL, or waits until the device's own threads can serve: 0 or
 	 * -errno with a message. vm__start calls it before any vCPU runs. */
 	int (*ready)(void *dev);
+	/* NULL, or with `hold` waits until the device's own threads serve
+	 * nothing, and keeps them so until called again without: a
+	 * snapshot saves memory and state in between, so no request is
+	 * half done in them. */
+	void (*hold)(void *dev, bool hold);
 };
 
 struct device {

@@ -92,7 +92,10 @@ int linux_machine__add_drives(struct linux_machine *m, struct vm *vm,
 		if (ret < 0)
 			break;
 		m->nr_blk++;
-		ret = vblk__attach(b, vm, i);
+		for (unsigned int l = 0; ret == 0 && l < drives[i].nr_lower; l++)
+			ret = vblk__add_lower(b, drives[i].lower[l]);
+		if (ret == 0)
+			ret = vblk__attach(b, vm, i);
 	}
 	if (ret < 0)
 		while (m->nr_blk)

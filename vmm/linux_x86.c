@@ -368,6 +368,12 @@ int linux_machine__restore_setup(struct vm *vm, void *ctx)
 	r->made = ret == 0;
 	if (ret == 0) /* before any vCPU runs */
 		r->m->timer.at_done = r->at_done;
+	if (ret == 0 && r->nr_drives)
+		ret = linux_machine__add_drives(r->m, vm, r->drives,
+						r->nr_drives);
+	if (ret == 0 && r->vsock_path)
+		ret = linux_machine__add_vsock(r->m, vm, r->vsock_cid,
+					       r->vsock_path);
 	return ret;
 }
 

@@ -82,6 +82,10 @@ struct linux_drive {
 	const char *path; /* borrowed */
 	enum vblk_mode mode;
 	const char *own; /* overlay= or reflink='s file; NULL otherwise */
+	/* VBLK_OVERLAY: a snapshot's disk layers under its own overlay,
+	 * lowest first (vblk__add_lower); none when nr_lower is 0 */
+	const char *const *lower;
+	unsigned int nr_lower;
 };
 
 /* Which virtio devices a machine has, as the guest is told of them. */
@@ -183,6 +187,13 @@ struct linux_restore {
 	FILE *console; /* NULL discards it */
 	enum boottimer_action at_done;
 	bool made;
+	/* The snapshot's virtio devices, made again: its drives (with
+	 * their saved layers) and, when vsock_path is not NULL, the vsock
+	 * device on that socket. */
+	const struct linux_drive *drives;
+	unsigned int nr_drives;
+	const char *vsock_path;
+	uint64_t vsock_cid;
 };
 int linux_machine__restore_setup(struct vm *vm, void *ctx);
 

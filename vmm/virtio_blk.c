@@ -467,6 +467,39 @@ static int restore(void *dev, const void *buf, size_t len)
 	return virtio_mmio__restore(&b->t, &st.t);
 }
 
+static void hold(void *dev, bool on)
+{
+	struct vblk *b = dev;
+
+	if (on)
+		pthread_mutex_lock(&b->serving);
+	else
+		pthread_mutex_unlock(&b->serving);
+}
+
+int vblk__add_lower(struct vblk *b, const char *path)
+{
+	if (!b->ovl)
+		return err__set(EINVAL, "drive %s: a snapshot's disk state goes "
+				"under an overlay drive only", b->dev_name);
+	return blk_overlay__add_lower(b->ovl, path);
+}
+
+int vblk__save_disk(struct vblk *b, int fd, bool all, uint64_t *bytes)
+{
+	*bytes = 0;
+	if (b->mode == VBLK_RO)
+		return 0;
+	if (!b->ovl)
+		return err__set(ENOTSUP, "%s: a snapshot keeps a disk's writes "
+				"from an overlay (the default mode) or a "
+				"read-only disk; this one writes %s",
+				b->dev_name, b->mode == VBLK_RW ? "into the "
+				"image itself" : b->mode == VBLK_COW ?
+				"into private memory" : "into a reflinked copy");
+	return blk_overlay__save(b->ovl, fd, all, bytes);
+}
+
 int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
 {
 	int ret;
@@ -474,7 +507,8 @@ int vblk__attach(struct vblk *b, struct vm *vm, unsigned int index)
 	snprintf(b->dev_name, sizeof(b->dev_name), "virtio-blk.%u", index);
 	b->dev = (struct device_ops){ .name = b->dev_name,
 				      .state_size = state_size, .save = save,
-				      .restore = restore, .ready = ready };
+				      .restore = restore, .ready = ready,
+				      .hold = hold };
 	ret = virtio_mmio__register(&b->t, &vm->io);
 	if (ret == 0)
 		ret = virtio_mmio__kvm_paths(&b->t, vm, b->kick);

@@ -81,6 +81,18 @@ int vblk__open(struct vblk *b, const char *path, enum vblk_mode mode,
 	       uint32_t irq, void (*raise)(void *ctx, uint32_t irq),
 	       void *raise_ctx);
 
+/* Puts a snapshot's disk state, the overlay file `path`, under a
+ * VBLK_OVERLAY drive's own overlay (blk_overlay__add_lower), before the
+ * guest runs. -EINVAL for other modes; -errno with a message. */
+int vblk__add_lower(struct vblk *b, const char *path);
+
+/* The disk's state for a snapshot, into `fd` (a new empty file): the
+ * blocks of a VBLK_OVERLAY drive's overlay, with `all` its lower layers'
+ * too (blk_overlay__save); a VBLK_RO drive has none (*bytes 0). Other
+ * modes keep their writes where a snapshot cannot take them: -ENOTSUP
+ * with a message. Call with the device held (device_ops.hold). */
+int vblk__save_disk(struct vblk *b, int fd, bool all, uint64_t *bytes);
+
 /* The device's saved state: the transport's registers and queues, and
  * the disk's size and mode, which a restore must find the same. */
 struct vblk_state {

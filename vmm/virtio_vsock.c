@@ -73,6 +73,7 @@ static void reset(void *dev)
 	pthread_mutex_lock(&v->serving);
 	v->active = false;
 	v->reset_event = false;
+	v->reset_unacked = false;
 	v->drop_owed = true;
 	pthread_mutex_unlock(&v->serving);
 	kick(v);
@@ -326,6 +327,16 @@ static int restore(void *dev, const void *buf, size_t len)
 	return ret;
 }
 
+static void hold(void *dev, bool on)
+{
+	struct vsock *v = dev;
+
+	if (on)
+		pthread_mutex_lock(&v->serving);
+	else
+		pthread_mutex_unlock(&v->serving);
+}
+
 int vsock__attach(struct vsock *v, struct vm *vm)
 {
 	int ret;
@@ -333,7 +344,8 @@ int vsock__attach(struct vsock *v, struct vm *vm)
 	snprintf(v->dev_name, sizeof(v->dev_name), "virtio-vsock");
 	v->dev = (struct device_ops){ .name = v->dev_name,
 				      .state_size = state_size, .save = save,
-				      .restore = restore, .ready = ready };
+				      .restore = restore, .ready = ready,
+				      .hold = hold };
 	ret = virtio_mmio__register(&v->t, &vm->io);
 	if (ret == 0)
 		ret = virtio_mmio__kvm_paths(&v->t, vm, v->kick);

@@ -83,6 +83,12 @@ struct vsock {
 	bool drop_owed;      /* a reset's connections, for the thread to close */
 	bool rx_starved;     /* the guest gave no receive buffer lately */
 	bool reset_event;    /* the transport reset is owed to the guest */
+	/* The guest has the reset but has not handled it yet: until it
+	 * gives the event buffer back (the event queue's available index
+	 * moves past evq_avail), it would reset any connection made now,
+	 * so the host's new connections wait. */
+	bool reset_unacked;
+	uint16_t evq_avail;
 	uint32_t next_port;  /* the next host port of a host connection */
 	struct vsock_conn conns[VSOCK_MAX_CONNS];
 	struct vsock_rst rsts[16];
@@ -106,7 +112,9 @@ int vsock__open(struct vsock *v, uint64_t cid, const char *path,
 int vsock__attach(struct vsock *v, struct vm *vm);
 
 /* The host's connections are gone (after a restore): closes them and
- * sends the guest VIRTIO_VSOCK_EVENT_TRANSPORT_RESET. */
+ * sends the guest VIRTIO_VSOCK_EVENT_TRANSPORT_RESET. Host connections
+ * made after it reach the guest once it has handled the event (Linux
+ * resets every connected socket then: one made before would be lost). */
 void vsock__transport_reset(struct vsock *v);
 
 /* Stops the thread, closes every socket and removes `path`. */

@@ -153,6 +153,11 @@ void virtq__push(struct virtq *q, uint16_t head, uint32_t len)
 	__atomic_store_n(&q->used[RING_IDX], q->used_idx, __ATOMIC_RELEASE);
 }
 
+uint16_t virtq__avail_idx(const struct virtq *q)
+{
+	return load16(&q->avail[RING_IDX]);
+}
+
 bool virtq__wants_interrupt(const struct virtq *q)
 {
 	/* The used index must be visible before the flag is read: a driver

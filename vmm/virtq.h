@@ -85,6 +85,10 @@ int virtq__pop(struct virtq *q, struct virtq_chain *c);
  * writable buffers; publishes it to the driver (release order). */
 void virtq__push(struct virtq *q, uint16_t head, uint32_t len);
 
+/* The driver's available index: how many chains it has ever made
+ * available (mod 2^16). */
+uint16_t virtq__avail_idx(const struct virtq *q);
+
 /* Whether the driver wants an interrupt for used buffers now. */
 bool virtq__wants_interrupt(const struct virtq *q);
 

@@ -410,17 +410,32 @@ static void send_event(struct vsock *v)
 	};
 	int ret;
 
-	if (!q->ready)
+	if (!q->ready) { /* no driver: no connection to reset */
+		v->reset_event = false;
 		return;
+	}
 	ret = virtq__pop(q, &v->chain);
 	if (ret < 0)
 		virtio_mmio__needs_reset(&v->t);
 	if (ret <= 0 || v->chain.writable < sizeof(e))
 		return; /* it waits for the guest's event buffer */
 	virtq__write(&v->chain, 0, &e, sizeof(e));
+	v->evq_avail = virtq__avail_idx(q);
 	virtq__push(q, v->chain.head, sizeof(e));
 	v->reset_event = false;
+	v->reset_unacked = true;
 	virtio_mmio__used(&v->t, VSOCK_EVQ);
+}
+
+/* Whether the guest may still be handling a transport reset. */
+static bool reset_in_flight(struct vsock *v)
+{
+	const struct virtq *q = &v->t.q[VSOCK_EVQ];
+
+	if (v->reset_unacked && q->ready &&
+	    virtq__avail_idx(q) != v->evq_avail)
+		v->reset_unacked = false;
+	return v->reset_event || v->reset_unacked;
 }
 
 static void guest_packets(struct vsock *v)
@@ -443,6 +458,7 @@ static void guest_packets(struct vsock *v)
 static void owed_to_guest(struct vsock *v)
 {
 	uint16_t before = v->t.q[VSOCK_RXQ].used_idx;
+	bool hold_requests = reset_in_flight(v);
 
 	while (v->nr_rsts) {
 		const struct vsock_rst *r = &v->rsts[v->nr_rsts - 1];
@@ -460,6 +476,9 @@ static void owed_to_guest(struct vsock *v)
 
 		if (c->state == VSOCK_FREE)
 			continue;
+		/* a new connection waits out a reset the guest handles */
+		if ((c->owed & VSOCK_SEND_REQUEST) && hold_requests)
+			continue;
 		if (!send_owed(v, c) || !send_data(v, c))
 			break;
 	}
@@ -470,6 +489,8 @@ out:
 
 void vsock__serve(struct vsock *v)
 {
+	if (v->reset_event)
+		send_event(v);
 	if (v->t.q[VSOCK_TXQ].ready)
 		guest_packets(v);
 	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++) {
@@ -485,6 +506,4 @@ void vsock__serve(struct vsock *v)
 		v->rx_starved = false;
 		owed_to_guest(v);
 	}
-	if (v->reset_event)
-		send_event(v);
 }

@@ -60,7 +60,7 @@ static void take(const char *name, unsigned int vcpus, char **before)
 	if (vm__wait_paused(vm, TIMEOUT_NS) < 0)
 		fail_msg("no boot complete: %s", err__last());
 	assert_int_equal(m.timer.regs.first, BOOTTIMER_VIA_PORT);
-	if (snapshot__save_guest(vm, &rec, dir, 0, &st) < 0)
+	if (snapshot__save_guest(vm, &rec, NULL, dir, 0, &st) < 0)
 		fail_msg("save: %s", err__last());
 	vm__destroy(vm);
 	linux_machine__destroy(&m);
