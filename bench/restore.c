@@ -154,7 +154,7 @@ static int measure_cache(struct kvm_host *kvm, const struct restore_opts *o,
 			if (ret == 0 && cold)
 				resident = restore__resident_share(g->dir);
 			if (ret == 0)
-				ret = o->once(kvm, g->dir, c->ops, 0, &s);
+				ret = o->once(kvm, g->dir, o->exec, c->ops, 0, &s);
 			if (ret == 0 && i >= o->c.warmup)
 				record(c, &s, resident);
 		}
@@ -202,7 +202,8 @@ static int trials(struct kvm_host *kvm, const struct restore_opts *o,
 {
 	for (size_t i = 0; i < o->nr_strategies; i++) {
 		struct restore_sample s;
-		int ret = o->once(kvm, g->dir, o->strategies[i], 0, &s);
+		int ret = o->once(kvm, g->dir, o->exec, o->strategies[i], 0,
+				  &s);
 
 		if (ret == -ENOTSUP || (ret == -EINVAL && o->snap.compressed)) {
 			g->skip[i] = true;
@@ -346,6 +347,8 @@ static int run_user(struct restore_opts *o)
 
 	code = restore__check_user("bench restore", o->snapshot, o->allow_pvm,
 				   &o->warm, &o->cold, &o->snap, &cold_why);
+	if (code == CLI_OK)
+		code = restore__agent_exec("bench restore", &o->snap, &o->exec);
 	if (code != CLI_OK)
 		return code;
 	o->once = restore__once_for(&o->snap);

@@ -54,15 +54,23 @@ struct restore_sample {
 #define RESTORE_HELD 1u /* read struct restore_sample.held */
 
 /* One timed restore of the snapshot at `dir` (restore__once,
- * snap_linux__restore_once). */
+ * snap_linux__restore_once); `exec`, for a guest with an agent, is the
+ * command it runs (NULL for the others). */
 typedef int restore_fn(struct kvm_host *kvm, const char *dir,
-		       const struct guest_mem_ops *ops, unsigned int flags,
-		       struct restore_sample *out);
+		       const char *exec, const struct guest_mem_ops *ops,
+		       unsigned int flags, struct restore_sample *out);
+
+/* What a restore of a guest with an agent runs unless told otherwise: a
+ * python3 that imports a few standard modules, a real interpreter's
+ * working set, and prints one line. */
+#define RESTORE_DEFAULT_EXEC                                              \
+	"python3 -c 'import json, re, subprocess, urllib.request; print(1)'"
+
 
 /* Restores the probe-guest snapshot at `dir` with `ops`, runs the request
  * phase to DONE and checks the checksum: 0, -ENOTSUP when this host
  * cannot do `ops` (e.g. no huge pages), -errno with a message. */
-int restore__once(struct kvm_host *kvm, const char *dir,
+int restore__once(struct kvm_host *kvm, const char *dir, const char *exec,
 		  const struct guest_mem_ops *ops, unsigned int flags,
 		  struct restore_sample *out);
 
@@ -118,6 +126,7 @@ struct restore_snap {
 	bool had_wset;  /* DIR/wset existed before this run */
 	uint64_t mem_size, data_bytes;
 	uint32_t vcpus;
+	bool agent; /* a Linux guest with a vsock device: run a command */
 	struct snap_guest_rec guest; /* linux_guest: what it was booted from */
 	struct probe_params params;  /* the probe guest's */
 };
@@ -152,6 +161,12 @@ int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 
 /* The timed restore for this snapshot's guest. */
 restore_fn *restore__once_for(const struct restore_snap *info);
+
+/* The command a restore of `info`'s guest runs: `*exec` as given, the
+ * default for a guest with an agent; CLI_USAGE (printed, naming `cmd`)
+ * for a command given to a guest without one; else CLI_OK. */
+int restore__agent_exec(const char *cmd, const struct restore_snap *info,
+			const char **exec);
 
 /* Whether dir/name exists. */
 bool restore__has_file(const char *dir, const char *name);

@@ -37,6 +37,7 @@ struct restore_opts {
 	const char *snapshot_dir;
 	/* --snapshot: the user's snapshot, restored as it is */
 	const char *snapshot;
+	const char *exec; /* --exec, or the default for a guest's agent */
 	bool allow_pvm;
 	const char *probe_only; /* an option --snapshot refuses, given */
 	struct restore_snap snap;

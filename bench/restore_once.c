@@ -195,7 +195,7 @@ static int check_outcome(const struct vm *vm, const struct probe *probe,
 
 /* The host's work is counted from just before restore start to the VM's
  * end right after DONE, before its memory is freed. */
-int restore__once(struct kvm_host *kvm, const char *dir,
+int restore__once(struct kvm_host *kvm, const char *dir, const char *exec,
 		  const struct guest_mem_ops *ops, unsigned int flags,
 		  struct restore_sample *out)
 {
@@ -206,6 +206,8 @@ int restore__once(struct kvm_host *kvm, const char *dir,
 	int ret;
 
 	*out = (struct restore_sample){ 0 };
+	if (exec) /* restore__agent_exec gives the probe guest none */
+		return err__set(EINVAL, "the probe guest runs no commands");
 	restore__work_begin(&out->host);
 	timeline__mark(&tl, TL_RESTORE_START);
 	ret = snapshot__open(&snap, dir);

@@ -150,6 +150,10 @@ static int check(void *opts)
 				o->probe_only, probe_only_why(o->probe_only));
 	if (o->snapshot && !*o->snapshot)
 		return err__set(EINVAL, "--snapshot: empty directory name");
+	if (!o->snapshot && o->exec)
+		return err__set(EINVAL, "--exec applies only with --snapshot "
+				"of a guest with an agent (the probe guest "
+				"runs no commands)");
 	if (!o->snapshot && o->allow_pvm)
 		return err__set(EINVAL, "--allow-pvm applies only with "
 				"--snapshot (the probe guest runs on PVM)");
@@ -239,6 +243,12 @@ static int set_snapshot(void *opts, const char *arg)
 	return 0;
 }
 
+static int set_exec(void *opts, const char *arg)
+{
+	((struct restore_opts *)opts)->exec = arg;
+	return 0;
+}
+
 static int set_allow_pvm(void *opts, const char *arg)
 {
 	(void)arg;
@@ -274,6 +284,10 @@ static const struct opt table[] = {
 	{ "allow-pvm", 0, NULL, false, "with --snapshot: time a Linux "
 	  "snapshot on a PVM host (only\nthe ring-0 test kernel runs there)",
 	  set_allow_pvm, NULL },
+	{ "exec", 0, "CMD", false, "with --snapshot of a --rootfs guest: the "
+	  "command its agent\nruns, timed to its first output byte (default: "
+	  "a python3\nthat imports json, re, subprocess, urllib.request)",
+	  set_exec, NULL },
 	OPT_END,
 };
 

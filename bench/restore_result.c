@@ -65,7 +65,7 @@ static json_t *user_config_json(const struct restore_opts *o, const char *fs)
 	const struct restore_snap *sn = &o->snap;
 	json_t *c = json_pack(
 		"{s:s, s:s, s:i, s:I, s:I, s:b, s:b, s:o, s:o, s:s, s:s, s:I, "
-		"s:I, s:s, s:s}",
+		"s:I, s:s, s:s, s:s?, s:s}",
 		"snapshot", o->snapshot, "guest",
 		sn->linux_guest ? "linux" : "probe", "vcpus", (int)sn->vcpus,
 		"mem_bytes", (json_int_t)sn->mem_size, "mem_data_bytes",
@@ -76,7 +76,11 @@ static json_t *user_config_json(const struct restore_opts *o, const char *fs)
 		"warmup", (json_int_t)o->c.warmup, "snapshot_fs", fs, "wset",
 		sn->had_wset ? "existing"
 		: restore__has_file(o->snapshot, SNAPSHOT_WSET_FILE)
-			? "recorded by this run" : "none");
+			? "recorded by this run" : "none",
+		"exec", o->exec, "done_is",
+		o->exec ? "the command's first output byte"
+		: sn->linux_guest ? "the guest's done signal"
+				  : "the request phase's DONE");
 
 	if (c && sn->linux_guest)
 		json_object_update_new(c, json_pack(
@@ -444,7 +448,13 @@ static char *markdown(const struct restore_opts *o, const struct group *g,
 	if (!f)
 		return NULL;
 	fputs("# coldstart restore benchmark\n\n", f);
-	if (o->snapshot)
+	if (o->snapshot && o->exec)
+		fprintf(f, "The snapshot %s (a Linux guest with an agent, %u "
+			"vCPU), restored as it was saved with each strategy; "
+			"its agent runs `%s`, and DONE is the command's first "
+			"output byte (first progress: the agent's answer). ",
+			o->snapshot, o->snap.vcpus, o->exec);
+	else if (o->snapshot)
 		fprintf(f, "The snapshot %s (a %s guest, %u vCPU), restored "
 			"as it was saved with each strategy, to DONE (for "
 			"Linux the guest's done signal). ", o->snapshot,

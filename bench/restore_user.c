@@ -38,6 +38,7 @@ int restore__inspect(const char *dir, struct restore_snap *info)
 		.mem_size = s.cfg.mem_size, .data_bytes = s.mem.data_bytes,
 		.vcpus = s.cfg.nr_vcpus, .in_memory = restore__in_memory(dir),
 		.had_wset = restore__has_file(dir, SNAPSHOT_WSET_FILE),
+		.agent = s.virtio.vsock != 0,
 	};
 	if (info->linux_guest)
 		info->guest = s.guest;
@@ -96,6 +97,18 @@ int restore__check_user(const char *cmd, const char *dir, bool allow_pvm,
 			cmd, *cold_why);
 		*cold = false;
 	}
+	return CLI_OK;
+}
+
+int restore__agent_exec(const char *cmd, const struct restore_snap *info,
+			const char **exec)
+{
+	if (info->agent && !*exec)
+		*exec = RESTORE_DEFAULT_EXEC;
+	if (!info->agent && *exec)
+		return cli__error(CLI_USAGE, "%s: --exec needs a snapshot of a "
+				  "guest with an agent (snapshot create "
+				  "--rootfs); this one runs no commands", cmd);
 	return CLI_OK;
 }
 

@@ -258,8 +258,7 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 	*o = (struct restore_opts){ .dir = argv[1],
 				    .strategy = mem_restore__strategy("mmap"),
 				    .timeout_ns = 60 * SECOND,
-				    .seccomp = SECCOMP_KILL,
-				    .agent_port = AGENT_PORT };
+				    .seccomp = SECCOMP_KILL };
 	jail__init(&o->jail);
 	optind = 2;
 	opterr = 0;
@@ -311,6 +310,22 @@ struct restored {
 	uint64_t console_bytes;
 };
 
+/* The agent's port a snapshot's guest was booted with
+ * (coldstart.agent=N on its command line), else the default. */
+static uint32_t agent_port_of(const struct snap_guest_rec *g)
+{
+	const char *p = strstr(g->cmdline, "coldstart.agent=");
+	unsigned long port;
+	char *end;
+
+	if (!p)
+		return AGENT_PORT;
+	port = strtoul(p + 16, &end, 10);
+	return port && port < UINT32_MAX && (*end == ' ' || !*end)
+		       ? (uint32_t)port
+		       : AGENT_PORT;
+}
+
 /* Restores and runs the guest to its exit, or with an agent, runs
  * --exec's command through it (or serves --vsock's clients until the
  * timeout); with `s` (not NULL), also measures it as restore__once does
@@ -346,6 +361,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 			       "guest, or one given --vsock)", o->dir);
 	if (ret == 0)
 		ret = guestdev__restore(&snap, &devs, r->x.vsock, &lr);
+	if (ret == 0 && !r->x.port) /* the port the guest was booted with */
+		r->x.port = agent_port_of(&snap.guest);
 	if (ret < 0) {
 		snapshot__close(&snap);
 		return ret;
@@ -380,6 +397,13 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	snapshot__close(&snap); /* lazy strategies read it until here */
 	timeline__mark(&r->tl, TL_TEARDOWN_DONE);
 	return ret;
+}
+
+static double ns_between(const struct timeline *tl, enum tl_event from,
+			 enum tl_event to)
+{
+	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from])
+					: -1;
 }
 
 static double ms_between(const struct timeline *tl, enum tl_event from,
@@ -513,28 +537,56 @@ int snap_linux__restore(int argc, char **argv)
 	return code;
 }
 
+/* The command's spans and checks: DONE at its first output byte. */
+static int exec_sample(const struct restored *r, struct restore_sample *out)
+{
+	const struct timeline *tl = &r->tl;
+	enum tl_event done = tl->t[TL_FIRST_OUTPUT] ? TL_FIRST_OUTPUT
+						    : TL_COMMAND_EXIT;
+	const struct run_exec_capture *err = &r->x.captured[1];
+
+	out->ns[RESTORE_FIRST_PROGRESS] = ns_between(tl, TL_RESTORE_START,
+						     TL_AGENT_READY);
+	out->ns[RESTORE_DONE] = ns_between(tl, TL_RESTORE_START, done);
+	out->ns[RESTORE_REQUEST] = ns_between(tl, TL_FIRST_RUN, done);
+	if (r->outcome != VM_COMPLETED || !r->x.ran)
+		return err__set(EIO, "restored Linux guest failed: %s",
+				r->reason);
+	if (r->x.status != 0)
+		return err__set(EIO, "the command exited with status %d%s%.*s",
+				r->x.status, err->len ? ": " : "",
+				(int)(err->len < 200 ? err->len : 200),
+				err->buf ? err->buf : "");
+	return 0;
+}
+
 /* A clean run ends with the guest's reset after its one guest-done
- * signal; DONE is that signal. */
+ * signal; DONE is that signal. With an agent, the command's status. */
 int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
-			     const struct guest_mem_ops *ops,
+			     const char *exec, const struct guest_mem_ops *ops,
 			     unsigned int flags, struct restore_sample *out)
 {
 	struct restore_opts o = { .dir = dir, .strategy = ops,
 				  .timeout_ns = 60 * SECOND,
-				  .sample_flags = flags };
+				  .sample_flags = flags, .exec = exec };
 	struct restored r = { 0 };
-	int ret;
+	int ret = 0;
 
 	*out = (struct restore_sample){ 0 };
+	/* the port is the snapshot's, read by restore_run */
+	if (exec && (ret = run_exec__init(&r.x, exec, NULL, 0, o.timeout_ns,
+					  true)) < 0)
+		return ret;
 	ret = restore_run(kvm, &o, NULL, &r, out);
 	restore__spans(&r.tl, out);
-	if (ret < 0)
-		return ret;
-	if (r.outcome != VM_COMPLETED)
-		return err__set(EIO, "restored Linux guest failed: %s",
-				r.reason);
-	if (r.timer.done != 1 || out->ns[RESTORE_DONE] < 0)
-		return err__set(EIO, "restored Linux guest sent %u guest-done "
-				"signals (one expected)", r.timer.done);
-	return 0;
+	if (ret == 0 && exec)
+		ret = exec_sample(&r, out);
+	else if (ret == 0 && r.outcome != VM_COMPLETED)
+		ret = err__set(EIO, "restored Linux guest failed: %s",
+			       r.reason);
+	else if (ret == 0 && (r.timer.done != 1 || out->ns[RESTORE_DONE] < 0))
+		ret = err__set(EIO, "restored Linux guest sent %u guest-done "
+			       "signals (one expected)", r.timer.done);
+	run_exec__cleanup(&r.x);
+	return ret;
 }

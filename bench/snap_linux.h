@@ -24,13 +24,17 @@ int snap_linux__restore(int argc, char **argv);
 /* restore__once (restore.h) for a Linux-guest snapshot: restores `dir`
  * with `ops`, the machine rebuilt and its console discarded, and runs the
  * guest to its exit; DONE is the guest's done signal. 0 when the guest
- * sent exactly one and ended by a reset; -ENOTSUP when this host cannot
- * do `ops`; -errno with a message. Refuses nothing on PVM: callers do. */
+ * sent exactly one and ended by a reset. A guest with an agent instead
+ * runs `exec` through it (its output captured, not shown): FIRST_PROGRESS
+ * is the agent's answer, DONE the command's first output byte (its exit
+ * if it wrote nothing), and 0 needs exit status 0. -ENOTSUP when this
+ * host cannot do `ops`; -errno with a message. Refuses nothing on PVM:
+ * callers do. */
 struct kvm_host;
 struct guest_mem_ops;
 struct restore_sample;
 int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
-			     const struct guest_mem_ops *ops,
+			     const char *exec, const struct guest_mem_ops *ops,
 			     unsigned int flags, struct restore_sample *out);
 
 #endif

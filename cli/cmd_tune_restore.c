@@ -91,6 +91,12 @@ static int set_strategy(void *ctx, const char *arg)
 	return parse_strategies(arg, ctx);
 }
 
+static int set_exec(void *ctx, const char *arg)
+{
+	((struct tune_opts *)ctx)->exec = arg;
+	return 0;
+}
+
 static int set_allow_pvm(void *ctx, const char *arg)
 {
 	(void)arg;
@@ -133,6 +139,10 @@ static const struct opt table[] = {
 	  set_strategy, NULL },
 	{ "allow-pvm", 0, NULL, false, "time a Linux snapshot on a PVM host "
 	  "(only the ring-0 test\nkernel runs there)", set_allow_pvm, NULL },
+	{ "exec", 0, "CMD", false, "for a --rootfs guest's snapshot: the "
+	  "command its agent runs,\ntimed to its first output byte "
+	  "(default: a python3 that\nimports json, re, subprocess, "
+	  "urllib.request)", set_exec, NULL },
 	{ "json", 0, NULL, false, "the result document on stdout", set_json,
 	  NULL },
 	{ "out", 0, "DIR", false, "also write DIR/tune-restore.json and "

@@ -62,7 +62,7 @@ static int trial_restores(struct tune *t)
 		int ret = restore__cache(t->o.dir, RESTORE_WARM);
 
 		if (ret == 0)
-			ret = t->once(&t->kvm, t->o.dir, ops, 0, &s);
+			ret = t->once(&t->kvm, t->o.dir, t->o.exec, ops, 0, &s);
 		if (ret == -ENOTSUP || (ret == -EINVAL && t->info.compressed)) {
 			t->skip[i] = true;
 			snprintf(t->why[i], sizeof(t->why[i]), "%s: %s",
@@ -110,8 +110,8 @@ static int sample(struct tune *t, struct cell *c, bool counted)
 	if (ret == 0 && c->cold)
 		resident = restore__resident_share(t->o.dir);
 	if (ret == 0)
-		ret = t->once(&t->kvm, t->o.dir, c->ops, RESTORE_HELD,
-			      counted ? &c->s[c->n] : &scratch);
+		ret = t->once(&t->kvm, t->o.dir, t->o.exec, c->ops,
+			      RESTORE_HELD, counted ? &c->s[c->n] : &scratch);
 	if (ret < 0)
 		return annotate(ret, c->ops, c->cold);
 	if (!counted)
@@ -215,6 +215,9 @@ static int check_run(struct tune *t)
 				       t->o.allow_pvm, &t->o.warm, &t->o.cold,
 				       &t->info, &t->cold_why);
 
+	if (code == CLI_OK)
+		code = restore__agent_exec("tune restore", &t->info,
+					   &t->o.exec);
 	t->once = restore__once_for(&t->info);
 	return code;
 }

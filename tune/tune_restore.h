@@ -25,6 +25,7 @@ struct tune_opts {
 	const struct guest_mem_ops *strategies[TUNE_MAX];
 	size_t nr_strategies;
 	bool warm, cold, json, allow_pvm;
+	const char *exec; /* a guest's agent's command (NULL: the default) */
 };
 
 /* Every strategy, warm and cold, the default budget and alpha. */
