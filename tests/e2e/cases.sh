@@ -322,5 +322,6 @@ neg_initrd_too_large
 probes_61
 attempt rootfs_exec
 snapshot_cases
+rootfs_snapshot_cases
 echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"
 finish

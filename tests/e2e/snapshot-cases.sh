@@ -52,3 +52,63 @@ snapshot_cases() {
 	done
 	rm -rf /tmp/snap
 }
+
+# A rootfs guest's snapshot (taken when its agent listens) carries its
+# disk's written blocks and its vsock device: every strategy restores it
+# and runs python3 through the agent; a restore's writes stay in that VM;
+# an image changed since the snapshot is refused. The image is a sparse
+# copy, so that changing it leaves the rig's own alone.
+rootfs_snapshot_cases() {
+	local s out img=/tmp/rsnap-rootfs.ext4
+	case_start snap_rootfs_create
+	rm -rf /tmp/rsnap
+	if [ ! -s $L2/rootfs.ext4 ]; then
+		no "the image has no rootfs.ext4 (image build --rootfs)"
+		case_end
+		return
+	fi
+	cp --sparse=always $L2/rootfs.ext4 $img
+	run 0 snapshot create /tmp/rsnap --kernel $L2/vmlinuz \
+		--initrd $L2/initramfs.cpio.gz --rootfs $img --timeout 200s \
+		--console /tmp/$CUR.console
+	has /tmp/$CUR.console '^coldstart-agent: listening on vsock port 1024' \
+		"the agent did not listen before the snapshot"
+	[ -f /tmp/rsnap/disk.0 ] || no "the snapshot has no disk.0"
+	case_end
+	[ -e /tmp/rsnap/state ] || return
+	# the huge-page strategies need 2 MiB pages reserved
+	echo 256 >/proc/sys/vm/nr_hugepages
+	for s in eager mmap populate uffd prefetch eager-thp eager-huge \
+		uffd-huge prefetch-thp; do
+		case_start snap_rootfs_$s
+		run 0 snapshot restore /tmp/rsnap --mem-restore $s \
+			--timeout 100s --exec "python3 -c 'print(6*7)'"
+		[ "$(cat /tmp/$CUR.out)" = 42 ] ||
+			no "stdout is '$(head -c 200 /tmp/$CUR.out)', not 42"
+		case_end
+	done
+	case_start snap_rootfs_state
+	sum=$(md5sum <$img)
+	run 0 snapshot restore /tmp/rsnap --timeout 100s --json \
+		--exec "echo one >/root/f && cat /root/f"
+	run 1 snapshot restore /tmp/rsnap --timeout 100s \
+		--exec "cat /root/f"
+	has /tmp/$CUR.err 'No such file' \
+		"a restore saw the file an earlier restore wrote"
+	[ "$(md5sum <$img)" = "$sum" ] || no "a restore changed the image"
+	run 0 bench restore --snapshot /tmp/rsnap -n 1 -w 0 --cache warm \
+		--strategy mmap --json
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["done_is"] == "the command'"'"'s first output byte", d["config"]
+s = [x for x in d["series"] if x["params"]["phase"] == "done"]
+assert s and all(v > 0 for x in s for v in x["samples"]), s' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench restore: $(tail -n 1 /tmp/$CUR.py)"
+	# an image changed since the snapshot: refused, naming the drive
+	printf 'x' | dd of=$img bs=1 seek=4096 conv=notrunc status=none
+	run 1 snapshot restore /tmp/rsnap --timeout 100s --exec true
+	has /tmp/$CUR.err "drive 0, $img, changed since the snapshot" \
+		"a changed image was not refused"
+	case_end
+	rm -rf /tmp/rsnap $img
+}
