@@ -65,7 +65,7 @@ static json_t *user_config_json(const struct restore_opts *o, const char *fs)
 	const struct restore_snap *sn = &o->snap;
 	json_t *c = json_pack(
 		"{s:s, s:s, s:i, s:I, s:I, s:b, s:b, s:o, s:o, s:s, s:s, s:I, "
-		"s:I, s:s, s:s, s:s?, s:s}",
+		"s:I, s:s, s:s, s:s*, s:s}",
 		"snapshot", o->snapshot, "guest",
 		sn->linux_guest ? "linux" : "probe", "vcpus", (int)sn->vcpus,
 		"mem_bytes", (json_int_t)sn->mem_size, "mem_data_bytes",

@@ -35,6 +35,31 @@ static json_t *sections_json(const struct snapshot *s)
 	return arr;
 }
 
+/* An OS guest's drives (image, size, CRC-32, mode, written blocks kept)
+ * and vsock device: vm.virtio. */
+static json_t *virtio_json(const struct snap_virtio_rec *v)
+{
+	json_t *drives = json_array();
+
+	for (uint32_t i = 0; i < v->nr_drives; i++) {
+		const struct snap_drive_rec *d = &v->drive[i];
+		char file[32] = "";
+
+		if (d->mode == SNAP_DRIVE_OVERLAY)
+			snprintf(file, sizeof(file), SNAPSHOT_DISK_FILE_FMT, i);
+		json_array_append_new(drives, json_pack(
+			"{s:o, s:I, s:I, s:s, s:s*, s:I}", "image",
+			output__json_string(d->path), "bytes",
+			(json_int_t)d->bytes, "crc32", (json_int_t)d->crc32,
+			"mode", d->mode == SNAP_DRIVE_RO ? "ro" : "overlay",
+			"written_file", file[0] ? file : NULL, "written_bytes",
+			(json_int_t)d->layer_bytes));
+	}
+	return json_pack("{s:o, s:o}", "drives", drives, "vsock_cid",
+			 v->vsock ? json_integer((json_int_t)v->vsock_cid)
+				  : json_null());
+}
+
 /* Guest kind, irqchip, registered devices and, for an OS guest, what it
  * was booted from; -1 when out of memory. */
 static int add_machine_json(json_t *doc, const struct snapshot *s)
@@ -62,14 +87,15 @@ static int add_machine_json(json_t *doc, const struct snapshot *s)
 		return ret;
 	json_object_del(doc, "probe");
 	return ret | json_object_set_new(doc, "linux", json_pack(
-		"{s:o, s:I, s:I, s:o, s:I, s:I, s:o}", "kernel",
+		"{s:o, s:I, s:I, s:o, s:I, s:I, s:o, s:o}", "kernel",
 		output__json_string(g->kernel), "kernel_bytes",
 		(json_int_t)g->kernel_bytes, "kernel_crc32",
 		(json_int_t)g->kernel_crc32, "initrd",
 		output__json_string(g->initrd), "initrd_bytes",
 		(json_int_t)g->initrd_bytes, "initrd_crc32",
 		(json_int_t)g->initrd_crc32, "cmdline",
-		output__json_string(g->cmdline)));
+		output__json_string(g->cmdline), "virtio",
+		virtio_json(&s->virtio)));
 }
 
 static void print_machine(const struct snapshot *s, json_t *doc)
@@ -85,6 +111,21 @@ static void print_machine(const struct snapshot *s, json_t *doc)
 			printf(", initrd %s (%" PRIu64 " bytes, CRC-32 0x%08x)",
 			       g->initrd, g->initrd_bytes, g->initrd_crc32);
 		printf("\ncmdline: %s\n", g->cmdline);
+		for (uint32_t i = 0; i < s->virtio.nr_drives; i++) {
+			const struct snap_drive_rec *d = &s->virtio.drive[i];
+
+			printf("drive %u: %s (%" PRIu64 " bytes, CRC-32 "
+			       "0x%08x), ", i, d->path, d->bytes, d->crc32);
+			if (d->mode == SNAP_DRIVE_RO)
+				printf("read-only\n");
+			else
+				printf("overlay; written blocks "
+				       SNAPSHOT_DISK_FILE_FMT " (%.1f KiB)\n",
+				       i, (double)d->layer_bytes / 1024);
+		}
+		if (s->virtio.vsock)
+			printf("vsock: guest CID %" PRIu64 "\n",
+			       s->virtio.vsock_cid);
 	}
 	printf("machine: %s; devices:", s->cfg.irqchip
 	       ? "in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT)"

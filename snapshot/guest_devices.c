@@ -30,7 +30,7 @@ int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
 		int ret;
 
 		if (mode != VBLK_OVERLAY && mode != VBLK_RO)
-			return err__set(ENOTSUP, "drive %u (%s): a snapshot "
+			return err__set(EINVAL, "drive %u (%s): a snapshot "
 					"keeps a disk's writes in an overlay "
 					"(the default mode, or overlay=FILE) "
 					"or takes a read-only disk; not mode "

@@ -19,7 +19,7 @@ struct guestdev_save {
 
 /* Describes `m`'s drives (opened from paths[i]; each image read once for
  * its CRC-32) and vsock device into `g`. Drives that write into the
- * image, private memory or a reflinked copy cannot be kept: -ENOTSUP
+ * image, private memory or a reflinked copy cannot be kept: -EINVAL
  * naming the drive and the modes that can. -errno with a message. */
 int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
 		       const char *const *paths);

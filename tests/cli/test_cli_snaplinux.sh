@@ -110,4 +110,48 @@ PY
 expect 1 'vm.guest has an unterminated string' snapshot inspect "$tmp/bad"
 expect 1 'vm.guest has an unterminated string' snapshot restore "$tmp/bad" --allow-pvm
 
+# --- drives and a vsock device ------------------------------------------------
+# The test kernel has no virtio drivers: the devices are there, idle, and
+# the snapshot must still carry them (record, disk.N, device state).
+head -c 1048576 /dev/urandom >"$tmp/disk.img"
+head -c 65536 /dev/zero >"$tmp/ro.img"
+expect 0 '' snapshot create "$tmp/d" \
+	--kernel "$TK_ELF" --allow-pvm --mem 32M --drive "$tmp/disk.img" \
+	--drive "$tmp/ro.img,ro" --vsock "$tmp/create.sock" --quiet \
+	--cmdline "console=ttyS0 tk.vsock=idle"
+[ -f "$tmp/d/disk.0" ] && [ ! -e "$tmp/d/disk.1" ] ||
+	fail "disk.0 (the overlay drive's blocks) alone expected: $(ls "$tmp/d")"
+[ -e "$tmp/create.sock" ] && fail "create left its vsock socket behind"
+# the test kernel writes a sector: one block kept
+expect 0 "^drive 0: $tmp/disk.img \(1048576 bytes, CRC-32 0x[0-9a-f]{8}\), overlay; written blocks disk.0 \(4.0 KiB\)" \
+	snapshot inspect "$tmp/d"
+grep -q "^drive 1: $tmp/ro.img (65536 bytes, .*read-only" "$out" || fail "inspect: drive 1"
+grep -q '^vsock: guest CID 3$' "$out" || fail "inspect: vsock"
+grep -q 'devices: .*virtio-blk.0 virtio-blk.1 virtio-vsock' "$out" || fail "inspect: device states"
+expect 0 '' snapshot inspect "$tmp/d" --json
+json_check 'd["linux"]["virtio"]["vsock_cid"] == 3 and [x["mode"] for x in d["linux"]["virtio"]["drives"]] == ["overlay", "ro"] and d["linux"]["virtio"]["drives"][0]["written_file"] == "disk.0" and d["linux"]["virtio"]["drives"][0]["written_bytes"] == 4096 and "written_file" not in d["linux"]["virtio"]["drives"][1]' "$out"
+expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
+[ -e "$tmp/r.sock" ] && fail "restore left its vsock socket behind"
+expect 1 'runs commands through its agent: give --exec CMD, or --vsock PATH' \
+	snapshot restore "$tmp/d" --allow-pvm
+expect 1 'without a vsock device' snapshot restore "$tmp/s" --allow-pvm --exec true
+# the image's contents decide, not its mtime
+touch "$tmp/disk.img"
+expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
+printf x | dd of="$tmp/disk.img" bs=1 seek=100 conv=notrunc status=none
+expect 1 "drive 0, $tmp/disk.img, changed since the snapshot was taken \(CRC-32" \
+	snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
+head -c 4096 /dev/zero >>"$tmp/disk.img"
+expect 1 "drive 0, $tmp/disk.img, has 1052672 bytes; it had 1048576" \
+	snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
+rm "$tmp/d/disk.0"
+expect 1 "drive 0's written blocks, $tmp/d/disk.0, are missing" \
+	snapshot inspect "$tmp/d"
+# writes that would not be kept, and a command before there is an agent
+expect 1 'drive 0 .*not mode rw' snapshot create "$tmp/rw" --kernel "$TK_ELF" \
+	--allow-pvm --mem 32M --drive "$tmp/ro.img,rw" --quiet
+[ -e "$tmp/rw" ] && fail "a refused create left $tmp/rw"
+expect 1 'give --exec to .snapshot restore.' snapshot create "$tmp/x2" \
+	--kernel "$TK_ELF" --allow-pvm --mem 32M --rootfs "$tmp/ro.img" --exec true
+
 finish

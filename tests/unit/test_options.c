@@ -84,6 +84,7 @@ static const struct {
 	{ "rate", "cmdline", { "--kernel", "k" } },
 	{ "rate", "allow-pvm", { "--kernel", "k" } },
 	{ "restore", "allow-pvm", { "--snapshot", "s" } },
+	{ "restore", "exec", { "--snapshot", "s" } },
 	{ "soak", "count", { "--every", "1" } },
 	{ "suite", "initrd", { "--kernel", file } },
 	{ "suite", "cmdline", { "--kernel", file } },
