@@ -60,11 +60,6 @@ typedef int restore_fn(struct kvm_host *kvm, const char *dir,
 		       const char *exec, const struct guest_mem_ops *ops,
 		       unsigned int flags, struct restore_sample *out);
 
-/* What a restore of a guest with an agent runs unless told otherwise: a
- * python3 that imports a few standard modules, a real interpreter's
- * working set, and prints one line. */
-#define RESTORE_DEFAULT_EXEC                                              \
-	"python3 -c 'import json, re, subprocess, urllib.request; print(1)'"
 
 
 /* Restores the probe-guest snapshot at `dir` with `ops`, runs the request

@@ -2,6 +2,7 @@
  * restore` and the pool make before they open /dev/kvm (restore.h). */
 #include "restore.h"
 
+#include "agent_client.h"
 #include "cli.h"
 #include "err.h"
 #include "kvm.h"
@@ -104,7 +105,7 @@ int restore__agent_exec(const char *cmd, const struct restore_snap *info,
 			const char **exec)
 {
 	if (info->agent && !*exec)
-		*exec = RESTORE_DEFAULT_EXEC;
+		*exec = AGENT_DEFAULT_EXEC;
 	if (!info->agent && *exec)
 		return cli__error(CLI_USAGE, "%s: --exec needs a snapshot of a "
 				  "guest with an agent (snapshot create "

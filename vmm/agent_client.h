@@ -45,4 +45,10 @@ int agent__put(int fd, int local_fd, const char *path, uint32_t mode,
 /* Writes the guest's `path` to local_fd. */
 int agent__get(int fd, const char *path, int local_fd, uint64_t deadline_ns);
 
+/* What a driver runs through a guest's agent unless told otherwise: a
+ * python3 that imports a few standard modules, a real interpreter's
+ * working set, and prints one line. */
+#define AGENT_DEFAULT_EXEC                                                \
+	"python3 -c 'import json, re, subprocess, urllib.request; print(1)'"
+
 #endif
