@@ -27,6 +27,7 @@ static const struct {
 	[TL_COMMAND_SENT] = { "command sent", "command_sent" },
 	[TL_FIRST_OUTPUT] = { "first output byte", "first_output" },
 	[TL_COMMAND_EXIT] = { "command exit", "command_exit" },
+	[TL_PAUSED] = { "VM paused", "paused" },
 };
 
 uint64_t timeline__now(void)

@@ -26,6 +26,7 @@ enum tl_event {
 	TL_COMMAND_SENT,  /* a command sent to the agent */
 	TL_FIRST_OUTPUT,  /* its first byte of output back */
 	TL_COMMAND_EXIT,  /* its exit status back */
+	TL_PAUSED,        /* every vCPU paused (before a snapshot) */
 	TL_COUNT
 };
 

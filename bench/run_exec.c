@@ -126,8 +126,9 @@ void run_exec__session(struct vm *vm, struct timeline *tl,
 		return;
 	}
 	x->ran = true;
-	vm__end(vm, VM_COMPLETED, "the command exited with status %d",
-		x->status);
+	if (!x->keep)
+		vm__end(vm, VM_COMPLETED, "the command exited with status %d",
+			x->status);
 }
 
 /* A captured stream as a JSON string: invalid UTF-8 bytes become '?'. */

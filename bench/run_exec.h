@@ -18,6 +18,7 @@ struct run_exec {
 	uint32_t port;
 	uint64_t timeout_ns;
 	bool json;
+	bool keep; /* leave the VM running after the command (to save it) */
 	char dir[64];     /* a private directory for the vsock socket, or "" */
 	bool ran;         /* the status below is the command's */
 	int status;       /* its exit code, or 128 + its signal */
@@ -43,7 +44,8 @@ void run_exec__cleanup(struct run_exec *x);
 
 /* Waits for the agent, runs x->cmd, streams its output (to stdout and
  * stderr, or captured with json), marks the timeline and ends the VM:
- * completed when the command ran, failed (with the reason) when not. */
+ * completed when the command ran (unless x->keep: then it runs on),
+ * failed (with the reason) when not. */
 void run_exec__session(struct vm *vm, struct timeline *tl,
 		       struct run_exec *x);
 

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "err.h"
 #include "guest/agent_abi.h"
+#include "diff.h"
 #include "guest_devices.h"
 #include "jail.h"
 #include "kvm.h"
@@ -232,6 +233,11 @@ struct restore_opts {
 	 * the vsock device on --vsock PATH (else a private socket) */
 	const char *exec, *vsock;
 	uint64_t agent_port;
+	/* --save NEW: after the command, pause and save the guest there,
+	 * a diff against DIR with --diff (SNAPSHOT_* flags in save_flags) */
+	const char *save;
+	bool save_diff;
+	unsigned int save_flags;
 	enum seccomp_mode seccomp;
 	struct jail_opts jail;
 	unsigned int sample_flags; /* restore__finish flags, measured runs */
@@ -250,6 +256,9 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		{ "exec", required_argument, NULL, 'e' },
 		{ "vsock", required_argument, NULL, 'v' },
 		{ "agent-port", required_argument, NULL, 'a' },
+		{ "save", required_argument, NULL, 'S' },
+		{ "diff", no_argument, NULL, 'D' },
+		{ "force", no_argument, NULL, 'F' },
 		JAIL_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -286,6 +295,12 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		else if (c == 'a')
 			ret = args__u64("--agent-port", optarg, 1, UINT32_MAX - 1,
 					&o->agent_port);
+		else if (c == 'S')
+			o->save = optarg;
+		else if (c == 'D')
+			o->save_diff = true;
+		else if (c == 'F')
+			o->save_flags |= SNAPSHOT_REPLACE;
 		else if ((ret = jail__parse_option(&o->jail, c, optarg)) == 1)
 			ret = args__bad_option(argv);
 	}
@@ -293,6 +308,13 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		ret = args__no_operands(argc, argv);
 	if (ret == 0)
 		ret = jail__check(&o->jail);
+	if (ret == 0 && o->save && !o->exec)
+		ret = err__set(EINVAL, "--save needs --exec: the guest is "
+			       "saved after its command");
+	if (ret == 0 && (o->save_diff || o->save_flags) && !o->save)
+		ret = err__set(EINVAL, "--diff and --force go with --save");
+	if (ret == 0 && o->save && o->save[0] == '\0')
+		ret = err__set(EINVAL, "--save: empty directory name");
 	if (ret == 0 && (o->exec || o->vsock) && o->jail.dir)
 		ret = err__set(EINVAL, "--exec and --vsock do not work with "
 			       "--jail yet (the agent's socket is outside the "
@@ -302,6 +324,8 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 
 struct restored {
 	struct run_exec x; /* the agent's socket and --exec's command */
+	struct snapshot_stats saved; /* --save's */
+	uint64_t dirty_pages;
 	struct timeline tl;
 	enum vm_outcome outcome;
 	char reason[512];
@@ -326,6 +350,41 @@ static uint32_t agent_port_of(const struct snap_guest_rec *g)
 		       : AGENT_PORT;
 }
 
+/* --save: the guest paused after its command and saved, whole or as a
+ * diff against the snapshot it was restored from (pages and disk blocks
+ * written since the restore). */
+static int save_turn(struct vm *vm, struct linux_machine *m,
+		     const struct snapshot *snap, const struct restore_opts *o,
+		     struct restored *r)
+{
+	uint64_t words = (vm->mem.size / 4096 + 63) / 64;
+	uint64_t *dirty = NULL;
+	struct snapshot_id id;
+	struct guestdev_save g;
+	int ret = vm__pause(vm, 10 * SECOND);
+
+	if (ret < 0)
+		return ret;
+	timeline__mark(&r->tl, TL_PAUSED);
+	guestdev__describe_restored(&g, m, &snap->virtio);
+	if (!o->save_diff)
+		ret = snapshot__save_guest(vm, &snap->guest, &g.virtio,
+					   o->save, o->save_flags, &r->saved);
+	else if (!(dirty = calloc(words, sizeof(*dirty))))
+		ret = err__set(ENOMEM, "the dirty-page bitmap");
+	else if ((ret = vm__dirty_log_get(vm, dirty)) == 0 &&
+		 (ret = snapdiff__identity(snap, &id)) == 0)
+		ret = snapshot__save_guest_diff(vm, &snap->guest, &g.virtio,
+						o->save, o->save_flags, &id,
+						dirty, &r->saved);
+	for (uint64_t i = 0; dirty && i < words; i++)
+		r->dirty_pages += (uint64_t)__builtin_popcountll(dirty[i]);
+	free(dirty);
+	if (ret == 0)
+		timeline__mark(&r->tl, TL_SNAPSHOT_SAVED);
+	return ret;
+}
+
 /* Restores and runs the guest to its exit, or with an agent, runs
  * --exec's command through it (or serves --vsock's clients until the
  * timeout); with `s` (not NULL), also measures it as restore__once does
@@ -337,7 +396,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	struct linux_machine m;
 	/* the guest runs on past its done signal, to its exit */
 	struct linux_restore lr = { .m = &m, .console = console,
-				   .at_done = BOOTTIMER_CONTINUE };
+				   .at_done = BOOTTIMER_CONTINUE,
+				   .track_writes = o->save && o->save_diff };
 	struct guestdev_restore devs;
 	struct snapshot snap;
 	struct vm *vm = NULL;
@@ -370,16 +430,26 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	timeline__mark(&r->tl, TL_STATE_LOADED);
 	ret = snapshot__restore_guest(kvm, &snap, o->strategy, &r->tl,
 				      linux_machine__restore_setup, &lr, &vm);
+	guestdev__restore_free(&devs); /* the drives have their layers open */
 	if (ret < 0) {
 		if (lr.made) /* the restore destroyed its VM already */
 			linux_machine__destroy(&m);
 		snapshot__close(&snap);
 		return ret;
 	}
+	r->x.keep = o->save != NULL;
 	ret = vm__start(vm);
 	if (ret == 0) {
 		if (o->exec)
 			run_exec__session(vm, &r->tl, &r->x);
+		if (o->save && r->x.ran) {
+			ret = save_turn(vm, &m, &snap, o, r);
+			if (ret == 0)
+				vm__end(vm, VM_COMPLETED, "the command exited "
+					"with status %d; saved", r->x.status);
+			else
+				vm__end(vm, VM_FAILED, "%s", err__last());
+		}
 		vm__wait(vm, o->timeout_ns);
 		if (s)
 			ret = restore__finish(vm, o->sample_flags, s);
@@ -413,6 +483,18 @@ static double ms_between(const struct timeline *tl, enum tl_event from,
 					: -1;
 }
 
+static json_t *saved_json(const struct restore_opts *o,
+			  const struct restored *r)
+{
+	return json_pack("{s:s, s:s*, s:I, s:I, s:I, s:I, s:I}", "dir", o->save,
+			 "diff_of", o->save_diff ? o->dir : NULL,
+			 "dirty_pages", (json_int_t)r->dirty_pages,
+			 "mem_data_bytes", (json_int_t)r->saved.mem_data_bytes,
+			 "disk_bytes", (json_int_t)r->saved.disk_bytes,
+			 "state_bytes", (json_int_t)r->saved.state_bytes,
+			 "save_ns", (json_int_t)r->saved.ns);
+}
+
 static void print_restored(const struct restore_opts *o,
 			   const struct restored *r)
 {
@@ -435,13 +517,26 @@ static void print_restored(const struct restore_opts *o,
 		if (o->exec)
 			json_object_set_new(doc, "exec",
 					    run_exec__json(&r->x));
+		if (o->save && r->tl.t[TL_SNAPSHOT_SAVED])
+			json_object_set_new(doc, "saved", saved_json(o, r));
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(doc);
 		return;
 	}
 	/* as with run --exec, stdout is the command's alone (--json has
-	 * the timeline) */
+	 * the timeline); what --save did goes to stderr */
+	if (o->save && r->tl.t[TL_SNAPSHOT_SAVED])
+		fprintf(stderr, "coldstart: saved %s%s%s: memory %.1f MiB "
+			"(%" PRIu64 " pages %s), disk blocks %.1f KiB; "
+			"paused in %.3f ms, saved in %.3f ms\n", o->save,
+			o->save_diff ? ", a diff of " : "",
+			o->save_diff ? o->dir : "",
+			(double)r->saved.mem_data_bytes / MiB,
+			r->dirty_pages, o->save_diff ? "written since the "
+			"restore" : "in all", (double)r->saved.disk_bytes /
+			1024, ms_between(&r->tl, TL_COMMAND_EXIT, TL_PAUSED),
+			(double)r->saved.ns / 1e6);
 	if (o->exec)
 		return;
 	timeline__print(stdout, &r->tl);

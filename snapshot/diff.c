@@ -3,6 +3,7 @@
 #include "diff.h"
 
 #include "err.h"
+#include "guest_devices.h"
 #include "fileio.h"
 #include "mem_source.h"
 #include "snapshot.h"
@@ -263,10 +264,53 @@ static int merge_into(struct merge *m, int out, uint64_t *data)
 	return ret;
 }
 
+/* A diff's devices must be its base's: the same drives on the same
+ * images (its disk.N lie on the base's) and vsock or not. */
+static int same_devices(const struct snapshot *base,
+			const struct snapshot *diff)
+{
+	const struct snap_virtio_rec *a = &base->virtio, *b = &diff->virtio;
+
+	if (a->nr_drives != b->nr_drives || a->vsock != b->vsock ||
+	    a->vsock_cid != b->vsock_cid)
+		return err__set(EINVAL, "%s: its base %s has other virtio "
+				"devices (%u drives%s, it %u%s)", diff->dir,
+				base->dir, a->nr_drives, a->vsock ? ", vsock"
+				: "", b->nr_drives, b->vsock ? ", vsock" : "");
+	for (uint32_t i = 0; i < a->nr_drives; i++) {
+		const struct snap_drive_rec *x = &a->drive[i], *y = &b->drive[i];
+
+		if (strcmp(x->path, y->path) || x->bytes != y->bytes ||
+		    x->crc32 != y->crc32 || x->mode != y->mode)
+			return err__set(EINVAL, "%s: drive %u is %s, its base "
+					"%s's is %s (or another image at that "
+					"path)", diff->dir, i, y->path,
+					base->dir, x->path);
+	}
+	return 0;
+}
+
+/* The diff's chain: its base's, then its base. */
+static int extend_chain(struct snapshot *s, struct snapshot *base)
+{
+	char (*c)[PATH_MAX] = realloc(base->chain, (base->chain_len + 1) *
+						       sizeof(*c));
+
+	if (!c)
+		return err__set(ENOMEM, "%s: its chain of snapshots", s->dir);
+	memcpy(c[base->chain_len], base->dir, sizeof(c[0]));
+	s->chain = c;
+	s->chain_len = base->chain_len + 1;
+	base->chain = NULL; /* now s's */
+	base->chain_len = 0;
+	return 0;
+}
+
 /* Opens the base a diff names and checks it is the diff's base. */
-static int open_base(const struct snapdiff *d, const char *diff_dir,
+static int open_base(const struct snapdiff *d, const struct snapshot *diff,
 		     unsigned int depth, struct snapshot *base)
 {
+	const char *diff_dir = diff->dir;
 	int ret;
 
 	if (depth >= SNAPDIFF_MAX_CHAIN)
@@ -282,6 +326,8 @@ static int open_base(const struct snapdiff *d, const char *diff_dir,
 				"used: %s", diff_dir, d->base_path, why);
 	}
 	ret = snapdiff__check_base(d, diff_dir, base);
+	if (ret == 0)
+		ret = same_devices(base, diff);
 	if (ret == 0)
 		ret = snapdiff__materialize(base, depth + 1);
 	if (ret == 0 && base->compressed)
@@ -301,9 +347,14 @@ int snapdiff__materialize(struct snapshot *s, unsigned int depth)
 
 	if (ret <= 0)
 		return ret;
-	ret = open_base(&d, s->dir, depth, &base);
+	ret = open_base(&d, s, depth, &base);
 	if (ret < 0)
 		return ret;
+	ret = extend_chain(s, &base);
+	if (ret < 0) {
+		snapshot__close(&base);
+		return ret;
+	}
 	fd = memfd_create("coldstart-merged", MFD_CLOEXEC);
 	if (fd < 0) {
 		ret = err__sys(errno, "memfd_create for the merged memory");
@@ -369,6 +420,7 @@ static int open_diffs(const struct snapshot *base, char *const *dirs,
 /* The last diff's state without its memory.diff section, with the memory
  * section describing the merged file. */
 static int merged_state(const struct snapshot *top, uint64_t data,
+			const struct snap_virtio_rec *virtio,
 			struct snap_writer *w)
 {
 	struct snap_header hdr = top->r.hdr;
@@ -391,9 +443,35 @@ static int merged_state(const struct snapshot *top, uint64_t data,
 			snap__add(w, sec.type, 0, &mem, sizeof(mem));
 			continue;
 		}
+		if (sec.type == SNAP_VM_VIRTIO && sec.index == 0) {
+			snap__add(w, sec.type, 0, virtio, sizeof(*virtio));
+			continue;
+		}
 		snap__add(w, sec.type, sec.index, payload, (size_t)sec.len);
 	}
 	return snap__finish(w);
+}
+
+/* The disks of the merged snapshot: the base's chain, the base and the
+ * diffs, each diff's devices checked against the base's. */
+static int merge_disks(const struct snapshot *base, const struct snapshot *s,
+		       unsigned int n, const char *tmp,
+		       struct snap_virtio_rec *virtio, uint64_t *bytes)
+{
+	const char *dirs[2 * SNAPDIFF_MAX_CHAIN + 1];
+	unsigned int k = 0;
+	int ret = 0;
+
+	for (unsigned int i = 0; ret == 0 && i < n; i++)
+		ret = same_devices(base, &s[i]);
+	if (ret < 0 || !virtio->nr_drives)
+		return ret;
+	for (unsigned int i = 0; i < base->chain_len; i++)
+		dirs[k++] = base->chain[i];
+	dirs[k++] = base->dir;
+	for (unsigned int i = 0; i < n; i++)
+		dirs[k++] = s[i].dir;
+	return guestdev__merge_disks(virtio, dirs, k, tmp, bytes);
 }
 
 static int merge_write(const struct snapshot *base, const struct snapshot *s,
@@ -402,6 +480,7 @@ static int merge_write(const struct snapshot *base, const struct snapshot *s,
 		       struct snapshot_stats *st)
 {
 	struct snap_writer w = { 0 };
+	struct snap_virtio_rec virtio = s[n - 1].virtio;
 	char tmp[PATH_MAX];
 	int fds[SNAPDIFF_MAX_CHAIN];
 	struct merge m = { .size = base->r.hdr.mem_size,
@@ -420,7 +499,9 @@ static int merge_write(const struct snapshot *base, const struct snapshot *s,
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
-		ret = merged_state(&s[n - 1], st->mem_data_bytes, &w);
+		ret = merge_disks(base, s, n, tmp, &virtio, &st->disk_bytes);
+	if (ret == 0)
+		ret = merged_state(&s[n - 1], st->mem_data_bytes, &virtio, &w);
 	if (ret == 0)
 		ret = snapshot__write_file(tmp, SNAPSHOT_STATE_FILE, w.buf,
 					   w.len);

@@ -24,11 +24,19 @@ struct guestdev_save {
 int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
 		       const char *const *paths);
 
-/* The devices of a restore of `s`, for linux_restore. */
+/* The same for a machine restored from a snapshot whose record is
+ * `rec` (the images checked then, not read again). */
+void guestdev__describe_restored(struct guestdev_save *g,
+				 struct linux_machine *m,
+				 const struct snap_virtio_rec *rec);
+
+/* The devices of a restore of `s`, for linux_restore: each overlay
+ * drive's layers (disk.N of every link of the chain, the full snapshot's
+ * first), on the heap. */
 struct guestdev_restore {
 	struct linux_drive drive[LINUX_MAX_DRIVES];
-	char layer[LINUX_MAX_DRIVES][PATH_MAX];
-	const char *lower[LINUX_MAX_DRIVES];
+	char (*layer)[PATH_MAX];
+	const char **lower;
 };
 
 /* Checks that every image `s`'s drives name is the one snapshotted
@@ -37,10 +45,21 @@ struct guestdev_restore {
 int guestdev__check(const struct snapshot *s);
 
 /* Fills `d` and lr's drives and vsock device from `s`: each overlay
- * drive on its image with disk.N under a new unnamed overlay, the vsock
- * device (if `s` had one) on the Unix socket `vsock_path`, which must
- * then be given: -EINVAL otherwise. */
+ * drive on its image with its disk.N layers under a new unnamed overlay,
+ * the vsock device (if `s` had one) on the Unix socket `vsock_path`,
+ * which must then be given: -EINVAL otherwise. `d` borrows `s`; free it
+ * with guestdev__restore_free (also after a failure) once the drives
+ * are open. */
 int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 		      const char *vsock_path, struct linux_restore *lr);
+void guestdev__restore_free(struct guestdev_restore *d);
+
+/* A merge's disks: for each overlay drive of `rec`, the blocks of its
+ * disk.N in each of `dirs` (lowest first, later ones winning) into
+ * `tmp`/disk.N, fsynced; rec's layer_bytes get what each holds now.
+ * 0, or -errno with a message. */
+int guestdev__merge_disks(struct snap_virtio_rec *rec,
+			  const char *const *dirs, unsigned int n,
+			  const char *tmp, uint64_t *bytes);
 
 #endif

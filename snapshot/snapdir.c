@@ -441,4 +441,7 @@ void snapshot__close(struct snapshot *s)
 	if (s->mem_fd >= 0)
 		close(s->mem_fd);
 	s->mem_fd = -1;
+	free(s->chain);
+	s->chain = NULL;
+	s->chain_len = 0;
 }

@@ -225,7 +225,7 @@ static int save_dirty(const struct guest_mem *mem, const uint64_t *dirty,
 
 /* Each overlay drive's written blocks as disk.N in `tmp`. */
 static int save_disks(const struct snap_guest_virtio *v, const char *tmp,
-		      uint64_t *bytes)
+		      bool all, uint64_t *bytes)
 {
 	*bytes = 0;
 	for (uint32_t i = 0; v && i < v->rec->nr_drives; i++) {
@@ -239,7 +239,7 @@ static int save_disks(const struct snap_guest_virtio *v, const char *tmp,
 		fd = snapshot__new_file(tmp, name);
 		if (fd < 0)
 			return fd;
-		ret = v->save_disk(v->ctx, i, fd, &n);
+		ret = v->save_disk(v->ctx, i, fd, all, &n);
 		if (ret == 0 && fsync(fd) < 0)
 			ret = err__sys(errno, "fsync of %s", name);
 		close(fd);
@@ -306,7 +306,7 @@ static int save_held(struct vm *vm, const struct guest_of *guest,
 	if (fd >= 0)
 		close(fd);
 	if (ret == 0)
-		ret = save_disks(guest->virtio, tmp, &st->disk_bytes);
+		ret = save_disks(guest->virtio, tmp, !diff, &st->disk_bytes);
 	if (ret == 0)
 		ret = build_state(vm, guest, st->mem_data_bytes, compress, diff,
 				  &w);
@@ -353,6 +353,21 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
 	struct diff_of diff = { .base = base, .dirty = dirty };
 	struct guest_of guest = { .probe = probe };
 
+	return save(vm, &guest, dir, flags, &diff, st);
+}
+
+int snapshot__save_guest_diff(struct vm *vm, const struct snap_guest_rec *os,
+			      const struct snap_guest_virtio *virtio,
+			      const char *dir, unsigned int flags,
+			      const struct snapshot_id *base,
+			      const uint64_t *dirty, struct snapshot_stats *st)
+{
+	struct diff_of diff = { .base = base, .dirty = dirty };
+	struct guest_of guest = { .os = os, .virtio = virtio };
+
+	if (!vm->irqchip)
+		return err__set(EINVAL, "an OS guest's snapshot needs the "
+				"in-kernel irqchip");
 	return save(vm, &guest, dir, flags, &diff, st);
 }
 

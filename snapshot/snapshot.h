@@ -90,10 +90,13 @@ int snapshot__save(struct vm *vm, const struct probe *probe, const char *dir,
 /* An OS guest's virtio devices for its snapshot: their record (the save
  * fills in each drive's layer_bytes), and how drive i's written blocks
  * reach the file `fd` (new and empty) as disk.i, with *bytes the data
- * written. */
+ * written: with `all` every block the disk holds apart from its image (a
+ * full snapshot), else those written since the VM was restored (a diff
+ * against the snapshot it was restored from). */
 struct snap_guest_virtio {
 	struct snap_virtio_rec *rec;
-	int (*save_disk)(void *ctx, unsigned int i, int fd, uint64_t *bytes);
+	int (*save_disk)(void *ctx, unsigned int i, int fd, bool all,
+			 uint64_t *bytes);
 	void *ctx;
 };
 
@@ -116,6 +119,14 @@ int snapshot__save_diff(struct vm *vm, const struct probe *probe,
 			const char *dir, unsigned int flags,
 			const struct snapshot_id *base, const uint64_t *dirty,
 			struct snapshot_stats *st);
+
+/* The diff of an OS guest restored from `base`: the pages in `dirty` and
+ * each overlay drive's blocks written since the restore. */
+int snapshot__save_guest_diff(struct vm *vm, const struct snap_guest_rec *os,
+			      const struct snap_guest_virtio *virtio,
+			      const char *dir, unsigned int flags,
+			      const struct snapshot_id *base,
+			      const uint64_t *dirty, struct snapshot_stats *st);
 
 /* The atomic directory writes behind snapshot__save (snapdir.c), for
  * other writers (merge): begin_dir makes a temporary directory next to
@@ -149,6 +160,11 @@ struct snapshot {
 	bool compressed;
 	struct zmem zmem; /* when compressed */
 	bool diff_base; /* a diff: mem_fd is base + diff merged (memfd) */
+	/* A diff's chain below it, the full snapshot first (absolute
+	 * paths; heap, NULL for a full snapshot): where its disks' lower
+	 * layers are. */
+	char (*chain)[PATH_MAX];
+	unsigned int chain_len;
 };
 
 /* Reads and validates a snapshot (state file, memory file's size);

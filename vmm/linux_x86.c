@@ -374,6 +374,8 @@ int linux_machine__restore_setup(struct vm *vm, void *ctx)
 	if (ret == 0 && r->vsock_path)
 		ret = linux_machine__add_vsock(r->m, vm, r->vsock_cid,
 					       r->vsock_path);
+	if (ret == 0 && r->track_writes)
+		ret = vm__dirty_log_start(vm);
 	return ret;
 }
 

@@ -194,6 +194,10 @@ struct linux_restore {
 	unsigned int nr_drives;
 	const char *vsock_path;
 	uint64_t vsock_cid;
+	/* Track the pages the guest and its devices write from here on
+	 * (vm__dirty_log_start), for a diff of it: started before the
+	 * devices' state is loaded, as a device may write at once. */
+	bool track_writes;
 };
 int linux_machine__restore_setup(struct vm *vm, void *ctx);
 

@@ -276,6 +276,8 @@ void mem__settle(struct guest_mem *m)
 
 void mem__destroy(struct guest_mem *m)
 {
+	free(m->written);
+	m->written = NULL;
 	if (m->ops)
 		m->ops->unmap(m);
 	free((char *)m->wset_path);
@@ -283,6 +285,19 @@ void mem__destroy(struct guest_mem *m)
 	m->ops = NULL;
 	m->host = NULL;
 	m->fd = -1;
+}
+
+void mem__mark_written(const struct guest_mem *m, uint64_t gpa, uint64_t len)
+{
+	uint64_t *w = __atomic_load_n(&m->written, __ATOMIC_ACQUIRE);
+
+	if (!w || !len || gpa >= m->size)
+		return;
+	if (len > m->size - gpa)
+		len = m->size - gpa;
+	for (uint64_t p = gpa / 4096; p <= (gpa + len - 1) / 4096; p++)
+		__atomic_fetch_or(&w[p / 64], 1ull << (p % 64),
+				  __ATOMIC_RELAXED);
 }
 
 void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len)

@@ -45,6 +45,10 @@ struct guest_mem {
 	const struct zmem *zmem; /* compressed source, or NULL (raw) */
 	struct mem_stats stats;
 	void *priv; /* backend's own state */
+	/* While a diff is tracked (vm__dirty_log_start): a bit per 4 KiB
+	 * page the VMM's devices may have written (mem__mark_written), which
+	 * KVM's dirty log does not see; else NULL. */
+	uint64_t *written;
 	/* Called (from any thread) when the backend can no longer provide
 	 * memory, e.g. a lazy restore lost its file; set by the VM. */
 	void (*fail)(void *ctx, const char *reason);
@@ -108,6 +112,10 @@ int mem__need_hugepages(size_t size, const char *what);
 /* Checked translation: the host address of [gpa, gpa + len), or NULL when
  * any part of it lies outside guest memory (overflow-safe). */
 void *mem__gpa_to_host(const struct guest_mem *m, uint64_t gpa, uint64_t len);
+
+/* Records that a device may write [gpa, gpa + len) (in guest memory),
+ * when writes are tracked (m->written); from any thread. */
+void mem__mark_written(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 
 #define MEM_ALIGN (2ull << 20)
 

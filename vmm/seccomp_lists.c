@@ -213,6 +213,11 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(M, "fsync", "outputs reach the disk before they are renamed"),
 	ANY(M, "fchmod", "outputs get ordinary permissions"),
 	ANY(M, "mkdir", "--out directories"),
+	ANY(M, "access", "snapshot restore --save: is the new snapshot's "
+	    "directory there"),
+	ANY(M, "faccessat2", "the same as glibc may issue it"),
+	ANY(M, "pwrite64", "snapshot restore --save: memory pages and disk "
+	    "blocks written at their offsets"),
 	ANY(M, "getdents64", "list a directory (--out, /proc)"),
 	ANY(M, "accept4", "pool serve: a client connects"),
 	ANY(M, "recvfrom", "pool serve: a request"),

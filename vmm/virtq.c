@@ -92,6 +92,8 @@ static int take_buf(const struct virtq *q, struct virtq_chain *c,
 				c->head, (unsigned long long)d->addr, d->len);
 	b->len = d->len;
 	b->write = write;
+	if (write) /* the device may fill it: a diff must keep it */
+		mem__mark_written(q->mem, d->addr, d->len);
 	if (write)
 		c->writable += d->len;
 	else
@@ -150,6 +152,7 @@ void virtq__push(struct virtq *q, uint16_t head, uint32_t len)
 
 	memcpy(&ring[q->used_idx & (q->size - 1)], &e, sizeof(e));
 	q->used_idx++;
+	mem__mark_written(q->mem, q->used_gpa, 6 + 8 * (uint64_t)q->size);
 	__atomic_store_n(&q->used[RING_IDX], q->used_idx, __ATOMIC_RELEASE);
 }
 

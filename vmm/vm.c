@@ -191,6 +191,13 @@ int vm__dirty_log_start(struct vm *vm)
 		return 0;
 	if (!vm->mem.ops)
 		return err__set(EINVAL, "the VM has no guest memory to track");
+	if (!vm->mem.written) {
+		uint64_t *w = calloc((vm->mem.size / 4096 + 63) / 64, 8);
+
+		if (!w)
+			return err__set(ENOMEM, "tracking the devices' writes");
+		__atomic_store_n(&vm->mem.written, w, __ATOMIC_RELEASE);
+	}
 	vm->dirty_log = true;
 	ret = set_memory(vm);
 	if (ret < 0)
@@ -206,7 +213,12 @@ int vm__dirty_log_get(struct vm *vm, uint64_t *bitmap)
 	if (!vm->dirty_log)
 		return err__set(EINVAL, "dirty-page tracking was not started");
 	ret = KVM_IOCTL(vm->fd, KVM_GET_DIRTY_LOG, &log);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	for (uint64_t i = 0; i < (vm->mem.size / 4096 + 63) / 64; i++)
+		bitmap[i] |= __atomic_exchange_n(&vm->mem.written[i], 0,
+						 __ATOMIC_RELAXED);
+	return 0;
 }
 
 static int check_config(const struct kvm_host *kvm,

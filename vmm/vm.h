@@ -112,13 +112,14 @@ static inline uint64_t vm__exits(const struct vm *vm)
 int vm__pause(struct vm *vm, uint64_t timeout_ns);
 
 /* Starts tracking the pages the guest writes (KVM_MEM_LOG_DIRTY_PAGES on
- * guest memory), for diff snapshots; the VM must be paused or not yet
- * started. Writes by the VMM itself are not tracked. */
+ * guest memory) and those its virtio devices may write (the buffers they
+ * are given to fill, their used rings: mem__mark_written), for diff
+ * snapshots; the VM must be paused or not yet started. */
 int vm__dirty_log_start(struct vm *vm);
 
 /* Fills `bitmap` (one bit per 4 KiB page of guest memory, in 64-bit words)
- * with the pages the guest wrote since tracking started or since the last
- * call, and re-arms tracking (KVM_GET_DIRTY_LOG). */
+ * with the pages the guest or a device wrote since tracking started or
+ * since the last call, and re-arms tracking (KVM_GET_DIRTY_LOG). */
 int vm__dirty_log_get(struct vm *vm, uint64_t *bitmap);
 
 /* Lets parked vCPUs run again. */
