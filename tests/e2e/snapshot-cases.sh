@@ -102,7 +102,7 @@ rootfs_snapshot_cases() {
 d = json.load(open(sys.argv[1]))
 assert d["config"]["done_is"] == "the command'"'"'s first output byte", d["config"]
 s = [x for x in d["series"] if x["params"]["phase"] == "done"]
-assert s and all(v > 0 for x in s for v in x["samples"]), s' \
+assert s and all(v > 0 for x in s for v in x["samples_ns"]), s' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench restore: $(tail -n 1 /tmp/$CUR.py)"
 	# an image changed since the snapshot: refused, naming the drive
 	printf 'x' | dd of=$img bs=1 seek=4096 conv=notrunc status=none
