@@ -21,16 +21,16 @@
 
 static int for_each_file(const char *dir, int (*fn)(int fd, const char *path))
 {
-	static const char *const files[] = { SNAPSHOT_STATE_FILE,
-					     SNAPSHOT_MEMORY_FILE,
-					     SNAPSHOT_WSET_FILE };
 	char path[PATH_MAX];
+	const char *file;
 	int ret = 0;
 
-	for (size_t i = 0; ret == 0 && i < sizeof(files) / sizeof(files[0]); i++) {
+	/* a snapshot's disk.N are read by a restore as its memory is */
+	for (unsigned int i = 0; ret == 0 && (file = snapshot__file_name(i));
+	     i++) {
 		int fd;
 
-		join(path, dir, files[i]);
+		join(path, dir, file);
 		fd = regfile__open(path, NULL); /* a FIFO must not block */
 		if (fd == -ENOENT)
 			continue;

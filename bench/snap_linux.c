@@ -685,3 +685,52 @@ int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
 	run_exec__cleanup(&r.x);
 	return ret;
 }
+
+int snap_linux__turn(struct kvm_host *kvm, const struct snap_turn *t,
+		     struct snap_turn_result *res)
+{
+	struct restore_opts o = { .dir = t->dir, .strategy = t->strategy,
+				  .timeout_ns = t->timeout_ns, .exec = t->exec,
+				  .save = t->save, .save_diff = t->diff };
+	struct restored *r = calloc(1, sizeof(*r));
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!r)
+		return err__set(ENOMEM, "a session's turn");
+	/* the port is the snapshot's, read by restore_run */
+	ret = run_exec__init(&r->x, t->exec, NULL, 0, t->timeout_ns, true);
+	if (ret == 0)
+		ret = restore_run(kvm, &o, NULL, r, NULL);
+	if (ret == 0 && (r->outcome != VM_COMPLETED || !r->x.ran))
+		ret = err__set(EIO, "the restored guest failed: %s", r->reason);
+	res->tl = r->tl;
+	res->ran = r->x.ran;
+	res->status = r->x.status;
+	res->saved = r->saved;
+	res->dirty_pages = r->dirty_pages;
+	for (int i = 0; i < 2; i++) {
+		struct run_exec_capture *c = &r->x.captured[i];
+		char *s = malloc(c->len + 1);
+
+		if (s) {
+			memcpy(s, c->buf ? c->buf : "", c->len);
+			s[c->len] = '\0';
+		}
+		*(i ? &res->err : &res->out) = s;
+	}
+	run_exec__cleanup(&r->x);
+	free(r);
+	if (ret == 0 && (!res->out || !res->err))
+		ret = err__set(ENOMEM, "a session's turn: its output");
+	if (ret < 0)
+		snap_linux__turn_free(res);
+	return ret;
+}
+
+void snap_linux__turn_free(struct snap_turn_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+}

@@ -5,8 +5,11 @@
 #define COLDSTART_SNAP_LINUX_H
 
 #include "run_opts.h"
+#include "snapshot.h"
+#include "timeline.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Boots o->kernel, pauses at boot complete and saves into `dir` with
  * snapshot__save flags. Returns an enum cli_exit (77 on PVM unless
@@ -36,5 +39,31 @@ struct restore_sample;
 int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
 			     const char *exec, const struct guest_mem_ops *ops,
 			     unsigned int flags, struct restore_sample *out);
+
+/* One turn of a session on a snapshot of a guest with an agent: `dir`
+ * restored with `strategy`, `exec` run through the agent (its output
+ * captured), the guest paused and saved into `save` (a new directory),
+ * as a diff against `dir` with `diff`. */
+struct snap_turn {
+	const char *dir, *exec, *save;
+	bool diff;
+	const struct guest_mem_ops *strategy;
+	uint64_t timeout_ns;
+};
+
+struct snap_turn_result {
+	struct timeline tl; /* restore start ... snapshot saved */
+	bool ran;           /* the command ran: status and output are its */
+	int status;
+	char *out, *err;    /* captured (at most 1 MiB each), NUL-ended */
+	struct snapshot_stats saved;
+	uint64_t dirty_pages; /* written since the restore (a diff's) */
+};
+
+/* 0 with *res filled (free it with snap_linux__turn_free), or -errno
+ * with a message (the command's failure is not one: see res->status). */
+int snap_linux__turn(struct kvm_host *kvm, const struct snap_turn *t,
+		     struct snap_turn_result *res);
+void snap_linux__turn_free(struct snap_turn_result *res);
 
 #endif

@@ -17,6 +17,7 @@
 #include "pool_bench.h"
 #include "rate.h"
 #include "restore.h"
+#include "session.h"
 #include "soak.h"
 #include "suite.h"
 
@@ -29,7 +30,8 @@
 static const struct bench_driver *const drivers[] = {
 	&suite_driver, &lifecycle_driver, &boot_driver, &density_driver,
 	&floor_driver, &restore_driver, &peers_driver, &rate_driver,
-	&pool_driver, &probes_driver, &soak_driver, &ab_driver,
+	&pool_driver, &session_driver, &probes_driver, &soak_driver,
+	&ab_driver,
 };
 
 #define NR_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))

@@ -63,23 +63,37 @@ int snapshot__new_file(const char *dir, const char *name)
 	return fd < 0 ? err__sys(errno, "creating %s", path) : fd;
 }
 
+const char *snapshot__file_name(unsigned int i)
+{
+	static const char *const names[] = {
+		SNAPSHOT_STATE_FILE, SNAPSHOT_MEMORY_FILE, SNAPSHOT_WSET_FILE,
+		"disk.0", "disk.1", "disk.2", "disk.3", "disk.4", "disk.5",
+		"disk.6", "disk.7",
+	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == 3 + SNAP_MAX_DRIVES,
+		       "a disk.N name per drive");
+
+	return i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
+}
+
+bool snapshot__is_file(const char *name)
+{
+	const char *n;
+
+	for (unsigned int i = 0; (n = snapshot__file_name(i)); i++)
+		if (!strcmp(name, n))
+			return true;
+	return false;
+}
+
 void snapshot__abort_dir(const char *dir)
 {
 	char path[PATH_MAX];
+	const char *n;
 
-	if (snapshot__join(path, dir, SNAPSHOT_STATE_FILE) == 0)
-		unlink(path);
-	if (snapshot__join(path, dir, SNAPSHOT_MEMORY_FILE) == 0)
-		unlink(path);
-	if (snapshot__join(path, dir, SNAPSHOT_WSET_FILE) == 0)
-		unlink(path);
-	for (unsigned int i = 0; i < SNAP_MAX_DRIVES; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
-		if (snapshot__join(path, dir, name) == 0)
+	for (unsigned int i = 0; (n = snapshot__file_name(i)); i++)
+		if (snapshot__join(path, dir, n) == 0)
 			unlink(path);
-	}
 	rmdir(dir);
 }
 
@@ -125,9 +139,7 @@ static bool is_snapshot_dir(const char *dir)
 		return false;
 	while (ok && (e = readdir(d)))
 		ok = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		     !strcmp(e->d_name, SNAPSHOT_STATE_FILE) ||
-		     !strcmp(e->d_name, SNAPSHOT_MEMORY_FILE) ||
-		     !strcmp(e->d_name, SNAPSHOT_WSET_FILE);
+		     snapshot__is_file(e->d_name);
 	closedir(d);
 	if (!ok || snapshot__join(path, dir, SNAPSHOT_STATE_FILE) < 0)
 		return false;

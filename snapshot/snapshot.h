@@ -28,6 +28,12 @@ struct timeline;
 /* Drive N's written blocks (guest.h, vm.virtio). */
 #define SNAPSHOT_DISK_FILE_FMT "disk.%u"
 
+/* The names of the files a snapshot directory may hold: i from 0 while
+ * not NULL (state, memory, wset, disk.0 ... disk.7). */
+const char *snapshot__file_name(unsigned int i);
+/* Whether `name` is one of them. */
+bool snapshot__is_file(const char *name);
+
 /* The VM's shape as saved (section vm.config). */
 struct snap_vm_config {
 	uint64_t mem_size;

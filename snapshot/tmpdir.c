@@ -84,13 +84,6 @@ static bool alive(long pid)
 	       errno == EPERM;
 }
 
-static bool is_snapshot_file(const char *name)
-{
-	return !strcmp(name, SNAPSHOT_STATE_FILE) ||
-	       !strcmp(name, SNAPSHOT_MEMORY_FILE) ||
-	       !strcmp(name, SNAPSHOT_WSET_FILE);
-}
-
 /* Whether the directory open at fd holds snapshot files only: anything
  * else in a temporary is not ours to delete. */
 static int only_snapshot_files(int fd)
@@ -108,7 +101,7 @@ static int only_snapshot_files(int fd)
 	}
 	while (ret == 0 && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    !is_snapshot_file(e->d_name))
+		    !snapshot__is_file(e->d_name))
 			ret = -ENOTEMPTY;
 	closedir(d);
 	return ret;
@@ -119,16 +112,15 @@ static int only_snapshot_files(int fd)
  * files and is left whole; -ENOTDIR: not a directory). */
 static int remove_temp(int parent, const char *name)
 {
-	static const char *const files[] = { SNAPSHOT_STATE_FILE,
-					     SNAPSHOT_MEMORY_FILE,
-					     SNAPSHOT_WSET_FILE };
 	int fd = openat(parent, name,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int ret = fd < 0 ? (errno == ELOOP ? -ENOTDIR : -errno)
 			 : only_snapshot_files(fd);
+	const char *file;
 
-	for (size_t i = 0; ret == 0 && i < sizeof(files) / sizeof(files[0]); i++)
-		if (unlinkat(fd, files[i], 0) < 0 && errno != ENOENT)
+	for (unsigned int i = 0; ret == 0 && (file = snapshot__file_name(i));
+	     i++)
+		if (unlinkat(fd, file, 0) < 0 && errno != ENOENT)
 			ret = -errno;
 	if (fd >= 0)
 		close(fd);

@@ -1,0 +1,610 @@
+/* `coldstart bench session` (session.h): its options, the turns, the
+ * chain of snapshots and its merges, and the result document. */
+#include "session.h"
+
+#include "agent_client.h"
+#include "args.h"
+#include "cli.h"
+#include "diff.h"
+#include "err.h"
+#include "kvm.h"
+#include "mem_restore.h"
+#include "output.h"
+#include "restore.h"
+#include "result.h"
+#include "result_new.h"
+#include "snap_linux.h"
+#include "snapshot.h"
+#include "units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TURN_TIMEOUT_NS (300ull * 1000000000ull)
+#define DEFAULT_EXEC                                                      \
+	"python3 -c 'import json, os, time; "                             \
+	"open(\"/root/work.json\", \"w\").write(json.dumps({\"t\": "     \
+	"time.time()})); open(\"/root/turns.log\", \"a\").write("         \
+	"\"turn\\n\"); print(\"turn done\")'"
+
+struct session_opts {
+	struct bench_common c;
+	const char *snapshot, *exec, *work_dir, *merge_text;
+	const struct guest_mem_ops *strategy;
+	uint64_t turns, think_ns;
+	bool full, keep;
+	struct session_merge_policy merge;
+};
+
+/* What one turn did. */
+struct turn {
+	double resume_ns;   /* restore start -> first output byte */
+	double command_ns;  /* command sent -> its exit */
+	double pause_ns;    /* its exit -> every vCPU paused */
+	double save_ns;     /* the snapshot's writing */
+	uint64_t mem_bytes, disk_bytes; /* in the snapshot */
+	uint64_t changed_bytes; /* pages written + guest's disk writes */
+	unsigned int chain;     /* snapshots a resume of it reads */
+	bool merged;
+	double merge_ns;
+	uint64_t merged_bytes;
+};
+
+struct session {
+	struct session_opts *o;
+	struct kvm_host kvm;
+	struct restore_snap info;
+	char work[PATH_MAX];
+	/* the chain the next turn resumes: a full snapshot, then diffs */
+	char (*links)[PATH_MAX];
+	unsigned int nr_links;
+	uint64_t diff_bytes; /* what the diffs above links[0] hold */
+	uint64_t sectors;    /* the guest's disk sectors written so far */
+	struct turn *t;
+	uint64_t done;
+};
+
+static double span(const struct timeline *tl, enum tl_event a,
+		   enum tl_event b)
+{
+	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
+}
+
+static bool ours(const struct session *s, const char *dir)
+{
+	return strncmp(dir, s->work, strlen(s->work)) == 0;
+}
+
+/* Folds the chain into one full snapshot at its newest link, then drops
+ * the older links of ours (the user's snapshot stays). */
+static int merge_chain(struct session *s, struct turn *t)
+{
+	char *diffs[SNAPDIFF_MAX_CHAIN];
+	const char *top = s->links[s->nr_links - 1];
+	struct snapshot_stats st;
+	uint64_t t0 = now_ns();
+	int ret;
+
+	for (unsigned int i = 1; i < s->nr_links; i++)
+		diffs[i - 1] = s->links[i];
+	ret = snapshot__merge(s->links[0], diffs, s->nr_links - 1, top,
+			      SNAPSHOT_REPLACE, &st);
+	if (ret < 0)
+		return ret;
+	t->merged = true;
+	t->merge_ns = (double)(now_ns() - t0);
+	t->merged_bytes = st.mem_data_bytes + st.disk_bytes;
+	for (unsigned int i = 0; i + 1 < s->nr_links; i++)
+		if (ours(s, s->links[i]))
+			snapshot__abort_dir(s->links[i]);
+	memmove(s->links[0], top, PATH_MAX);
+	s->nr_links = 1;
+	s->diff_bytes = 0;
+	return 0;
+}
+
+/* The chain after turn k saved `next`: a diff on top, or a full
+ * snapshot alone (the older links of ours dropped). */
+static void advance(struct session *s, const char *next)
+{
+	if (s->o->full) {
+		for (unsigned int i = 0; i < s->nr_links; i++)
+			if (ours(s, s->links[i]))
+				snapshot__abort_dir(s->links[i]);
+		s->nr_links = 0;
+	}
+	snprintf(s->links[s->nr_links++], PATH_MAX, "%s", next);
+}
+
+static int check_turn(struct session *s, uint64_t k,
+		      const struct snap_turn_result *r, struct turn *t)
+{
+	char what[512];
+	uint64_t sectors = 0;
+	int ret = session__check(r->out, k, &sectors, what, sizeof(what));
+
+	if (ret == 0)
+		return err__set(EIO, "turn %" PRIu64 ": state of earlier turns "
+				"is lost: %s", k, what);
+	if (ret < 0)
+		return err__set(EIO, "turn %" PRIu64 ": %s (the command's "
+				"stderr: %.200s)", k, err__last(), r->err);
+	t->changed_bytes = r->dirty_pages * 4096 +
+			   (sectors - s->sectors) * 512;
+	s->sectors = sectors;
+	return 0;
+}
+
+static int one_turn(struct session *s, uint64_t k)
+{
+	struct session_opts *o = s->o;
+	struct turn *t = &s->t[k - 1];
+	char next[PATH_MAX];
+	struct snap_turn_result r;
+	char *cmd = session__command(o->exec, k);
+	struct snap_turn turn = { .dir = s->links[s->nr_links - 1],
+				  .exec = cmd, .save = next, .diff = !o->full,
+				  .strategy = o->strategy,
+				  .timeout_ns = TURN_TIMEOUT_NS };
+	int ret;
+
+	if (!cmd)
+		return err__set(ENOMEM, "turn %" PRIu64, k);
+	if (snprintf(next, sizeof(next), "%s/turn-%04" PRIu64, s->work, k) >=
+	    (int)sizeof(next)) {
+		free(cmd);
+		return err__set(ENAMETOOLONG, "the work directory's path is "
+				"too long");
+	}
+	ret = snap_linux__turn(&s->kvm, &turn, &r);
+	free(cmd);
+	if (ret < 0)
+		return err__set(-ret, "turn %" PRIu64 ": %s", k, err__last());
+	ret = check_turn(s, k, &r, t);
+	t->resume_ns = span(&r.tl, TL_RESTORE_START, TL_FIRST_OUTPUT);
+	t->command_ns = span(&r.tl, TL_COMMAND_SENT, TL_COMMAND_EXIT);
+	t->pause_ns = span(&r.tl, TL_COMMAND_EXIT, TL_PAUSED);
+	t->save_ns = (double)r.saved.ns;
+	t->mem_bytes = r.saved.mem_data_bytes;
+	t->disk_bytes = r.saved.disk_bytes;
+	snap_linux__turn_free(&r);
+	if (ret < 0)
+		return ret;
+	advance(s, next);
+	s->diff_bytes += o->full ? 0 : t->mem_bytes + t->disk_bytes;
+	if (!o->full && session__should_merge(&o->merge, k, s->nr_links - 1,
+					      s->diff_bytes))
+		ret = merge_chain(s, t);
+	t->chain = s->nr_links;
+	return ret;
+}
+
+static void progress(const struct session *s, uint64_t k)
+{
+	const struct turn *t = &s->t[k - 1];
+
+	fprintf(stderr, "coldstart: session: turn %" PRIu64 "/%" PRIu64
+		": resume -> first output %.1f ms, command %.1f ms, pause + "
+		"snapshot %.1f ms, %.1f MiB saved, chain %u%s\n", k,
+		s->o->turns, t->resume_ns / 1e6, t->command_ns / 1e6,
+		(t->pause_ns + t->save_ns) / 1e6,
+		(double)(t->mem_bytes + t->disk_bytes) / MiB, t->chain,
+		t->merged ? " (merged)" : "");
+}
+
+static int run_turns(struct session *s)
+{
+	int ret = 0;
+
+	for (uint64_t k = 1; ret == 0 && k <= s->o->turns; k++) {
+		if (k > 1 && s->o->think_ns) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(s->o->think_ns / 1000000000),
+				.tv_nsec = (long)(s->o->think_ns % 1000000000)
+			};
+
+			nanosleep(&ts, NULL);
+		}
+		ret = one_turn(s, k);
+		if (ret == 0) {
+			s->done = k;
+			progress(s, k);
+		}
+	}
+	return ret;
+}
+
+/* A per-turn series: sample i is turn i + 1. */
+static int add_series(json_t *doc, const struct session *s,
+		      const char *name, const char *unit,
+		      double (*get)(const struct turn *))
+{
+	double *v = calloc(s->done ? s->done : 1, sizeof(*v));
+	json_t *js;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < s->done; i++)
+		v[i] = get(&s->t[i]);
+	js = result__add_series(doc, name, unit, RESULT_LOWER,
+				json_pack("{s:s}", "per", "turn"), v,
+				(size_t)s->done);
+	free(v);
+	return js ? 0 : -ENOMEM;
+}
+
+static double g_resume(const struct turn *t) { return t->resume_ns; }
+static double g_command(const struct turn *t) { return t->command_ns; }
+static double g_snapshot(const struct turn *t)
+{
+	return t->pause_ns + t->save_ns;
+}
+static double g_bytes(const struct turn *t)
+{
+	return (double)(t->mem_bytes + t->disk_bytes);
+}
+static double g_chain(const struct turn *t) { return t->chain; }
+
+static json_t *turns_json(const struct session *s)
+{
+	json_t *a = json_array();
+
+	for (uint64_t i = 0; i < s->done; i++) {
+		const struct turn *t = &s->t[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:i, "
+			"s:b, s:f, s:I}", "turn", (json_int_t)(i + 1),
+			"resume_to_first_output_ns", t->resume_ns,
+			"command_ns", t->command_ns, "pause_ns", t->pause_ns,
+			"save_ns", t->save_ns, "mem_bytes",
+			(json_int_t)t->mem_bytes, "disk_bytes",
+			(json_int_t)t->disk_bytes, "changed_bytes",
+			(json_int_t)t->changed_bytes, "saved_per_changed",
+			t->changed_bytes ? (double)(t->mem_bytes +
+						    t->disk_bytes) /
+						   (double)t->changed_bytes
+					 : 0.0,
+			"chain_length", (int)t->chain, "merged", t->merged,
+			"merge_ns", t->merge_ns, "merged_bytes",
+			(json_int_t)t->merged_bytes));
+	}
+	return a;
+}
+
+/* Resume drift: the median of the last three turns' resume over the
+ * first three's. */
+static double drift(const struct session *s)
+{
+	double a[3], b[3];
+	uint64_t n = s->done < 3 ? s->done : 3;
+
+	if (!n)
+		return 0;
+	for (uint64_t i = 0; i < n; i++) {
+		a[i] = s->t[i].resume_ns;
+		b[i] = s->t[s->done - n + i].resume_ns;
+	}
+	for (uint64_t i = 0; i < n; i++) /* sort three */
+		for (uint64_t j = i + 1; j < n; j++) {
+			double x;
+
+			if (a[j] < a[i])
+				x = a[i], a[i] = a[j], a[j] = x;
+			if (b[j] < b[i])
+				x = b[i], b[i] = b[j], b[j] = x;
+		}
+	return a[n / 2] > 0 ? b[n / 2] / a[n / 2] : 0;
+}
+
+static json_t *result_json(const struct session *s)
+{
+	const struct session_opts *o = s->o;
+	json_t *doc = result__new("session", json_pack(
+		"{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:I, s:I}",
+		"snapshot", o->snapshot, "kernel", s->info.guest.kernel,
+		"initrd", s->info.guest.initrd, "turns",
+		(json_int_t)o->turns, "exec", o->exec, "snapshots",
+		o->full ? "full" : "diff", "merge", o->merge_text,
+		"strategy", o->strategy->name, "think_ns",
+		(json_int_t)o->think_ns, "turns_done", (json_int_t)s->done));
+
+	if (!doc)
+		return NULL;
+	if (add_series(doc, s, "resume_to_first_output", "ns", g_resume) ||
+	    add_series(doc, s, "command", "ns", g_command) ||
+	    add_series(doc, s, "pause_and_snapshot", "ns", g_snapshot) ||
+	    add_series(doc, s, "snapshot_bytes", "bytes", g_bytes) ||
+	    add_series(doc, s, "chain_length", "count", g_chain)) {
+		json_decref(doc);
+		return NULL;
+	}
+	json_object_set_new(doc, "turns", turns_json(s));
+	json_object_set_new(doc, "resume_drift", json_real(drift(s)));
+	return doc;
+}
+
+static void report(FILE *out, const json_t *doc)
+{
+	const json_t *turns = json_object_get(doc, "turns"), *t;
+	size_t i;
+
+	fputs("# coldstart session benchmark\n\n", out);
+	fprintf(out, "Turns of `%s` on %s: each resumes the newest snapshot, "
+		"runs the command and the continuity check, pauses and saves "
+		"a %s snapshot (merge policy %s).\n\n",
+		json_string_value(json_object_get(json_object_get(doc, "config"),
+						  "exec")),
+		json_string_value(json_object_get(json_object_get(doc, "config"),
+						  "snapshot")),
+		json_string_value(json_object_get(json_object_get(doc, "config"),
+						  "snapshots")),
+		json_string_value(json_object_get(json_object_get(doc, "config"),
+						  "merge")));
+	fputs("| turn | resume -> first output ms | command ms | pause + "
+	      "snapshot ms | saved MiB | changed MiB | saved / changed | "
+	      "chain | merge ms |\n|---|---|---|---|---|---|---|---|---|\n",
+	      out);
+	json_array_foreach(turns, i, t) {
+		double saved = (double)json_integer_value(
+			json_object_get(t, "mem_bytes")) +
+			(double)json_integer_value(json_object_get(t, "disk_bytes"));
+
+		fprintf(out, "| %zu | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f "
+			"| %d | %s |\n", i + 1,
+			json_real_value(json_object_get(t,
+				"resume_to_first_output_ns")) / 1e6,
+			json_real_value(json_object_get(t, "command_ns")) / 1e6,
+			(json_real_value(json_object_get(t, "pause_ns")) +
+			 json_real_value(json_object_get(t, "save_ns"))) / 1e6,
+			saved / MiB,
+			(double)json_integer_value(json_object_get(
+				t, "changed_bytes")) / MiB,
+			json_real_value(json_object_get(t, "saved_per_changed")),
+			(int)json_integer_value(json_object_get(t, "chain_length")),
+			json_is_true(json_object_get(t, "merged")) ? "merged"
+								   : "-");
+	}
+	fprintf(out, "\nResume drift (median of the last three turns over the "
+		"first three): %.2fx.\n",
+		json_real_value(json_object_get(doc, "resume_drift")));
+}
+
+/* The user's snapshot: one of a guest with an agent (a rootfs guest). */
+static int check_snapshot(struct session *s)
+{
+	int code = restore__check_snapshot("bench session", s->o->snapshot,
+					   s->o->c.allow_pvm, &s->info);
+
+	if (code == CLI_OK && !s->info.agent)
+		code = cli__error(CLI_USAGE, "bench session: %s holds no guest "
+				  "with an agent; make one with `snapshot "
+				  "create DIR --kernel K --initrd I --rootfs "
+				  "R`", s->o->snapshot);
+	if (code == CLI_OK && s->info.compressed)
+		code = cli__error(CLI_USAGE, "bench session: %s is compressed; "
+				  "diffs need a raw base", s->o->snapshot);
+	return code;
+}
+
+static int setup(struct session *s)
+{
+	struct session_opts *o = s->o;
+	char abs[PATH_MAX];
+	int ret;
+
+	if (!realpath(o->snapshot, abs))
+		return err__sys(errno, "--snapshot %s", o->snapshot);
+	ret = restore__scratch_dir(s->work, o->work_dir, "session");
+	if (ret < 0)
+		return ret;
+	s->links = calloc(SNAPDIFF_MAX_CHAIN + 1, sizeof(*s->links));
+	s->t = calloc(o->turns, sizeof(*s->t));
+	if (!s->links || !s->t)
+		return err__set(ENOMEM, "bench session");
+	snprintf(s->links[0], PATH_MAX, "%s", abs);
+	s->nr_links = 1;
+	return kvm__open(&s->kvm, o->c.kvm_path);
+}
+
+static void cleanup(struct session *s)
+{
+	if (s->work[0] && !s->o->keep) {
+		for (unsigned int i = 0; i < s->nr_links; i++)
+			if (ours(s, s->links[i]))
+				snapshot__abort_dir(s->links[i]);
+		if (rmdir(s->work) < 0)
+			fprintf(stderr, "coldstart: bench session: %s is left "
+				"(not empty)\n", s->work);
+	} else if (s->work[0]) {
+		fprintf(stderr, "coldstart: bench session: the snapshots are "
+			"kept in %s\n", s->work);
+	}
+	free(s->links);
+	s->links = NULL;
+}
+
+static int run(void *opts)
+{
+	struct session s = { .o = opts };
+	json_t *doc;
+	int code = check_snapshot(&s), ret;
+
+	if (code != CLI_OK)
+		return code;
+	ret = setup(&s);
+	if (ret == 0) {
+		ret = run_turns(&s);
+		kvm__close(&s.kvm);
+	}
+	cleanup(&s);
+	if (ret < 0 && !s.done) {
+		free(s.t);
+		return ret;
+	}
+	if (ret < 0) /* the turns done are a result: kept, then the error */
+		fprintf(stderr, "coldstart: bench session: %s\n", err__last());
+	doc = result_json(&s);
+	free(s.t);
+	if (!doc)
+		return err__set(ENOMEM, "the result document");
+	code = result__emit(doc, s.o->c.json, s.o->c.out_dir, report);
+	json_decref(doc);
+	if (code < 0)
+		return code;
+	return ret < 0 ? CLI_FAIL : CLI_OK;
+}
+
+/* ---- options ---- */
+
+static void init(void *opts)
+{
+	struct session_opts *o = opts;
+
+	*o = (struct session_opts){ .turns = 10, .exec = DEFAULT_EXEC,
+				    .merge_text = "chain:8",
+				    .strategy = mem_restore__strategy("mmap") };
+	session__parse_merge(o->merge_text, &o->merge);
+}
+
+static int set_snapshot(void *opts, const char *arg)
+{
+	((struct session_opts *)opts)->snapshot = arg;
+	return 0;
+}
+
+static int set_turns(void *opts, const char *arg)
+{
+	return args__u64("--turns", arg, 1, 100000,
+			 &((struct session_opts *)opts)->turns);
+}
+
+static int set_exec(void *opts, const char *arg)
+{
+	((struct session_opts *)opts)->exec = arg;
+	return 0;
+}
+
+static int set_snapshots(void *opts, const char *arg)
+{
+	static const char *const kinds[] = { "diff", "full", NULL };
+	unsigned int k;
+	int ret = args__choice("--snapshots", arg, kinds, &k);
+
+	((struct session_opts *)opts)->full = k == 1;
+	return ret;
+}
+
+static int set_merge(void *opts, const char *arg)
+{
+	struct session_opts *o = opts;
+
+	o->merge_text = arg;
+	return session__parse_merge(arg, &o->merge);
+}
+
+static int set_strategy(void *opts, const char *arg)
+{
+	return mem__choose(mem_restore__strategies(), "--strategy", arg,
+			   &((struct session_opts *)opts)->strategy);
+}
+
+static int set_think(void *opts, const char *arg)
+{
+	return args__duration("--think", arg,
+			      &((struct session_opts *)opts)->think_ns);
+}
+
+static int set_work_dir(void *opts, const char *arg)
+{
+	((struct session_opts *)opts)->work_dir = arg;
+	return 0;
+}
+
+static int set_keep(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct session_opts *)opts)->keep = true;
+	return 0;
+}
+
+static int check(void *opts)
+{
+	const struct session_opts *o = opts;
+
+	if (!o->snapshot)
+		return err__set(EINVAL, "--snapshot DIR is needed: a snapshot "
+				"of a guest with an agent (snapshot create "
+				"--rootfs)");
+	if (!*o->exec)
+		return err__set(EINVAL, "--exec: an empty command");
+	/* a resume reads at most SNAPDIFF_MAX_CHAIN diffs */
+	if (!o->full && o->merge.kind == MERGE_NEVER &&
+	    o->turns > SNAPDIFF_MAX_CHAIN)
+		return err__set(EINVAL, "--merge never keeps every diff, and a "
+				"resume reads at most %u: at most %u turns "
+				"(or merge)", SNAPDIFF_MAX_CHAIN,
+				SNAPDIFF_MAX_CHAIN);
+	if (o->full && o->merge.kind != MERGE_NEVER &&
+	    strcmp(o->merge_text, "chain:8"))
+		return err__set(EINVAL, "--merge goes with --snapshots diff "
+				"(full snapshots make no chain)");
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "snapshot", 0, "DIR", false, "the session's first state: a "
+	  "snapshot of a guest with an\nagent (snapshot create --rootfs); "
+	  "never written", set_snapshot, NULL },
+	{ "turns", 0, "N", false, "turns (default 10)", set_turns, NULL },
+	{ "exec", 0, "CMD", false, "each turn's command (default: python3 "
+	  "that writes a file,\nappends to a log and imports json)",
+	  set_exec, NULL },
+	{ "snapshots", 0, "KIND", false, "diff (default: the pages and disk "
+	  "blocks written in\nthe turn) or full", set_snapshots, NULL },
+	{ "merge", 0, "POLICY", false, "when diffs are merged into a full "
+	  "snapshot: never,\nevery:K turns, chain:K (more than K diffs; "
+	  "default chain:8)\nor size:SIZE (the diffs hold more)", set_merge,
+	  NULL },
+	{ "strategy", 0, "NAME", false, "the resume's memory strategy "
+	  "(default mmap)", set_strategy, NULL },
+	{ "think", 0, "DUR", false, "time between turns (default 0)",
+	  set_think, NULL },
+	{ "work-dir", 0, "DIR", false, "where the turns' snapshots go "
+	  "(default: a new directory\nin $TMPDIR or /var/tmp); removed "
+	  "afterwards", set_work_dir, NULL },
+	{ "keep", 0, NULL, false, "keep the turns' snapshots", set_keep,
+	  NULL },
+	OPT_END,
+};
+
+const struct bench_driver session_driver = {
+	.name = "session",
+	.summary = "multi-turn sessions: resume, command, pause and diff "
+		   "snapshot, turn after turn",
+	.usage = "Usage: coldstart bench session --snapshot DIR [OPTIONS]\n"
+		 "Runs --turns turns of a sandbox session on a snapshot of a "
+		 "guest with an agent.\nEach turn resumes the newest snapshot, "
+		 "runs --exec, checks that every file,\nlog line and a "
+		 "counter in a long-running guest process of the earlier "
+		 "turns\nis there (a loss stops the run naming the turn and "
+		 "what is missing), pauses\nand saves a diff; --merge folds "
+		 "the chain into a full snapshot. Per turn:\nresume -> first "
+		 "output, the command, pause + snapshot, bytes saved against\n"
+		 "what the turn changed (pages written + the guest's disk "
+		 "writes), chain length.\n",
+	.common = BENCH_JSON | BENCH_OUT | BENCH_KVM | BENCH_ALLOW_PVM,
+	.opts = table,
+	.size = sizeof(struct session_opts),
+	.common_at = offsetof(struct session_opts, c),
+	.init = init,
+	.check = check,
+	.run = run,
+};
