@@ -435,8 +435,14 @@ static int run(void *opts)
 {
 	struct session s = { .o = opts };
 	json_t *doc;
-	int code = check_snapshot(&s), ret;
+	int code, ret;
 
+	/* checked here, not with the options: each option alone parses */
+	if (!s.o->snapshot)
+		return cli__error(CLI_USAGE, "bench session: --snapshot DIR is "
+				  "needed: a snapshot of a guest with an "
+				  "agent (snapshot create --rootfs)");
+	code = check_snapshot(&s);
 	if (code != CLI_OK)
 		return code;
 	ret = setup(&s);
@@ -539,10 +545,6 @@ static int check(void *opts)
 {
 	const struct session_opts *o = opts;
 
-	if (!o->snapshot)
-		return err__set(EINVAL, "--snapshot DIR is needed: a snapshot "
-				"of a guest with an agent (snapshot create "
-				"--rootfs)");
 	if (!*o->exec)
 		return err__set(EINVAL, "--exec: an empty command");
 	/* a resume reads at most SNAPDIFF_MAX_CHAIN diffs */

@@ -54,6 +54,8 @@ static const struct {
 	{ NULL, NULL, "OPTS", "-n 1" }, { NULL, NULL, "P", "0.05" },
 	{ NULL, NULL, "PCT", "5" }, { NULL, NULL, "CMD", "true" },
 	{ "ab", "format", NULL, "junit" },
+	{ "session", "snapshots", NULL, "full" },
+	{ "session", "merge", NULL, "every:3" },
 };
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
