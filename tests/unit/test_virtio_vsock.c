@@ -3,7 +3,8 @@
  * Unix sockets: the host connecting with "CONNECT <port>", the guest
  * connecting to PATH_PORT, data both ways, credit held to, shutdowns and
  * resets, malformed packets and lines answered without harm, the
- * transport reset after a restore, and the refusals at open. */
+ * transport reset after a restore (host connections held until the
+ * guest has handled it), and the refusals at open. */
 #include "err.h"
 #include "mem.h"
 #include "virtio_vsock.h"
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <linux/virtio_vsock.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -410,6 +412,49 @@ static void a_restore_resets_the_transport(void **state)
 	close(lfd);
 }
 
+/* Waits (up to 5 s) for a pass of the I/O thread to have taken a host
+ * connection's CONNECT line, and returns with that pass over: `serving`
+ * held, so whatever the pass sent the guest is on the rings. */
+static void hold_after_connect_line(void)
+{
+	for (int i = 0; i < 5000; i++) {
+		pthread_mutex_lock(&vs.serving);
+		for (unsigned int c = 0; c < VSOCK_MAX_CONNS; c++)
+			if (vs.conns[c].state == VSOCK_AWAIT_RESPONSE)
+				return;
+		pthread_mutex_unlock(&vs.serving);
+		usleep(1000);
+	}
+	fail_msg("the device never read the CONNECT line");
+}
+
+/* After a transport reset the guest resets every connected socket while
+ * it handles the event: a host connection's REQUEST waits until the
+ * driver gives the event buffer back, then goes. */
+static void connects_wait_for_the_reset_to_be_handled(void **state)
+{
+	struct virtq_used_elem e;
+	struct virtio_vsock_hdr h;
+	uint16_t rx_before;
+	int fd;
+
+	(void)state;
+	offer(2, EVBUF, 4, true);
+	vsock__transport_reset(&vs);
+	assert_true(next_used(2, &e));
+	fd = host_connect(path);
+	assert_int_equal(write(fd, "CONNECT 52\n", 11), 11);
+	hold_after_connect_line();
+	rx_before = used_idx(0);
+	pthread_mutex_unlock(&vs.serving);
+	assert_int_equal(rx_before, rq[0].seen_used); /* no REQUEST yet */
+	offer(2, EVBUF, 4, true); /* the guest handled the event */
+	h = recv_pkt(NULL);
+	assert_int_equal(h.op, VIRTIO_VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 52);
+	close(fd);
+}
+
 static void refused_at_open(void **state)
 {
 	struct vsock *v = malloc(sizeof(*v));
@@ -440,6 +485,7 @@ int main(void)
 		T(malformed_packets_get_resets),
 		T(bad_connect_lines_close),
 		T(a_restore_resets_the_transport),
+		T(connects_wait_for_the_reset_to_be_handled),
 		T(refused_at_open),
 	};
 
