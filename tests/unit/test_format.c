@@ -502,7 +502,8 @@ static void type_names(void **state)
 	assert_string_equal(snap__type_name(SNAP_VCPU_LAPIC), "vcpu.lapic");
 	assert_string_equal(snap__type_name(SNAP_DEVICE), "dev");
 	assert_null(snap__type_name(0));
-	assert_null(snap__type_name(SNAP_VM_GUEST + 1));
+	assert_string_equal(snap__type_name(SNAP_VM_VIRTIO), "vm.virtio");
+	assert_null(snap__type_name(SNAP_VM_VIRTIO + 1));
 	assert_null(snap__type_name(SNAP_VCPU_LAPIC + 1));
 	assert_null(snap__type_name(999));
 	assert_null(snap__type_name(UINT32_MAX));
