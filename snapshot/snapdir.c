@@ -307,35 +307,49 @@ static int read_guest(struct snapshot *s, struct snap_probe *rec)
 	return ret;
 }
 
-/* Each overlay drive's disk.N: a regular file of the drive's size. */
+/* Drive i's disk.N at `path`: a regular file of the drive's size, and
+ * not a symbolic link, which the restore (blk_overlay__add_lower) would
+ * not follow: refused here, before a VM is made. */
+static int check_disk(const char *path, uint32_t i, uint64_t bytes)
+{
+	/* O_NONBLOCK: a FIFO opens without waiting for a writer */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int ret = 0;
+
+	if (fd < 0)
+		return err__sys(errno, "drive %u's written blocks, %s, %s", i,
+				path, errno == ENOENT ? "are missing" :
+				errno == ELOOP ? "are a symbolic link" :
+				"cannot be opened");
+	if (fstat(fd, &st) < 0)
+		ret = err__sys(errno, "stat of %s", path);
+	else if (!S_ISREG(st.st_mode))
+		ret = err__set(EINVAL, "drive %u's written blocks, %s, are not "
+			       "a regular file", i, path);
+	else if ((uint64_t)st.st_size != bytes)
+		ret = err__set(EINVAL, "drive %u's written blocks, %s, span "
+			       "%llu bytes; the disk has %llu", i, path,
+			       (unsigned long long)st.st_size,
+			       (unsigned long long)bytes);
+	close(fd);
+	return ret;
+}
+
+/* Each overlay drive's disk.N. */
 static int check_disks(const struct snapshot *s)
 {
 	for (uint32_t i = 0; i < s->virtio.nr_drives; i++) {
 		const struct snap_drive_rec *d = &s->virtio.drive[i];
 		char name[32], path[PATH_MAX];
-		struct stat st;
-		int fd, ret;
+		int ret;
 
 		if (d->mode != SNAP_DRIVE_OVERLAY)
 			continue;
 		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
 		ret = snapshot__join(path, s->dir, name);
-		if (ret < 0)
-			return ret;
-		fd = open_regular(path);
-		if (fd == -ENOENT)
-			return err__sys(ENOENT, "drive %u's written blocks, %s, "
-					"are missing", i, path);
-		if (fd < 0)
-			return fd;
-		ret = fstat(fd, &st) < 0 ? err__sys(errno, "stat of %s", path)
-					 : 0;
-		close(fd);
-		if (ret == 0 && (uint64_t)st.st_size != d->bytes)
-			ret = err__set(EINVAL, "drive %u's written blocks, %s, "
-				       "span %llu bytes; the disk has %llu", i,
-				       path, (unsigned long long)st.st_size,
-				       (unsigned long long)d->bytes);
+		if (ret == 0)
+			ret = check_disk(path, i, d->bytes);
 		if (ret < 0)
 			return ret;
 	}

@@ -153,8 +153,6 @@ static void io_main(void *arg)
 
 		if (n < 0 && errno != EINTR)
 			break;
-		if (__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE))
-			break;
 		pthread_mutex_lock(&v->serving);
 		if (v->drop_owed) { /* the driver reset the device */
 			drop_all(v);
@@ -162,6 +160,13 @@ static void io_main(void *arg)
 		}
 		for (int i = 0; i < n; i++)
 			event(v, &ev[i]);
+		/* After the events, not before: the kick they read may be
+		 * vsock__close's, made while this pass waited for `serving`,
+		 * and no other would come to end the next wait. */
+		if (__atomic_load_n(&v->stop, __ATOMIC_ACQUIRE)) {
+			pthread_mutex_unlock(&v->serving);
+			break;
+		}
 		if (v->active && !(__atomic_load_n(&v->t.s.status,
 						   __ATOMIC_ACQUIRE) &
 				   VIRTIO_STATUS_NEEDS_RESET))

@@ -214,7 +214,29 @@ void fuzz__state_probe(struct snap_writer *w, uint32_t compression,
 	state_probe(w, compression, created_ns, FUZZ_MEM_SIZE);
 }
 
-void fuzz__state_linux(struct snap_writer *w, const char *kernel)
+/* Drive records as a snapshot writes them; the images need not exist
+ * (they are checked at restore, not at open). */
+static void add_virtio(struct snap_writer *w)
+{
+	struct snap_virtio_rec v = { .version = SNAP_VIRTIO_VERSION,
+				     .nr_drives = 2, .vsock = 1,
+				     .vsock_cid = 3 };
+
+	v.drive[0] = (struct snap_drive_rec){
+		.path = "/var/lib/coldstart/rootfs.ext4", .bytes = 64 << 20,
+		.mtime_ns = FUZZ_BASE_CREATED, .layer_bytes = 3 * PAGE,
+		.crc32 = 0x12345678, .mode = SNAP_DRIVE_OVERLAY,
+	};
+	v.drive[1] = (struct snap_drive_rec){
+		.path = "/var/lib/coldstart/data.img", .bytes = 1 << 20,
+		.mtime_ns = FUZZ_BASE_CREATED, .crc32 = 0x9abcdef0,
+		.mode = SNAP_DRIVE_RO,
+	};
+	snap__add(w, SNAP_VM_VIRTIO, 0, &v, sizeof(v));
+}
+
+void fuzz__state_linux(struct snap_writer *w, const char *kernel,
+		       bool virtio)
 {
 	struct snap_vm_config cfg = { .mem_size = FUZZ_MEM_SIZE,
 				      .nr_vcpus = 1, .irqchip = 1,
@@ -233,6 +255,8 @@ void fuzz__state_linux(struct snap_writer *w, const char *kernel)
 	begin(w, 1, FUZZ_BASE_CREATED, FUZZ_MEM_SIZE);
 	snap__add(w, SNAP_VM_CONFIG, 0, &cfg, sizeof(cfg));
 	snap__add(w, SNAP_VM_GUEST, 0, &g, sizeof(g));
+	if (virtio)
+		add_virtio(w);
 	snap__add(w, SNAP_VM_PIC_MASTER, 0, zero, sizeof(struct kvm_irqchip));
 	snap__add(w, SNAP_VM_PIC_SLAVE, 0, zero, sizeof(struct kvm_irqchip));
 	snap__add(w, SNAP_VM_IOAPIC, 0, zero, sizeof(struct kvm_irqchip));

@@ -68,8 +68,10 @@ void fuzz__state_probe(struct snap_writer *w, uint32_t compression,
 		       uint64_t created_ns);
 
 /* A Linux guest's state (irqchip sections, vm.guest naming `kernel`, the
- * machine's device sections), caller frees w->buf. */
-void fuzz__state_linux(struct snap_writer *w, const char *kernel);
+ * machine's device sections; with `virtio`, vm.virtio: an overlay
+ * drive, a read-only one and a vsock device), caller frees w->buf. */
+void fuzz__state_linux(struct snap_writer *w, const char *kernel,
+		       bool virtio);
 
 /* A probe guest's diff, of a VM with `mem_size` bytes of memory, against
  * a base (of FUZZ_MEM_SIZE) whose state image is `base_state` (at

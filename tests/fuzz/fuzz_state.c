@@ -1,9 +1,10 @@
 /* Fuzz target: a snapshot's state file. The input is parsed as it is
  * (checksum included), then with its checksum made right so mutations
  * reach every section reader: snapshot__open_layer (VM config, memory,
- * guest record, irqchip and device sections, probe parameters, the
- * memory file's index), the diff section, the device states restored into
- * a Linux guest's devices, and `coldstart snapshot inspect`. */
+ * guest record and virtio devices, irqchip and device sections, probe
+ * parameters, the memory file's index, the drives' disk.N files), the
+ * diff section, the device states restored into a Linux guest's devices,
+ * and `coldstart snapshot inspect`. */
 #include "fuzz.h"
 
 #include "cli.h"
@@ -11,6 +12,7 @@
 #include "devstate.h"
 #include "diff.h"
 #include "format.h"
+#include "guest.h"
 #include "snapshot.h"
 
 #include <fcntl.h>
@@ -74,6 +76,38 @@ static void place_memory(const struct snap_reader *r)
 		exit(1);
 }
 
+/* Each overlay drive's disk.N as its record sizes it (sparse, capped),
+ * so the open reaches the disks' check; none left from the last input. */
+static void place_disks(const struct snap_reader *r)
+{
+	struct snap_virtio_rec v;
+	char path[PATH_MAX];
+	const void *p;
+	size_t len;
+	int fd;
+
+	for (unsigned int i = 0; i < SNAP_MAX_DRIVES; i++) {
+		snprintf(path, sizeof(path), "%s/" SNAPSHOT_DISK_FILE_FMT, dir,
+			 i);
+		unlink(path);
+	}
+	p = snap__find(r, SNAP_VM_VIRTIO, 0, &len);
+	if (!p || snapguest__parse_virtio(p, len, &v) < 0)
+		return;
+	for (unsigned int i = 0; i < v.nr_drives; i++) {
+		if (v.drive[i].mode != SNAP_DRIVE_OVERLAY)
+			continue;
+		snprintf(path, sizeof(path), "%s/" SNAPSHOT_DISK_FILE_FMT, dir,
+			 i);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0 || ftruncate(fd, (off_t)(v.drive[i].bytes < MAX_MEM
+						    ? v.drive[i].bytes
+						    : MAX_MEM)) < 0)
+			exit(1);
+		close(fd);
+	}
+}
+
 static void restore_devices(const struct snap_reader *r)
 {
 	struct fuzz_machine fm;
@@ -121,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "%s/%s", dir, SNAPSHOT_STATE_FILE);
 		fuzz__write(path, buf, size);
 		place_memory(&r);
+		place_disks(&r);
 		devstate__check(&r);
 		open_snapshot();
 	}

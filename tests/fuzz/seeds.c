@@ -86,8 +86,11 @@ static void state_seeds(const char *kernel)
 	fuzz__state_probe(&w, 1, FUZZ_BASE_CREATED);
 	seed("state", "probe-zstd", w.buf, w.len);
 	free(w.buf);
-	fuzz__state_linux(&w, kernel);
+	fuzz__state_linux(&w, kernel, false);
 	seed("state", "linux", w.buf, w.len);
+	free(w.buf);
+	fuzz__state_linux(&w, kernel, true);
+	seed("state", "linux-virtio", w.buf, w.len);
 	free(w.buf);
 	/* A diff of the base the diff target keeps at "base". */
 	fuzz__state_probe(&w, 0, FUZZ_BASE_CREATED);

@@ -3,14 +3,18 @@
  * Unix sockets: the host connecting with "CONNECT <port>", the guest
  * connecting to PATH_PORT, data both ways, credit held to, shutdowns and
  * resets, malformed packets and lines answered without harm, the
- * transport reset after a restore, and the refusals at open. */
+ * transport reset after a restore (host connections held until the
+ * guest has handled it), a close racing a pass of the I/O thread, and
+ * the refusals at open. */
 #include "err.h"
 #include "mem.h"
 #include "virtio_vsock.h"
 
 #include <errno.h>
 #include <linux/virtio_vsock.h>
+#include <dirent.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -410,6 +416,152 @@ static void a_restore_resets_the_transport(void **state)
 	close(lfd);
 }
 
+/* Waits (up to 5 s) for a pass of the I/O thread to have taken a host
+ * connection's CONNECT line, and returns with that pass over: `serving`
+ * held, so whatever the pass sent the guest is on the rings. */
+static void hold_after_connect_line(void)
+{
+	for (int i = 0; i < 5000; i++) {
+		pthread_mutex_lock(&vs.serving);
+		for (unsigned int c = 0; c < VSOCK_MAX_CONNS; c++)
+			if (vs.conns[c].state == VSOCK_AWAIT_RESPONSE)
+				return;
+		pthread_mutex_unlock(&vs.serving);
+		usleep(1000);
+	}
+	fail_msg("the device never read the CONNECT line");
+}
+
+/* After a transport reset the guest resets every connected socket while
+ * it handles the event: a host connection's REQUEST waits until the
+ * driver gives the event buffer back, then goes. */
+static void connects_wait_for_the_reset_to_be_handled(void **state)
+{
+	struct virtq_used_elem e;
+	struct virtio_vsock_hdr h;
+	uint16_t rx_before;
+	int fd;
+
+	(void)state;
+	offer(2, EVBUF, 4, true);
+	vsock__transport_reset(&vs);
+	assert_true(next_used(2, &e));
+	fd = host_connect(path);
+	assert_int_equal(write(fd, "CONNECT 52\n", 11), 11);
+	hold_after_connect_line();
+	rx_before = used_idx(0);
+	pthread_mutex_unlock(&vs.serving);
+	assert_int_equal(rx_before, rq[0].seen_used); /* no REQUEST yet */
+	offer(2, EVBUF, 4, true); /* the guest handled the event */
+	h = recv_pkt(NULL);
+	assert_int_equal(h.op, VIRTIO_VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 52);
+	close(fd);
+}
+
+/* The system call thread `tid` of this process is in, -1 when running. */
+static long syscall_of(long tid)
+{
+	char file[64], buf[32] = "";
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/self/task/%ld/syscall", tid);
+	f = fopen(file, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, NULL, 10) : -1;
+}
+
+/* The device's I/O thread: the one waiting in epoll (up to 5 s). */
+static long io_thread_tid(void)
+{
+	for (int i = 0; i < 5000; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+		long tid = -1;
+
+		assert_non_null(d);
+		while (tid < 0 && (e = readdir(d))) {
+			long t = strtol(e->d_name, NULL, 10);
+			long nr = t > 0 && t != (long)gettid() ? syscall_of(t)
+							       : -1;
+
+			if (nr == SYS_epoll_wait || nr == SYS_epoll_pwait)
+				tid = t;
+		}
+		closedir(d);
+		if (tid > 0)
+			return tid;
+		usleep(1000);
+	}
+	fail_msg("no thread waits in epoll");
+	return -1;
+}
+
+/* The unread kicks of the device's eventfd, from its fdinfo. */
+static unsigned long unread_kicks(void)
+{
+	char file[64], line[128];
+	unsigned long n = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/self/fdinfo/%d", vs.kick);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "eventfd-count: %lx", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static void *close_device(void *arg)
+{
+	(void)arg;
+	vsock__close(&vs);
+	return NULL;
+}
+
+/* Close's kick read by a pass of the thread that began before close
+ * (woken by the guest's notify, waiting for `serving`): the thread must
+ * still see the stop, not wait in epoll for a kick that came. */
+static void close_while_a_pass_waits(void **state)
+{
+	struct timespec by;
+	pthread_t closer;
+	long tid = io_thread_tid();
+	int i;
+
+	(void)state;
+	pthread_mutex_lock(&vs.serving);
+	wr(VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	for (i = 0; i < 5000 && syscall_of(tid) != SYS_futex; i++)
+		usleep(1000);
+	assert_int_equal(syscall_of(tid), SYS_futex); /* at the mutex */
+	assert_int_equal(pthread_create(&closer, NULL, close_device, NULL), 0);
+	for (i = 0; i < 5000 && unread_kicks() < 2; i++)
+		usleep(1000);
+	assert_int_equal(unread_kicks(), 2); /* the notify's and close's */
+	pthread_mutex_unlock(&vs.serving);
+	clock_gettime(CLOCK_REALTIME, &by);
+	by.tv_sec += 10;
+	if (pthread_timedjoin_np(closer, NULL, &by))
+		fail_msg("vsock__close still waits for the I/O thread");
+}
+
+static int teardown_closed(void **state)
+{
+	char cmd[160];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
 static void refused_at_open(void **state)
 {
 	struct vsock *v = malloc(sizeof(*v));
@@ -440,7 +592,10 @@ int main(void)
 		T(malformed_packets_get_resets),
 		T(bad_connect_lines_close),
 		T(a_restore_resets_the_transport),
+		T(connects_wait_for_the_reset_to_be_handled),
 		T(refused_at_open),
+		cmocka_unit_test_setup_teardown(close_while_a_pass_waits, setup,
+						teardown_closed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
