@@ -357,6 +357,12 @@ static void report(FILE *out, const json_t *doc)
 			json_object_get(t, "mem_bytes")) +
 			(double)json_integer_value(json_object_get(t, "disk_bytes"));
 
+		char merge[32] = "-";
+
+		if (json_is_true(json_object_get(t, "merged")))
+			snprintf(merge, sizeof(merge), "%.1f",
+				 json_real_value(json_object_get(t, "merge_ns")) /
+					 1e6);
 		fprintf(out, "| %zu | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f "
 			"| %d | %s |\n", i + 1,
 			json_real_value(json_object_get(t,
@@ -369,8 +375,7 @@ static void report(FILE *out, const json_t *doc)
 				t, "changed_bytes")) / MiB,
 			json_real_value(json_object_get(t, "saved_per_changed")),
 			(int)json_integer_value(json_object_get(t, "chain_length")),
-			json_is_true(json_object_get(t, "merged")) ? "merged"
-								   : "-");
+			merge);
 	}
 	fprintf(out, "\nResume drift (median of the last three turns over the "
 		"first three): %.2fx.\n",
