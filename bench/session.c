@@ -39,6 +39,7 @@ struct session_opts {
 	const char *snapshot, *exec, *work_dir, *merge_text;
 	const struct guest_mem_ops *strategy;
 	uint64_t turns, think_ns;
+	uint64_t print_turn; /* --turn-command K: print turn K's text */
 	bool full, keep;
 	struct session_merge_policy merge;
 };
@@ -442,6 +443,15 @@ static int run(void *opts)
 	json_t *doc;
 	int code, ret;
 
+	if (s.o->print_turn) {
+		char *text = session__command(s.o->exec, s.o->print_turn);
+
+		if (!text)
+			return err__set(ENOMEM, "--turn-command");
+		fputs(text, stdout);
+		free(text);
+		return CLI_OK;
+	}
 	/* checked here, not with the options: each option alone parses */
 	if (!s.o->snapshot)
 		return cli__error(CLI_USAGE, "bench session: --snapshot DIR is "
@@ -546,6 +556,12 @@ static int set_keep(void *opts, const char *arg)
 	return 0;
 }
 
+static int set_turn_command(void *opts, const char *arg)
+{
+	return args__u64("--turn-command", arg, 1, 100000,
+			 &((struct session_opts *)opts)->print_turn);
+}
+
 static int check(void *opts)
 {
 	const struct session_opts *o = opts;
@@ -589,6 +605,10 @@ static const struct opt table[] = {
 	  "afterwards", set_work_dir, NULL },
 	{ "keep", 0, NULL, false, "keep the turns' snapshots", set_keep,
 	  NULL },
+	{ "turn-command", 0, "K", false, "print the shell text turn K runs "
+	  "(--exec, then the\ncontinuity check) and exit: for turns run by "
+	  "hand with\n`snapshot restore DIR --exec TEXT --save NEW --diff`",
+	  set_turn_command, NULL },
 	OPT_END,
 };
 

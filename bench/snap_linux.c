@@ -17,6 +17,7 @@
 #include "run_exec.h"
 #include "run_linux.h"
 #include "snapshot.h"
+#include "tmpdir.h"
 #include "units.h"
 
 #include <errno.h>
@@ -620,6 +621,8 @@ int snap_linux__restore(int argc, char **argv)
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
 	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
+	if (ret == 0 && o.save) /* what a killed --save left there */
+		tmpdir__clean_stale(o.save, tmpdir__print_stale, NULL);
 	if (ret == 0 && (o.exec || o.vsock))
 		ret = run_exec__init(&r.x, o.exec, o.vsock,
 				     (uint32_t)o.agent_port, o.timeout_ns,

@@ -22,31 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void report_stale(void *arg, const struct tmpdir_stale *s)
-{
-	(void)arg;
-	if (s->removed)
-		fprintf(stderr, "coldstart: removed %s: a temporary left by "
-			"process %ld, which is gone (killed while writing)\n",
-			s->path, s->pid);
-	else if (s->pid)
-		fprintf(stderr, "coldstart: warning: %s was left by process "
-			"%ld, which is gone, but cannot be removed: %s\n",
-			s->path, s->pid, s->err == -ENOTEMPTY
-			? "it holds files that are not a snapshot's"
-			: strerror(-s->err));
-	else
-		fprintf(stderr, "coldstart: warning: %s looks like a temporary "
-			"left by an older coldstart; remove it by hand unless "
-			"a snapshot is being written there\n", s->path);
-}
-
 /* Before writing `dir`: the temporaries that killed writers of it left
  * behind are removed, each said on stderr. A parent that cannot be read
  * is not reported here: writing the snapshot fails with its reason. */
 static void clean_stale(const char *dir)
 {
-	tmpdir__clean_stale(dir, report_stale, NULL);
+	tmpdir__clean_stale(dir, tmpdir__print_stale, NULL);
 }
 
 /* Runs the guest to READY and saves it. */

@@ -194,3 +194,22 @@ int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *on_stale,
 	close(fd);
 	return removed;
 }
+
+void tmpdir__print_stale(void *arg, const struct tmpdir_stale *s)
+{
+	(void)arg;
+	if (s->removed)
+		fprintf(stderr, "coldstart: removed %s: a temporary left by "
+			"process %ld, which is gone (killed while writing)\n",
+			s->path, s->pid);
+	else if (s->pid)
+		fprintf(stderr, "coldstart: warning: %s was left by process "
+			"%ld, which is gone, but cannot be removed: %s\n",
+			s->path, s->pid, s->err == -ENOTEMPTY
+			? "it holds files that are not a snapshot's"
+			: strerror(-s->err));
+	else
+		fprintf(stderr, "coldstart: warning: %s looks like a temporary "
+			"left by an older coldstart; remove it by hand unless "
+			"a snapshot is being written there\n", s->path);
+}

@@ -37,4 +37,8 @@ typedef void tmpdir_report_fn(void *arg, const struct tmpdir_stale *s);
 int tmpdir__clean_stale(const char *dir, tmpdir_report_fn *on_stale,
 			void *arg);
 
+/* An on_stale for commands: one line on stderr per temporary (removed:
+ * whose process it was; left: why). */
+void tmpdir__print_stale(void *arg, const struct tmpdir_stale *s);
+
 #endif

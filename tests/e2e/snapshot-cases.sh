@@ -105,10 +105,37 @@ s = [x for x in d["series"] if x["params"]["phase"] == "done"]
 assert s and all(v > 0 for x in s for v in x["samples_ns"]), s' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench restore: $(tail -n 1 /tmp/$CUR.py)"
 	# an image changed since the snapshot: refused, naming the drive
+	# (then put back: the same contents, a new mtime, still accepted)
+	cp --sparse=always $img $img.orig
 	printf 'x' | dd of=$img bs=1 seek=4096 conv=notrunc status=none
 	run 1 snapshot restore /tmp/rsnap --timeout 100s --exec true
 	has /tmp/$CUR.err "drive 0, $img, changed since the snapshot" \
 		"a changed image was not refused"
+	mv $img.orig $img
+	case_end
+	# a multi-turn session: diffs, merges, the continuity check
+	case_start session_turns
+	run 0 bench session --snapshot /tmp/rsnap --turns 5 --merge every:2 \
+		--json
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["turns"]
+assert len(t) == 5 and [x["merged"] for x in t] == [False, True, False, True, False], t
+assert all(x["resume_to_first_output_ns"] > 0 and x["mem_bytes"] > 0 for x in t), t
+assert [x["chain_length"] for x in t] == [2, 1, 2, 1, 2], t' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench session: $(tail -n 1 /tmp/$CUR.py)"
+	# a turn that loses an earlier turn's file stops the run naming it
+	run 1 bench session --snapshot /tmp/rsnap --turns 3 \
+		--exec 'rm -f /var/lib/coldstart-session/turn-1'
+	has /tmp/$CUR.err 'turn 2: state of earlier turns is lost: turn 2: file turn-1' \
+		"a lost file was not reported"
+	case_end
+	# kills at random points of turns and merges (short form; the full
+	# one: session_kills.sh ... 100)
+	case_start session_kills
+	timeout -k 5 900 bash "$(dirname "$0")/../cli/session_kills.sh" $CS \
+		$L2/vmlinuz $L2/initramfs.cpio.gz $img 6 >/tmp/$CUR.out 2>&1 ||
+		no "session_kills: $(grep -m1 FAIL /tmp/$CUR.out)"
 	case_end
 	rm -rf /tmp/rsnap $img
 }
