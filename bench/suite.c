@@ -3,6 +3,7 @@
  * harness itself adds to a sample, writes suite.json and the report. */
 #include "suite.h"
 
+#include "agent_client.h"
 #include "args.h"
 #include "err.h"
 #include "output.h"
@@ -37,6 +38,9 @@ enum level { LEVEL_FULL, LEVEL_QUICK, LEVEL_SMOKE };
  * and pool measure instead of the probe guest. */
 struct suite_guest {
 	const char *kernel, *initrd, *cmdline, *mem, *vcpus;
+	/* --rootfs: boot runs a command through the guest's agent, the
+	 * snapshot is of the rootfs guest, session runs on it */
+	const char *rootfs;
 	bool allow_pvm;
 	char snap_base[PATH_MAX]; /* mkdtemp'd; holds snap */
 	char snap[PATH_MAX];
@@ -66,6 +70,12 @@ struct run {
 	double wall_s;
 };
 
+/* Drivers that need the guest's agent: --rootfs. */
+static bool needs_rootfs(const char *driver)
+{
+	return !strcmp(driver, "session");
+}
+
 static bool takes_guest(const struct suite_args *p)
 {
 	return p->linux_full != NULL;
@@ -75,7 +85,10 @@ static bool takes_guest(const struct suite_args *p)
  * the suite does not run it. */
 static const struct suite_args *args_of(const struct bench_driver *d)
 {
-	return d && d->suite.quick ? &d->suite : NULL;
+	/* in the suite: with probe-guest levels, or for the user's guest
+	 * alone (session) */
+	return d && (d->suite.quick || d->suite.linux_full) ? &d->suite
+							    : NULL;
 }
 
 /* The driver named `name` among the suite's, or NULL. */
@@ -115,6 +128,11 @@ static int check_guest(const struct suite_guest *g)
 		ret = check_file("kernel", g->kernel);
 	if (ret == 0 && g->initrd)
 		ret = check_file("initrd", g->initrd);
+	if (ret == 0 && g->rootfs && !g->kernel)
+		return err__set(EINVAL, "--rootfs is the root disk of the guest "
+				"of --kernel, which is missing");
+	if (ret == 0 && g->rootfs)
+		ret = check_file("rootfs", g->rootfs);
 	return ret;
 }
 
@@ -135,6 +153,10 @@ static int check_only(const struct suite_opts *o)
 			return err__set(EINVAL, "--only: %s measures only the "
 					"built-in probe guest, not the guest of "
 					"--kernel", t);
+		if (needs_rootfs(t) && !o->guest.rootfs)
+			return err__set(EINVAL, "--only: %s needs a guest with "
+					"an agent: --kernel K --initrd I "
+					"--rootfs R", t);
 	}
 	return 0;
 }
@@ -211,8 +233,10 @@ static void add_arg(char **argv, int *argc, char *text, size_t len,
 /* Whether `driver` measures the user's guest from a snapshot of it. */
 static bool takes_snapshot(const char *driver)
 {
-	return !strcmp(driver, "restore") || !strcmp(driver, "pool");
+	return !strcmp(driver, "restore") || !strcmp(driver, "pool") ||
+	       !strcmp(driver, "session");
 }
+
 
 /* The options that name the user's guest to `driver`: a Linux guest's
  * files for boot, rate and density, the snapshot of it for restore and
@@ -230,6 +254,17 @@ static void add_guest_args(const struct suite_guest *g, const char *driver,
 		add_arg(argv, argc, text, len, "--snapshot");
 		add_arg(argv, argc, text, len, g->snap);
 	} else {
+		/* the snapshot is of the rootfs guest; boot times it to
+		 * the first output of a command through its agent */
+		if (g->rootfs && (!strcmp(driver, "snapshot") ||
+				  !strcmp(driver, "boot"))) {
+			add_arg(argv, argc, text, len, "--rootfs");
+			add_arg(argv, argc, text, len, g->rootfs);
+		}
+		if (g->rootfs && !strcmp(driver, "boot")) {
+			add_arg(argv, argc, text, len, "--exec");
+			add_arg(argv, argc, text, len, AGENT_DEFAULT_EXEC);
+		}
 		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 			if (!pairs[i][1])
 				continue;
@@ -344,6 +379,9 @@ static json_t *suite_config(const struct suite_opts *o, const char *level)
 		if (g->cmdline)
 			json_object_set_new(cfg, "cmdline",
 					    json_string(g->cmdline));
+		if (g->rootfs)
+			json_object_set_new(cfg, "rootfs",
+					    json_string(g->rootfs));
 	}
 	return cfg;
 }
@@ -426,6 +464,10 @@ static bool will_run(const struct suite_opts *o,
 
 	if (!p || (o->only && !in_list(o->only, d->name)))
 		return false;
+	if (needs_rootfs(d->name) && !o->guest.rootfs)
+		return false;
+	if (!o->guest.kernel && !p->quick) /* the user's guest alone */
+		return false;
 	return !o->guest.kernel || (p && takes_guest(p));
 }
 
@@ -446,9 +488,12 @@ static int run_suite(struct suite_opts *o, int *failed)
 		if (!will_run(o, d[i])) {
 			if (o->guest.kernel && args_of(d[i]) &&
 			    !o->only)
-				fprintf(stderr, "==> bench %s: not run (it "
-					"measures only the built-in probe "
-					"guest)\n", d[i]->name);
+				fprintf(stderr, "==> bench %s: not run (%s)\n",
+					d[i]->name, needs_rootfs(d[i]->name)
+					? "it needs a guest with an agent: "
+					  "--rootfs"
+					: "it measures only the built-in "
+					  "probe guest");
 			continue;
 		}
 		runs[n] = (struct run){ .name = d[i]->name };
@@ -527,7 +572,7 @@ static int check(void *opts)
 	o->out_dir = c->out_dir;
 	*g = (struct suite_guest){ .kernel = c->kernel, .initrd = c->initrd,
 				   .cmdline = c->cmdline, .mem = c->mem,
-				   .vcpus = c->vcpus,
+				   .vcpus = c->vcpus, .rootfs = g->rootfs,
 				   .allow_pvm = c->allow_pvm };
 	if (g->mem)
 		ret = args__size("--mem", g->mem, &v);
@@ -587,6 +632,12 @@ static int set_kernel(void *opts, const char *arg)
 	return 0;
 }
 
+static int set_rootfs(void *opts, const char *arg)
+{
+	((struct suite_opts *)opts)->guest.rootfs = arg;
+	return 0;
+}
+
 static int set_out(void *opts, const char *arg)
 {
 	((struct suite_opts *)opts)->c.out_dir = arg;
@@ -613,6 +664,10 @@ static const struct opt table[] = {
 	  "and density boot it,\nrestore and pool restore a snapshot of it "
 	  "taken at boot\ncomplete; lifecycle and peers measure only the "
 	  "probe guest\nand are not run", set_kernel, NULL },
+	{ "rootfs", 0, "FILE", false, "the guest's root disk (image build "
+	  "--rootfs): boot times\na python3 through its agent to first "
+	  "output, restore and\npool its snapshot, session runs turns on it",
+	  set_rootfs, NULL },
 	OPT_END,
 };
 

@@ -93,6 +93,7 @@ static const struct {
 	{ "suite", "mem", { "--kernel", file } },
 	{ "suite", "vcpus", { "--kernel", file } },
 	{ "suite", "allow-pvm", { "--kernel", file } },
+	{ "suite", "rootfs", { "--kernel", file } },
 	{ "pool", "initrd", { "--kernel", "k" } },
 	{ "pool", "cmdline", { "--kernel", "k" } },
 	{ "pool", "mem", { "--kernel", "k" } },
