@@ -326,6 +326,6 @@ const struct report_driver report_driver_session = {
 	.csv_name = "session.csv",
 	.csv = session_csv,
 	.plot = plot_session,
-	.plot_what = "per session turn: resume to first output, snapshot "
-		     "MiB saved and changed, chain length, merges marked",
+	.plot_what = "each session's resume, snapshot MiB and chain length "
+		     "per turn",
 };
