@@ -3,13 +3,12 @@
  * flattest, session.csv and its plot; all from the document's "turns". */
 #include "report_driver.h"
 #include "report_int.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MiB 1048576.0
 
 /* A turn's number field, NAN when missing or not a number. */
 static double num(const json_t *t, const char *key)
@@ -28,13 +27,6 @@ static double sum2(const json_t *t, const char *a, const char *b)
 static double saved_bytes(const json_t *t)
 {
 	return sum2(t, "mem_bytes", "disk_bytes");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The median of the numbers among v[0..n) (NANs left out), NAN if none. */
