@@ -19,7 +19,8 @@
 extern char **environ;
 
 extern const char plot_cdf_gp[], plot_restore_gp[], plot_rate_gp[],
-	plot_density_gp[], plot_pool_gp[], plot_pareto_gp[];
+	plot_density_gp[], plot_pool_gp[], plot_pareto_gp[],
+	plot_session_gp[];
 
 static const struct {
 	const char *name;
@@ -31,6 +32,7 @@ static const struct {
 	{ "density", plot_density_gp },
 	{ "pool", plot_pool_gp },
 	{ "pareto", plot_pareto_gp },
+	{ "session", plot_session_gp },
 };
 
 const char *plot__script(const char *name)

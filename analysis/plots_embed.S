@@ -7,6 +7,7 @@
 	.globl plot_density_gp
 	.globl plot_pool_gp
 	.globl plot_pareto_gp
+	.globl plot_session_gp
 plot_cdf_gp:
 	.incbin PLOT_CDF_GP
 	.byte 0
@@ -24,5 +25,8 @@ plot_pool_gp:
 	.byte 0
 plot_pareto_gp:
 	.incbin PLOT_PARETO_GP
+	.byte 0
+plot_session_gp:
+	.incbin PLOT_SESSION_GP
 	.byte 0
 	.section .note.GNU-stack, "", @progbits

@@ -45,6 +45,6 @@ const struct report_driver *report__driver(const char *name);
 extern const struct report_driver report_driver_lifecycle,
 	report_driver_boot, report_driver_restore, report_driver_rate,
 	report_driver_density, report_driver_peers, report_driver_pool,
-	report_driver_suite;
+	report_driver_suite, report_driver_session;
 
 #endif

@@ -8,7 +8,8 @@
 const struct report_driver *const report__drivers[] = {
 	&report_driver_lifecycle, &report_driver_boot, &report_driver_restore,
 	&report_driver_rate,      &report_driver_density, &report_driver_peers,
-	&report_driver_pool,      &report_driver_suite,
+	&report_driver_pool,      &report_driver_session,
+	&report_driver_suite,
 };
 
 const size_t report__nr_drivers =

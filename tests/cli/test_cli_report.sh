@@ -234,7 +234,7 @@ for f in report.md series.csv cdf.csv restore.csv rate.csv density.csv; do
 			fail "help report does not name $f" ;;
 	esac
 done
-"$COLDSTART" help report | tr '\n' ' ' | grep -q "pool.csv) and gnuplot plots" && ok ||
+"$COLDSTART" help report | tr '\n' ' ' | grep -q "pool.csv[,)].* and gnuplot plots" && ok ||
 	fail "help report does not name pool.csv"
 R=$dir/r/report.md
 grep -q "| inproc.coldstart | 20 |" "$R" &&

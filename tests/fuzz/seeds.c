@@ -201,6 +201,40 @@ static void result_seeds(void)
 	json_decref(doc);
 }
 
+/* report's session part: the turns table beside the series. */
+static void session_seed(void)
+{
+	double r[] = { 7.9e9, 5.2e9, 4.8e9 }, c[] = { 2, 3, 1 };
+	json_t *doc = result__new("session", json_pack(
+		"{s:s, s:s, s:I, s:I}", "snapshots", "diff", "merge", "chain:2",
+		"turns", (json_int_t)3, "turns_done", (json_int_t)3));
+	json_t *turns = json_array();
+	char *text;
+
+	if (!doc || !turns)
+		exit(1);
+	result__add_series(doc, "resume_to_first_output", "ns", RESULT_LOWER,
+			   json_pack("{s:s}", "per", "turn"), r, 3);
+	result__add_series(doc, "chain_length", "count", RESULT_LOWER,
+			   json_pack("{s:s}", "per", "turn"), c, 3);
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(turns, json_pack(
+			"{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:f, s:f, "
+			"s:b, s:f, s:i}", "turn", i + 1,
+			"resume_to_first_output_ns", r[i], "command_ns", 4.8e9,
+			"pause_ns", 9e5, "save_ns", 4.5e8, "mem_bytes", 6459392,
+			"disk_bytes", 3776512, "changed_bytes", 10499072,
+			"saved_per_changed", 0.97, "chain_length", c[i],
+			"merged", i == 2, "merge_ns", i == 2 ? 1.7e9 : 0.0,
+			"merged_bytes", i == 2 ? 100982784 : 0));
+	json_object_set_new(doc, "turns", turns);
+	json_object_set_new(doc, "resume_drift", json_real(0.61));
+	text = json_dumps(doc, JSON_INDENT(1));
+	seed("report", "session.json", text, strlen(text));
+	free(text);
+	json_decref(doc);
+}
+
 static void arrivals_seed(const char *name, uint8_t mode, const char *text)
 {
 	size_t len = strlen(text);
@@ -444,6 +478,7 @@ int main(int argc, char **argv)
 	wset_seed("large", 4000, 13);
 	kernel_seeds(argv[2], argv[3]);
 	result_seeds();
+	session_seed();
 	arrivals_seeds();
 	trace_seeds();
 	host_seeds();

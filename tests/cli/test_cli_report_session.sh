@@ -1,0 +1,109 @@
+#!/bin/bash
+# `coldstart report` on `bench session` documents, no KVM needed: two real
+# runs (fixtures/session: six diff turns merged chain:2, three full turns)
+# give the Summary lines, the per-turn tables and session.csv with one row
+# per turn, each checked against values computed here from the fixtures;
+# the "which policy" paragraph appears with two policies and not with
+# one; documents whose "turns" is missing, mistyped or holds turns of the
+# wrong types are reported with "-" and never crash the report.
+. "$(dirname "$0")/lib.sh"
+COLDSTART=$1
+scratch
+fix=$(dirname "$0")/fixtures/session
+cp "$fix/diff.json" "$tmp/diff.json"
+cp "$fix/full.json" "$tmp/full.json"
+
+# The lines report.md must hold, from the fixtures' turns alone.
+python3 - "$tmp" >"$tmp/expect" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+MiB = 1048576
+for name in ("diff", "full"):
+    doc = json.load(open("%s/%s.json" % (d, name)))
+    turns = doc["turns"]
+    for t in turns:
+        merge = "%.1f" % (t["merge_ns"] / 1e6) if t["merged"] else "-"
+        print("| %d | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %d | %s |" % (
+            t["turn"], t["resume_to_first_output_ns"] / 1e6,
+            t["command_ns"] / 1e6, (t["pause_ns"] + t["save_ns"]) / 1e6,
+            (t["mem_bytes"] + t["disk_bytes"]) / MiB,
+            t["changed_bytes"] / MiB, t["saved_per_changed"],
+            t["chain_length"], merge))
+    r = [t["resume_to_first_output_ns"] for t in turns]
+    drift = statistics.median(r[-3:]) / statistics.median(r[:3])
+    print("%d turns of %s snapshots, merge policy %s; .*drift %.2fx\\); "
+          "snapshot %.2f MiB per turn \\(median\\), saved/changed %.2f; "
+          "%d merges" % (len(turns), doc["config"]["snapshots"],
+          doc["config"]["merge"], drift,
+          statistics.median((t["mem_bytes"] + t["disk_bytes"]) / MiB
+                            for t in turns),
+          statistics.median(t["saved_per_changed"] for t in turns),
+          sum(t["merged"] for t in turns)))
+PY
+expect 0 '' report "$tmp/diff.json" "$tmp/full.json" --out "$tmp/both" --format md,png -q
+md=$tmp/both/report.md
+while IFS= read -r line; do
+	case $line in
+	'|'*) grep -qxF -- "$line" "$md" && ok ||
+		fail "report.md lacks the turn row '$line'" ;;
+	*) grep -Eq -- "^- session.*: $line" "$md" && ok ||
+		fail "report.md's Summary lacks /$line/" ;;
+	esac
+done <"$tmp/expect"
+[ "$(grep -c '^session/chain:2,' "$tmp/both/session.csv")" = 6 ] &&
+	[ "$(grep -c '^session-2/chain:8,' "$tmp/both/session.csv")" = 3 ] &&
+	[ "$(wc -l <"$tmp/both/session.csv")" = 10 ] &&
+	ok || fail "session.csv has one row per turn of each document"
+head -1 "$tmp/both/session.csv" | grep -qx \
+	'session,turn,resume_ms,command_ms,snapshot_ms,saved_mib,changed_mib,chain,merged' &&
+	ok || fail "session.csv's header"
+grep -qx 'session/chain:2,3,4807.169,3615.197,299.946,9.426,9.726,1,1' \
+	"$tmp/both/session.csv" && ok || fail "session.csv's merged turn 3"
+# full's drift is 1.00 (three turns), diff's 0.69: chain:8 is flatter
+grep -q '^Which policy: of these runs only, merge policy chain:8 (session-2)' "$md" &&
+	ok || fail "the which-policy paragraph names the flattest policy"
+if command -v gnuplot >/dev/null; then
+	[ -s "$tmp/both/session.png" ] && grep -qF '](session.png)' "$md" &&
+		ok || fail "session.png drawn and shown"
+fi
+expect 0 '' report "$tmp/diff.json" --out "$tmp/one" --format md -q
+! grep -q '^Which policy' "$tmp/one/report.md" && ok ||
+	fail "one policy alone gets no which-policy paragraph"
+
+# Hostile documents: turns missing, not an array, of the wrong types.
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+doc = json.load(open(d + "/diff.json"))
+def write(name, turns, config=None):
+    x = dict(doc)
+    if turns is None:
+        x.pop("turns")
+    else:
+        x["turns"] = turns
+    if config is not None:
+        x["config"] = config
+    json.dump(x, open("%s/h-%s.json" % (d, name), "w"))
+write("missing", None)
+write("string", "six")
+write("object", {"turn": 1})
+write("empty", [])
+write("types", [1, "two", None, [3], {"turn": "x", "resume_to_first_output_ns":
+      "1", "mem_bytes": [], "merged": "yes", "merge_ns": {}},
+      {"turn": 6, "merged": True}], config="chain:2")
+PY
+for h in missing string object empty types; do
+	expect 0 '' report "$tmp/h-$h.json" --out "$tmp/out-$h" --format md -q &&
+		grep -q '^- session' "$tmp/out-$h/report.md" && ok ||
+		fail "a session document with $h turns is reported"
+done
+grep -q '^The document has no turns table' "$tmp/out-string/report.md" &&
+	ok || fail "turns not an array: said so"
+grep -qxF '| 2 | - | - | - | - | - | - | - | - |' "$tmp/out-types/report.md" &&
+	grep -qxF '| 6 | - | - | - | - | - | - | - | - |' "$tmp/out-types/report.md" &&
+	ok || fail "turns of the wrong types shown as -"
+[ "$(wc -l <"$tmp/out-types/session.csv")" = 7 ] && ok ||
+	fail "session.csv: a row per turn, even a broken one"
+expect 0 '' report "$tmp/h-types.json" "$tmp/h-missing.json" "$tmp/full.json" \
+	--out "$tmp/out-mixed" --format md -q
+finish
