@@ -313,7 +313,8 @@ static json_t *result_json(const struct session *s)
 		"snapshot", o->snapshot, "kernel", s->info.guest.kernel,
 		"initrd", s->info.guest.initrd, "turns",
 		(json_int_t)o->turns, "exec", o->exec, "snapshots",
-		o->full ? "full" : "diff", "merge", o->merge_text,
+		o->full ? "full" : "diff", "merge",
+		o->full ? "none (full snapshots)" : o->merge_text,
 		"strategy", o->strategy->name, "think_ns",
 		(json_int_t)o->think_ns, "turns_done", (json_int_t)s->done));
 
