@@ -122,6 +122,7 @@ struct restore_snap {
 	uint64_t mem_size, data_bytes;
 	uint32_t vcpus;
 	bool agent; /* a Linux guest with a vsock device: run a command */
+	char rootfs[SNAP_GUEST_PATH_MAX]; /* its drive 0's image, or "" */
 	struct snap_guest_rec guest; /* linux_guest: what it was booted from */
 	struct probe_params params;  /* the probe guest's */
 };

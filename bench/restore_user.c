@@ -43,6 +43,9 @@ int restore__inspect(const char *dir, struct restore_snap *info)
 	};
 	if (info->linux_guest)
 		info->guest = s.guest;
+	if (s.virtio.nr_drives)
+		memcpy(info->rootfs, s.virtio.drive[0].path,
+		       sizeof(info->rootfs));
 	else
 		info->params = s.params;
 	snapshot__close(&s);

@@ -4,6 +4,7 @@
 
 #include "agent_client.h"
 #include "args.h"
+#include "child.h"
 #include "cli.h"
 #include "diff.h"
 #include "err.h"
@@ -40,6 +41,7 @@ struct session_opts {
 	const struct guest_mem_ops *strategy;
 	uint64_t turns, think_ns;
 	uint64_t print_turn; /* --turn-command K: print turn K's text */
+	uint64_t baseline;   /* fresh boots of the same guest, command */
 	bool full, keep;
 	struct session_merge_policy merge;
 };
@@ -70,6 +72,8 @@ struct session {
 	uint64_t sectors;    /* the guest's disk sectors written so far */
 	struct turn *t;
 	uint64_t done;
+	double *boot_ns; /* process start -> first output, fresh boots */
+	uint64_t boots;
 };
 
 static double span(const struct timeline *tl, enum tl_event a,
@@ -176,8 +180,10 @@ static int one_turn(struct session *s, uint64_t k)
 	t->mem_bytes = r.saved.mem_data_bytes;
 	t->disk_bytes = r.saved.disk_bytes;
 	snap_linux__turn_free(&r);
-	if (ret < 0)
+	if (ret < 0) { /* saved, but not a turn the session goes on from */
+		snapshot__abort_dir(next);
 		return ret;
+	}
 	advance(s, next);
 	s->diff_bytes += o->full ? 0 : t->mem_bytes + t->disk_bytes;
 	if (!o->full && session__should_merge(&o->merge, k, s->nr_links - 1,
@@ -198,6 +204,77 @@ static void progress(const struct session *s, uint64_t k)
 		(t->pause_ns + t->save_ns) / 1e6,
 		(double)(t->mem_bytes + t->disk_bytes) / MiB, t->chain,
 		t->merged ? " (merged)" : "");
+}
+
+/* One fresh boot of the snapshot's guest (its kernel, initrd and root
+ * disk, read-only underneath its own overlay) running the turn's
+ * command: `coldstart run ... --exec CMD --json`, process start -> first
+ * output byte, as a user's cold start would be. */
+static int boot_once(struct session *s, double *ns)
+{
+	const struct restore_snap *i = &s->info;
+	char *argv[16], *cmd = session__command(s->o->exec, 1);
+	const char *self = cli__self_exe();
+	json_t *doc = NULL, *tl;
+	int n = 0, status = 0, ret;
+
+	if (!cmd || !self) {
+		free(cmd);
+		return err__set(ENOMEM, "a fresh boot");
+	}
+	argv[n++] = (char *)self;
+	argv[n++] = "run";
+	argv[n++] = "--kernel";
+	argv[n++] = (char *)i->guest.kernel;
+	if (i->guest.initrd[0]) {
+		argv[n++] = "--initrd";
+		argv[n++] = (char *)i->guest.initrd;
+	}
+	argv[n++] = "--rootfs";
+	argv[n++] = (char *)i->rootfs;
+	argv[n++] = "--exec";
+	argv[n++] = cmd;
+	argv[n++] = "--json";
+	argv[n++] = "--timeout";
+	argv[n++] = "300s";
+	if (s->o->c.allow_pvm)
+		argv[n++] = "--allow-pvm";
+	argv[n] = NULL;
+	ret = child__capture(argv, &doc, &status);
+	free(cmd);
+	tl = json_object_get(doc, "timeline_ns");
+	if (ret == 0 && !json_is_integer(json_object_get(tl, "first_output")))
+		ret = err__set(EIO, "a fresh boot of the guest (coldstart run "
+			       "--kernel %s --rootfs %s --exec) gave no first "
+			       "output (wait status %d)", i->guest.kernel,
+			       i->rootfs, status);
+	if (ret == 0)
+		*ns = (double)json_integer_value(json_object_get(tl,
+							       "first_output"));
+	json_decref(doc);
+	return ret;
+}
+
+/* The baseline: fresh boots before the turns (--baseline N). */
+static int boots(struct session *s)
+{
+	int ret = 0;
+
+	s->boot_ns = calloc(s->o->baseline ? s->o->baseline : 1,
+			    sizeof(*s->boot_ns));
+	if (!s->boot_ns)
+		return err__set(ENOMEM, "the fresh boots");
+	for (uint64_t b = 0; ret == 0 && b < s->o->baseline; b++) {
+		ret = boot_once(s, &s->boot_ns[b]);
+		if (ret == 0) {
+			s->boots++;
+			fprintf(stderr, "coldstart: session: fresh boot %" PRIu64
+				"/%" PRIu64 ": process start -> first output "
+				"%.1f ms\n", b + 1, s->o->baseline,
+				s->boot_ns[b] / 1e6);
+		}
+	}
+	return ret;
 }
 
 static int run_turns(struct session *s)
@@ -305,6 +382,29 @@ static double drift(const struct session *s)
 	return a[n / 2] > 0 ? b[n / 2] / a[n / 2] : 0;
 }
 
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Median resume to first output over median fresh boot to it. */
+static double resume_over_boot(const struct session *s)
+{
+	double *r = calloc(s->done ? s->done : 1, sizeof(*r));
+	double *b = calloc(s->boots, sizeof(*b)), x = 0;
+
+	if (r && b && s->done) {
+		for (uint64_t i = 0; i < s->done; i++)
+			r[i] = s->t[i].resume_ns;
+		memcpy(b, s->boot_ns, s->boots * sizeof(*b));
+		x = median(r, s->done) / median(b, s->boots);
+	}
+	free(r);
+	free(b);
+	return x;
+}
+
 static json_t *result_json(const struct session *s)
 {
 	const struct session_opts *o = s->o;
@@ -330,6 +430,16 @@ static json_t *result_json(const struct session *s)
 	}
 	json_object_set_new(doc, "turns", turns_json(s));
 	json_object_set_new(doc, "resume_drift", json_real(drift(s)));
+	if (s->boots && !result__add_series(doc, "fresh_boot_to_first_output",
+					    "ns", RESULT_LOWER,
+					    json_pack("{s:s}", "per", "boot"),
+					    s->boot_ns, (size_t)s->boots)) {
+		json_decref(doc);
+		return NULL;
+	}
+	if (s->boots)
+		json_object_set_new(doc, "resume_over_boot",
+				    json_real(resume_over_boot(s)));
 	return doc;
 }
 
@@ -382,6 +492,12 @@ static void report(FILE *out, const json_t *doc)
 	fprintf(out, "\nResume drift (median of the last three turns over the "
 		"first three): %.2fx.\n",
 		json_real_value(json_object_get(doc, "resume_drift")));
+	if (json_object_get(doc, "resume_over_boot"))
+		fprintf(out, "Resume to first output over a fresh boot to first "
+			"output of the same guest and command (medians, "
+			"process start for the boot): %.2fx.\n",
+			json_real_value(json_object_get(doc,
+							"resume_over_boot")));
 }
 
 /* The user's snapshot: one of a guest with an agent (a rootfs guest). */
@@ -462,6 +578,8 @@ static int run(void *opts)
 	if (code != CLI_OK)
 		return code;
 	ret = setup(&s);
+	if (ret == 0)
+		ret = boots(&s);
 	if (ret == 0) {
 		ret = run_turns(&s);
 		kvm__close(&s.kvm);
@@ -469,12 +587,14 @@ static int run(void *opts)
 	cleanup(&s);
 	if (ret < 0 && !s.done) {
 		free(s.t);
+		free(s.boot_ns);
 		return ret;
 	}
 	if (ret < 0) /* the turns done are a result: kept, then the error */
 		fprintf(stderr, "coldstart: bench session: %s\n", err__last());
 	doc = result_json(&s);
 	free(s.t);
+	free(s.boot_ns);
 	if (!doc)
 		return err__set(ENOMEM, "the result document");
 	code = result__emit(doc, s.o->c.json, s.o->c.out_dir, report);
@@ -491,6 +611,7 @@ static void init(void *opts)
 	struct session_opts *o = opts;
 
 	*o = (struct session_opts){ .turns = 10, .exec = DEFAULT_EXEC,
+				    .baseline = 1,
 				    .merge_text = "chain:8",
 				    .strategy = mem_restore__strategy("mmap") };
 	session__parse_merge(o->merge_text, &o->merge);
@@ -557,6 +678,12 @@ static int set_keep(void *opts, const char *arg)
 	return 0;
 }
 
+static int set_baseline(void *opts, const char *arg)
+{
+	return args__u64("--baseline", arg, 0, 1000,
+			 &((struct session_opts *)opts)->baseline);
+}
+
 static int set_turn_command(void *opts, const char *arg)
 {
 	return args__u64("--turn-command", arg, 1, 100000,
@@ -606,6 +733,9 @@ static const struct opt table[] = {
 	  "afterwards", set_work_dir, NULL },
 	{ "keep", 0, NULL, false, "keep the turns' snapshots", set_keep,
 	  NULL },
+	{ "baseline", 0, "N", false, "fresh boots of the same guest running "
+	  "the turn's command\nfirst (default 1; 0: none): resume against "
+	  "boot to first\noutput", set_baseline, NULL },
 	{ "turn-command", 0, "K", false, "print the shell text turn K runs "
 	  "(--exec, then the\ncontinuity check) and exit: for turns run by "
 	  "hand with\n`snapshot restore DIR --exec TEXT --save NEW --diff`",

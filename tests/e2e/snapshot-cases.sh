@@ -122,10 +122,11 @@ d = json.load(open(sys.argv[1]))
 t = d["turns"]
 assert len(t) == 5 and [x["merged"] for x in t] == [False, True, False, True, False], t
 assert all(x["resume_to_first_output_ns"] > 0 and x["mem_bytes"] > 0 for x in t), t
-assert [x["chain_length"] for x in t] == [2, 1, 2, 1, 2], t' \
+assert [x["chain_length"] for x in t] == [2, 1, 2, 1, 2], t
+assert d["resume_over_boot"] > 0, d.get("resume_over_boot")' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench session: $(tail -n 1 /tmp/$CUR.py)"
 	# a turn that loses an earlier turn's file stops the run naming it
-	run 1 bench session --snapshot /tmp/rsnap --turns 3 \
+	run 1 bench session --snapshot /tmp/rsnap --turns 3 --baseline 0 \
 		--exec 'rm -f /var/lib/coldstart-session/turn-1'
 	has /tmp/$CUR.err 'turn 2: state of earlier turns is lost: turn 2: file turn-1' \
 		"a lost file was not reported"
