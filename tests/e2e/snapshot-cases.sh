@@ -113,18 +113,33 @@ assert s and all(v > 0 for x in s for v in x["samples_ns"]), s' \
 		"a changed image was not refused"
 	mv $img.orig $img
 	case_end
-	# a multi-turn session: diffs, merges, the continuity check
+	# a multi-turn session: 22 turns of diffs and merges, each checking
+	# every earlier turn's state; the chain kept, then broken
 	case_start session_turns
-	run 0 bench session --snapshot /tmp/rsnap --turns 5 --merge every:2 \
-		--json
+	rm -rf /tmp/sess && mkdir /tmp/sess
+	run 0 bench session --snapshot /tmp/rsnap --turns 22 --merge chain:3 \
+		--exec 'echo turn' --work-dir /tmp/sess --keep --json
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["turns"]
-assert len(t) == 5 and [x["merged"] for x in t] == [False, True, False, True, False], t
+assert len(t) == 22, len(t)
+assert [x["chain_length"] for x in t[:5]] == [2, 3, 4, 1, 2], t[:5]
+assert sum(x["merged"] for x in t) == 5, t
 assert all(x["resume_to_first_output_ns"] > 0 and x["mem_bytes"] > 0 for x in t), t
-assert [x["chain_length"] for x in t] == [2, 1, 2, 1, 2], t
 assert d["resume_over_boot"] > 0, d.get("resume_over_boot")' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench session: $(tail -n 1 /tmp/$CUR.py)"
+	# turns 21 and 22 are diffs above the merged turn 20: without 21,
+	# a resume of 22 names the missing link
+	top=$(ls -d /tmp/sess/*/turn-0022 2>/dev/null)
+	if [ -n "$top" ]; then
+		rm -rf "${top%22}21"
+		run 1 snapshot restore "$top" --exec true
+		has /tmp/$CUR.err "turn-0022 is a diff whose base .*turn-0021 cannot be used" \
+			"a broken chain was not refused naming the link"
+	else
+		no "no turn-0022 kept in /tmp/sess"
+	fi
+	rm -rf /tmp/sess
 	# a turn that loses an earlier turn's file stops the run naming it
 	run 1 bench session --snapshot /tmp/rsnap --turns 3 --baseline 0 \
 		--exec 'rm -f /var/lib/coldstart-session/turn-1'
