@@ -310,22 +310,6 @@ struct restored {
 	uint64_t console_bytes;
 };
 
-/* The agent's port a snapshot's guest was booted with
- * (coldstart.agent=N on its command line), else the default. */
-static uint32_t agent_port_of(const struct snap_guest_rec *g)
-{
-	const char *p = strstr(g->cmdline, "coldstart.agent=");
-	unsigned long port;
-	char *end;
-
-	if (!p)
-		return AGENT_PORT;
-	port = strtoul(p + 16, &end, 10);
-	return port && port < UINT32_MAX && (*end == ' ' || !*end)
-		       ? (uint32_t)port
-		       : AGENT_PORT;
-}
-
 /* Restores and runs the guest to its exit, or with an agent, runs
  * --exec's command through it (or serves --vsock's clients until the
  * timeout); with `s` (not NULL), also measures it as restore__once does
@@ -362,7 +346,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	if (ret == 0)
 		ret = guestdev__restore(&snap, &devs, r->x.vsock, &lr);
 	if (ret == 0 && !r->x.port) /* the port the guest was booted with */
-		r->x.port = agent_port_of(&snap.guest);
+		r->x.port = guestdev__agent_port(&snap);
 	if (ret < 0) {
 		snapshot__close(&snap);
 		return ret;

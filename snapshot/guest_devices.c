@@ -2,11 +2,13 @@
 #include "guest_devices.h"
 
 #include "err.h"
+#include "guest/agent_abi.h"
 #include "virtio_blk.h"
 #include "virtio_vsock.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int save_disk(void *ctx, unsigned int i, int fd, uint64_t *bytes)
@@ -100,4 +102,18 @@ int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 	lr->vsock_path = s->virtio.vsock ? vsock_path : NULL;
 	lr->vsock_cid = s->virtio.vsock_cid;
 	return 0;
+}
+
+uint32_t guestdev__agent_port(const struct snapshot *s)
+{
+	const char *p = strstr(s->guest.cmdline, "coldstart.agent=");
+	unsigned long port;
+	char *end;
+
+	if (!p)
+		return AGENT_PORT;
+	port = strtoul(p + 16, &end, 10);
+	return port && port < UINT32_MAX && (*end == ' ' || !*end)
+		       ? (uint32_t)port
+		       : AGENT_PORT;
 }

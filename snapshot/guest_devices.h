@@ -10,6 +10,7 @@
 #include "snapshot.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 /* What snapshot__save_guest needs of machine `m`'s devices. */
 struct guestdev_save {
@@ -42,5 +43,9 @@ int guestdev__check(const struct snapshot *s);
  * then be given: -EINVAL otherwise. */
 int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 		      const char *vsock_path, struct linux_restore *lr);
+
+/* The vsock port `s`'s guest agent listens on: the one it was booted
+ * with (coldstart.agent=N on its command line), else AGENT_PORT. */
+uint32_t guestdev__agent_port(const struct snapshot *s);
 
 #endif

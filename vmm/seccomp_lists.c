@@ -40,10 +40,13 @@
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
 	 CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |                \
 	 CLONE_CHILD_CLEARTID)
-/* The open flags each role may use: no O_PATH, O_TMPFILE, O_DIRECT,
- * O_SYNC or O_NOATIME anywhere; refill workers read and map, and make
- * no file. */
-#define OPEN_COMMON (O_RDWR | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+/* The open flags each role may use: no O_PATH, O_DIRECT, O_SYNC or
+ * O_NOATIME anywhere; refill workers read and map, and make no named
+ * file: only a restored drive's unnamed overlay (O_TMPFILE), as the
+ * control thread may. */
+#define OPEN_COMMON                                                         \
+	(O_RDWR | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |       \
+	 __O_TMPFILE)
 #define OPEN_MAIN                                                           \
 	(OPEN_COMMON | O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_APPEND)
 #define OPEN_REFILL OPEN_COMMON
@@ -131,6 +134,13 @@ const struct seccomp_rule seccomp_rules[] = {
 	  "never made, truncated or appended to"),
 	ANY(V | M | R, "lseek", "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush"),
 	ANY(M | R, "memfd_create", "memfd guest memory"),
+	ARG(R, "socket", 0, AF_UNIX, "a restored guest's vsock device listens on its "
+	    "Unix socket (Unix-domain only)"),
+	ANY(M | R, "bind", "the same: its socket, in the pool's private directory"),
+	ANY(M | R, "listen", "the same"),
+	ANY(M | R, "epoll_create1", "a vsock device's I/O thread waits on its sockets"),
+	ANY(M | R, "epoll_ctl", "the same: the device's kick and listening socket"),
+	ANY(R, "unlink", "a vsock device's socket, removed with its VM"),
 	ANY(M | R, "ftruncate", "size a memfd"),
 	ANY(M | R, "fallocate", "populate or punch guest memory files"),
 	ANY(M | R, "eventfd2", "the uffd handler's stop event"),
