@@ -48,7 +48,10 @@ static int fill_from(struct snapshot *snap,
 }
 
 /* The same for a pool's VM: its timeline starts here; a guest with an
- * agent gets a socket of its own in the pool's directory. */
+ * agent gets a socket of its own in the pool's directory. It is parked
+ * before its guest handles the vsock transport reset, which the request
+ * then waits for: running it to the reset first made refills slower and
+ * hits no faster in the emulated host (docs/commands.md). */
 static int fill(struct pool *p, struct held *h)
 {
 	if (p->agent) {
