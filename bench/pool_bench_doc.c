@@ -14,9 +14,28 @@
 
 /* ---- the document ---- */
 
-static int add_latency(json_t *doc, const struct run *r, const char *what,
-		       bool first, int hit)
+/* To what a latency series runs from arrival. */
+enum to { TO_DONE, TO_FIRST_RUN, TO_FIRST_OUTPUT };
+
+static double latency(const struct pool_outcome *x, enum to to)
 {
+	return to == TO_FIRST_RUN ? x->first_ns
+	       : to == TO_DONE	  ? x->done_ns
+				  : x->output_ns;
+}
+
+static int add_latency(json_t *doc, const struct run *r, enum to to,
+		       int hit)
+{
+	static const char *const what[] = {
+		[TO_DONE] = "arrival_to_done",
+		[TO_FIRST_RUN] = "arrival_to_first_run",
+		[TO_FIRST_OUTPUT] = "arrival_to_first_output",
+	};
+	static const char *const param[] = {
+		[TO_DONE] = "done", [TO_FIRST_RUN] = "first_run",
+		[TO_FIRST_OUTPUT] = "first_output",
+	};
 	size_t n = 0;
 	double *v = malloc((r->arr->n ? r->arr->n : 1) * sizeof(double));
 	char name[64];
@@ -27,14 +46,16 @@ static int add_latency(json_t *doc, const struct run *r, const char *what,
 	for (size_t i = 0; i < r->arr->n; i++) {
 		const struct pool_outcome *x = &r->load.out[i];
 
-		if (x->ok && (hit < 0 || x->hit == (bool)hit))
-			v[n++] = first ? x->first_ns : x->done_ns;
+		/* a command with no output has no first output byte */
+		if (x->ok && (hit < 0 || x->hit == (bool)hit) &&
+		    latency(x, to) > 0)
+			v[n++] = latency(x, to);
 	}
-	snprintf(name, sizeof(name), "%s.%s", what,
+	snprintf(name, sizeof(name), "%s.%s", what[to],
 		 hit < 0 ? "all" : hit ? "hit" : "miss");
 	s = result__add_series(doc, name, "ns", RESULT_LOWER,
-			       json_pack("{s:s, s:s}", "to",
-					 first ? "first_run" : "done", "requests",
+			       json_pack("{s:s, s:s}", "to", param[to],
+					 "requests",
 					 hit < 0 ? "all" : hit ? "hit" : "miss"),
 			       v, n);
 	free(v);
@@ -171,11 +192,11 @@ json_t *pool_bench__document(const struct pb_opts *o, const struct run *r,
 
 	if (!doc)
 		return NULL;
-	for (int first = 1; first >= 0 && ret == 0; first--)
+	/* a guest with an agent: also to its command's first output */
+	for (int to = o->pc.exec ? TO_FIRST_OUTPUT : TO_FIRST_RUN;
+	     to >= TO_DONE && ret == 0; to--)
 		for (int hit = -1; hit <= 1 && ret == 0; hit++)
-			ret = add_latency(doc, r, first ? "arrival_to_first_run"
-							: "arrival_to_done",
-					  first, hit);
+			ret = add_latency(doc, r, (enum to)to, hit);
 	if (ret == 0 && r->fresh)
 		ret = add_baselines(doc, o, r);
 	if (ret == 0)

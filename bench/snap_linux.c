@@ -335,22 +335,6 @@ struct restored {
 	uint64_t console_bytes;
 };
 
-/* The agent's port a snapshot's guest was booted with
- * (coldstart.agent=N on its command line), else the default. */
-static uint32_t agent_port_of(const struct snap_guest_rec *g)
-{
-	const char *p = strstr(g->cmdline, "coldstart.agent=");
-	unsigned long port;
-	char *end;
-
-	if (!p)
-		return AGENT_PORT;
-	port = strtoul(p + 16, &end, 10);
-	return port && port < UINT32_MAX && (*end == ' ' || !*end)
-		       ? (uint32_t)port
-		       : AGENT_PORT;
-}
-
 /* --save: the guest paused after its command and saved, whole or as a
  * diff against the snapshot it was restored from (pages and disk blocks
  * written since the restore). */
@@ -423,7 +407,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	if (ret == 0)
 		ret = guestdev__restore(&snap, &devs, r->x.vsock, &lr);
 	if (ret == 0 && !r->x.port) /* the port the guest was booted with */
-		r->x.port = agent_port_of(&snap.guest);
+		r->x.port = guestdev__agent_port(&snap);
 	if (ret < 0) {
 		snapshot__close(&snap);
 		return ret;

@@ -59,6 +59,12 @@ static void usage(FILE *out)
 	      "{ok, hit,\n"
 	      "                            waited, acquire_us, first_run_us, "
 	      "done_us, ...}\n"
+	      "  {\"op\": \"acquire\", \"exec\": \"CMD\"}  a guest with an "
+	      "agent: CMD, not\n"
+	      "                            --exec's; the reply adds status, "
+	      "stdout,\n"
+	      "                            stderr, truncated, "
+	      "first_output_us\n"
 	      "  {\"op\": \"stats\"}          the pool's counters\n"
 	      "  {\"op\": \"resize\", \"size\": N}  a new target\n"
 	      "  {\"op\": \"drain\"}          finish and stop\n"
@@ -206,6 +212,13 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		ret = pool_config__finish(&o->pc);
 	/* a server is jailed unless told otherwise: in a private DIR */
 	o->jail.private_dir = o->serve && !o->jail.off && !o->jail.dir;
+	/* each VM opens its drives' images and binds its vsock socket, on
+	 * the host's filesystem, which a jail hides */
+	if (ret == 0 && o->pc.snap_devices && !o->jail.off &&
+	    (o->serve || o->jail.dir))
+		ret = err__set(EINVAL, "--jail: the snapshot's guest has "
+			       "drives or an agent, whose files are outside "
+			       "the jail; give --jail off");
 	if (ret == 0)
 		ret = jail__check(&o->jail);
 	return ret;
@@ -241,18 +254,45 @@ static double median_us(double *v, size_t n)
 	return s.p50 / 1e3;
 }
 
-/* The medians of what the requests saw, in us. */
+/* The medians of what the requests saw, in us; with an agent, the
+ * commands' first output (all, hits) and how they ended. */
 struct medians {
 	double acquire, first, hit_first, done;
-	size_t served;
+	double output, hit_output;
+	size_t served, ran, exited_0, distinct_stdout;
+	const char *stdout_first; /* the first served request's */
 };
+
+/* The commands' statuses and how many different stdouts they wrote. */
+static void commands(const struct pool_load *l, struct medians *m)
+{
+	uint64_t seen[16];
+	size_t nseen = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct pool_outcome *o = &l->out[i];
+		size_t k = 0;
+
+		if (!o->ok || !o->ran)
+			continue;
+		if (!m->ran++)
+			m->stdout_first = o->out;
+		m->exited_0 += o->status == 0;
+		while (k < nseen && seen[k] != o->out_hash)
+			k++;
+		if (k == nseen && nseen < 16)
+			seen[nseen++] = o->out_hash;
+	}
+	m->distinct_stdout = nseen;
+}
 
 static int medians(const struct pool_load *l, struct medians *m)
 {
-	double *v = calloc(4 * (l->n ? l->n : 1), sizeof(double));
+	double *v = calloc(6 * (l->n ? l->n : 1), sizeof(double));
 	double *acq = v, *first = v + l->n, *hit = v + 2 * l->n,
-	       *done = v + 3 * l->n;
-	size_t n = 0, nhit = 0;
+	       *done = v + 3 * l->n, *out = v + 4 * l->n,
+	       *hit_out = v + 5 * l->n;
+	size_t n = 0, nhit = 0, nout = 0, nhit_out = 0;
 
 	if (!v)
 		return err__set(ENOMEM, "allocating samples");
@@ -266,13 +306,19 @@ static int medians(const struct pool_load *l, struct medians *m)
 		done[n] = o->done_ns;
 		if (o->hit)
 			hit[nhit++] = o->first_ns;
+		if (o->output_ns > 0)
+			out[nout++] = o->output_ns;
+		if (o->output_ns > 0 && o->hit)
+			hit_out[nhit_out++] = o->output_ns;
 		n++;
 	}
 	*m = (struct medians){
 		.acquire = median_us(acq, n), .first = median_us(first, n),
 		.hit_first = median_us(hit, nhit), .done = median_us(done, n),
-		.served = n,
+		.output = median_us(out, nout),
+		.hit_output = median_us(hit_out, nhit_out), .served = n,
 	};
+	commands(l, m);
 	free(v);
 	return 0;
 }
@@ -289,6 +335,15 @@ static int print_json(const struct pool_cmd *o, const struct medians *m,
 		"acquire_us_p50", m->acquire);
 	int ret = 0;
 
+	if (doc && o->pc.exec)
+		json_object_set_new(doc, "commands", json_pack(
+			"{s:s, s:I, s:I, s:I, s:s, s:f, s:f}", "exec",
+			o->pc.exec, "ran", (json_int_t)m->ran, "exited_0",
+			(json_int_t)m->exited_0, "distinct_stdout",
+			(json_int_t)m->distinct_stdout, "stdout_first",
+			m->stdout_first ? m->stdout_first : "",
+			"first_output_us_p50", m->output,
+			"hit_first_output_us_p50", m->hit_output));
 	if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2)) < 0)
 		ret = err__set(ENOMEM, "writing the results");
 	putchar('\n');
@@ -315,6 +370,11 @@ static void print_text(const struct pool_cmd *o, const struct medians *m,
 	printf("arrival -> VM in hand: %.1f us median; -> first "
 	       "instruction: %.1f us (hits: %.1f us); -> DONE: %.1f us\n",
 	       m->acquire, m->first, m->hit_first, m->done);
+	if (c->exec)
+		printf("commands: %zu ran, %zu exited 0, %zu different "
+		       "stdout(s); arrival -> first output: %.1f us median "
+		       "(hits: %.1f us)\n", m->ran, m->exited_0,
+		       m->distinct_stdout, m->output, m->hit_output);
 	printf("pool: %" PRIu64 " VMs made by refills (%.3f ms each on "
 	       "average), %" PRIu64 " by requests; %" PRIu64
 	       " failed to make, %" PRIu64 " guests failed; %.2f idle "

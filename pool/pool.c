@@ -6,6 +6,7 @@
 #include "pool_int.h"
 
 #include "err.h"
+#include "guest_devices.h"
 #include "jail.h"
 #include "kvm.h"
 #include "mem_source.h"
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Weight of the newest making time in its moving average. */
 #define MAKE_AVG_WEIGHT 0.2
@@ -32,6 +34,11 @@
 const char *pool__hold_name(enum pool_hold h)
 {
 	return h == POOL_HOLD_SHELL ? "shell" : "warm";
+}
+
+const char *pool__exec(const struct pool *p)
+{
+	return p->agent ? p->cfg.exec : NULL;
 }
 
 static int check_config(const struct pool_config *c)
@@ -59,6 +66,12 @@ static int check_config(const struct pool_config *c)
 	if (c->abort_every && c->source != POOL_FROM_PROBE)
 		return err__set(EINVAL, "pool: injected aborts need the probe "
 				"guest booted fresh");
+	if (c->exec && c->source != POOL_FROM_SNAPSHOT)
+		return err__set(EINVAL, "pool: a command (exec) needs a "
+				"snapshot of a guest with an agent");
+	if (c->exec && strlen(c->exec) > POOL_EXEC_MAX)
+		return err__set(EINVAL, "pool: a command of %zu bytes (at "
+				"most %u)", strlen(c->exec), POOL_EXEC_MAX);
 	if (c->source == POOL_FROM_SNAPSHOT) {
 		if (!c->snapshot_dir || !c->strategy)
 			return err__set(EINVAL, "pool: a snapshot source needs "
@@ -230,12 +243,44 @@ static void *refill(void *arg)
 
 /* ---- the interface ---- */
 
+/* A snapshot's guest with drives or vsock: its images checked once, and
+ * a private directory for its VMs' vsock sockets. */
+static int open_devices(struct pool *p)
+{
+	const struct snapshot *s = &p->snap;
+	int ret;
+
+	p->devices = s->virtio.nr_drives || s->virtio.vsock;
+	p->agent = s->virtio.vsock;
+	if (!p->devices)
+		return p->cfg.exec ? err__set(EINVAL, "pool: a command (exec) "
+					      "needs a guest with an agent")
+				   : 0;
+	ret = guestdev__check(s);
+	if (ret < 0 || !p->agent)
+		return ret;
+	if (!p->cfg.exec)
+		return err__set(EINVAL, "pool: the snapshot's guest runs "
+				"commands through its agent: no command "
+				"(exec) given");
+	p->agent_port = guestdev__agent_port(s);
+	snprintf(p->sock_dir, sizeof(p->sock_dir), "/tmp/coldstart-pool-XXXXXX");
+	if (!mkdtemp(p->sock_dir)) {
+		p->sock_dir[0] = '\0';
+		return err__sys(errno, "creating a directory for the VMs' "
+				"vsock sockets in /tmp");
+	}
+	return 0;
+}
+
 static void free_pool(struct pool *p)
 {
 	for (unsigned int i = 0; i < p->nheld; i++)
 		held__destroy(p->held[i]);
 	if (p->snap_open)
 		snapshot__close(&p->snap);
+	if (p->sock_dir[0]) /* each VM's device removed its socket */
+		rmdir(p->sock_dir);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->ready);
@@ -278,6 +323,11 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 		p->linux_guest = p->snap.cfg.guest != SNAP_GUEST_PROBE;
 		p->expected = probe__expected_checksum(&p->snap.params,
 						       p->snap.cfg.nr_vcpus);
+		ret = open_devices(p);
+		if (ret < 0) {
+			free_pool(p);
+			return ret;
+		}
 	} else if (cfg->source == POOL_FROM_LINUX) {
 		p->linux_guest = true;
 	} else {
@@ -416,6 +466,7 @@ static void count_served(struct pool *p, unsigned int made, double made_s,
 int pool__serve(struct pool *p, struct pool_request *req)
 {
 	uint64_t arrival = req->arrival_ns;
+	const char *exec = req->exec;
 	unsigned int made = 0, unmade = 0, failed = 0;
 	char why[256] = "";
 	struct held *h = NULL;
@@ -424,6 +475,7 @@ int pool__serve(struct pool *p, struct pool_request *req)
 
 	*req = (struct pool_request){
 		.arrival_ns = arrival ? arrival : timeline__now(),
+		.exec = exec,
 	};
 	ret = acquire(p, req, &h);
 	if (ret < 0)

@@ -53,10 +53,23 @@
 struct kvm_host;
 struct pool;
 
-/* One request: the caller sets arrival_ns (CLOCK_MONOTONIC, 0: now);
- * pool__serve fills in the rest. Times are CLOCK_MONOTONIC ns. */
+/* What a request keeps of each stream of its command's output at most. */
+#define POOL_OUTPUT_MAX (64u << 10)
+
+/* One stream of a command's output: its first POOL_OUTPUT_MAX bytes. */
+struct pool_output {
+	char *buf; /* malloc'd (pool__request_release), or NULL: none */
+	size_t len;
+	bool truncated;
+};
+
+/* One request: the caller sets arrival_ns (CLOCK_MONOTONIC, 0: now) and,
+ * on a pool of a guest with an agent, may set exec (NULL: the pool's
+ * cfg.exec); pool__serve fills in the rest. Times are CLOCK_MONOTONIC
+ * ns. */
 struct pool_request {
 	uint64_t arrival_ns;
+	const char *exec; /* borrowed until pool__serve returns */
 	bool hit;    /* a VM was held when it arrived */
 	bool waited; /* it waited for a refill (POOL_WAIT) */
 	unsigned int failures; /* VMs that failed while serving it */
@@ -64,7 +77,18 @@ struct pool_request {
 	uint64_t first_run_ns; /* its guest's first instruction (KVM_RUN) */
 	uint64_t done_ns;      /* its guest reported DONE */
 	uint64_t checksum;
+	/* a guest with an agent: the command ran (its exit status, or 128
+	 * + the signal that killed it), its first output byte and its exit;
+	 * done_ns is its exit too. A status other than 0 is still a
+	 * request served. */
+	bool ran;
+	int status;
+	uint64_t first_output_ns, exit_ns;
+	struct pool_output output[2]; /* stdout, stderr */
 };
+
+/* Frees what pool__serve captured of a request's output. */
+void pool__request_release(struct pool_request *req);
 
 struct pool_stats {
 	uint64_t requests, hits, misses, waits;
@@ -90,8 +114,10 @@ int pool__start(const struct pool_config *cfg, struct pool **out);
  * whose every VM fails to be made returns that error). */
 int pool__wait_filled(struct pool *p, uint64_t timeout_ns);
 
-/* Takes a VM for the request, runs it to DONE and checks its checksum;
- * safe from any number of threads. 0, or -errno: -ECANCELED once the pool
+/* Takes a VM for the request, runs it to DONE and checks its checksum
+ * (a guest with an agent: runs the command through it, its output
+ * captured; pool__request_release frees it); safe from any number of
+ * threads. 0, or -errno: -ECANCELED once the pool
  * drains, else why the request could not be served (after one retry). */
 int pool__serve(struct pool *p, struct pool_request *req);
 
@@ -123,5 +149,9 @@ int pool__restore_once(struct kvm_host *kvm, struct snapshot *snap,
 		       uint64_t timeout_ns, double *ns);
 
 const char *pool__hold_name(enum pool_hold h);
+
+/* The command a request runs through the pool's guest's agent unless it
+ * names its own, or NULL: the guest has no agent. */
+const char *pool__exec(const struct pool *p);
 
 #endif

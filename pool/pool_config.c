@@ -8,6 +8,7 @@
 #include "err.h"
 #include "kvm.h"
 #include "mem_restore.h"
+#include "agent_client.h"
 #include "snapshot.h"
 #include "units.h"
 
@@ -108,6 +109,15 @@ static int set_snapshot(void *ctx, const char *a)
 
 	c->source = POOL_FROM_SNAPSHOT;
 	c->snapshot_dir = a;
+	return 0;
+}
+
+static int set_exec(void *ctx, const char *a)
+{
+	if (!*a || strlen(a) > POOL_EXEC_MAX)
+		return err__set(EINVAL, "--exec: a command of 1 to %u bytes, "
+				"not %zu", POOL_EXEC_MAX, strlen(a));
+	((struct pool_config *)ctx)->exec = a;
 	return 0;
 }
 
@@ -308,6 +318,10 @@ static const struct opt options[] = {
 	  set_snapshot, NULL },
 	{ "mem-restore", 0, "NAME", false, "its memory restore strategy "
 	  "(default mmap)", set_mem_restore, NULL },
+	{ "exec", 0, "CMD", false, "a snapshot of a guest with an agent (a "
+	  "--rootfs guest's):\nthe command each request runs through it "
+	  "(default a\npython3 importing four standard modules)", set_exec,
+	  NULL },
 	{ "kernel", 0, "FILE", false, "hold a Linux guest booted fresh and "
 	  "paused at its\nboot-complete signal; a request runs it on to its "
 	  "done\nsignal", set_kernel, NULL },
@@ -465,6 +479,8 @@ static int inspect_snapshot(struct pool_config *c)
 	if (ret < 0)
 		return ret;
 	c->snap_linux = s.cfg.guest == SNAP_GUEST_LINUX;
+	c->snap_devices = s.virtio.nr_drives || s.virtio.vsock;
+	c->snap_agent = s.virtio.vsock;
 	if (c->snap_linux)
 		c->snap_guest = s.guest;
 	snapshot__close(&s);
@@ -503,6 +519,15 @@ int pool_config__check_policy(const struct pool_config *c)
 	return 0;
 }
 
+static int no_agent(const struct pool_config *c)
+{
+	return err__set(EINVAL, "--exec: %s%s has no agent to run it (give "
+			"--snapshot of a --rootfs guest)",
+			c->source == POOL_FROM_SNAPSHOT ? "the guest of "
+			: "the guest", c->source == POOL_FROM_SNAPSHOT
+			? c->snapshot_dir : "");
+}
+
 int pool_config__finish(struct pool_config *c)
 {
 	int ret = pool_config__check_policy(c);
@@ -538,15 +563,20 @@ int pool_config__finish(struct pool_config *c)
 			return err__set(EINVAL, "--abort-every needs the probe "
 					"guest booted fresh (no --kernel)");
 		c->source = POOL_FROM_LINUX;
-		return 0;
+		return c->exec ? no_agent(c) : 0;
 	}
 	if (c->source == POOL_FROM_PROBE)
-		return finish_probe(c);
+		return c->exec ? no_agent(c) : finish_probe(c);
 	if (c->abort_every)
 		return err__set(EINVAL, "--abort-every needs the probe guest "
 				"booted fresh (no --snapshot)");
 	/* a snapshot that is not one is the user's error, on any host */
-	return inspect_snapshot(c);
+	ret = inspect_snapshot(c);
+	if (ret == 0 && c->exec && !c->snap_agent)
+		return no_agent(c);
+	if (ret == 0 && c->snap_agent && !c->exec)
+		c->exec = AGENT_DEFAULT_EXEC;
+	return ret;
 }
 
 /* ---- the guest's files ---- */

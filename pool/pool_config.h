@@ -23,6 +23,9 @@
 
 struct kvm_host;
 
+/* --exec's command (and a served request's "exec"): its bytes at most. */
+#define POOL_EXEC_MAX 4096u
+
 /* --config FILE: how many files one command takes. */
 #define POOL_CONFIGS_MAX 8
 
@@ -48,6 +51,10 @@ struct pool_config {
 	enum pool_source source;
 	const char *snapshot_dir;             /* POOL_FROM_SNAPSHOT */
 	const struct guest_mem_ops *strategy; /* its memory restore strategy */
+	/* a snapshot of a guest with an agent (a --rootfs guest's): the
+	 * command each request runs through it (pool_config__finish sets
+	 * AGENT_DEFAULT_EXEC where none is given); NULL for other guests */
+	const char *exec;
 	/* POOL_FROM_LINUX: the checked boot plan (its kernel, initrd,
 	 * command line, memory and vCPUs); borrowed, read by every refill
 	 * thread at once (the loader reads the files with pread) */
@@ -85,6 +92,8 @@ struct pool_config {
 	 * files, which the JSON names */
 	bool snap_linux;
 	struct snap_guest_rec snap_guest;
+	/* its guest has drives or vsock (vm.virtio); vsock: an agent */
+	bool snap_devices, snap_agent;
 	/* --kernel's files opened and planned (pool_config__open_guest) */
 	struct linux_kernel lk;
 	struct linux_boot lb;

@@ -87,6 +87,8 @@ json_t *pool_config__to_json(const struct pool_config *c)
 	if (j && (params_json(c, j, false) < 0 ||
 		  json_object_set_new(j, "timeout_s", json_real(
 			  (double)c->timeout_ns / 1e9)) < 0 ||
+		  (c->exec && json_object_set_new(j, "exec",
+						  json_string(c->exec)) < 0) ||
 		  params_json(c, j, true) < 0 || guest_json(c, j) < 0)) {
 		json_decref(j);
 		return NULL;
@@ -112,6 +114,7 @@ static const struct json_key top_keys[] = {
 	{ "on_empty", "on-empty", J_STRING },
 	{ "hold", "hold", J_STRING },
 	{ "timeout_s", "timeout", J_SECONDS },
+	{ "exec", "exec", J_STRING },
 	{ NULL, NULL, J_STRING },
 };
 

@@ -7,6 +7,7 @@
 
 #include "pool.h"
 
+#include "guest_devices.h"
 #include "linux_x86.h"
 #include "policy.h"
 #include "probe.h"
@@ -30,6 +31,10 @@ struct held {
 	 * the boot: it must outlive the VM */
 	struct linux_machine machine;
 	bool machine_made;
+	/* a snapshot with drives or vsock: the devices of its restore, and
+	 * the vsock device's Unix socket in the pool's private directory */
+	struct guestdev_restore devs;
+	char vsock[108];
 	struct timeline tl;   /* the VM's timeline */
 	bool filled;          /* memory and state restored (or booted) */
 };
@@ -47,6 +52,13 @@ struct pool {
 	bool snap_open;
 	bool linux_guest;  /* a Linux guest: from the snapshot or booted */
 	uint64_t expected; /* the probe's checksum a correct run reports */
+	/* a snapshot's guest with drives or an agent (vm.virtio): its VMs'
+	 * vsock sockets in sock_dir (made at start, removed at the end),
+	 * named by sock_seq; its agent's port */
+	bool devices, agent;
+	char sock_dir[64];
+	uint64_t sock_seq;
+	uint32_t agent_port;
 
 	pthread_mutex_t lock;
 	pthread_cond_t wake;  /* refill threads: the target moved, or drain */
@@ -71,10 +83,16 @@ struct pool {
 	struct pool_stats st;
 };
 
+/* The vCPUs stopped before the devices close (their I/O threads may
+ * still write guest memory), and those before the memory goes. */
 static inline void held__destroy(struct held *h)
 {
 	if (!h)
 		return;
+	if (h->vm && h->machine_made) {
+		vm__stop(h->vm);
+		linux_machine__close_virtio(&h->machine);
+	}
 	vm__destroy(h->vm);
 	if (h->machine_made)
 		linux_machine__destroy(&h->machine);

@@ -46,21 +46,44 @@ void pool_load__free(struct pool_load *l)
 	l->out = NULL;
 }
 
+static uint64_t fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
 void pool_load__serve(struct pool_load *l, size_t i, uint64_t arrival_ns)
 {
 	struct pool_request req = { .arrival_ns = arrival_ns };
 	struct pool_outcome *o = &l->out[i];
 
 	if (pool__serve(l->pool, &req) == 0) {
+		const struct pool_output *out = &req.output[0];
+		size_t keep = out->len < POOL_OUTCOME_OUT ? out->len
+							  : POOL_OUTCOME_OUT;
+
 		*o = (struct pool_outcome){
 			.acquire_ns = (double)(req.acquired_ns -
 					       req.arrival_ns),
 			.first_ns = (double)(req.first_run_ns - req.arrival_ns),
 			.done_ns = (double)(req.done_ns - req.arrival_ns),
-			.hit = req.hit, .ok = true,
+			.output_ns = req.first_output_ns
+					     ? (double)(req.first_output_ns -
+							req.arrival_ns)
+					     : 0,
+			.hit = req.hit, .ok = true, .ran = req.ran,
+			.status = req.status,
+			.out_hash = fnv1a(out->buf, out->len),
 		};
+		if (keep)
+			memcpy(o->out, out->buf, keep);
+		pool__request_release(&req);
 		return;
 	}
+	pool__request_release(&req);
 	pthread_mutex_lock(&l->lock);
 	if (!l->failed++)
 		snprintf(l->first_error, sizeof(l->first_error), "%s",

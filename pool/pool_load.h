@@ -17,11 +17,19 @@
 extern volatile sig_atomic_t pool_load__stop;
 void pool_load__catch_signals(void);
 
+/* What an outcome keeps of a command's stdout. */
+#define POOL_OUTCOME_OUT 64
+
 /* One request's outcome: ns from its arrival to its VM in hand, to its
- * guest's first instruction and to DONE. */
+ * guest's first instruction and to DONE; a guest with an agent: the
+ * command's status, ns to its first output byte (0: none), and its
+ * stdout's first bytes and FNV-1a hash (whole as captured). */
 struct pool_outcome {
-	double acquire_ns, first_ns, done_ns;
-	bool hit, ok;
+	double acquire_ns, first_ns, done_ns, output_ns;
+	bool hit, ok, ran;
+	int status;
+	uint64_t out_hash;
+	char out[POOL_OUTCOME_OUT + 1];
 };
 
 struct pool_load {

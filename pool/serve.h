@@ -17,6 +17,17 @@
  *     Times are microseconds from the request's arrival (its line read
  *     whole), null for an event that was not recorded. The checksum is a
  *     hex string: it is 64 bits, more than a JSON number holds exactly.
+ *   {"op": "acquire", "exec": "CMD"}
+ *     On a pool of a guest with an agent (pool__exec): the request runs
+ *     CMD (a string of 1 to POOL_EXEC_MAX bytes, no NUL; without "exec",
+ *     the pool's command) through it; the reply adds
+ *       "status": n, "stdout": s, "stderr": s, "truncated": bool,
+ *       "first_output_us": f
+ *     (each stream's first POOL_OUTPUT_MAX bytes, bytes that are not
+ *     UTF-8 as '?'; truncated when either was cut; done_us is the
+ *     command's exit). A non-zero status is still "ok": true. "exec" of
+ *     the wrong type or length, or on a pool whose guest has no agent,
+ *     is an error reply, checked before a VM is taken.
  *   {"op": "stats"}
  *     -> {"ok": true, "stats": {"requests", "hits", "misses", "waits",
  *         "made", "made_on_demand", "make_failures", "guest_failures",

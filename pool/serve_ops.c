@@ -93,6 +93,60 @@ static json_t *us_after(uint64_t t, uint64_t from)
 	return t ? number(((double)t - (double)from) / 1e3) : json_null();
 }
 
+/* A captured stream as a JSON string: bytes that are not UTF-8 become
+ * '?'. */
+static json_t *captured(struct pool_output *o)
+{
+	json_t *s = json_stringn(o->buf ? o->buf : "", o->len);
+
+	for (size_t i = 0; !s && i < o->len; i++)
+		if ((unsigned char)o->buf[i] >= 0x80 || !o->buf[i])
+			o->buf[i] = '?';
+	return s ? s : json_stringn(o->buf, o->len);
+}
+
+/* What a request's command did: its status, output and first output. */
+static int command_reply(json_t *out, struct pool_request *r)
+{
+	int bad = json_object_set_new(out, "status", json_integer(r->status));
+
+	bad |= json_object_set_new(out, "stdout", captured(&r->output[0]));
+	bad |= json_object_set_new(out, "stderr", captured(&r->output[1]));
+	bad |= json_object_set_new(out, "truncated",
+				   json_boolean(r->output[0].truncated ||
+						r->output[1].truncated));
+	bad |= json_object_set_new(out, "first_output_us",
+				   us_after(r->first_output_ns,
+					    r->arrival_ns));
+	return bad;
+}
+
+/* acquire's "exec": a string of 1 to POOL_EXEC_MAX bytes, for a pool
+ * whose guest has an agent; NULL with *err set otherwise. */
+static const char *exec_of(struct conn *c, json_t *req, json_t **err)
+{
+	json_t *e = json_object_get(req, "exec");
+	size_t n;
+
+	*err = NULL;
+	if (!e)
+		return NULL;
+	if (!json_is_string(e)) {
+		*err = pool_serve__fail("\"exec\" must be a string, the "
+					"command");
+		return NULL;
+	}
+	n = json_string_length(e);
+	if (!n || n > POOL_EXEC_MAX || strlen(json_string_value(e)) != n)
+		*err = pool_serve__fail("\"exec\" must hold 1 to %u bytes "
+					"and no NUL, not %zu", POOL_EXEC_MAX,
+					n);
+	else if (!pool__exec(c->srv->pool))
+		*err = pool_serve__fail("\"exec\": the pool's guest has no "
+					"agent to run it");
+	return *err ? NULL : json_string_value(e);
+}
+
 static json_t *op_acquire(struct conn *c, json_t *req, uint64_t arrival)
 {
 	struct pool_request r = { .arrival_ns = arrival };
@@ -100,13 +154,19 @@ static json_t *op_acquire(struct conn *c, json_t *req, uint64_t arrival)
 	json_t *out;
 	int bad;
 
-	(void)req;
-	if (pool__serve(c->srv->pool, &r) < 0)
+	r.exec = exec_of(c, req, &out);
+	if (out)
+		return out;
+	if (pool__serve(c->srv->pool, &r) < 0) {
+		pool__request_release(&r);
 		return pool_serve__fail("%s", err__last());
+	}
 	snprintf(sum, sizeof(sum), "0x%016" PRIx64, r.checksum);
 	out = success();
-	if (!out)
+	if (!out) {
+		pool__request_release(&r);
 		return NULL;
+	}
 	bad = json_object_set_new(out, "hit", json_boolean(r.hit));
 	bad |= json_object_set_new(out, "waited", json_boolean(r.waited));
 	bad |= json_object_set_new(out, "failures", json_integer(r.failures));
@@ -117,6 +177,9 @@ static json_t *op_acquire(struct conn *c, json_t *req, uint64_t arrival)
 	bad |= json_object_set_new(out, "done_us",
 				   us_after(r.done_ns, r.arrival_ns));
 	bad |= json_object_set_new(out, "checksum", json_string(sum));
+	if (r.ran)
+		bad |= command_reply(out, &r);
+	pool__request_release(&r);
 	return built(out, bad);
 }
 
@@ -192,7 +255,7 @@ struct op {
 };
 
 static const struct op ops[] = {
-	{ "acquire", NULL, op_acquire },
+	{ "acquire", "exec", op_acquire },
 	{ "stats", NULL, op_stats },
 	{ "resize", "size", op_resize },
 	{ "drain", NULL, op_drain },

@@ -3,6 +3,7 @@
 
 #include "blk_overlay.h"
 #include "err.h"
+#include "guest/agent_abi.h"
 #include "virtio_blk.h"
 #include "virtio_vsock.h"
 
@@ -202,4 +203,18 @@ int guestdev__merge_disks(struct snap_virtio_rec *rec,
 		*bytes += b;
 	}
 	return 0;
+}
+
+uint32_t guestdev__agent_port(const struct snapshot *s)
+{
+	const char *p = strstr(s->guest.cmdline, "coldstart.agent=");
+	unsigned long port;
+	char *end;
+
+	if (!p)
+		return AGENT_PORT;
+	port = strtoul(p + 16, &end, 10);
+	return port && port < UINT32_MAX && (*end == ' ' || !*end)
+		       ? (uint32_t)port
+		       : AGENT_PORT;
 }

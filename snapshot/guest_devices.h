@@ -10,6 +10,7 @@
 #include "snapshot.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 /* What snapshot__save_guest needs of machine `m`'s devices. */
 struct guestdev_save {
@@ -61,5 +62,9 @@ void guestdev__restore_free(struct guestdev_restore *d);
 int guestdev__merge_disks(struct snap_virtio_rec *rec,
 			  const char *const *dirs, unsigned int n,
 			  const char *tmp, uint64_t *bytes);
+
+/* The vsock port `s`'s guest agent listens on: the one it was booted
+ * with (coldstart.agent=N on its command line), else AGENT_PORT. */
+uint32_t guestdev__agent_port(const struct snapshot *s);
 
 #endif

@@ -40,10 +40,15 @@
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
 	 CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |                \
 	 CLONE_CHILD_CLEARTID)
-/* The open flags each role may use: no O_PATH, O_TMPFILE, O_DIRECT,
- * O_SYNC or O_NOATIME anywhere; refill workers read and map, and make
- * no file. */
-#define OPEN_COMMON (O_RDWR | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+/* The open flags each role may use: no O_PATH, O_DIRECT, O_SYNC or
+ * O_NOATIME anywhere; refill workers read and map, and make no named
+ * file: only a restored drive's unnamed overlay (O_TMPFILE in $TMPDIR;
+ * a file system without it, as overlayfs before Linux 6.6, would need
+ * O_CREAT, which kills a refill worker: give the pool a TMPDIR with
+ * O_TMPFILE, or --seccomp log or off). */
+#define OPEN_COMMON                                                         \
+	(O_RDWR | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |       \
+	 __O_TMPFILE)
 #define OPEN_MAIN                                                           \
 	(OPEN_COMMON | O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_APPEND)
 #define OPEN_REFILL OPEN_COMMON
@@ -104,21 +109,26 @@ const struct seccomp_rule seccomp_rules[] = {
 
 	/* virtio devices' I/O threads: the disk's requests, the vsock
 	 * device's sockets (Unix-domain only: guest connections to
-	 * PATH_PORT, the host's to PATH) */
+	 * PATH_PORT, the host's to PATH). A thread's filters stack: the
+	 * I/O threads of a pool's restored VMs start from a refill worker
+	 * or the control thread (a request's own VM), whose lists then
+	 * hold theirs too (IO). */
+#define IO (D | M | R)
 	ANY(D, "read", "the device's notification eventfd"),
 	ANY(D, "pread64", "a disk read request"),
-	ANY(D, "pwrite64", "a disk write request"),
-	ANY(D, "fdatasync", "a disk flush request"),
-	ANY(D, "epoll_wait", "vsock: wait for the guest and the sockets"),
-	ANY(D, "epoll_pwait", "the same as glibc may issue it"),
-	ANY(D, "epoll_ctl", "vsock: which events each socket waits for"),
-	ANY(D, "accept4", "vsock: the host connects to PATH"),
-	ARG(D, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, PATH_P "
-	    "(Unix-domain sockets only)"),
-	ANY(D, "connect", "the same"),
-	ANY(D, "recvfrom", "vsock: the host's bytes"),
-	ANY(D, "sendto", "vsock: the guest's bytes"),
-	ANY(D, "shutdown", "vsock: the guest stops sending"),
+	ANY(IO, "pwrite64", "a disk write request"),
+	ANY(IO, "fdatasync", "a disk flush request"),
+	ANY(IO, "epoll_wait", "vsock: wait for the guest and the sockets"),
+	ANY(IO, "epoll_pwait", "the same as glibc may issue it"),
+	ANY(IO, "epoll_ctl", "vsock: which events each socket waits for"),
+	ANY(IO, "accept4", "vsock: the host connects to PATH"),
+	ARG(D | R, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, "
+	    "PATH_P; a restored guest's device listens on PATH (Unix-domain "
+	    "sockets only)"),
+	ANY(IO, "connect", "the same"),
+	ANY(IO, "recvfrom", "vsock: the host's bytes"),
+	ANY(IO, "sendto", "vsock: the guest's bytes"),
+	ANY(IO, "shutdown", "vsock: the guest stops sending"),
 	ANY(D, "close", "vsock: a connection ends"),
 
 	/* making, restoring, running and destroying VMs (refill workers,
@@ -131,6 +141,11 @@ const struct seccomp_rule seccomp_rules[] = {
 	  "never made, truncated or appended to"),
 	ANY(V | M | R, "lseek", "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush"),
 	ANY(M | R, "memfd_create", "memfd guest memory"),
+	ANY(M | R, "bind", "a restored guest's vsock device listens on its Unix socket "
+	    "(the pool's: in its private directory)"),
+	ANY(M | R, "listen", "the same"),
+	ANY(M | R, "epoll_create1", "a vsock device's I/O thread waits on its sockets"),
+	ANY(R, "unlink", "a vsock device's socket, removed with its VM"),
 	ANY(M | R, "ftruncate", "size a memfd"),
 	ANY(M | R, "fallocate", "populate or punch guest memory files"),
 	ANY(M | R, "eventfd2", "the uffd handler's stop event"),

@@ -27,6 +27,12 @@ expect 2 "'lifo' is not" pool run --policy lifo
 expect 2 'peak half-life 100000 s \(0, or at most a day\)' pool run --policy marginal --peak-halflife 100000s
 expect 2 "'-1s' is not a duration" pool run --policy marginal --peak-halflife -1s
 expect 0 'Usage: coldstart pool run' pool --help
+# --exec runs through a guest's agent: refused for guests without one,
+# before KVM is opened, and for an empty or overlong command.
+expect 2 '--exec: the guest has no agent' pool run --exec true --kvm /nonexistent/kvm
+expect 2 '--exec: the guest has no agent' pool run --kernel /nonexistent --exec true
+expect 2 '--exec: a command of 1 to 4096 bytes, not 0' pool serve --socket "$tmp/x.sock" --exec ''
+expect 2 '--exec: a command of 1 to 4096 bytes, not 4097' pool run --exec "$(head -c 4097 /dev/zero | tr '\0' x)"
 expect 77 '/nonexistent/kvm' pool run --kvm /nonexistent/kvm
 
 # Fresh probe guests held at READY: every request served and checked.
@@ -64,6 +70,36 @@ wait $pid
 code=$?
 [ "$code" = 0 ] && [ ! -e "$tmp/p.sock" ] && ok ||
 	fail "SIGINT to pool serve: exit $code, socket $(ls "$tmp/p.sock" 2>&1)"
+
+# pool serve: acquire's "exec" is checked before a VM is taken: a string
+# of 1 to 4096 bytes, for a guest with an agent; a plain acquire's reply
+# has no command's fields.
+timeout 60 "$COLDSTART" pool serve --socket "$tmp/e.sock" --size 1 >"$tmp/e.out" 2>&1 &
+pid=$!
+for i in $(seq 300); do grep -q 'listening on' "$tmp/e.out" && break; sleep 0.1; done
+python3 - "$tmp/e.sock" <<'PY' && ok || { fail "pool serve acquire exec"; sed 's/^/  | /' "$tmp/e.out" | tail -5; }
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+def ask(req):
+    f.write(json.dumps(req) + "\n"); f.flush()
+    return json.loads(f.readline())
+r = ask({"op": "acquire", "exec": 5})
+assert not r["ok"] and r["error"].startswith('"exec" must be a string'), r
+r = ask({"op": "acquire", "exec": "x" * 4097})
+assert not r["ok"] and "1 to 4096 bytes" in r["error"], r
+r = ask({"op": "acquire", "exec": ""})
+assert not r["ok"] and "1 to 4096 bytes" in r["error"], r
+r = ask({"op": "acquire", "exec": "true"})
+assert not r["ok"] and "no agent" in r["error"], r
+r = ask({"op": "stats"})
+assert r["stats"]["requests"] == 0, r
+r = ask({"op": "acquire"})
+assert r["ok"] and "status" not in r and "stdout" not in r, r
+ask({"op": "drain"})
+PY
+wait $pid
 
 # pool serve --idle-timeout: idle clients are closed (as many as the
 # server holds: a second client process is still served meanwhile, the

@@ -138,7 +138,14 @@ expect 1 'without a vsock device' snapshot restore "$tmp/s" --allow-pvm --exec t
 # the image's contents decide, not its mtime
 touch "$tmp/disk.img"
 expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
+# a pool of it: its VMs open the images and bind sockets on the host's
+# filesystem, which a jail hides
+expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
+	pool serve --socket "$tmp/ps.sock" --snapshot "$tmp/d" --allow-pvm
 printf x | dd of="$tmp/disk.img" bs=1 seek=100 conv=notrunc status=none
+# the pool checks the images once, when it opens the snapshot
+expect 2 "drive 0, $tmp/disk.img, changed since the snapshot was taken" \
+	pool run --snapshot "$tmp/d" --allow-pvm -n 1
 expect 1 "drive 0, $tmp/disk.img, changed since the snapshot was taken \(CRC-32" \
 	snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
 head -c 4096 /dev/zero >>"$tmp/disk.img"

@@ -104,7 +104,28 @@ assert d["config"]["done_is"] == "the command'"'"'s first output byte", d["confi
 s = [x for x in d["series"] if x["params"]["phase"] == "done"]
 assert s and all(v > 0 for x in s for v in x["samples_ns"]), s' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "bench restore: $(tail -n 1 /tmp/$CUR.py)"
+	case_end
+	# a pool of it: each request runs its command through the agent of
+	# a VM restored for it (one held, then refilled; the others' misses)
+	# and gets its own status and output. Refill workers make a drive's
+	# overlay with O_TMPFILE only (seccomp), which the emulated host's
+	# overlayfs /tmp lacks: TMPDIR on a tmpfs.
+	case_start snap_rootfs_pool
+	TMPDIR=/dev/shm run 0 pool run --snapshot /tmp/rsnap --size 1 -n 3 \
+		--timeout 100s --fill-timeout 300s --json \
+		--exec "python3 -c 'print(6*7)'; exit 3"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["commands"]
+assert d["served"] == 3 and d["failed"] == 0, d
+assert c["ran"] == 3 and c["exited_0"] == 0 and c["distinct_stdout"] == 1, c
+assert c["stdout_first"] == "42\n" and c["first_output_us_p50"] > 0, c
+assert d["stats"]["hits"] >= 1, d["stats"]' /tmp/$CUR.out 2>/tmp/$CUR.py ||
+		no "pool run: $(tail -n 1 /tmp/$CUR.py)"
+	ls -d /tmp/coldstart-pool-* >/dev/null 2>&1 && no "the pool left its socket directory"
+	case_end
 	# an image changed since the snapshot: refused, naming the drive
+	case_start snap_rootfs_changed
 	# (then put back: the same contents, a new mtime, still accepted)
 	cp --sparse=always $img $img.orig
 	printf 'x' | dd of=$img bs=1 seek=4096 conv=notrunc status=none

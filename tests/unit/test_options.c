@@ -105,6 +105,8 @@ static const struct {
 	const char *driver, *opt, *refusal;
 } refused[] = {
 	{ "pool", "snapshot", "/tmp is not a snapshot coldstart can restore" },
+	/* a guest with an agent is a rootfs guest's snapshot */
+	{ "pool", "exec", "--exec: the guest has no agent" },
 };
 
 static const char *refusal_for(const char *driver, const struct opt *o)
