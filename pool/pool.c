@@ -5,6 +5,7 @@
 #include "pool.h"
 #include "pool_int.h"
 
+#include "blk_overlay.h"
 #include "err.h"
 #include "guest_devices.h"
 #include "jail.h"
@@ -257,6 +258,11 @@ static int open_devices(struct pool *p)
 					      "needs a guest with an agent")
 				   : 0;
 	ret = guestdev__check(s);
+	/* refill workers may not create named files: the overlays must
+	 * be O_TMPFILE ones (before any worker dies of SIGSYS trying) */
+	for (uint32_t i = 0; ret == 0 && i < s->virtio.nr_drives; i++)
+		if (s->virtio.drive[i].mode == SNAP_DRIVE_OVERLAY)
+			ret = blk_overlay__check_unnamed();
 	if (ret < 0 || !p->agent)
 		return ret;
 	if (!p->cfg.exec)

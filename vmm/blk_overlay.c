@@ -165,6 +165,24 @@ int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 	return ret;
 }
 
+int blk_overlay__check_unnamed(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return err__sys(errno, "the VMs' disk overlays are unnamed files in "
+			"%s (O_TMPFILE), which its file system refuses (an "
+			"overlayfs before Linux 6.6?); point TMPDIR at a "
+			"directory on ext4, XFS, btrfs or tmpfs", dir);
+}
+
 void blk_overlay__close(struct blk_overlay *o)
 {
 	while (o->nr_lower) {

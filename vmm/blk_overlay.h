@@ -44,6 +44,12 @@ int blk_overlay__open(struct blk_overlay *o, int base_fd, uint64_t bytes,
 		      const char *path);
 void blk_overlay__close(struct blk_overlay *o);
 
+/* Whether unnamed overlays can be made as O_TMPFILE files in $TMPDIR (or
+ * /tmp), without a name: what threads whose system call filter allows
+ * no O_CREAT (the pool's refill workers) need. 0, or -errno with a
+ * message naming the directory and what to do. */
+int blk_overlay__check_unnamed(void);
+
 /* Puts the overlay file `path` (as blk_overlay__open reopens one: the
  * disk's size, its data extents its blocks) read-only above the layers
  * added before and below the overlay, which must hold no block yet: a
