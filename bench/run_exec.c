@@ -22,6 +22,7 @@ int run_exec__init(struct run_exec *x, const char *cmd, const char *vsock,
 	memset(x, 0, sizeof(*x));
 	*x = (struct run_exec){ .cmd = cmd, .port = port,
 				.timeout_ns = timeout_ns, .json = json };
+	x->captured[0].max = x->captured[1].max = CAPTURE_MAX;
 	if (vsock) {
 		if (strlen(vsock) >= sizeof(x->vsock))
 			return err__set(ENAMETOOLONG, "vsock socket path %s is "
@@ -62,7 +63,7 @@ void run_exec__cleanup(struct run_exec *x)
 
 	for (int i = 0; i < 2; i++) {
 		free(x->captured[i].buf);
-		x->captured[i] = (struct run_exec_capture){ 0 };
+		x->captured[i] = (struct agent_capture){ .max = CAPTURE_MAX };
 	}
 	if (!x->dir[0])
 		return;
@@ -70,31 +71,6 @@ void run_exec__cleanup(struct run_exec *x)
 	unlink(path);
 	rmdir(x->dir);
 	x->dir[0] = '\0';
-}
-
-static bool vm_gone(void *arg)
-{
-	struct vm *vm = arg;
-
-	return __atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE) ||
-	       vm->interrupted;
-}
-
-/* The --json sink: the first CAPTURE_MAX bytes of each stream. */
-static int capture(void *ctx, int stream, const uint8_t *p, uint32_t len)
-{
-	struct run_exec_capture *c = &((struct run_exec *)ctx)->captured[stream - 1];
-	size_t take = len;
-
-	if (!c->buf && !(c->buf = malloc(CAPTURE_MAX)))
-		return err__set(ENOMEM, "out of memory capturing the output");
-	if (take > CAPTURE_MAX - c->len) {
-		take = CAPTURE_MAX - c->len;
-		c->truncated = true;
-	}
-	memcpy(c->buf + c->len, p, take);
-	c->len += take;
-	return 0;
 }
 
 void run_exec__session(struct vm *vm, struct timeline *tl,
@@ -106,13 +82,15 @@ void run_exec__session(struct vm *vm, struct timeline *tl,
 	struct agent_times t;
 	int fd, ret;
 
-	fd = agent__connect(x->vsock, x->port, false, deadline, vm_gone, vm);
+	fd = agent__connect(x->vsock, x->port, false, deadline, agent__vm_gone,
+			    vm);
 	if (fd < 0) {
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return;
 	}
 	timeline__mark(tl, TL_AGENT_READY);
-	ret = x->json ? agent__exec(fd, x->cmd, capture, x, deadline, &t,
+	ret = x->json ? agent__exec(fd, x->cmd, agent__sink_capture, x->captured,
+				    deadline, &t,
 				    &x->status)
 		      : agent__exec(fd, x->cmd, agent__sink_fds, fds, deadline,
 				    &t, &x->status);
@@ -132,7 +110,7 @@ void run_exec__session(struct vm *vm, struct timeline *tl,
 }
 
 /* A captured stream as a JSON string: invalid UTF-8 bytes become '?'. */
-static json_t *captured(const struct run_exec_capture *c)
+static json_t *captured(const struct agent_capture *c)
 {
 	json_t *s = json_stringn(c->buf ? c->buf : "", c->len);
 

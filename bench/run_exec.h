@@ -3,6 +3,7 @@
 #ifndef COLDSTART_RUN_EXEC_H
 #define COLDSTART_RUN_EXEC_H
 
+#include "agent_client.h"
 #include "run_opts.h"
 #include "timeline.h"
 #include "vm.h"
@@ -23,11 +24,7 @@ struct run_exec {
 	bool ran;         /* the status below is the command's */
 	int status;       /* its exit code, or 128 + its signal */
 	/* with --json: the output captured, up to a bound */
-	struct run_exec_capture {
-		char *buf;
-		size_t len;
-		bool truncated;
-	} captured[2]; /* stdout, stderr */
+	struct agent_capture captured[2]; /* stdout, stderr */
 };
 
 /* A request for `cmd` (NULL: none, only the socket) through the agent

@@ -625,7 +625,7 @@ static int exec_sample(const struct restored *r, struct restore_sample *out)
 	const struct timeline *tl = &r->tl;
 	enum tl_event done = tl->t[TL_FIRST_OUTPUT] ? TL_FIRST_OUTPUT
 						    : TL_COMMAND_EXIT;
-	const struct run_exec_capture *err = &r->x.captured[1];
+	const struct agent_capture *err = &r->x.captured[1];
 
 	out->ns[RESTORE_FIRST_PROGRESS] = ns_between(tl, TL_RESTORE_START,
 						     TL_AGENT_READY);
@@ -697,7 +697,7 @@ int snap_linux__turn(struct kvm_host *kvm, const struct snap_turn *t,
 	res->saved = r->saved;
 	res->dirty_pages = r->dirty_pages;
 	for (int i = 0; i < 2; i++) {
-		struct run_exec_capture *c = &r->x.captured[i];
+		struct agent_capture *c = &r->x.captured[i];
 		char *s = malloc(c->len + 1);
 
 		if (s) {

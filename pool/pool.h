@@ -44,6 +44,7 @@
 #ifndef COLDSTART_POOL_H
 #define COLDSTART_POOL_H
 
+#include "agent_client.h"
 #include "pool_config.h"
 
 #include <stdbool.h>
@@ -56,12 +57,6 @@ struct pool;
 /* What a request keeps of each stream of its command's output at most. */
 #define POOL_OUTPUT_MAX (64u << 10)
 
-/* One stream of a command's output: its first POOL_OUTPUT_MAX bytes. */
-struct pool_output {
-	char *buf; /* malloc'd (pool__request_release), or NULL: none */
-	size_t len;
-	bool truncated;
-};
 
 /* One request: the caller sets arrival_ns (CLOCK_MONOTONIC, 0: now) and,
  * on a pool of a guest with an agent, may set exec (NULL: the pool's
@@ -84,7 +79,9 @@ struct pool_request {
 	bool ran;
 	int status;
 	uint64_t first_output_ns, exit_ns;
-	struct pool_output output[2]; /* stdout, stderr */
+	/* stdout, stderr: the first POOL_OUTPUT_MAX bytes of each (freed
+	 * by pool__request_release) */
+	struct agent_capture output[2];
 };
 
 /* Frees what pool__serve captured of a request's output. */

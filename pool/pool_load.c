@@ -61,7 +61,7 @@ void pool_load__serve(struct pool_load *l, size_t i, uint64_t arrival_ns)
 	struct pool_outcome *o = &l->out[i];
 
 	if (pool__serve(l->pool, &req) == 0) {
-		const struct pool_output *out = &req.output[0];
+		const struct agent_capture *out = &req.output[0];
 		size_t keep = out->len < POOL_OUTCOME_OUT ? out->len
 							  : POOL_OUTCOME_OUT;
 

@@ -205,36 +205,11 @@ static int check_run(struct held *h, bool linux_guest, uint64_t expected,
 	return 0;
 }
 
-static bool vm_gone(void *arg)
-{
-	struct vm *vm = arg;
-
-	return __atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE) ||
-	       vm->interrupted;
-}
-
-/* The agent's sink: the first POOL_OUTPUT_MAX bytes of each stream. */
-static int capture(void *ctx, int stream, const uint8_t *p, uint32_t len)
-{
-	struct pool_output *o = &((struct pool_request *)ctx)->output[stream - 1];
-	size_t take = len;
-
-	if (!o->buf && !(o->buf = malloc(POOL_OUTPUT_MAX)))
-		return err__set(ENOMEM, "out of memory capturing the output");
-	if (take > POOL_OUTPUT_MAX - o->len) {
-		take = POOL_OUTPUT_MAX - o->len;
-		o->truncated = true;
-	}
-	memcpy(o->buf + o->len, p, take);
-	o->len += take;
-	return 0;
-}
-
 void pool__request_release(struct pool_request *req)
 {
 	for (int i = 0; i < 2; i++) {
 		free(req->output[i].buf);
-		req->output[i] = (struct pool_output){ 0 };
+		req->output[i] = (struct agent_capture){ .max = POOL_OUTPUT_MAX };
 	}
 }
 
@@ -250,15 +225,15 @@ static void exec_request(struct pool *p, struct held *h,
 
 	pool__request_release(req);
 	req->ran = false;
-	fd = agent__connect(h->vsock, p->agent_port, false, deadline, vm_gone,
+	fd = agent__connect(h->vsock, p->agent_port, false, deadline, agent__vm_gone,
 			    h->vm);
 	if (fd < 0) {
 		vm__end(h->vm, VM_FAILED, "the guest's agent did not answer: "
 			"%s", err__last());
 		return;
 	}
-	ret = agent__exec(fd, req->exec ? req->exec : p->cfg.exec, capture,
-			  req, deadline, &t, &req->status);
+	ret = agent__exec(fd, req->exec ? req->exec : p->cfg.exec,
+			  agent__sink_capture, req->output, deadline, &t, &req->status);
 	close(fd);
 	req->first_output_ns = t.first_output;
 	req->exit_ns = t.exited;

@@ -95,7 +95,7 @@ static json_t *us_after(uint64_t t, uint64_t from)
 
 /* A captured stream as a JSON string: bytes that are not UTF-8 become
  * '?'. */
-static json_t *captured(struct pool_output *o)
+static json_t *captured(struct agent_capture *o)
 {
 	json_t *s = json_stringn(o->buf ? o->buf : "", o->len);
 

@@ -3,6 +3,7 @@
 #include "agent_client.h"
 
 #include "err.h"
+#include "vm.h"
 #include "guest/agent_abi.h"
 #include "output.h"
 #include "units.h"
@@ -329,4 +330,29 @@ int agent__get(int fd, const char *path, int local_fd, uint64_t deadline_ns)
 		ret = unexpected(type, buf, "a get");
 	free(buf);
 	return ret;
+}
+
+int agent__sink_capture(void *ctx, int stream, const uint8_t *p,
+			uint32_t len)
+{
+	struct agent_capture *c = &((struct agent_capture *)ctx)[stream - 1];
+	size_t take = len;
+
+	if (!c->buf && !(c->buf = malloc(c->max ? c->max : 1)))
+		return err__set(ENOMEM, "out of memory capturing the output");
+	if (take > c->max - c->len) {
+		take = c->max - c->len;
+		c->truncated = true;
+	}
+	memcpy(c->buf + c->len, p, take);
+	c->len += take;
+	return 0;
+}
+
+bool agent__vm_gone(void *arg)
+{
+	struct vm *vm = arg;
+
+	return __atomic_load_n(&vm->ending, __ATOMIC_ACQUIRE) ||
+	       vm->interrupted;
 }

@@ -6,6 +6,7 @@
 #define COLDSTART_AGENT_CLIENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* When each step of one command happened (now_ns() clock; 0 = not). */
@@ -44,6 +45,22 @@ int agent__put(int fd, int local_fd, const char *path, uint32_t mode,
 
 /* Writes the guest's `path` to local_fd. */
 int agent__get(int fd, const char *path, int local_fd, uint64_t deadline_ns);
+
+/* One stream of a command's output, kept up to `max` bytes. */
+struct agent_capture {
+	char *buf; /* malloc'd at the first byte (free it), or NULL */
+	size_t len, max;
+	bool truncated; /* more came than max */
+};
+
+/* An agent__exec sink whose ctx is struct agent_capture[2] (stdout,
+ * stderr, each with its max set): the first max bytes of each. */
+int agent__sink_capture(void *ctx, int stream, const uint8_t *p,
+			uint32_t len);
+
+/* agent__connect's gone() for a VM (ctx a struct vm): it is ending or
+ * was interrupted. */
+bool agent__vm_gone(void *vm);
 
 /* What a driver runs through a guest's agent unless told otherwise: a
  * python3 that imports a few standard modules, a real interpreter's
