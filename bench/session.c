@@ -1,6 +1,7 @@
 /* `coldstart bench session` (session.h): its options, the turns, the
  * chain of snapshots and its merges, and the result document. */
 #include "session.h"
+#include "session_int.h"
 
 #include "agent_client.h"
 #include "args.h"
@@ -34,47 +35,6 @@
 	"open(\"/root/work.json\", \"w\").write(json.dumps({\"t\": "     \
 	"time.time()})); open(\"/root/turns.log\", \"a\").write("         \
 	"\"turn\\n\"); print(\"turn done\")'"
-
-struct session_opts {
-	struct bench_common c;
-	const char *snapshot, *exec, *work_dir, *merge_text;
-	const struct guest_mem_ops *strategy;
-	uint64_t turns, think_ns;
-	uint64_t print_turn; /* --turn-command K: print turn K's text */
-	uint64_t baseline;   /* fresh boots of the same guest, command */
-	bool full, keep;
-	struct session_merge_policy merge;
-};
-
-/* What one turn did. */
-struct turn {
-	double resume_ns;   /* restore start -> first output byte */
-	double command_ns;  /* command sent -> its exit */
-	double pause_ns;    /* its exit -> every vCPU paused */
-	double save_ns;     /* the snapshot's writing */
-	uint64_t mem_bytes, disk_bytes; /* in the snapshot */
-	uint64_t changed_bytes; /* pages written + guest's disk writes */
-	unsigned int chain;     /* snapshots a resume of it reads */
-	bool merged;
-	double merge_ns;
-	uint64_t merged_bytes;
-};
-
-struct session {
-	struct session_opts *o;
-	struct kvm_host kvm;
-	struct restore_snap info;
-	char work[PATH_MAX];
-	/* the chain the next turn resumes: a full snapshot, then diffs */
-	char (*links)[PATH_MAX];
-	unsigned int nr_links;
-	uint64_t diff_bytes; /* what the diffs above links[0] hold */
-	uint64_t sectors;    /* the guest's disk sectors written so far */
-	struct turn *t;
-	uint64_t done;
-	double *boot_ns; /* process start -> first output, fresh boots */
-	uint64_t boots;
-};
 
 static double span(const struct timeline *tl, enum tl_event a,
 		   enum tl_event b)
@@ -299,207 +259,6 @@ static int run_turns(struct session *s)
 	return ret;
 }
 
-/* A per-turn series: sample i is turn i + 1. */
-static int add_series(json_t *doc, const struct session *s,
-		      const char *name, const char *unit,
-		      double (*get)(const struct turn *))
-{
-	double *v = calloc(s->done ? s->done : 1, sizeof(*v));
-	json_t *js;
-
-	if (!v)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < s->done; i++)
-		v[i] = get(&s->t[i]);
-	js = result__add_series(doc, name, unit, RESULT_LOWER,
-				json_pack("{s:s}", "per", "turn"), v,
-				(size_t)s->done);
-	free(v);
-	return js ? 0 : -ENOMEM;
-}
-
-static double g_resume(const struct turn *t) { return t->resume_ns; }
-static double g_command(const struct turn *t) { return t->command_ns; }
-static double g_snapshot(const struct turn *t)
-{
-	return t->pause_ns + t->save_ns;
-}
-static double g_bytes(const struct turn *t)
-{
-	return (double)(t->mem_bytes + t->disk_bytes);
-}
-static double g_chain(const struct turn *t) { return t->chain; }
-
-static json_t *turns_json(const struct session *s)
-{
-	json_t *a = json_array();
-
-	for (uint64_t i = 0; i < s->done; i++) {
-		const struct turn *t = &s->t[i];
-
-		json_array_append_new(a, json_pack(
-			"{s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:i, "
-			"s:b, s:f, s:I}", "turn", (json_int_t)(i + 1),
-			"resume_to_first_output_ns", t->resume_ns,
-			"command_ns", t->command_ns, "pause_ns", t->pause_ns,
-			"save_ns", t->save_ns, "mem_bytes",
-			(json_int_t)t->mem_bytes, "disk_bytes",
-			(json_int_t)t->disk_bytes, "changed_bytes",
-			(json_int_t)t->changed_bytes, "saved_per_changed",
-			t->changed_bytes ? (double)(t->mem_bytes +
-						    t->disk_bytes) /
-						   (double)t->changed_bytes
-					 : 0.0,
-			"chain_length", (int)t->chain, "merged", t->merged,
-			"merge_ns", t->merge_ns, "merged_bytes",
-			(json_int_t)t->merged_bytes));
-	}
-	return a;
-}
-
-/* Resume drift: the median of the last three turns' resume over the
- * first three's. */
-static double drift(const struct session *s)
-{
-	double a[3], b[3];
-	uint64_t n = s->done < 3 ? s->done : 3;
-
-	if (!n)
-		return 0;
-	for (uint64_t i = 0; i < n; i++) {
-		a[i] = s->t[i].resume_ns;
-		b[i] = s->t[s->done - n + i].resume_ns;
-	}
-	for (uint64_t i = 0; i < n; i++) /* sort three */
-		for (uint64_t j = i + 1; j < n; j++) {
-			double x;
-
-			if (a[j] < a[i])
-				x = a[i], a[i] = a[j], a[j] = x;
-			if (b[j] < b[i])
-				x = b[i], b[i] = b[j], b[j] = x;
-		}
-	return a[n / 2] > 0 ? b[n / 2] / a[n / 2] : 0;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Median resume to first output over median fresh boot to it. */
-static double resume_over_boot(const struct session *s)
-{
-	double *r = calloc(s->done ? s->done : 1, sizeof(*r));
-	double *b = calloc(s->boots, sizeof(*b)), x = 0;
-
-	if (r && b && s->done) {
-		for (uint64_t i = 0; i < s->done; i++)
-			r[i] = s->t[i].resume_ns;
-		memcpy(b, s->boot_ns, s->boots * sizeof(*b));
-		x = median(r, s->done) / median(b, s->boots);
-	}
-	free(r);
-	free(b);
-	return x;
-}
-
-static json_t *result_json(const struct session *s)
-{
-	const struct session_opts *o = s->o;
-	json_t *doc = result__new("session", json_pack(
-		"{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:I, s:I}",
-		"snapshot", o->snapshot, "kernel", s->info.guest.kernel,
-		"initrd", s->info.guest.initrd, "turns",
-		(json_int_t)o->turns, "exec", o->exec, "snapshots",
-		o->full ? "full" : "diff", "merge",
-		o->full ? "none (full snapshots)" : o->merge_text,
-		"strategy", o->strategy->name, "think_ns",
-		(json_int_t)o->think_ns, "turns_done", (json_int_t)s->done));
-
-	if (!doc)
-		return NULL;
-	if (add_series(doc, s, "resume_to_first_output", "ns", g_resume) ||
-	    add_series(doc, s, "command", "ns", g_command) ||
-	    add_series(doc, s, "pause_and_snapshot", "ns", g_snapshot) ||
-	    add_series(doc, s, "snapshot_bytes", "bytes", g_bytes) ||
-	    add_series(doc, s, "chain_length", "count", g_chain)) {
-		json_decref(doc);
-		return NULL;
-	}
-	json_object_set_new(doc, "turns", turns_json(s));
-	json_object_set_new(doc, "resume_drift", json_real(drift(s)));
-	if (s->boots && !result__add_series(doc, "fresh_boot_to_first_output",
-					    "ns", RESULT_LOWER,
-					    json_pack("{s:s}", "per", "boot"),
-					    s->boot_ns, (size_t)s->boots)) {
-		json_decref(doc);
-		return NULL;
-	}
-	if (s->boots)
-		json_object_set_new(doc, "resume_over_boot",
-				    json_real(resume_over_boot(s)));
-	return doc;
-}
-
-static void report(FILE *out, const json_t *doc)
-{
-	const json_t *turns = json_object_get(doc, "turns"), *t;
-	size_t i;
-
-	fputs("# coldstart session benchmark\n\n", out);
-	fprintf(out, "Turns of `%s` on %s: each resumes the newest snapshot, "
-		"runs the command and the continuity check, pauses and saves "
-		"a %s snapshot (merge policy %s).\n\n",
-		json_string_value(json_object_get(json_object_get(doc, "config"),
-						  "exec")),
-		json_string_value(json_object_get(json_object_get(doc, "config"),
-						  "snapshot")),
-		json_string_value(json_object_get(json_object_get(doc, "config"),
-						  "snapshots")),
-		json_string_value(json_object_get(json_object_get(doc, "config"),
-						  "merge")));
-	fputs("| turn | resume -> first output ms | command ms | pause + "
-	      "snapshot ms | saved MiB | changed MiB | saved / changed | "
-	      "chain | merge ms |\n|---|---|---|---|---|---|---|---|---|\n",
-	      out);
-	json_array_foreach(turns, i, t) {
-		double saved = (double)json_integer_value(
-			json_object_get(t, "mem_bytes")) +
-			(double)json_integer_value(json_object_get(t, "disk_bytes"));
-
-		char merge[32] = "-";
-
-		if (json_is_true(json_object_get(t, "merged")))
-			snprintf(merge, sizeof(merge), "%.1f",
-				 json_real_value(json_object_get(t, "merge_ns")) /
-					 1e6);
-		fprintf(out, "| %zu | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f "
-			"| %d | %s |\n", i + 1,
-			json_real_value(json_object_get(t,
-				"resume_to_first_output_ns")) / 1e6,
-			json_real_value(json_object_get(t, "command_ns")) / 1e6,
-			(json_real_value(json_object_get(t, "pause_ns")) +
-			 json_real_value(json_object_get(t, "save_ns"))) / 1e6,
-			saved / MiB,
-			(double)json_integer_value(json_object_get(
-				t, "changed_bytes")) / MiB,
-			json_real_value(json_object_get(t, "saved_per_changed")),
-			(int)json_integer_value(json_object_get(t, "chain_length")),
-			merge);
-	}
-	fprintf(out, "\nResume drift (median of the last three turns over the "
-		"first three): %.2fx.\n",
-		json_real_value(json_object_get(doc, "resume_drift")));
-	if (json_object_get(doc, "resume_over_boot"))
-		fprintf(out, "Resume to first output over a fresh boot to first "
-			"output of the same guest and command (medians, "
-			"process start for the boot): %.2fx.\n",
-			json_real_value(json_object_get(doc,
-							"resume_over_boot")));
-}
-
 /* The user's snapshot: one of a guest with an agent (a rootfs guest). */
 static int check_snapshot(struct session *s)
 {
@@ -592,12 +351,13 @@ static int run(void *opts)
 	}
 	if (ret < 0) /* the turns done are a result: kept, then the error */
 		fprintf(stderr, "coldstart: bench session: %s\n", err__last());
-	doc = result_json(&s);
+	doc = session__result(&s);
 	free(s.t);
 	free(s.boot_ns);
 	if (!doc)
 		return err__set(ENOMEM, "the result document");
-	code = result__emit(doc, s.o->c.json, s.o->c.out_dir, report);
+	code = result__emit(doc, s.o->c.json, s.o->c.out_dir,
+			     session__report);
 	json_decref(doc);
 	if (code < 0)
 		return code;
