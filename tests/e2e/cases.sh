@@ -61,14 +61,15 @@ hang_report() {
 	sync
 	echo o >/proc/sysrq-trigger
 }
-# run EXPECT ARGS...: runs coldstart; EXPECT is its exit code.
+# run EXPECT ARGS...: runs coldstart; EXPECT is its exit code. A long
+# run sets RUN_TIMEOUT (seconds) for itself: RUN_TIMEOUT=400 run 0 ...
 run() {
-	local want=$1 code pid dog
+	local want=$1 code pid dog limit=${RUN_TIMEOUT:-$CASE_TIMEOUT}
 	shift
-	timeout -k 5 $CASE_TIMEOUT $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err &
+	timeout -k 5 $limit $CS "$@" >/tmp/$CUR.out 2>/tmp/$CUR.err &
 	pid=$!
 	(
-		sleep $HANG_AFTER
+		sleep $((limit + HANG_AFTER - CASE_TIMEOUT))
 		hang_report
 	) &
 	dog=$!

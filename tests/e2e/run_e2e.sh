@@ -78,7 +78,7 @@ flakes=0
 for try in 1 2; do
 	t=$(date +%s.%N)
 	log "running the cases in the emulated SVM host (coldstart emulate)"
-	"$coldstart" emulate --timeout "${COLDSTART_E2E_TIMEOUT:-600}" \
+	"$coldstart" emulate --timeout "${COLDSTART_E2E_TIMEOUT:-1200}" \
 		--stall "${COLDSTART_E2E_STALL:-150}" --console "$console" \
 		-- bash "$here/cases.sh" "$static" "$image" >"$out" 2>"$work/emulate.err"
 	code=$?

@@ -138,7 +138,8 @@ assert d["stats"]["hits"] >= 1, d["stats"]' /tmp/$CUR.out 2>/tmp/$CUR.py ||
 	# every earlier turn's state; the chain kept, then broken
 	case_start session_turns
 	rm -rf /tmp/sess && mkdir /tmp/sess
-	run 0 bench session --snapshot /tmp/rsnap --turns 22 --merge chain:3 \
+	# about 5 to 10 s a turn in the emulated host
+	RUN_TIMEOUT=600 run 0 bench session --snapshot /tmp/rsnap --turns 22 --merge chain:3 \
 		--exec 'echo turn' --work-dir /tmp/sess --keep --json
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
