@@ -338,6 +338,37 @@ static int open_base(const struct snapdiff *d, const struct snapshot *diff,
 	return ret;
 }
 
+/* The pages a diff wrote, written over a materialized base's memfd in
+ * place (a dirty page the diff holds as a hole is zeros): what a chain
+ * costs is then its dirty pages, not a full copy of memory per link. */
+static int apply_in_place(int fd, const struct snapdiff *d, int diff_fd,
+			  uint64_t size)
+{
+	uint64_t pages = size / PAGE;
+	uint8_t *buf = aligned_alloc(PAGE, (size_t)RUN_PAGES * PAGE);
+	struct merge m = { .size = size, .diff_fds = &diff_fd };
+	int ret = buf ? 0 : err__set(ENOMEM, "allocating a merge buffer");
+
+	for (uint64_t p = 0; ret == 0 && p < pages;) {
+		uint64_t q = p;
+
+		if (!page_dirty(d->bitmap, p)) {
+			p++;
+			continue;
+		}
+		while (q < pages && q - p < RUN_PAGES && page_dirty(d->bitmap, q))
+			q++;
+		ret = read_run(&m, 2, buf, p * PAGE, (size_t)(q - p) * PAGE);
+		if (ret == 0 &&
+		    (ret = fileio__pwrite_all(fd, buf, (size_t)(q - p) * PAGE,
+					      p * PAGE)) < 0)
+			ret = err__sys(-ret, "writing the merged memory");
+		p = q;
+	}
+	free(buf);
+	return ret;
+}
+
 int snapdiff__materialize(struct snapshot *s, unsigned int depth)
 {
 	struct snapshot base;
@@ -355,8 +386,12 @@ int snapdiff__materialize(struct snapshot *s, unsigned int depth)
 		snapshot__close(&base);
 		return ret;
 	}
-	fd = memfd_create("coldstart-merged", MFD_CLOEXEC);
-	if (fd < 0) {
+	if (base.diff_base) { /* its memfd is ours: the diff goes on it */
+		ret = apply_in_place(base.mem_fd, &d, s->mem_fd,
+				     s->r.hdr.mem_size);
+		fd = base.mem_fd;
+		base.mem_fd = -1;
+	} else if ((fd = memfd_create("coldstart-merged", MFD_CLOEXEC)) < 0) {
 		ret = err__sys(errno, "memfd_create for the merged memory");
 	} else {
 		struct merge m = { .size = s->r.hdr.mem_size,

@@ -215,11 +215,35 @@ static void test_merge_equals_full(void **state)
 	assert_non_null(strstr(err__last(), "was not taken against"));
 }
 
+/* The memory an open diff resolves to is, byte for byte, the full
+ * snapshot's taken at the same point: through two links, the second
+ * written over the first's memfd in place. */
+static void assert_resolves_to(const char *diff, const char *full)
+{
+	struct snapshot s;
+	uint8_t *want, *got;
+	size_t len;
+	char file[PATH_MAX];
+
+	snprintf(file, sizeof(file), "%s/memory", full);
+	read_all(file, &want, &len);
+	assert_int_equal(snapshot__open(&s, diff), 0);
+	assert_int_equal(s.chain_len, 2);
+	got = malloc(len);
+	assert_non_null(got);
+	assert_int_equal(pread(s.mem_fd, got, len, 0), (ssize_t)len);
+	assert_memory_equal(got, want, len);
+	snapshot__close(&s);
+	free(got);
+	free(want);
+}
+
 static void test_diff_restores_directly(void **state)
 {
 	/* A diff restores through its recorded base chain with any
 	 * strategy, to the uninterrupted checksum. */
 	(void)state;
+	assert_resolves_to(path("d2"), path("full"));
 	restore_and_check(path("d2"), "uffd");
 	restore_and_check(path("d2"), "mmap");
 	restore_and_check(path("d1"), "eager");
