@@ -109,17 +109,6 @@ void run_exec__session(struct vm *vm, struct timeline *tl,
 			x->status);
 }
 
-/* A captured stream as a JSON string: invalid UTF-8 bytes become '?'. */
-static json_t *captured(const struct agent_capture *c)
-{
-	json_t *s = json_stringn(c->buf ? c->buf : "", c->len);
-
-	for (size_t i = 0; !s && i < c->len; i++)
-		if ((unsigned char)c->buf[i] >= 0x80 || !c->buf[i])
-			c->buf[i] = '?';
-	return s ? s : json_stringn(c->buf, c->len);
-}
-
 json_t *run_exec__json(const struct run_exec *x)
 {
 	json_t *doc = json_pack("{s:s, s:b}", "command", x->cmd, "ran",
@@ -128,8 +117,8 @@ json_t *run_exec__json(const struct run_exec *x)
 	if (!doc || !x->ran)
 		return doc;
 	json_object_set_new(doc, "status", json_integer(x->status));
-	json_object_set_new(doc, "stdout", captured(&x->captured[0]));
-	json_object_set_new(doc, "stderr", captured(&x->captured[1]));
+	json_object_set_new(doc, "stdout", agent__capture_json(&x->captured[0]));
+	json_object_set_new(doc, "stderr", agent__capture_json(&x->captured[1]));
 	if (x->captured[0].truncated || x->captured[1].truncated)
 		json_object_set_new(doc, "truncated_at_bytes",
 				    json_integer(CAPTURE_MAX));

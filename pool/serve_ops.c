@@ -93,25 +93,13 @@ static json_t *us_after(uint64_t t, uint64_t from)
 	return t ? number(((double)t - (double)from) / 1e3) : json_null();
 }
 
-/* A captured stream as a JSON string: bytes that are not UTF-8 become
- * '?'. */
-static json_t *captured(struct agent_capture *o)
-{
-	json_t *s = json_stringn(o->buf ? o->buf : "", o->len);
-
-	for (size_t i = 0; !s && i < o->len; i++)
-		if ((unsigned char)o->buf[i] >= 0x80 || !o->buf[i])
-			o->buf[i] = '?';
-	return s ? s : json_stringn(o->buf, o->len);
-}
-
 /* What a request's command did: its status, output and first output. */
 static int command_reply(json_t *out, struct pool_request *r)
 {
 	int bad = json_object_set_new(out, "status", json_integer(r->status));
 
-	bad |= json_object_set_new(out, "stdout", captured(&r->output[0]));
-	bad |= json_object_set_new(out, "stderr", captured(&r->output[1]));
+	bad |= json_object_set_new(out, "stdout", agent__capture_json(&r->output[0]));
+	bad |= json_object_set_new(out, "stderr", agent__capture_json(&r->output[1]));
 	bad |= json_object_set_new(out, "truncated",
 				   json_boolean(r->output[0].truncated ||
 						r->output[1].truncated));

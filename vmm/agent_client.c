@@ -349,6 +349,16 @@ int agent__sink_capture(void *ctx, int stream, const uint8_t *p,
 	return 0;
 }
 
+json_t *agent__capture_json(const struct agent_capture *c)
+{
+	json_t *s = json_stringn(c->buf ? c->buf : "", c->len);
+
+	for (size_t i = 0; !s && i < c->len; i++)
+		if ((unsigned char)c->buf[i] >= 0x80 || !c->buf[i])
+			c->buf[i] = '?';
+	return s ? s : json_stringn(c->buf, c->len);
+}
+
 bool agent__vm_gone(void *arg)
 {
 	struct vm *vm = arg;

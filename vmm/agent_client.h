@@ -5,6 +5,7 @@
 #ifndef COLDSTART_AGENT_CLIENT_H
 #define COLDSTART_AGENT_CLIENT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,10 @@ struct agent_capture {
  * stderr, each with its max set): the first max bytes of each. */
 int agent__sink_capture(void *ctx, int stream, const uint8_t *p,
 			uint32_t len);
+
+/* A captured stream as a JSON string; bytes that are not UTF-8 (and
+ * NULs) become '?', in c->buf itself. NULL only when out of memory. */
+json_t *agent__capture_json(const struct agent_capture *c);
 
 /* agent__connect's gone() for a VM (ctx a struct vm): it is ending or
  * was interrupted. */
