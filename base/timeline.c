@@ -78,3 +78,10 @@ void timeline__print(FILE *out, const struct timeline *tl)
 		prev = t;
 	}
 }
+
+double timeline__span_ns(const struct timeline *tl, enum tl_event from,
+			 enum tl_event to)
+{
+	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from])
+					: -1;
+}

@@ -39,6 +39,10 @@ uint64_t timeline__now(void);
 /* Records now for `ev` unless already recorded; tl may be NULL. */
 void timeline__mark(struct timeline *tl, enum tl_event ev);
 
+/* Nanoseconds from `from` to `to`, or -1 when either did not happen. */
+double timeline__span_ns(const struct timeline *tl, enum tl_event from,
+			 enum tl_event to);
+
 /* Human name ("first KVM_RUN") and JSON key ("first_run"). */
 const char *timeline__name(enum tl_event ev);
 const char *timeline__key(enum tl_event ev);

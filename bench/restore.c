@@ -184,7 +184,7 @@ static int measure_never_stopped(struct kvm_host *kvm,
 			return ret;
 		if (i >= o->c.warmup)
 			g->never[g->nr_never++] =
-				span(&res.tl, TL_GUEST_READY, TL_GUEST_DONE);
+				timeline__span_ns(&res.tl, TL_GUEST_READY, TL_GUEST_DONE);
 		output__progress("never-stopped baseline",
 				 (unsigned long)(i + 1), (unsigned long)total);
 	}

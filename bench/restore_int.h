@@ -70,12 +70,6 @@ static inline void join(char *out, const char *dir, const char *name)
 	snprintf(out, PATH_MAX, "%s/%s", dir, name);
 }
 
-static inline double span(const struct timeline *tl, enum tl_event a,
-			  enum tl_event b)
-{
-	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
-}
-
 /* The (mem, ws) pairs that fit, into g (MAX_SIZES^2); how many. */
 size_t restore__plan_groups(const struct restore_opts *o, struct group *g);
 

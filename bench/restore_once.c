@@ -170,11 +170,11 @@ int restore__finish(struct vm *vm, unsigned int flags,
 
 void restore__spans(const struct timeline *tl, struct restore_sample *out)
 {
-	out->ns[RESTORE_FIRST_RUN] = span(tl, TL_RESTORE_START, TL_FIRST_RUN);
-	out->ns[RESTORE_FIRST_PROGRESS] = span(tl, TL_RESTORE_START,
+	out->ns[RESTORE_FIRST_RUN] = timeline__span_ns(tl, TL_RESTORE_START, TL_FIRST_RUN);
+	out->ns[RESTORE_FIRST_PROGRESS] = timeline__span_ns(tl, TL_RESTORE_START,
 					       TL_FIRST_PROGRESS);
-	out->ns[RESTORE_DONE] = span(tl, TL_RESTORE_START, TL_GUEST_DONE);
-	out->ns[RESTORE_REQUEST] = span(tl, TL_FIRST_RUN, TL_GUEST_DONE);
+	out->ns[RESTORE_DONE] = timeline__span_ns(tl, TL_RESTORE_START, TL_GUEST_DONE);
+	out->ns[RESTORE_REQUEST] = timeline__span_ns(tl, TL_FIRST_RUN, TL_GUEST_DONE);
 }
 
 static int check_outcome(const struct vm *vm, const struct probe *probe,

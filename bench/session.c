@@ -36,12 +36,6 @@
 	"time.time()})); open(\"/root/turns.log\", \"a\").write("         \
 	"\"turn\\n\"); print(\"turn done\")'"
 
-static double span(const struct timeline *tl, enum tl_event a,
-		   enum tl_event b)
-{
-	return tl->t[a] && tl->t[b] ? (double)(tl->t[b] - tl->t[a]) : -1;
-}
-
 static bool ours(const struct session *s, const char *dir)
 {
 	return strncmp(dir, s->work, strlen(s->work)) == 0;
@@ -133,9 +127,9 @@ static int one_turn(struct session *s, uint64_t k)
 	if (ret < 0)
 		return err__set(-ret, "turn %" PRIu64 ": %s", k, err__last());
 	ret = check_turn(s, k, &r, t);
-	t->resume_ns = span(&r.tl, TL_RESTORE_START, TL_FIRST_OUTPUT);
-	t->command_ns = span(&r.tl, TL_COMMAND_SENT, TL_COMMAND_EXIT);
-	t->pause_ns = span(&r.tl, TL_COMMAND_EXIT, TL_PAUSED);
+	t->resume_ns = timeline__span_ns(&r.tl, TL_RESTORE_START, TL_FIRST_OUTPUT);
+	t->command_ns = timeline__span_ns(&r.tl, TL_COMMAND_SENT, TL_COMMAND_EXIT);
+	t->pause_ns = timeline__span_ns(&r.tl, TL_COMMAND_EXIT, TL_PAUSED);
 	t->save_ns = (double)r.saved.ns;
 	t->mem_bytes = r.saved.mem_data_bytes;
 	t->disk_bytes = r.saved.disk_bytes;

@@ -454,18 +454,12 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	return ret;
 }
 
-static double ns_between(const struct timeline *tl, enum tl_event from,
-			 enum tl_event to)
-{
-	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from])
-					: -1;
-}
-
 static double ms_between(const struct timeline *tl, enum tl_event from,
 			 enum tl_event to)
 {
-	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from]) / 1e6
-					: -1;
+	double ns = timeline__span_ns(tl, from, to);
+
+	return ns < 0 ? -1 : ns / 1e6;
 }
 
 static json_t *saved_json(const struct restore_opts *o,
@@ -627,10 +621,10 @@ static int exec_sample(const struct restored *r, struct restore_sample *out)
 						    : TL_COMMAND_EXIT;
 	const struct agent_capture *err = &r->x.captured[1];
 
-	out->ns[RESTORE_FIRST_PROGRESS] = ns_between(tl, TL_RESTORE_START,
+	out->ns[RESTORE_FIRST_PROGRESS] = timeline__span_ns(tl, TL_RESTORE_START,
 						     TL_AGENT_READY);
-	out->ns[RESTORE_DONE] = ns_between(tl, TL_RESTORE_START, done);
-	out->ns[RESTORE_REQUEST] = ns_between(tl, TL_FIRST_RUN, done);
+	out->ns[RESTORE_DONE] = timeline__span_ns(tl, TL_RESTORE_START, done);
+	out->ns[RESTORE_REQUEST] = timeline__span_ns(tl, TL_FIRST_RUN, done);
 	if (r->outcome != VM_COMPLETED || !r->x.ran)
 		return err__set(EIO, "restored Linux guest failed: %s",
 				r->reason);

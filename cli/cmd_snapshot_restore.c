@@ -137,8 +137,9 @@ static bool restore_ok(const struct restore_result *r)
 static double since(const struct timeline *tl, enum tl_event from,
 		    enum tl_event to)
 {
-	return tl->t[from] && tl->t[to] ? (double)(tl->t[to] - tl->t[from]) / 1e6
-					: -1;
+	double ns = timeline__span_ns(tl, from, to);
+
+	return ns < 0 ? -1 : ns / 1e6;
 }
 
 /* "X.XXX ms" from restore start to `to`, or "never" when it did not
