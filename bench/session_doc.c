@@ -4,6 +4,7 @@
 
 #include "result.h"
 #include "result_new.h"
+#include "stats.h"
 #include "units.h"
 
 #include <errno.h>
@@ -68,52 +69,39 @@ static json_t *turns_json(const struct session *s)
 	return a;
 }
 
-/* Resume drift: the median of the last three turns' resume over the
- * first three's. */
-static double drift(const struct session *s)
+/* The median resume to first output of turns [from, from + n); 0 when
+ * there are none or out of memory. */
+static double resume_median(const struct session *s, uint64_t from,
+			    uint64_t n)
 {
-	double a[3], b[3];
-	uint64_t n = s->done < 3 ? s->done : 3;
+	double *v = calloc(n ? n : 1, sizeof(*v)), m = 0;
 
-	if (!n)
-		return 0;
-	for (uint64_t i = 0; i < n; i++) {
-		a[i] = s->t[i].resume_ns;
-		b[i] = s->t[s->done - n + i].resume_ns;
-	}
-	for (uint64_t i = 0; i < n; i++) /* sort three */
-		for (uint64_t j = i + 1; j < n; j++) {
-			double x;
-
-			if (a[j] < a[i])
-				x = a[i], a[i] = a[j], a[j] = x;
-			if (b[j] < b[i])
-				x = b[i], b[i] = b[j], b[j] = x;
-		}
-	return a[n / 2] > 0 ? b[n / 2] / a[n / 2] : 0;
+	for (uint64_t i = 0; v && i < n; i++)
+		v[i] = s->t[from + i].resume_ns;
+	if (!v || stats__median(v, n, &m) < 0)
+		m = 0;
+	free(v);
+	return m;
 }
 
-static double median(double *v, size_t n)
+/* Resume drift: the median of the last three turns' resume over the
+ * first three's (as the report finds it again from the turns). */
+static double drift(const struct session *s)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	uint64_t n = s->done < 3 ? s->done : 3;
+	double first = resume_median(s, 0, n);
+
+	return first > 0 ? resume_median(s, s->done - n, n) / first : 0;
 }
 
 /* Median resume to first output over median fresh boot to it. */
 static double resume_over_boot(const struct session *s)
 {
-	double *r = calloc(s->done ? s->done : 1, sizeof(*r));
-	double *b = calloc(s->boots, sizeof(*b)), x = 0;
+	double boot = 0;
 
-	if (r && b && s->done) {
-		for (uint64_t i = 0; i < s->done; i++)
-			r[i] = s->t[i].resume_ns;
-		memcpy(b, s->boot_ns, s->boots * sizeof(*b));
-		x = median(r, s->done) / median(b, s->boots);
-	}
-	free(r);
-	free(b);
-	return x;
+	if (stats__median(s->boot_ns, s->boots, &boot) < 0 || boot <= 0)
+		return 0;
+	return resume_median(s, 0, s->done) / boot;
 }
 
 json_t *session__result(const struct session *s)
