@@ -36,9 +36,13 @@
 	"time.time()})); open(\"/root/turns.log\", \"a\").write("         \
 	"\"turn\\n\"); print(\"turn done\")'"
 
+/* A link in the work directory (not the user's snapshot, even one in a
+ * directory whose name starts as the work directory's does). */
 static bool ours(const struct session *s, const char *dir)
 {
-	return strncmp(dir, s->work, strlen(s->work)) == 0;
+	size_t n = strlen(s->work);
+
+	return strncmp(dir, s->work, n) == 0 && dir[n] == '/';
 }
 
 /* Folds the chain into one full snapshot at its newest link, then drops
@@ -404,6 +408,7 @@ static int set_merge(void *opts, const char *arg)
 	struct session_opts *o = opts;
 
 	o->merge_text = arg;
+	o->merge_given = true;
 	return session__parse_merge(arg, &o->merge);
 }
 
@@ -458,7 +463,7 @@ static int check(void *opts)
 				"(or merge)", SNAPDIFF_MAX_CHAIN,
 				SNAPDIFF_MAX_CHAIN);
 	if (o->full && o->merge.kind != MERGE_NEVER &&
-	    strcmp(o->merge_text, "chain:8"))
+	    o->merge_given)
 		return err__set(EINVAL, "--merge goes with --snapshots diff "
 				"(full snapshots make no chain)");
 	return 0;

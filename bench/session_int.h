@@ -23,6 +23,7 @@ struct session_opts {
 	uint64_t print_turn; /* --turn-command K: print turn K's text */
 	uint64_t baseline;   /* fresh boots of the same guest, command */
 	bool full, keep;
+	bool merge_given; /* --merge was given (not the default) */
 	struct session_merge_policy merge;
 };
 

@@ -9,6 +9,13 @@ TK_ELF=$2
 scratch
 
 # --- input errors, on any host ---------------------------------------------
+# bench session: its options, before any snapshot is read
+expect 2 'bench session: --snapshot DIR is needed' bench session
+expect 2 '--merge: 0 is outside 1..32' bench session --snapshot "$tmp" --merge chain:0
+expect 2 '--merge goes with --snapshots diff' bench session --snapshot "$tmp" \
+	--snapshots full --merge chain:8
+expect 2 '--merge never keeps every diff' bench session --snapshot "$tmp" \
+	--merge never --turns 33
 expect 1 'kernel .*no-such-kernel' snapshot create "$tmp/x" \
 	--kernel "$tmp/no-such-kernel"
 expect 1 "initrd" snapshot create "$tmp/x" --kernel "$TK_ELF" \
@@ -135,6 +142,8 @@ expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock
 expect 1 'runs commands through its agent: give --exec CMD, or --vsock PATH' \
 	snapshot restore "$tmp/d" --allow-pvm
 expect 1 'without a vsock device' snapshot restore "$tmp/s" --allow-pvm --exec true
+expect 2 'holds no guest with an agent' bench session --snapshot "$tmp/s" \
+	--allow-pvm
 # the image's contents decide, not its mtime
 touch "$tmp/disk.img"
 expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
