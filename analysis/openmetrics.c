@@ -4,6 +4,7 @@
 #include "err.h"
 #include "output.h"
 #include "stats.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -97,13 +98,7 @@ void openmetrics__value(char *buf, size_t len, double v)
 		snprintf(buf, len, "%cInf", v > 0 ? '+' : '-');
 		return;
 	}
-	/* the fewest digits that read back exactly, so 0.0012957495 stays
-	 * that and not 0.0012957494999999999 */
-	for (int prec = 6; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	double_text(buf, len, v);
 }
 
 /* ---- families ---- */

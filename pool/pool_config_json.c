@@ -5,6 +5,7 @@
 #include "pool_config.h"
 
 #include "err.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -164,7 +165,7 @@ static int value_text(const json_t *v, const struct json_key *k,
 		 json_integer_value(v) >= 0)
 		snprintf(text, size, "%lld", (long long)json_integer_value(v));
 	else if (k->kind == J_NUMBER && json_is_number(v))
-		snprintf(text, size, "%.17g", x);
+		double_text(text, size, x);
 	else if (k->kind == J_SECONDS && json_is_number(v) && x >= 0 &&
 		 x < 1e9)
 		duration_text(text, size, (unsigned long long)llround(x * 1e9));

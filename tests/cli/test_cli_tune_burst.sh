@@ -74,6 +74,13 @@ expect 1 'faster hits. .* p99 = 1\.[0-9]+ ms \(the hit latencies alone\)' \
 expect 0 'Recommendation' tune pool "${B0[@]}" --slo p95=5ms
 expect 0 'Recommendation' tune pool "${B0[@]}" --slo p99.5=60ms
 
+# the command that applies a recommendation writes each value as typed:
+# --cover-quantile 0.8, not 0.80000000000000004
+expect 0 'Apply it with' tune pool --cost hit=1ms,make=50ms,mem=4M \
+	--arrivals poisson:2 --duration 10m --slo hits=90% --policies cover
+grep -Eq -- '--cover-quantile 0\.[0-9]{1,6} ' "$out" && ok ||
+	fail "the quantile in the fewest digits that read back exactly"
+
 # --holdout: 100 arrivals, a quarter held out: exactly 75 and 25. The
 # last quarter holds a batch of 20 the first three quarters never saw.
 python3 - "$tmp/shift.csv" <<'EOF'
