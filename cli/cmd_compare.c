@@ -194,7 +194,8 @@ static int parse_option(int c, char *arg, void *ctx)
 	case OPT_FORMAT:
 		ret = args__choice("--format", arg, compare_print__formats,
 				   &format);
-		cli->format = (enum compare_format)format;
+		if (ret == 0)
+			cli->format = (enum compare_format)format;
 		return ret;
 	case OPT_HOSTS:
 		cli->nr_hosts = 1; /* the operands are the directories */

@@ -87,6 +87,7 @@ expect 2 "unexpected argument 'extra'" compare "$B" "$B" extra
 expect 2 "--threshold: 'lots' is not a percentage" compare "$B" "$B" --threshold lots
 expect 2 "--threshold: '-1' is not a percentage" compare "$B" "$B" --threshold -1
 expect 2 "--alpha: '2' is not a probability" compare "$B" "$B" --alpha 2
+expect 2 "--format: 'xml' is not one of: text, markdown, json, junit" compare "$B" "$B" --format xml
 expect 2 "'floor' is not NAME=PCT" compare "$B" "$B" --metric-threshold floor
 expect 2 'not one of: utest, permutation' compare "$B" "$B" --test ttest
 expect 2 "unknown or incomplete option '--bogus'" compare "$B" "$B" --bogus
