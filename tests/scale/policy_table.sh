@@ -10,7 +10,10 @@
 # nothing.
 # Usage: tests/scale/policy_table.sh [COLDSTART [TRACE-SPEC...]]
 #   (default build/coldstart); each TRACE-SPEC, e.g. a public trace as
-#   trace:FILE,format=azure2019, is a row of both tables beside ours.
+#   trace:FILE,format=azure2019, or Azure's LLM inference traces of 2023
+#   (data/AzureLLMInferenceTrace_{code,conv}.csv of the AzurePublicDataset
+#   repository, one request per line) as trace:FILE, is a row of every
+#   table beside ours.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 COLDSTART=${1:-$here/../../build/coldstart}
