@@ -249,10 +249,16 @@ const struct cand *tune_pool__closest(const struct sweep *sw, int p,
 
 		if (x->cfg.policy != p)
 			continue;
+		/* a percentile often ties at the miss latency (every
+		 * configuration with more than 1 % misses): then the one
+		 * with the most hits came closest, not the cheapest */
 		if (!best ||
 		    (slo->hits ? x->metric > best->metric
 			       : x->metric < best->metric) ||
+		    (x->metric == best->metric && !slo->hits &&
+		     x->hit_ratio > best->hit_ratio) ||
 		    (x->metric == best->metric &&
+		     (slo->hits || x->hit_ratio == best->hit_ratio) &&
 		     tune_pool__cheaper(x, best)))
 			best = x;
 	}

@@ -62,6 +62,12 @@ expect 1 'What it would take: more than 20 warm VMs .*the bound \(--max-vms 20\)
 	tune pool "${B[@]}" --policies fixed --max-vms 20
 grep -q 'none meets the SLO: closest [0-9.]* % with n=20 ' "$out" && ok ||
 	fail "the closest fixed pool within the bound"
+# a percentile SLO that nothing meets ties at the miss latency (given
+# costs: exactly 50 ms for every configuration with over 1 % misses):
+# the closest is then the one with the most hits, not an empty pool
+expect 1 'none meets the SLO: closest 50\.000 ms with n=20 ' tune pool \
+	--cost hit=1ms,make=50ms,mem=4M --arrivals "trace:$tmp/burst.csv" \
+	--slo p99=10ms --policies fixed --max-vms 20
 # the memory budget is a bound too: 64 MiB holds 16 VMs of 4 MiB
 expect 1 'more than 16 warm VMs .*--memory-budget: 16 VMs of 4.00 MiB' \
 	tune pool "${B[@]}" --policies fixed --memory-budget 64M
