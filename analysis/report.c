@@ -126,13 +126,14 @@ static int add_tune(struct report *r, const char *path, json_t *root)
 static void discover_tune(struct report *r, const char *input)
 {
 	static const char *const names[] = { "tune-pool.json",
-					     "tune-restore.json" };
+					     "tune-restore.json",
+					     "tune-host.json" };
 	char copy[PATH_MAX], path[PATH_MAX + 32];
 	const char *dir;
 
 	snprintf(copy, sizeof(copy), "%s", input);
 	dir = dirname(copy);
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++) {
 		struct input in = { 0 };
 		int ret;
 

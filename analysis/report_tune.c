@@ -1,10 +1,12 @@
 /* The tuners' part of report.md: a summary line and a "Tuning" section
- * for each tune-pool.json and tune-restore.json, from the documents
- * alone, so a results directory's report carries its recommendations. */
+ * for each tune-pool.json, tune-restore.json and tune-host.json, from the
+ * documents alone, so a results directory's report carries its
+ * recommendations. */
 #include "report_tune.h"
 
 #include "result.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +24,9 @@ static double num_of(const json_t *o, const char *key)
 
 const char *report_tune__file(const char *bench)
 {
-	return !strcmp(bench, "tune-pool") ? "tune-pool.md" : "tune-restore.md";
+	return !strcmp(bench, "tune-pool")   ? "tune-pool.md"
+	       : !strcmp(bench, "tune-host") ? "tune-host.md"
+					     : "tune-restore.md";
 }
 
 /* ---- tune pool ---- */
@@ -218,12 +222,72 @@ static void restore_section(FILE *md, const json_t *doc)
 	}
 }
 
-/* ---- both ---- */
+/* ---- tune host ---- */
+
+static void host_summary(FILE *md, const json_t *doc)
+{
+	const json_t *t = json_object_get(doc, "trace");
+	const json_t *vs = json_object_get(doc, "versus_greedy_dual");
+
+	double fewer = num_of(vs, "fewer_cold_starts_pct");
+
+	fprintf(md, "- tune host (%" JSON_INTEGER_FORMAT " functions of %s, "
+		"%.0f MiB): ours has %.1f %% %s cold starts than "
+		"greedy-dual\n",
+		json_integer_value(json_object_get(t, "functions")),
+		str_of(t, "path", "?"), num_of(doc, "budget_mib"),
+		fabs(fewer), fewer < 0 ? "more" : "fewer");
+}
+
+static void host_section(FILE *md, const json_t *doc)
+{
+	const json_t *t = json_object_get(doc, "trace");
+	const json_t *vs = json_object_get(doc, "versus_greedy_dual");
+	const json_t *p;
+	size_t i;
+
+	fprintf(md, "\n### Many guests on one host\n\nSimulated: trace `%s` "
+		"(%s), %" JSON_INTEGER_FORMAT " functions, %" JSON_INTEGER_FORMAT
+		" minutes, %" JSON_INTEGER_FORMAT " invocations, in a memory "
+		"budget of %.0f MiB (every function's VM at once: %.0f MiB).\n"
+		"\n| policy | cold starts | cold %% | peak MiB | idle GiB-s | "
+		"MiB for ours' cold starts |\n|---|--:|--:|--:|--:|--:|\n",
+		str_of(t, "path", "?"), str_of(t, "format", "?"),
+		json_integer_value(json_object_get(t, "functions")),
+		json_integer_value(json_object_get(t, "minutes")),
+		json_integer_value(json_object_get(t, "invocations")),
+		num_of(doc, "budget_mib"), num_of(doc, "all_vms_mib"));
+	json_array_foreach(json_object_get(doc, "policies"), i, p) {
+		const json_t *need = json_object_get(p, "mib_for_ours_cold_starts");
+
+		fprintf(md, "| %s | %" JSON_INTEGER_FORMAT " | %.1f | %.0f | "
+			"%.0f | ", str_of(p, "policy", "?"),
+			json_integer_value(json_object_get(p, "cold_starts")),
+			num_of(p, "cold_pct"), num_of(p, "peak_mib"),
+			num_of(p, "idle_gib_s"));
+		if (json_is_number(need))
+			fprintf(md, "%.0f |\n", json_number_value(need));
+		else
+			fputs("- |\n", md);
+	}
+	fprintf(md, "\nOurs has %.1f %% %s cold starts than greedy-dual "
+		"at the same memory", fabs(num_of(vs, "fewer_cold_starts_pct")),
+		num_of(vs, "fewer_cold_starts_pct") < 0 ? "more" : "fewer");
+	if (json_is_number(json_object_get(vs, "less_memory_pct")))
+		fprintf(md, ", and reaches greedy-dual's cold starts with "
+			"%.1f %% less peak memory", num_of(vs,
+							  "less_memory_pct"));
+	fputs(".\n", md);
+}
+
+/* ---- every tuner ---- */
 
 void report_tune__summary(FILE *md, const json_t *doc)
 {
 	if (!strcmp(str_of(doc, "bench", ""), "tune-pool"))
 		pool_summary(md, doc);
+	else if (!strcmp(str_of(doc, "bench", ""), "tune-host"))
+		host_summary(md, doc);
 	else
 		restore_summary(md, doc);
 }
@@ -236,6 +300,8 @@ void report_tune__section(FILE *md, const json_t *doc, const char *name,
 
 	if (!strcmp(bench, "tune-pool"))
 		pool_section(md, doc);
+	else if (!strcmp(bench, "tune-host"))
+		host_section(md, doc);
 	else
 		restore_section(md, doc);
 	if (note)

@@ -222,7 +222,8 @@ const struct result_series *result__find(const struct result_doc *doc,
 
 bool result__is_tune(const char *bench)
 {
-	return !strcmp(bench, "tune-pool") || !strcmp(bench, "tune-restore");
+	return !strcmp(bench, "tune-pool") || !strcmp(bench, "tune-restore") ||
+	       !strcmp(bench, "tune-host");
 }
 
 const char *result__sysinfo_emulated(const json_t *sysinfo)

@@ -3,6 +3,8 @@
 #include "tune_host.h"
 #include "tune_host_int.h"
 
+#include "result_new.h"
+
 #include "err.h"
 #include "output.h"
 
@@ -185,8 +187,9 @@ int tune_host__markdown(const struct th_run *run, FILE *f)
 		      "policy runs them over it (overflows), and keeps "
 		      "little.\n\n", f);
 	md_policies(run, f);
-	fprintf(f, "\nAgainst greedy-dual at %.0f MiB: ours has %.1f %% fewer "
-		"cold starts", run->budget_mib, fewer);
+	fprintf(f, "\nAgainst greedy-dual at %.0f MiB: ours has %.1f %% %s "
+		"cold starts", run->budget_mib, fabs(fewer),
+		fewer < 0 ? "more" : "fewer");
 	if (isnan(less))
 		fprintf(f, "; ours does not reach greedy-dual's %" PRIu64
 			" cold starts even with every VM held.\n",
@@ -301,7 +304,12 @@ json_t *tune_host__json(const struct th_run *run)
 			json_decref(pols);
 			pols = NULL;
 		}
-	doc = json_pack("{s:s, s:{s:o, s:s, s:I, s:I, s:I}, s:f, s:f, s:f, s:o, "
+	/* a result document's head (schema, bench, sysinfo), so that a
+	 * results directory it is written into still compares, exports and
+	 * reports (as a tuner's document), and then what tune host found */
+	doc = result__new("tune-host", NULL);
+	if (doc && json_object_update_new(doc, json_pack(
+			"{s:s, s:{s:o, s:s, s:I, s:I, s:I}, s:f, s:f, s:f, s:o, "
 			"s:o, s:o, s:{s:f, s:o, s:o, s:o}, s:I, s:f}",
 			"tool", "tune host", "trace", "path",
 			output__json_string(run->o->trace), "format",
@@ -324,7 +332,14 @@ json_t *tune_host__json(const struct th_run *run)
 			"less_memory_pct",
 			isnan(less) ? json_null() : json_real(less),
 			"simulations", (json_int_t)run->sims, "elapsed_s",
-			run->elapsed_s);
+			run->elapsed_s)) < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	if (doc) { /* simulated: it ran no guest, no seccomp filter */
+		json_object_del(doc, "guest");
+		json_object_del(doc, "seccomp");
+	}
 	if (!doc)
 		err__set(ENOMEM, "tune host: building the document");
 	return doc;

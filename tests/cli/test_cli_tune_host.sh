@@ -56,6 +56,24 @@ grep -q 'Against greedy-dual' "$out" || fail "no comparison line"
 json_check 'd["tool"] == "tune host"' "$tmp/o/tune-host.json"
 ls -A "$tmp/o" | grep -q '^\.' && fail "a temporary file left in --out" || ok
 
+# written into a results directory, it is a tuner's document there:
+# compare and export skip it with a note (they exited 2 on it: "no
+# schema version"), and report.md gains its summary line and section
+cp -r "$(dirname "$0")/../../results/reference-pvm-2core" "$tmp/r"
+expect 0 '' tune host --trace "$tmp/t19.csv" --mem 100M --cold 1s \
+	--warm 0 --memory-budget 200M --out "$tmp/r"
+json_check 'd["bench"] == "tune-host" and d["schema"] >= 1 and "guest" not in d' \
+	"$tmp/r/tune-host.json"
+expect 3 'tune-host.json skipped: a tuner' compare "$tmp/r" "$tmp/r"
+expect 0 '' export prometheus "$tmp/r"
+grep -q 'tune-host.json skipped' "$err" && ok || fail "export's note"
+expect 0 '' report "$tmp/r" --format md --out "$tmp/rep"
+grep -q '^- tune host (3 functions of .*, 200 MiB): ours has 33.3 % more cold starts than greedy-dual$' \
+	"$tmp/rep/report.md" && ok || fail "report.md's tune host summary line"
+grep -q '^### Many guests on one host' "$tmp/rep/report.md" &&
+	grep -q '^| greedy-dual | 3 | 50.0 | 200 ' "$tmp/rep/report.md" && ok ||
+	fail "report.md's tune host section"
+
 # guests: f0 in a 50 MiB guest, the rest in the default
 cat >"$tmp/g.json" <<'EOF'
 {"guests": [
