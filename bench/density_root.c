@@ -67,6 +67,8 @@ static int agent_ready(struct vm *vm, const char *vsock, uint32_t port,
 		ret = agent__exec(fd, exec, agent__sink_capture, cap, deadline,
 				  &t, &status);
 	close(fd);
+	while (cap[1].len && cap[1].buf[cap[1].len - 1] == '\n')
+		cap[1].len--;
 	if (ret == 0 && status)
 		ret = err__set(EIO, "--exec: the command exited with status "
 			       "%d%s%.*s", status, cap[1].len ? ": " : "",
