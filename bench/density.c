@@ -37,9 +37,12 @@
 /* A Linux child boots within `coldstart run`'s default timeout (60 s),
  * or restores and settles; beyond this it hangs. */
 #define LINUX_HOLD_TIMEOUT_MS 90000
-/* With --rootfs, also the agent's answer and --exec's command (at most
- * 120 s, density_root.c). */
-#define ROOTFS_HOLD_TIMEOUT_MS 240000
+/* A rootfs guest's boot mounts its disk and starts the agent: inside the
+ * emulated host, with VMs held beside it, more than `coldstart run`'s
+ * 60 s; then the agent's answer and --exec's command (at most 120 s,
+ * density_root.c). */
+#define ROOTFS_BOOT_TIMEOUT "--timeout=180s"
+#define ROOTFS_HOLD_TIMEOUT_MS ((180 + 120 + 30) * 1000)
 #define MAX_ARGS 32
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
@@ -108,6 +111,8 @@ static void agent_args(struct density *d, bool clone, char **argv, int *n,
 {
 	snprintf(vsock, size, "--vsock=%s/v%u", d->tmp_dir, d->started++);
 	argv[(*n)++] = vsock;
+	if (!clone)
+		argv[(*n)++] = ROOTFS_BOOT_TIMEOUT;
 	if (!d->o.exec)
 		return;
 	if (clone) {
