@@ -113,13 +113,13 @@ int density__hold_root_fresh(struct kvm_host *kvm, const struct run_cli *o)
 }
 
 /* The snapshot's devices made again: its disk layers under a new unnamed
- * overlay, its vsock device on `vsock`. */
+ * overlay, its vsock device on `vsock`. The VM marks `tl` until it is
+ * destroyed. */
 static int restore_root(struct kvm_host *kvm, struct snapshot *snap,
 			const char *vsock, struct linux_restore *lr,
-			struct vm **vm)
+			struct timeline *tl, struct vm **vm)
 {
 	struct guestdev_restore devs;
-	struct timeline tl = { 0 };
 	int ret = guestdev__check(snap);
 
 	if (ret == 0 && !snap->virtio.vsock)
@@ -130,7 +130,7 @@ static int restore_root(struct kvm_host *kvm, struct snapshot *snap,
 	if (ret < 0)
 		return ret;
 	ret = snapshot__restore_guest(kvm, snap, mem_restore__strategy("mmap"),
-				      &tl, linux_machine__restore_setup, lr,
+				      tl, linux_machine__restore_setup, lr,
 				      vm);
 	guestdev__restore_free(&devs); /* the drives have their layers open */
 	return ret;
@@ -142,8 +142,9 @@ int density__hold_root_clone(struct kvm_host *kvm, struct snapshot *snap,
 	struct linux_machine m;
 	/* no done signal comes from the agent: it serves until released */
 	struct linux_restore lr = { .m = &m, .at_done = BOOTTIMER_CONTINUE };
+	struct timeline tl = { 0 };
 	struct vm *vm = NULL;
-	int ret = restore_root(kvm, snap, vsock, &lr, &vm);
+	int ret = restore_root(kvm, snap, vsock, &lr, &tl, &vm);
 
 	if (ret < 0) {
 		if (lr.made) /* the restore destroyed its VM already */
