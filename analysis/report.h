@@ -66,8 +66,18 @@ void report__md_ksm(FILE *out, const char *mode, const json_t *m);
 
 /* The guest a density document measured, for a planner: "probe
  * `d1cac105`" (the sha256's start) or "linux `3f2a9c01`, 256 MiB, 1
- * vCPU" (its kernel's, and the config's guest memory and vCPUs). */
+ * vCPU" (its kernel's, and the config's guest memory and vCPUs), with
+ * ", rootfs NAME (N MiB)" when its VMs had one. */
 void report__density_guest(char *buf, size_t len, const json_t *doc);
+
+/* A density document's root disk (--rootfs): the image, what disk per
+ * VM and shared mean, and --exec's command, a Markdown paragraph;
+ * nothing without one. */
+void report__density_rootfs(FILE *out, const json_t *doc);
+
+/* LEAD "disk per VM N KiB (shared M KiB)" of a mode's object `m` with
+ * --rootfs; nothing otherwise. */
+void report__density_disk(FILE *out, const json_t *m, const char *lead);
 
 /* Where a density document's VMs were held while measured, as a
  * sentence for the Markdown (ends with a period). */

@@ -19,6 +19,7 @@ struct cap_row {
 	const struct input *in; /* the density document */
 	const char *variant;
 	double marginal, fixed, vms, measured;
+	double disk; /* KiB per VM with --rootfs, else NAN */
 	const json_t *rate; /* the sustained level used, or NULL */
 	const char *no_rate; /* why there is none */
 };
@@ -92,6 +93,9 @@ static size_t cap_rows(const struct report *r, struct cap_row *rows)
 					get(m, "marginal_kib_per_vm")),
 				.fixed = json_number_value(get(m, "fixed_kib")),
 				.measured = json_number_value(get(m, "vms")),
+				.disk = json_is_number(get(m, "disk_per_vm_kib"))
+					? json_number_value(get(m, "disk_per_vm_kib"))
+					: NAN,
 			};
 			w->vms = capacity__vms_by_memory(total, w->fixed,
 							 w->marginal);
@@ -115,8 +119,19 @@ static void kib_col(const struct cap_row *rows, size_t n, bool fixed,
 	*unit = result__unit_for("kib", ref, div, prec);
 }
 
+/* The disk column's cell, when the table has one (any --rootfs row). */
+static void disk_cell(FILE *md, const struct cap_row *w, bool disk)
+{
+	if (!disk)
+		return;
+	if (isnan(w->disk))
+		fputs(" - |", md);
+	else
+		fprintf(md, " %.0f |", w->disk);
+}
+
 static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
-		       const int *prec)
+		       const int *prec, bool disk)
 {
 	char guest[128], rate[96] = "-", fill[48] = "-";
 
@@ -137,12 +152,15 @@ static void cap_row_md(FILE *md, const struct cap_row *w, const double *div,
 		snprintf(rate, sizeof(rate), "- (%s)", w->no_rate);
 	}
 	if (w->vms < 0) {
-		fprintf(md, "| %s | %s | - | - | - | no marginal cost "
-			"measured | - | - |\n", guest, w->variant);
+		fprintf(md, "| %s | %s | - |", guest, w->variant);
+		disk_cell(md, w, disk);
+		fputs(" - | - | no marginal cost measured | - | - |\n", md);
 		return;
 	}
-	fprintf(md, "| %s | %s | %.*f | %.*f | %.0f | memory | %s | %s |\n",
-		guest, w->variant, prec[0], w->marginal / div[0], prec[1],
+	fprintf(md, "| %s | %s | %.*f |", guest, w->variant, prec[0],
+		w->marginal / div[0]);
+	disk_cell(md, w, disk);
+	fprintf(md, " %.*f | %.0f | memory | %s | %s |\n", prec[1],
 		fmax(w->fixed, 0) / div[1], w->vms, rate, fill);
 }
 
@@ -180,6 +198,20 @@ static void linux_assumption(FILE *md, const struct input *in)
 		report__density_held(in->root));
 }
 
+/* A --rootfs document's disk: what the disk column counts. */
+static void rootfs_assumption(FILE *md, const struct input *in)
+{
+	const json_t *img = get(in->root, "rootfs");
+
+	fprintf(md, "- Disk: every VM's root disk is `%s` (%.0f MiB), read by "
+		"all and counted once; disk per VM is what a VM's own overlay "
+		"(an unnamed sparse file in $TMPDIR) held allocated when "
+		"measured. VMs per host counts memory only: the disk per VM "
+		"times the VMs is what the overlays' file system must hold "
+		"besides.\n", str_or(img, "path", "?"),
+		json_number_value(get(img, "size_bytes")) / 1048576);
+}
+
 /* The assumptions of one density document's rows. */
 static void cap_assumptions(FILE *md, const struct input *in)
 {
@@ -211,6 +243,8 @@ static void cap_assumptions(FILE *md, const struct input *in)
 	fputs(").\n", md);
 	if (json_is_string(get(cfg, "kernel")))
 		linux_assumption(md, in);
+	if (json_is_object(get(in->root, "rootfs")))
+		rootfs_assumption(md, in);
 	else
 		fprintf(md, "- The guests as measured: %.0f MiB of guest "
 			"memory touched before READY and %.0f MiB read after "
@@ -237,19 +271,22 @@ void report__md_capacity(struct report *r)
 	const char *unit[2];
 	double div[2];
 	int prec[2];
+	bool disk = false;
 
 	if (!n)
 		return;
+	for (size_t i = 0; i < n; i++)
+		disk = disk || !isnan(rows[i].disk);
 	kib_col(rows, n, false, &div[0], &prec[0], &unit[0]);
 	kib_col(rows, n, true, &div[1], &prec[1], &unit[1]);
 	fprintf(r->md, "\n## Capacity\n\nHow many VMs of each measured guest "
 		"fit this host, how fast it creates them and how long filling "
-		"it takes.\n\n| guest | variant | memory per VM, %s | shared, "
+		"it takes.\n\n| guest | variant | memory per VM, %s |%s shared, "
 		"%s | VMs per host | bound | sustained creation | time to "
-		"fill |\n|---|---|--:|--:|--:|---|---|--:|\n", unit[0],
-		unit[1]);
+		"fill |\n|---|---|--:|%s--:|--:|---|---|--:|\n", unit[0],
+		disk ? " disk per VM, KiB |" : "", unit[1], disk ? "--:|" : "");
 	for (size_t i = 0; i < n; i++)
-		cap_row_md(r->md, &rows[i], div, prec);
+		cap_row_md(r->md, &rows[i], div, prec, disk);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || rows[i].in != rows[i - 1].in)
 			cap_assumptions(r->md, rows[i].in);

@@ -4,6 +4,8 @@
 #include "report_driver.h"
 #include "report_int.h"
 
+#include "result.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -12,12 +14,54 @@ void report__density_guest(char *buf, size_t len, const json_t *doc)
 	const json_t *cfg = get(doc, "config");
 	double vcpus = json_number_value(get(cfg, "vcpus"));
 
+	const json_t *img = get(doc, "rootfs");
+	const char *path = str_or(img, "path", NULL), *base;
+
 	report__guest_text(buf, len, get(doc, "guest"));
 	if (json_is_integer(get(cfg, "mem_bytes")))
 		snprintf(buf + strlen(buf), len - strlen(buf),
 			 ", %.0f MiB, %.0f vCPU%s",
 			 json_number_value(get(cfg, "mem_bytes")) / 1048576,
 			 vcpus, vcpus == 1 ? "" : "s");
+	if (!path)
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	snprintf(buf + strlen(buf), len - strlen(buf), ", rootfs %s (%.0f MiB)",
+		 base, json_number_value(get(img, "size_bytes")) / 1048576);
+}
+
+void report__density_rootfs(FILE *out, const json_t *doc)
+{
+	const json_t *img = get(doc, "rootfs"), *cfg = get(doc, "config");
+	double bytes = json_number_value(get(img, "size_bytes")) / 1024;
+	double alloc = json_number_value(get(img, "allocated_bytes")) / 1024;
+	char size[32], used[32];
+
+	if (!json_is_object(img))
+		return;
+	result__value_text(size, sizeof(size), "kib", bytes, bytes);
+	result__value_text(used, sizeof(used), "kib", alloc, alloc);
+	fprintf(out, "Root disk: `%s` (%s, %s allocated), one image every VM "
+		"reads, each VM writing to an unnamed overlay of its own%s. "
+		"Disk per VM = the blocks a VM's overlay holds allocated (its "
+		"sparse file's real size) while it is held; shared = the "
+		"image's allocated blocks plus, for clones, the snapshot's disk "
+		"layer, counted once.", str_or(img, "path", "?"), size, used,
+		json_is_true(get(img, "unchanged")) ? "; the image was found "
+		"unchanged after the run" : "");
+	if (json_is_string(get(cfg, "exec")))
+		fprintf(out, " Each VM ran `%s` through its agent before it was "
+			"held.", str_or(cfg, "exec", ""));
+	fputs("\n\n", out);
+}
+
+void report__density_disk(FILE *out, const json_t *m, const char *lead)
+{
+	if (!json_is_number(get(m, "disk_per_vm_kib")))
+		return;
+	fprintf(out, "%sdisk per VM %.0f KiB (shared %.0f KiB)", lead,
+		json_number_value(get(m, "disk_per_vm_kib")),
+		json_number_value(get(m, "shared_disk_kib")));
 }
 
 const char *report__density_held(const json_t *doc)
@@ -25,6 +69,11 @@ const char *report__density_held(const json_t *doc)
 	if (strcmp(str_or(get(doc, "guest"), "name", "?"), "linux"))
 		return "Probe-guest VMMs held alive after their workload ran "
 		       "to DONE.";
+	if (json_is_object(get(doc, "rootfs")))
+		return "Linux-guest VMMs with a root disk held paused once their "
+		       "agent answered (and --exec ran): fresh ones booted, "
+		       "clones restored from a snapshot taken when the agent "
+		       "listened.";
 	return "Linux-guest VMMs held paused: fresh ones at their "
 	       "boot-complete signal; clones, restored from a snapshot taken "
 	       "there, after they ran on to their done signal or for the "
@@ -83,6 +132,7 @@ static void md_density(struct report *r, const struct input *in)
 	fprintf(r->md, "\nGuest: %s. %s\n\n", guest,
 		report__density_held(in->root));
 	report__density_cmdline(r->md, in->root);
+	report__density_rootfs(r->md, in->root);
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m) {
 		fprintf(r->md, "- %s: %.0f VMs (stopped by %s), marginal cost "
 			"%.0f KiB per VM (PSS + kernel memory), %.1f VMs per GiB",
@@ -91,6 +141,7 @@ static void md_density(struct report *r, const struct input *in)
 			json_number_value(get(m, "marginal_kib_per_vm")),
 			json_number_value(get(m, "vms_per_gib")));
 		md_beyond_guest(r->md, m);
+		report__density_disk(r->md, m, "; ");
 		fputc('\n', r->md);
 	}
 	json_object_foreach((json_t *)get(in->root, "density"), mode, m)

@@ -37,7 +37,13 @@
 /* A Linux child boots within `coldstart run`'s default timeout (60 s),
  * or restores and settles; beyond this it hangs. */
 #define LINUX_HOLD_TIMEOUT_MS 90000
-#define MAX_ARGS 24
+/* A rootfs guest's boot mounts its disk and starts the agent: inside the
+ * emulated host, with VMs held beside it, more than `coldstart run`'s
+ * 60 s; then the agent's answer and --exec's command (at most 120 s,
+ * density_root.c). */
+#define ROOTFS_BOOT_TIMEOUT "--timeout=180s"
+#define ROOTFS_HOLD_TIMEOUT_MS ((180 + 120 + 30) * 1000)
+#define MAX_ARGS 32
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
 #define KiB_PER_GiB ((double)(GiB / KiB))
@@ -50,15 +56,20 @@ struct vmm {
 	struct child_held h;
 	uintptr_t guest; /* host address of the guest memory mapping */
 	char at[16];     /* where it is held (density_hold.c) */
+	int disk_fd;     /* its root disk's overlay, in the VMM; -1: none */
 };
 
 struct density {
 	struct density_opts o;
 	struct vmm vms[MAX_VMS];
 	size_t nr;
-	/* the clones' snapshot: snap_dir is tmp_dir/snap */
+	/* the clones' snapshot: snap_dir is tmp_dir/snap; with --rootfs,
+	 * the VMs' vsock sockets: tmp_dir/vN, N counting started VMs */
 	char tmp_dir[PATH_MAX], snap_dir[PATH_MAX];
+	unsigned int started;
 	char exe[4096];
+	struct density_image img; /* --rootfs */
+	int64_t snap_disk;        /* the clones' snapshot's disk layer */
 };
 
 int density__fit(const double *x, const double *y, size_t n, double *slope,
@@ -92,10 +103,41 @@ double density__vms_per_gib(double kib_per_vm)
 
 /* ---- the driver ---- */
 
+static int release(struct vmm *v);
+
+/* A --rootfs VM's agent socket and command, after its other options. */
+static void agent_args(struct density *d, bool clone, char **argv, int *n,
+		       char *vsock, char *exec, size_t size)
+{
+	snprintf(vsock, size, "--vsock=%s/v%u", d->tmp_dir, d->started++);
+	argv[(*n)++] = vsock;
+	if (!clone)
+		argv[(*n)++] = ROOTFS_BOOT_TIMEOUT;
+	if (!d->o.exec)
+		return;
+	if (clone) {
+		snprintf(exec, size, "--exec=%s", d->o.exec);
+		argv[(*n)++] = exec;
+	} else {
+		argv[(*n)++] = "--exec";
+		argv[(*n)++] = (char *)d->o.exec;
+	}
+}
+
+/* The error of VM `i` of a mode that did not start, naming it. */
+static int vm_failed(int ret, const char *mode, size_t i)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", err__last());
+	return err__set(-ret, "%s VM %zu did not start: %s", mode, i + 1, why);
+}
+
 static int start_vm(struct density *d, bool clone, struct vmm *v)
 {
 	char init[32], ws[32], settle[48], mem[48], vcpus[48];
-	char *argv[MAX_ARGS], line[128] = "";
+	char rootfs[PATH_MAX + 16], vsock[PATH_MAX + 16], exec[8192];
+	char *argv[MAX_ARGS], line[160] = "";
 	int n = 0, ret;
 
 	snprintf(init, sizeof(init), "--init=%" PRIu64, d->o.init);
@@ -108,23 +150,29 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	if (clone) {
 		argv[n++] = "--hold-clone";
 		argv[n++] = d->snap_dir;
-		if (d->o.c.kernel)
+		if (d->o.c.kernel && !d->o.rootfs)
 			argv[n++] = settle;
 	} else if (d->o.c.kernel) {
 		argv[n++] = "--hold-fresh";
-		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
+		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
+				    rootfs, sizeof(rootfs));
 	} else {
 		argv[n++] = "--hold-fresh";
 		argv[n++] = init;
 		argv[n++] = ws;
 	}
+	if (d->o.rootfs)
+		agent_args(d, clone, argv, &n, vsock, exec, sizeof(exec));
 	argv[n] = NULL;
-	ret = child__hold(argv, d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
-					    : HOLD_TIMEOUT_MS,
+	ret = child__hold(argv, d->o.rootfs ? ROOTFS_HOLD_TIMEOUT_MS
+			  : d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
+					  : HOLD_TIMEOUT_MS,
 			  &v->h, line, sizeof(line));
-	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s", &v->guest,
-			       v->at) != 2)
+	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s %d", &v->guest,
+			       v->at, &v->disk_fd) != 3) {
 		ret = err__set(EIO, "unexpected announcement '%s'", line);
+		release(v);
+	}
 	return ret;
 }
 
@@ -192,13 +240,19 @@ static int release_all(struct density *d)
 }
 
 /* Per-VM measures: in the curve as NAME_kib (summed over the VMs), as
- * series MODE.NAME_per_vm (one sample per VM at the last point). */
+ * series MODE.NAME_per_vm (one sample per VM at the last point). The
+ * last, the root disk's overlay, only with --rootfs (nr_measures). */
 enum { M_RSS, M_PSS, M_USS, M_OVERHEAD, M_RSS_BEYOND, M_PSS_BEYOND,
-       M_USS_BEYOND, NR_MEASURES };
+       M_USS_BEYOND, M_DISK, NR_MEASURES };
 static const char *const measure_names[NR_MEASURES] = {
 	"rss", "pss", "uss", "overhead", "rss_beyond_guest",
-	"pss_beyond_guest", "uss_beyond_guest",
+	"pss_beyond_guest", "uss_beyond_guest", "disk",
 };
+
+static int nr_measures(const struct density *d)
+{
+	return d->o.rootfs ? NR_MEASURES : M_DISK;
+}
 
 static void measures(const struct memstat *m, double *v)
 {
@@ -251,11 +305,16 @@ static int read_vms(struct density *d, double *sum, double *per_vm,
 		long long merging;
 		struct memstat m;
 		int ret = memstat__pid(&m, v->h.pid, v->guest);
+		int64_t disk = v->disk_fd < 0 ? 0
+			: density__overlay_bytes(v->h.pid, v->disk_fd);
 
 		if (ret < 0)
 			return ret;
+		if (disk < 0)
+			return (int)disk;
 		measures(&m, one);
-		for (int k = 0; k < NR_MEASURES; k++) {
+		one[M_DISK] = (double)disk / KiB;
+		for (int k = 0; k < nr_measures(d); k++) {
 			sum[k] += one[k];
 			per_vm[(size_t)k * d->nr + i] = one[k];
 		}
@@ -288,7 +347,7 @@ static int point(struct density *d, const double *base, json_t *arr,
 	c->vms[c->n] = (double)d->nr;
 	c->cost[c->n] = sum[M_PSS] + kernel;
 	p = json_pack("{s:I}", "vms", (json_int_t)d->nr);
-	for (int k = 0; k < NR_MEASURES; k++) {
+	for (int k = 0; k < nr_measures(d); k++) {
 		snprintf(name, sizeof(name), "%s_kib", measure_names[k]);
 		json_object_set_new(p, name, json_real(sum[k]));
 	}
@@ -300,12 +359,12 @@ static int point(struct density *d, const double *base, json_t *arr,
 	return 0;
 }
 
-static int add_mode_series(json_t *doc, const char *mode,
-			   const double *per_vm, size_t n)
+static int add_mode_series(const struct density *d, json_t *doc,
+			   const char *mode, const double *per_vm, size_t n)
 {
 	char name[64];
 
-	for (int k = 0; k < NR_MEASURES; k++) {
+	for (int k = 0; k < nr_measures(d); k++) {
 		snprintf(name, sizeof(name), "%s.%s_per_vm", mode,
 			 measure_names[k]);
 		if (!result__add_series(doc, name, "kib", RESULT_LOWER,
@@ -366,14 +425,19 @@ static int grow(struct density *d, json_t *doc, const char *mode,
 
 	for (uint64_t i = 0; ret == 0 && i < d->o.c.warmup; i++) {
 		ret = start_vm(d, clone, &d->vms[0]);
-		if (ret == 0)
+		if (ret < 0)
+			ret = vm_failed(ret, clone ? "warm-up clone"
+					: "warm-up fresh", (size_t)i);
+		else
 			ret = release(&d->vms[0]);
 	}
 	meminfo(base);
 	while (ret == 0 && d->nr < d->o.c.count && !budget_full(d, c)) {
 		ret = start_vm(d, clone, &d->vms[d->nr]);
-		if (ret < 0)
+		if (ret < 0) {
+			ret = vm_failed(ret, mode, d->nr);
 			break;
+		}
 		d->nr++;
 		output__progress(mode, (unsigned long)d->nr,
 				 (unsigned long)d->o.c.count);
@@ -404,6 +468,23 @@ static json_t *held_at_json(const struct density *d)
 	return obj;
 }
 
+/* With --rootfs: the disk each VM wrote (its overlay) at the last point,
+ * and what they share, counted once: the image and, for clones, the
+ * snapshot's disk layer. */
+static void disk_json(const struct density *d, json_t *res,
+		      const json_t *last, bool clone)
+{
+	double n = json_number_value(json_object_get(last, "vms"));
+	double disk = json_number_value(json_object_get(last, "disk_kib"));
+	double shared = (double)d->img.allocated / KiB;
+
+	if (clone)
+		shared += (double)d->snap_disk / KiB;
+	json_object_set_new(res, "disk_per_vm_kib",
+			    json_real(n > 0 ? disk / n : 0));
+	json_object_set_new(res, "shared_disk_kib", json_real(shared));
+}
+
 /* Starts VMs of one mode until the count or the budget; adds its curve,
  * per-VM series, KSM state and VMs per GiB to doc. */
 static int run_mode(struct density *d, json_t *doc, bool clone)
@@ -419,7 +500,7 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	if (ret == 0)
 		ret = grow(d, doc, mode, c, arr, per_vm, &stop);
 	if (ret == 0 && c->n)
-		ret = add_mode_series(doc, mode, per_vm, d->nr);
+		ret = add_mode_series(d, doc, mode, per_vm, d->nr);
 	if (ret == 0 && c->n >= 2)
 		density__fit(c->vms, c->cost, c->n, &slope, &icpt);
 	else if (ret == 0 && c->n == 1)
@@ -431,6 +512,8 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 			"marginal_kib_per_vm", slope, "fixed_kib", icpt,
 			"vms_per_gib", density__vms_per_gib(slope), "ksm",
 			json_object_get(last, "ksm"), "curve", arr);
+	if (d->o.rootfs && last)
+		disk_json(d, res, last, clone);
 	json_object_set_new(json_object_get(doc, "density"), mode, res);
 	if (ret == 0 && c->n)
 		ret = capacity__add_density_series(doc, mode);
@@ -445,13 +528,10 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 static int make_snapshot(struct density *d)
 {
 	char init[32], ws[32], mem[48], vcpus[48], *argv[MAX_ARGS];
-	char buf[32];
+	char buf[32], rootfs[PATH_MAX + 16];
 	int status, n = 0, ret;
 
-	/* under /tmp even with $TMPDIR set, unlike restore's and the suite's */
-	ret = restore__scratch_dir(d->tmp_dir, "/tmp", "density");
-	if (ret == 0)
-		ret = snapshot__join(d->snap_dir, d->tmp_dir, "snap");
+	ret = snapshot__join(d->snap_dir, d->tmp_dir, "snap");
 	if (ret < 0)
 		return ret;
 	snprintf(init, sizeof(init), "--init=%" PRIu64, d->o.init);
@@ -462,7 +542,8 @@ static int make_snapshot(struct density *d)
 	argv[n++] = d->snap_dir;
 	argv[n++] = "--force";
 	if (d->o.c.kernel) {
-		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem));
+		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
+				    rootfs, sizeof(rootfs));
 	} else {
 		argv[n++] = init;
 		argv[n++] = ws;
@@ -472,6 +553,11 @@ static int make_snapshot(struct density *d)
 	if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = err__set(EIO, "'coldstart snapshot create' %s",
 			       child__status_text(status, buf, sizeof(buf)));
+	if (ret == 0 && d->o.rootfs) {
+		d->snap_disk = density__snapshot_disk_bytes(d->snap_dir);
+		if (d->snap_disk < 0)
+			ret = (int)d->snap_disk;
+	}
 	return ret;
 }
 
@@ -514,6 +600,7 @@ static void report(FILE *out, const json_t *doc)
 	fprintf(out, "# coldstart density benchmark\n\nGuest: %s. %s\n\n",
 		guest, report__density_held(doc));
 	report__density_cmdline(out, doc);
+	report__density_rootfs(out, doc);
 	fputs("Marginal cost = slope of (sum of PSS + "
 	      "kernel memory delta) over the number of VMs. Kernel memory "
 	      "(KernelStack, PageTables, SecPageTables, Slab) is a system-wide "
@@ -543,10 +630,43 @@ static void report(FILE *out, const json_t *doc)
 	}
 	fputs("\n", out);
 	json_object_foreach((json_t *)modes, key, m)
+		if (json_object_get(m, "disk_per_vm_kib")) {
+			fprintf(out, "- %s", key);
+			report__density_disk(out, m, ": ");
+			fputs("\n", out);
+		}
+	json_object_foreach((json_t *)modes, key, m)
 		report__md_ksm(out, key, m);
 	fputs("\n", out);
 	result__md_series(out, doc);
 	result__md_warnings(out, doc);
+}
+
+/* Removes the scratch directory: the snapshot, and the sockets of VMMs
+ * that did not end cleanly (a VMM removes its own). */
+static void remove_scratch(struct density *d)
+{
+	char path[PATH_MAX + 16];
+
+	for (unsigned int i = 0; d->tmp_dir[0] && i < d->started; i++) {
+		snprintf(path, sizeof(path), "%s/v%u", d->tmp_dir, i);
+		unlink(path);
+	}
+	restore__remove_scratch(d->tmp_dir, d->snap_dir);
+}
+
+/* The image as found, once every VM is gone: unchanged, or an error. */
+static int rootfs_done(const struct density *d, json_t *doc)
+{
+	int ret = density__image_unchanged(&d->img);
+	json_t *img = density__image_json(&d->img);
+
+	json_object_set_new(img, "snapshot_disk_bytes",
+			    d->o.clone ? json_integer(d->snap_disk)
+				       : json_null());
+	json_object_set_new(img, "unchanged", json_boolean(ret == 0));
+	json_object_set_new(doc, "rootfs", img);
+	return ret;
 }
 
 static int run(struct density *d, json_t *doc)
@@ -557,7 +677,11 @@ static int run(struct density *d, json_t *doc)
 	if (!exe)
 		return err__set(ENOENT, "cannot find the coldstart binary");
 	snprintf(d->exe, sizeof(d->exe), "%s", exe);
-	if (d->o.fresh)
+	/* under /tmp even with $TMPDIR set, unlike restore's and the suite's
+	 * (and the sockets' paths must stay short) */
+	if (d->o.clone || d->o.rootfs)
+		ret = restore__scratch_dir(d->tmp_dir, "/tmp", "density");
+	if (ret == 0 && d->o.fresh)
 		ret = run_mode(d, doc, false);
 	if (ret == 0 && d->o.clone) {
 		ret = make_snapshot(d);
@@ -566,7 +690,9 @@ static int run(struct density *d, json_t *doc)
 		if (ret == 0)
 			ret = run_mode(d, doc, true);
 	}
-	restore__remove_scratch(d->tmp_dir, d->snap_dir);
+	remove_scratch(d);
+	if (ret == 0 && d->o.rootfs)
+		ret = rootfs_done(d, doc);
 	return ret;
 }
 
@@ -579,6 +705,10 @@ int density__run(void *opts)
 	if (!d)
 		return err__set(ENOMEM, "out of memory");
 	d->o = *(struct density_opts *)opts;
+	if (d->o.rootfs && density__image_open(&d->img, d->o.rootfs) < 0) {
+		free(d);
+		return cli__error(CLI_FAIL, "bench density: %s", err__last());
+	}
 	ret = density__check_guest(&d->o);
 	if (ret != CLI_OK) {
 		free(d);
@@ -603,7 +733,8 @@ const struct bench_driver density_driver = {
 		   "RSS/PSS/USS",
 	.usage = "Usage: coldstart bench density [OPTIONS]\n"
 		 "       coldstart bench density --kernel FILE [--initrd FILE] "
-		 "[--cmdline TEXT]\n                               [OPTIONS]\n"
+		 "[--cmdline TEXT]\n                               [--rootfs "
+		 "IMAGE [--exec CMD]] [OPTIONS]\n"
 		 "Starts VMM processes one at a time, each keeping its guest "
 		 "alive (fresh: a new\nVM; clone: restored from one snapshot "
 		 "with --mem-restore mmap, sharing clean\npages through the "
@@ -618,7 +749,12 @@ const struct bench_driver density_driver = {
 		 "boot-complete signal; clones, restored from a snapshot\ntaken "
 		 "there, run on until the guest's done signal (byte 124) or "
 		 "--settle,\nwhichever comes first, and are held paused there; "
-		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm.\n",
+		 "on a PVM host it is refused\n(exit 77) unless --allow-pvm. "
+		 "With --rootfs every VM's root disk is that one\nimage under "
+		 "an overlay of its own, and VMs (clones: restored from a "
+		 "snapshot\ntaken when the agent listened) are held paused "
+		 "once their agent answered and\n--exec ran; the overlays' "
+		 "allocated size is the disk per VM.\n",
 	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
 		  BENCH_GUEST,
 	.opts = density__options,

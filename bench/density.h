@@ -12,7 +12,8 @@
 extern const struct bench_driver density_driver;
 
 /* The held child (density_hold.c): argv "density", then "--hold-fresh"
- * and `coldstart run` options, or "--hold-clone" DIR [--settle=DUR].
+ * and `coldstart run` options, or "--hold-clone" DIR [--settle=DUR |
+ * --vsock=PATH [--exec=CMD]].
  * Returns an enum cli_exit once released. */
 int density__hold_child(int argc, char **argv);
 

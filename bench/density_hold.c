@@ -1,7 +1,8 @@
 /* The held children of `bench density`: one VMM process per VM, which
- * announces "held ADDR WHERE" on stdout once its guest is alive (ADDR:
- * the host address of its guest memory, which the parent finds in smaps;
- * WHERE: the point it was held at) and keeps it until its stdin closes.
+ * announces "held ADDR WHERE DISK_FD" on stdout once its guest is alive
+ * (ADDR: the host address of its guest memory, which the parent finds in
+ * smaps; WHERE: the point it was held at; DISK_FD: its root disk's
+ * overlay, or -1) and keeps it until its stdin closes.
  *
  *   probe guest, fresh   run to DONE, vCPUs halted            "done"
  *   probe guest, clone   restored (mmap), run to DONE         "done"
@@ -9,12 +10,17 @@
  *   Linux guest, clone   restored (mmap) from its boot-complete snapshot,
  *                        resumed until its done signal ("done") or for
  *                        the settle time ("settle"), then paused
+ *   --rootfs, fresh      booted until its agent answered and --exec ran,
+ *                        paused                        "agent" or "exec"
+ *   --rootfs, clone      restored (mmap) from its snapshot taken when the
+ *                        agent listened, the same       "agent" or "exec"
  *
  * A restored Linux guest is resumed before it is held so that what is
  * measured is a guest that ran again, faulting in what it touches, not a
  * mapping nothing has read; it is paused at its done signal because a
  * guest may exit right after it (the ring-0 test kernel resets). */
 #include "density.h"
+#include "density_int.h"
 
 #include "args.h"
 #include "child.h"
@@ -38,12 +44,9 @@
 #define CLONE_TIMEOUT_NS (30 * SECOND)
 #define PAUSE_TIMEOUT_NS (10 * SECOND)
 
-/* Announces the held VM, then waits for stdin to close. */
 static void hold(struct vm *vm, const char *where)
 {
-	printf("held %" PRIxPTR " %s\n", (uintptr_t)vm->mem.host, where);
-	fflush(stdout);
-	child__await_release(STDIN_FILENO);
+	density__hold(vm, where, -1);
 }
 
 static void hold_probe(struct vm *vm)
@@ -88,6 +91,8 @@ static int hold_fresh(struct kvm_host *kvm, int argc, char **argv)
 
 	if (ret < 0)
 		return ret;
+	if (o.kernel && o.has_rootfs)
+		return density__hold_root_fresh(kvm, &o);
 	if (o.kernel)
 		return hold_linux_fresh(kvm, &o);
 	o.cfg.before_teardown = hold_probe;
@@ -155,29 +160,54 @@ static int hold_linux_clone(struct kvm_host *kvm, struct snapshot *snap,
 	return ret;
 }
 
-/* argv: "--hold-clone" DIR [--settle=DUR] (the settle time applies to a
- * Linux snapshot). */
-static int hold_clone(struct kvm_host *kvm, int argc, char **argv)
+/* argv: "--hold-clone" DIR, then --settle=DUR for a Linux snapshot, or
+ * --vsock=PATH [--exec=CMD] for one of a --rootfs guest. */
+struct clone_args {
+	uint64_t settle_ns;
+	const char *vsock, *exec;
+};
+
+static int clone_args(int argc, char **argv, struct clone_args *a)
 {
-	uint64_t settle_ns = 0;
-	struct snapshot snap;
 	int ret = 0;
 
-	if (argc == 3 && !strncmp(argv[2], "--settle=", 9))
-		ret = args__duration("--settle", argv[2] + 9, &settle_ns);
-	else if (argc != 2)
-		ret = err__set(EINVAL, "usage: --hold-clone DIR "
-			       "[--settle=DUR]");
+	*a = (struct clone_args){ 0 };
+	for (int i = 2; ret == 0 && i < argc; i++)
+		if (!strncmp(argv[i], "--settle=", 9))
+			ret = args__duration("--settle", argv[i] + 9,
+					     &a->settle_ns);
+		else if (!strncmp(argv[i], "--vsock=", 8))
+			a->vsock = argv[i] + 8;
+		else if (!strncmp(argv[i], "--exec=", 7))
+			a->exec = argv[i] + 7;
+		else
+			ret = -EINVAL;
+	if (ret == 0 && argc >= 2 && (!a->exec || a->vsock))
+		return 0;
+	return err__set(EINVAL, "usage: --hold-clone DIR [--settle=DUR | "
+			"--vsock=PATH [--exec=CMD]]");
+}
+
+static int hold_clone(struct kvm_host *kvm, int argc, char **argv)
+{
+	struct clone_args a;
+	struct snapshot snap;
+	int ret = clone_args(argc, argv, &a);
+
 	if (ret < 0)
 		return ret;
-	if (snap_linux__is_linux(argv[1]) && !settle_ns)
-		return err__set(EINVAL, "a Linux clone needs --settle");
+	if (snap_linux__is_linux(argv[1]) && !a.settle_ns && !a.vsock)
+		return err__set(EINVAL, "a Linux clone needs --settle or "
+				"--vsock");
 	ret = snapshot__open(&snap, argv[1]);
 	if (ret < 0)
 		return ret;
-	ret = snap_linux__is_linux(argv[1])
-		? hold_linux_clone(kvm, &snap, settle_ns)
-		: hold_probe_clone(kvm, &snap);
+	if (a.vsock)
+		ret = density__hold_root_clone(kvm, &snap, a.vsock, a.exec);
+	else
+		ret = snap_linux__is_linux(argv[1])
+			      ? hold_linux_clone(kvm, &snap, a.settle_ns)
+			      : hold_probe_clone(kvm, &snap);
 	snapshot__close(&snap); /* mmap clones map its memory until here */
 	return ret;
 }

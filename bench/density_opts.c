@@ -37,6 +37,12 @@ static int check_linux(const struct density_opts *o)
 				"multiple of 2 MiB", o->mem);
 	if (o->settle_ns == 0)
 		return err__set(EINVAL, "--settle must be above 0");
+	if (o->exec && !o->rootfs)
+		return err__set(EINVAL, "--exec needs --rootfs (the guest "
+				"agent runs from the root disk)");
+	if (o->rootfs && o->settle_given)
+		return err__set(EINVAL, "--settle does not apply with --rootfs: "
+				"its VMs are held once their agent answers");
 	return 0;
 }
 
@@ -124,7 +130,33 @@ static int set_settle(void *opts, const char *arg)
 	struct density_opts *o = opts;
 
 	note(&o->linux_opt, "settle");
+	o->settle_given = true;
 	return args__duration("--settle", arg, &o->settle_ns);
+}
+
+static int set_rootfs(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->linux_opt, "rootfs");
+	if (!*arg)
+		return err__set(EINVAL, "--rootfs needs an image");
+	o->rootfs = arg;
+	return 0;
+}
+
+static int set_exec(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->linux_opt, "exec");
+	if (!*arg)
+		return err__set(EINVAL, "--exec needs a command");
+	if (strlen(arg) > DENSITY_MAX_EXEC)
+		return err__set(EINVAL, "--exec: the command is longer than "
+				"%d bytes", DENSITY_MAX_EXEC);
+	o->exec = arg;
+	return 0;
 }
 
 const struct opt density__options[] = {
@@ -135,6 +167,13 @@ const struct opt density__options[] = {
 	  set_mode, NULL },
 	{ "settle", 0, "DUR", false, "with --kernel: longest a clone runs "
 	  "before it is held\n(default 1s)", set_settle, NULL },
+	{ "rootfs", 0, "PATH", false, "with --kernel: every VM's root disk, "
+	  "one ext4 image\nshared read-only, each VM writing to an unnamed "
+	  "overlay\nof its own; VMs are held once their agent answers",
+	  set_rootfs, NULL },
+	{ "exec", 0, "CMD", false, "with --rootfs: run CMD (sh -c) in each "
+	  "VM through its\nagent before it is held (it must exit 0)",
+	  set_exec, NULL },
 	OPT_HEADING("The probe guest (default), held after its workload ran "
 		    "to DONE:"),
 	{ "init", 0, "SIZE", false, "guest memory touched before READY "
@@ -145,8 +184,11 @@ const struct opt density__options[] = {
 };
 
 void density__linux_args(const struct density_opts *o, char **argv, int *n,
-		       char *mem, char *vcpus, size_t size)
+		       char *mem, char *vcpus, size_t size, char *rootfs,
+		       size_t rootfs_size)
 {
+	if (o->rootfs)
+		snprintf(rootfs, rootfs_size, "%s,overlay", o->rootfs);
 	snprintf(mem, size, "--mem=%" PRIu64, o->mem);
 	snprintf(vcpus, size, "--vcpus=%" PRIu64, o->vcpus);
 	argv[(*n)++] = "--kernel";
@@ -163,6 +205,27 @@ void density__linux_args(const struct density_opts *o, char **argv, int *n,
 	argv[(*n)++] = vcpus;
 	if (o->c.allow_pvm)
 		argv[(*n)++] = "--allow-pvm";
+	if (o->rootfs) { /* the mode is spelled out: the path may hold commas */
+		argv[(*n)++] = "--rootfs";
+		argv[(*n)++] = (char *)rootfs;
+	}
+}
+
+/* A rootfs guest's: the image (its size is density_disk.c's), the
+ * command, and where its VMs are held instead. */
+static void rootfs_config(const struct density_opts *o, json_t *cfg)
+{
+	json_object_set_new(cfg, "rootfs", json_string(o->rootfs));
+	json_object_set_new(cfg, "exec", o->exec ? json_string(o->exec)
+						 : json_null());
+	json_object_del(cfg, "settle_ns");
+	json_object_set_new(cfg, "fresh_held_at", json_string(
+		"agent (booted until its agent answered and --exec ran, then "
+		"paused)"));
+	json_object_set_new(cfg, "clone_held_at", json_string(
+		"agent (restored from a snapshot taken when its agent "
+		"listened, resumed until the agent answered and --exec ran, "
+		"then paused)"));
 }
 
 json_t *density__config_json(const struct density_opts *o)
@@ -195,6 +258,8 @@ json_t *density__config_json(const struct density_opts *o)
 			      "the done signal or settle_ns, then paused)");
 	json_object_update(cfg, g);
 	json_decref(g);
+	if (o->rootfs)
+		rootfs_config(o, cfg);
 	return cfg;
 }
 

@@ -575,6 +575,11 @@ int run_opts__parse(int argc, char **argv, struct run_cli *o)
 	if (o->json && o->quiet)
 		return err__set(EINVAL, "--json and --quiet exclude each other");
 	ret = o->kernel ? check_linux(o) : check_probe(o);
+	if (ret == 0 && o->jail.dir && (o->nr_drives || o->vsock[0]))
+		return err__set(EINVAL, "--jail does not work with --drive, "
+				"--rootfs or --vsock yet: a virtio device's "
+				"I/O thread starts before the VMM enters the "
+				"jail, so it would stay outside it");
 	if (ret == 0 && o->probes && o->jail.dir)
 		return err__set(EINVAL, "--probes and --jail exclude each other "
 				"(the probes' readers need the host's view)");

@@ -589,6 +589,27 @@ static int restore_checked(const struct restore_opts *o, struct restored *r)
 	return exit_code(o, r);
 }
 
+/* A snapshot with virtio devices cannot be restored jailed, as run
+ * --jail refuses them (run_opts.c): their I/O threads would start
+ * outside the jail. 0, or -EINVAL (-errno when it does not open). */
+static int jail_devices(const char *dir)
+{
+	struct snapshot s;
+	bool devices;
+	int ret = snapshot__open(&s, dir);
+
+	if (ret < 0)
+		return ret == -EINVAL ? -EIO : ret;
+	devices = s.virtio.nr_drives || s.virtio.vsock;
+	snapshot__close(&s);
+	if (devices)
+		return err__set(EINVAL, "--jail: %s holds a guest with drives "
+				"or a vsock device, whose I/O threads would "
+				"start outside the jail; restore it without "
+				"--jail", dir);
+	return 0;
+}
+
 int snap_linux__restore(int argc, char **argv)
 {
 	static struct restored r; /* its captured output is large */
@@ -599,6 +620,9 @@ int snap_linux__restore(int argc, char **argv)
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
 	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
+	if (ret == 0 && o.jail.dir && (ret = jail_devices(o.dir)) == -EINVAL)
+		return cli__error(CLI_USAGE, "snapshot restore: %s",
+				  err__last());
 	if (ret == 0 && o.save) /* what a killed --save left there */
 		tmpdir__clean_stale(o.save, tmpdir__print_stale, NULL);
 	if (ret == 0 && (o.exec || o.vsock))

@@ -87,6 +87,22 @@ expect 2 '--settle must be above 0' bench density --kernel "$TK_ELF" --settle 0
 expect 1 "kernel $tmp/none: No such file" bench density --kernel "$tmp/none"
 expect 1 "initrd $tmp/none: No such file" bench density --kernel "$TK_ELF" --initrd "$tmp/none"
 expect 1 'raise --mem' bench density --kernel "$TK_ELF" --mem 16M
+# --rootfs: only with --kernel, not with the probe guest's workload or
+# --settle; --exec only with it; the image checked before any VM.
+expect 2 '--rootfs needs --kernel' bench density --rootfs "$tmp/initrd-1"
+expect 2 '--rootfs needs --kernel' bench density --rootfs "$tmp/initrd-1" --init 4M
+expect 2 '--init is the probe guest.s workload' bench density --kernel "$TK_ELF" \
+	--rootfs "$tmp/initrd-1" --init 4M
+expect 2 '--ws is the probe guest.s workload' bench density --kernel "$TK_ELF" \
+	--rootfs "$tmp/initrd-1" --ws 4M
+expect 2 '--exec needs --rootfs' bench density --kernel "$TK_ELF" --exec true
+expect 2 '--settle does not apply with --rootfs' bench density --kernel "$TK_ELF" \
+	--rootfs "$tmp/initrd-1" --settle 2s
+expect 2 '--rootfs needs an image' bench density --kernel "$TK_ELF" --rootfs ''
+expect 1 "rootfs $tmp/none: No such file" bench density --kernel "$TK_ELF" --rootfs "$tmp/none"
+expect 1 "rootfs $tmp: not a regular file" bench density --kernel "$TK_ELF" --rootfs "$tmp"
+expect 1 'rootfs .*: 1 bytes is not a disk' bench density --kernel "$TK_ELF" \
+	--rootfs "$tmp/initrd-1"
 
 if [ -d /sys/module/kvm_pvm ]; then
 	# PVM: an ordinary kernel is refused before any VM exists.
@@ -204,6 +220,46 @@ if python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["sysi
 		"$tmp/density/report.md" && grep -q "coldstart.done=mmio" "$tmp/density/density.md" &&
 		ok || fail "the report's density section does not show the clones' command line"
 fi
+# The report of a --rootfs document (the one above, given the fields a
+# rootfs run adds): the image named, disk per VM in the density section
+# and as a column of the Capacity table.
+python3 - "$tmp/density/density.json" "$tmp/density-root.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["rootfs"] = {"path": "/img/root.ext4", "size_bytes": 64 << 20,
+               "allocated_bytes": 20 << 20, "snapshot_disk_bytes": 4096,
+               "unchanged": True}
+d["config"]["rootfs"], d["config"]["exec"] = "/img/root.ext4", "true"
+for m, kib in (("fresh", 20356), ("clone", 8156)):
+    d["density"][m]["disk_per_vm_kib"] = kib
+    d["density"][m]["shared_disk_kib"] = 20484
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 'report written' report "$tmp/density-root.json" --out "$tmp/density-root"
+r=$tmp/density-root/report.md
+grep -q '^| guest | variant | memory per VM, [KMG]iB | disk per VM, KiB | shared' "$r" &&
+	grep -q "^| linux \`${sum:0:8}\`, 32 MiB, 1 vCPU, rootfs root.ext4 (64 MiB) | fresh | [0-9.]* | 20356 |" "$r" &&
+	grep -q "^| linux .* | clone | [0-9.]* | 8156 |" "$r" &&
+	grep -q '^- Disk: every VM.s root disk is `/img/root.ext4` (64 MiB)' "$r" &&
+	grep -q '^Root disk: `/img/root.ext4` (64.00 MiB, 20.00 MiB allocated).*unchanged after the run.* Each VM ran `true`' "$r" &&
+	grep -q '^- fresh: .*; disk per VM 20356 KiB (shared 20484 KiB)$' "$r" &&
+	ok || fail "the report of a --rootfs document lacks its disk: $(grep -n 'disk\|rootfs' "$r" | head -5)"
+# Without one, no disk column.
+grep -q 'disk per VM' "$tmp/density/report.md" &&
+	fail "the report of a document without --rootfs has a disk column" || ok
+# A --rootfs VM whose agent never answers (the test kernel has none: it
+# ends after its vsock negotiation) is an error naming the VM, fresh or
+# clone, and leaves no overlay behind.
+truncate -s 1M "$tmp/root.img"
+mkdir "$tmp/root-ovl"
+for mode in fresh clone; do
+	TMPDIR=$tmp/root-ovl expect 1 "bench density: $mode VM 1 did not start" \
+		bench density --kernel "$TK_ELF" --allow-pvm --mem 32M -n 1 -w 0 \
+		--mode $mode --rootfs "$tmp/root.img" --cmdline "tk.signal=port tk.vsock=idle"
+	grep -q 'the VM ended before its guest agent listened on vsock port 1024' "$err" &&
+		ok || fail "--rootfs $mode: the agent's failure is not named"
+	[ -z "$(ls -A "$tmp/root-ovl")" ] && ok || fail "--rootfs $mode left $(ls "$tmp/root-ovl")"
+done
 # A fresh guest that ends before its boot complete cannot be held: the
 # hold's error says so, and why.
 expect 1 'the guest ended before it signalled boot complete \(it is held there\): guest kernel panic' \
@@ -228,6 +284,12 @@ grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9.]* VMs/s process" 
 # the default seccomp filters (the devices' I/O threads have their own).
 expect 2 'run: --drive needs --kernel' run --drive "$tmp/disk.img"
 expect 2 "run: --drive ',ro': no path" run --kernel "$TK_ELF" --drive ,ro
+mkdir -m 755 "$tmp/jail"
+for dev in "--drive $tmp/disk.img" "--rootfs $tmp/disk.img" "--vsock $tmp/jail.sock"; do
+	expect 2 'run: --jail does not work with --drive, --rootfs or --vsock yet: a virtio device.s I/O thread starts before the VMM enters the jail' \
+		run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
+		$dev --jail "$tmp/jail" --seccomp off
+done
 expect 2 'run: --drive: at most 4 drives' run --kernel "$TK_ELF" \
 	--drive a --drive b --drive c --drive d --drive e
 expect 2 'run: --vsock cid: 2 is outside 3..4294967294' run --kernel "$TK_ELF" \
@@ -357,6 +419,28 @@ grep -q '^heard hello from the guest$' "$tmp/host.out" &&
 	fail "the host's side of vsock: $(cat "$tmp/host.out")"
 [ ! -e "$tmp/v.sock" ] && ok || fail "the vsock socket was left behind"
 done
+# A host connection closed while the guest does not answer it (its driver
+# idle, the vCPU halted): the device's thread waits, it does not spin on
+# the hang-up (it did, a CPU for as long as the guest was silent: every
+# VM bench density --rootfs held paused).
+"$COLDSTART" run --kernel "$TK_ELF" --allow-pvm --mem 32M --timeout 8s \
+	--cmdline "tk.signal=port tk.vsock=idle tk.exit=hang" \
+	--vsock "$tmp/hup.sock" >"$tmp/hup.out" 2>&1 &
+vmm=$!
+for i in $(seq 100); do [ -S "$tmp/hup.sock" ] && break; sleep 0.05; done
+ticks=$(python3 - "$tmp/hup.sock" "$vmm" <<'PY'
+import os, socket, sys, time
+h = socket.socket(socket.AF_UNIX); h.connect(sys.argv[1])
+h.sendall(b"CONNECT 5000\n"); time.sleep(0.5); h.close()
+def cpu():  # the VMM's user + system ticks, all its threads
+    f = open("/proc/%s/stat" % sys.argv[2]).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+time.sleep(0.5); t0 = cpu(); time.sleep(3); print(cpu() - t0)
+PY
+)
+wait $vmm
+[ -n "$ticks" ] && [ "$ticks" -lt 30 ] && ok ||
+	fail "the VMM used ${ticks:-?} ticks of CPU in 3 s with its guest silent and the host's end closed"
 
 # --rootfs and --exec: a guest without the agent (the test kernel) ends
 # first; the run fails with one line saying so (not exit 0, not a wait to

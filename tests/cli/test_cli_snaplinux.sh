@@ -151,6 +151,20 @@ expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock
 # filesystem, which a jail hides
 expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
 	pool serve --socket "$tmp/ps.sock" --snapshot "$tmp/d" --allow-pvm
+mkdir -m 755 "$tmp/jail"
+expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
+	pool serve --socket "$tmp/ps.sock" --snapshot "$tmp/d" --allow-pvm --jail "$tmp/jail"
+expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
+	pool run --snapshot "$tmp/d" --allow-pvm -n 1 --jail "$tmp/jail"
+# nor restored jailed: a device's I/O thread would start outside the
+# jail (the VMM was killed by its filter, or without one the thread kept
+# the host's mounts and network)
+expect 0 '' snapshot create "$tmp/dj" --kernel "$TK_ELF" --allow-pvm --mem 32M \
+	--drive "$tmp/disk.img" --quiet --cmdline "console=ttyS0 tk.signal=port"
+for dir in "$tmp/dj" "$tmp/d"; do
+	expect 2 "snapshot restore: --jail: $dir holds a guest with drives or a vsock device, whose I/O threads would start outside the jail" \
+		snapshot restore "$dir" --allow-pvm --jail "$tmp/jail" --seccomp off
+done
 printf x | dd of="$tmp/disk.img" bs=1 seek=100 conv=notrunc status=none
 # the pool checks the images once, when it opens the snapshot
 expect 2 "drive 0, $tmp/disk.img, changed since the snapshot was taken" \

@@ -291,6 +291,41 @@ assert 0 < t["agent_ready"] <= t["command_sent"] <= t["first_output"] <= t["comm
 	case_end
 }
 
+# bench density on one shared rootfs: 3 fresh VMs and 3 clones held
+# once their agent ran a command that writes a file; memory and the
+# disk each VM's overlay holds are measured, the image stays unchanged.
+rootfs_density() {
+	case_start rootfs_density
+	if [ ! -s $L2/rootfs.ext4 ]; then
+		no "the image has no rootfs.ext4 (image build --rootfs)"
+		case_end
+		return
+	fi
+	# the host's /tmp shows through: only a directory new since counts
+	ls -d /tmp/coldstart-density-* 2>/dev/null >/tmp/$CUR.before
+	RUN_TIMEOUT=600 run 0 bench density --kernel $L2/vmlinuz \
+		--initrd $L2/initramfs.cpio.gz --rootfs $L2/rootfs.ext4 \
+		--exec "echo e2e >/root/f && sync" -n 3 -w 0 --json
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+img = d["rootfs"]
+assert img["unchanged"] and img["allocated_bytes"] > 0, img
+for m in ("fresh", "clone"):
+    r = d["density"][m]
+    assert r["vms"] == 3 and r["held_at"] == {"exec": 3}, (m, r["held_at"])
+    for p in r["curve"]:
+        assert p["pss_kib"] > 0 and p["cost_kib"] > 0, (m, p)
+        assert 0 < p["disk_kib"] / p["vms"] < img["allocated_bytes"] / 1024, (m, p)
+    assert 0 < r["disk_per_vm_kib"] < r["shared_disk_kib"], (m, r)
+    s = [x for x in d["series"] if x["name"] == m + ".disk_per_vm"]
+    assert s and len(s[0]["samples"]) == 3 and min(s[0]["samples"]) > 0, s' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
+	left=$(ls -d /tmp/coldstart-density-* 2>/dev/null |
+		grep -vxF -f /tmp/$CUR.before)
+	[ -z "$left" ] || no "a scratch directory was left: $left"
+	case_end
+}
+
 # ---- snapshot cases: see snapshot_cases below ----
 . "$(dirname "$0")/snapshot-cases.sh"
 
@@ -322,6 +357,7 @@ neg_corrupt_bzimage
 neg_initrd_too_large
 probes_61
 attempt rootfs_exec
+attempt rootfs_density
 snapshot_cases
 rootfs_snapshot_cases
 echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"

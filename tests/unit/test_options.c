@@ -81,6 +81,8 @@ static const struct {
 	{ "density", "vcpus", { "--kernel", "k" } },
 	{ "density", "settle", { "--kernel", "k" } },
 	{ "density", "allow-pvm", { "--kernel", "k" } },
+	{ "density", "rootfs", { "--kernel", "k" } },
+	{ "density", "exec", { "--kernel", "k", "--rootfs", "r" } },
 	{ "rate", "initrd", { "--kernel", "k" } },
 	{ "boot", "initrd", { "--kernel", "k" } },
 	{ "rate", "cmdline", { "--kernel", "k" } },
