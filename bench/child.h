@@ -16,6 +16,11 @@
 int child__run(char *const argv[], bool quiet, int *status,
 	       struct rusage *ru);
 
+/* As child__run(), but a child still running after timeout_ms is killed
+ * (SIGKILL), reaped, and -ETIMEDOUT returned with a message naming it. */
+int child__run_timeout(char *const argv[], bool quiet, int timeout_ms,
+		       int *status, struct rusage *ru);
+
 /* As child__run() with stdout to /dev/null, but the child's stderr is
  * kept for the caller's error message: its first size - 1 bytes go to
  * `err` (NUL-terminated), the rest is read and dropped so that the child
