@@ -29,7 +29,8 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
 	return 0;
 }
 
-static int spawn_quiet(char *const argv[], bool quiet, pid_t *pid)
+/* stdout to /dev/null, stderr to err_to (NULL: kept). */
+static int spawn_quiet(char *const argv[], const char *err_to, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	int ret;
@@ -37,9 +38,10 @@ static int spawn_quiet(char *const argv[], bool quiet, pid_t *pid)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 					 O_WRONLY, 0);
-	if (quiet)
-		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
-						 "/dev/null", O_WRONLY, 0);
+	if (err_to)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_to,
+						 O_WRONLY | O_CREAT | O_TRUNC,
+						 0600);
 	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
@@ -51,7 +53,7 @@ int child__run(char *const argv[], bool quiet, int *status,
 	       struct rusage *ru)
 {
 	pid_t pid;
-	int ret = spawn_quiet(argv, quiet, &pid);
+	int ret = spawn_quiet(argv, quiet ? "/dev/null" : NULL, &pid);
 
 	if (ret < 0)
 		return ret;
@@ -60,12 +62,12 @@ int child__run(char *const argv[], bool quiet, int *status,
 
 /* A pidfd wakes the poll the moment the child exits, so the timeout
  * costs the measured wall time nothing (a sleep-and-check loop would). */
-int child__run_timeout(char *const argv[], bool quiet, int timeout_ms,
-		       int *status, struct rusage *ru)
+int child__run_timeout(char *const argv[], const char *err_to,
+		       int timeout_ms, int *status, struct rusage *ru)
 {
 	struct pollfd p = { .events = POLLIN };
 	pid_t pid;
-	int ret = spawn_quiet(argv, quiet, &pid), n;
+	int ret = spawn_quiet(argv, err_to, &pid), n;
 
 	if (ret < 0)
 		return ret;

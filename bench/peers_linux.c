@@ -32,9 +32,10 @@
 
 /* What the argv point into. */
 struct linux_run {
-	char dir[64]; /* the consoles' temporary directory */
-	char console[NR_PEERS][96];
-	char serial[112]; /* QEMU's file:CONSOLE */
+	char dir[PATH_MAX]; /* the consoles' temporary directory */
+	char console[NR_PEERS][PATH_MAX + 32];
+	char err[NR_PEERS][PATH_MAX + 32]; /* each VMM's stderr */
+	char serial[PATH_MAX + 40]; /* QEMU's file:CONSOLE */
 	char rootfs[PATH_MAX + 8];
 	char drive[2 * PATH_MAX + 64];
 	char cmd[256];
@@ -138,15 +139,20 @@ static int build(struct peers *p, struct linux_run *l, const char *exe)
 {
 	char esc[2 * PATH_MAX];
 
-	snprintf(l->dir, sizeof(l->dir), "%s/coldstart-peers-XXXXXX",
-		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 32
-			 ? getenv("TMPDIR") : "/tmp");
+	const char *tmp = getenv("TMPDIR");
+
+	if (snprintf(l->dir, sizeof(l->dir), "%s/coldstart-peers-XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(l->dir))
+		return err__set(ENAMETOOLONG, "TMPDIR is too long");
 	if (!mkdtemp(l->dir))
 		return err__sys(errno, "creating a directory for the "
 				"consoles in %s", l->dir);
-	for (int k = 0; k < NR_PEERS; k++)
+	for (int k = 0; k < NR_PEERS; k++) {
 		snprintf(l->console[k], sizeof(l->console[k]),
 			 "%s/%s.console", l->dir, peers_names[k]);
+		snprintf(l->err[k], sizeof(l->err[k]), "%s/%s.stderr",
+			 l->dir, peers_names[k]);
+	}
 	snprintf(l->serial, sizeof(l->serial), "file:%s", l->console[QEMU]);
 	/* a path ending in ",ro" would be read as PATH's mode: the last
 	 * comma is always ours */
@@ -250,27 +256,39 @@ static int check_console(const char *path, enum peer who, double *mib_s)
 	return ret;
 }
 
+/* A VMM that failed: its status and the first line it wrote on stderr.
+ * QEMU failing at once is taken as QEMU unable to run here (-ENOTSUP). */
+static int vmm_failed(const struct linux_run *l, enum peer who, int status)
+{
+	char *text = slurp(l->err[who]), *nl, buf[32];
+	int ret;
+
+	if (text && (nl = strchr(text, '\n')))
+		*nl = '\0';
+	ret = err__set(who == QEMU ? ENOTSUP : EIO, "%s %s: %s",
+		       who == QEMU ? "QEMU" : "coldstart run",
+		       child__status_text(status, buf, sizeof(buf)),
+		       text && *text ? text : "(nothing on stderr)");
+	free(text);
+	return ret;
+}
+
 static int one_run(struct peers *p, struct linux_run *l, enum peer who,
 		   double *wall, double *rss, double *mib_s)
 {
 	int status, ret, ms = (int)(p->o.timeout_ns / 1000000);
 	struct rusage ru;
 	uint64_t t0;
-	char buf[32];
 
 	unlink(l->console[who]);
 	t0 = timeline__now();
-	/* coldstart -q prints only its error; QEMU's warnings would repeat
-	 * every run */
-	ret = child__run_timeout(p->argv[who], who == QEMU, ms, &status, &ru);
+	/* stderr kept for the message if it fails (QEMU's warnings would
+	 * repeat every run) */
+	ret = child__run_timeout(p->argv[who], l->err[who], ms, &status, &ru);
 	*wall = (double)(timeline__now() - t0);
 	*rss = (double)ru.ru_maxrss;
 	if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		return err__set(who == QEMU ? ENOTSUP : EIO, "%s %s%s",
-				who == QEMU ? "QEMU" : "coldstart run",
-				child__status_text(status, buf, sizeof(buf)),
-				who == QEMU ? ": it cannot run the guest with "
-					      "KVM on this host" : "");
+		return vmm_failed(l, who, status);
 	if (ret == 0)
 		ret = check_console(l->console[who], who,
 				    p->read[who] ? mib_s : NULL);
@@ -379,8 +397,10 @@ int peers_linux__run(struct peers *p)
 		ret = build(p, l, exe);
 	if (ret == 0) {
 		ret = measure(p, l);
-		for (int k = 0; k < NR_PEERS; k++)
+		for (int k = 0; k < NR_PEERS; k++) {
 			unlink(l->console[k]);
+			unlink(l->err[k]);
+		}
 		rmdir(l->dir);
 	}
 	if (ret == 0)

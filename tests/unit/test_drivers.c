@@ -252,17 +252,23 @@ static void release_kills_a_stuck_child(void **state)
 static void run_timeout_kills_a_late_child(void **state)
 {
 	char *late[] = { "/bin/sh", "-c", "exec sleep 60", NULL };
-	char *quick[] = { "/bin/sh", "-c", "exit 3", NULL };
+	char *quick[] = { "/bin/sh", "-c", "echo oops >&2; exit 3", NULL };
+	char err[] = "/tmp/coldstart-unit-XXXXXX", text[16] = "";
 	struct rusage ru;
-	int status = 0;
+	int status = 0, fd = mkstemp(err);
 
 	(void)state;
-	assert_int_equal(child__run_timeout(quick, true, 5000, &status, &ru),
-			 0);
+	assert_true(fd >= 0);
+	assert_int_equal(child__run_timeout(quick, err, 5000, &status, &ru), 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
 	assert_true(ru.ru_maxrss > 0);
-	assert_int_equal(child__run_timeout(late, true, 100, &status, &ru),
-			 -ETIMEDOUT);
+	/* stderr went to the file */
+	assert_int_equal(read(fd, text, sizeof(text) - 1), 5);
+	assert_string_equal(text, "oops\n");
+	close(fd);
+	unlink(err);
+	assert_int_equal(child__run_timeout(late, "/dev/null", 100, &status,
+					    &ru), -ETIMEDOUT);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	assert_int_equal(waitpid(-1, &status, WNOHANG), -1);
 	assert_int_equal(errno, ECHILD);
