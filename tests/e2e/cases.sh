@@ -288,6 +288,13 @@ assert x["status"] == 7 and x["stdout"] == "data\n" and x["stderr"] == "e\n", x
 assert 0 < t["agent_ready"] <= t["command_sent"] <= t["first_output"] <= t["command_exit"], t' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
 	[ "$(md5sum <$L2/rootfs.ext4)" = "$sum" ] || no "the base image changed"
+	# a read-only disk (,ro) is mounted read-only: the kernel refuses
+	# it read-write, and the init once gave up there
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--rootfs $L2/rootfs.ext4,ro --timeout 100s \
+		--exec "grep -c '^/dev/vda / ext4 ro[, ]' /proc/mounts"
+	[ "$(cat /tmp/$CUR.out)" = 1 ] ||
+		no "the ro disk is not the read-only root: '$(head -c 200 /tmp/$CUR.out)'"
 	case_end
 }
 
