@@ -13,8 +13,6 @@
 #include "cli.h"
 #include "err.h"
 #include "output.h"
-#include "result.h"
-#include "result_new.h"
 #include "timeline.h"
 
 #include <limits.h>
@@ -270,8 +268,8 @@ static const struct opt table[] = {
 
 const struct bench_driver peers_driver = {
 	.name = "peers",
-	.summary = "the trivial-guest lifecycle under QEMU microvm beside "
-		   "ours, as ratios",
+	.summary = "QEMU microvm beside coldstart, as ratios: an instant "
+		   "guest, or Linux on a root disk",
 	.usage = "Usage: coldstart bench peers [OPTIONS]\n"
 		 "Whole-process wall time and peak RSS of a guest that exits "
 		 "at once, under\nQEMU (-M microvm -enable-kvm, our 64 KiB "
