@@ -395,6 +395,7 @@ static const char *unit_suffix(const char *unit, struct scale *sc)
 		/* one sample per block of completions or burst round: not
 		 * the series' own vms_per_s, which is a gauge of that name */
 		{ "vms_per_s", "block_vms_per_second", { 1, 1 } },
+		{ "mib_per_s", "bytes_per_second", { 1048576, 1 } },
 	};
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,23 +29,65 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
 	return 0;
 }
 
-int child__run(char *const argv[], bool quiet, int *status,
-	       struct rusage *ru)
+/* stdout to /dev/null, stderr to err_to (NULL: kept). */
+static int spawn_quiet(char *const argv[], const char *err_to, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
-	pid_t pid;
 	int ret;
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
 					 O_WRONLY, 0);
-	if (quiet)
-		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
-						 "/dev/null", O_WRONLY, 0);
-	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	if (err_to)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_to,
+						 O_WRONLY | O_CREAT | O_TRUNC,
+						 0600);
+	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (ret)
 		return err__sys(ret, "spawning %s", argv[0]);
+	return 0;
+}
+
+int child__run(char *const argv[], bool quiet, int *status,
+	       struct rusage *ru)
+{
+	pid_t pid;
+	int ret = spawn_quiet(argv, quiet ? "/dev/null" : NULL, &pid);
+
+	if (ret < 0)
+		return ret;
+	return wait_child(pid, status, ru);
+}
+
+/* A pidfd wakes the poll the moment the child exits, so the timeout
+ * costs the measured wall time nothing (a sleep-and-check loop would). */
+int child__run_timeout(char *const argv[], const char *err_to,
+		       int timeout_ms, int *status, struct rusage *ru)
+{
+	struct pollfd p = { .events = POLLIN };
+	pid_t pid;
+	int ret = spawn_quiet(argv, err_to, &pid), n;
+
+	if (ret < 0)
+		return ret;
+	p.fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p.fd < 0) {
+		ret = err__sys(errno, "pidfd_open of %s", argv[0]);
+		kill(pid, SIGKILL);
+		wait_child(pid, status, ru);
+		return ret;
+	}
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	close(p.fd);
+	if (n == 0) {
+		kill(pid, SIGKILL);
+		wait_child(pid, status, ru);
+		return err__set(ETIMEDOUT, "%s did not end within %d s; "
+				"killed", argv[0], timeout_ms / 1000);
+	}
 	return wait_child(pid, status, ru);
 }
 

@@ -16,6 +16,13 @@
 int child__run(char *const argv[], bool quiet, int *status,
 	       struct rusage *ru);
 
+/* As child__run(), with the child's stderr written to the file err_to
+ * (created or truncated; NULL: kept), and a child still running after
+ * timeout_ms killed (SIGKILL), reaped, and -ETIMEDOUT returned with a
+ * message naming it. */
+int child__run_timeout(char *const argv[], const char *err_to,
+		       int timeout_ms, int *status, struct rusage *ru);
+
 /* As child__run() with stdout to /dev/null, but the child's stderr is
  * kept for the caller's error message: its first size - 1 bytes go to
  * `err` (NUL-terminated), the rest is read and dropped so that the child

@@ -3,16 +3,16 @@
  * (our 64 KiB firmware writing to isa-debug-exit) and under `coldstart run
  * --stop-at ready -q`, interleaved; reported as QEMU/coldstart ratios.
  * Without QEMU (none in PATH, or one that cannot use KVM here) coldstart
- * is measured alone and the document records QEMU as left out. */
+ * is measured alone and the document records QEMU as left out. With
+ * --kernel the guest is Linux on its root disk (peers_linux.c). */
 #include "peers.h"
+#include "peers_int.h"
 
 #include "args.h"
 #include "child.h"
 #include "cli.h"
 #include "err.h"
 #include "output.h"
-#include "result.h"
-#include "result_new.h"
 #include "timeline.h"
 
 #include <limits.h>
@@ -22,55 +22,6 @@
 #include <unistd.h>
 
 extern const char peer_bios_start[], peer_bios_end[];
-
-enum peer { OURS, QEMU, NR_PEERS };
-
-static const char *const peer_names[NR_PEERS] = { "coldstart", "qemu.microvm" };
-
-struct peers_opts {
-	struct bench_common c;
-	const char *qemu;
-};
-
-struct peers {
-	struct peers_opts o;
-	char qemu_path[PATH_MAX];
-	char bios[64];          /* the temporary firmware file */
-	char *argv[NR_PEERS][24];
-	double *wall[NR_PEERS]; /* ns */
-	double *rss[NR_PEERS];  /* peak RSS, KiB */
-	char left_out[NR_PEERS][320]; /* why a peer was not measured, or "" */
-};
-
-/* QEMU from --qemu or PATH; -ENOTSUP when it is not there. */
-static int find_qemu(struct peers *p)
-{
-	const char *path = getenv("PATH");
-	char *dirs, *save = NULL;
-
-	if (p->o.qemu) {
-		if (access(p->o.qemu, X_OK) < 0)
-			return err__set(ENOTSUP, "QEMU '%s' is not an "
-					"executable file", p->o.qemu);
-		snprintf(p->qemu_path, sizeof(p->qemu_path), "%s", p->o.qemu);
-		return 0;
-	}
-	dirs = strdup(path ? path : "/usr/bin:/bin");
-	if (!dirs)
-		return err__set(ENOMEM, "copying PATH");
-	for (char *d = strtok_r(dirs, ":", &save); d;
-	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(p->qemu_path, sizeof(p->qemu_path),
-			 "%s/qemu-system-x86_64", d);
-		if (access(p->qemu_path, X_OK) == 0) {
-			free(dirs);
-			return 0;
-		}
-	}
-	free(dirs);
-	return err__set(ENOTSUP, "qemu-system-x86_64 is not installed (Debian: "
-			"apt-get install qemu-system-x86)");
-}
 
 static int write_bios(struct peers *p)
 {
@@ -139,13 +90,6 @@ static int one_run(struct peers *p, enum peer who, double *wall, double *rss)
 	return ret;
 }
 
-static void leave_out(struct peers *p, enum peer who, const char *why)
-{
-	snprintf(p->left_out[who], sizeof(p->left_out[who]), "%s", why);
-	fprintf(stderr, "coldstart: bench peers: %s left out: %s\n",
-		peer_names[who], why);
-}
-
 /* Alternates which peer goes first, so neither always inherits the
  * other's cache state. */
 static int measure(struct peers *p)
@@ -164,7 +108,7 @@ static int measure(struct peers *p)
 			/* a QEMU that cannot use KVM here fails at once; the
 			 * comparison is then left out, not the whole run */
 			if (ret == -ENOTSUP && who == QEMU && i == 0) {
-				leave_out(p, QEMU, err__last());
+				peers__leave_out(p, QEMU, err__last());
 				ret = 0;
 				continue;
 			}
@@ -179,81 +123,6 @@ static int measure(struct peers *p)
 	output__progress_done();
 	return ret;
 }
-
-static int add_series(json_t *doc, const struct peers *p)
-{
-	json_t *ratios = json_object();
-	double ours_wall = 0, ours_rss = 0;
-	char name[64];
-
-	for (int k = 0; k < NR_PEERS; k++) {
-		json_t *w, *r;
-
-		if (p->left_out[k][0]) {
-			result__skip(doc, peer_names[k], "%s", p->left_out[k]);
-			continue;
-		}
-		w = result__add_series(doc, peer_names[k], "ns", RESULT_LOWER,
-				       json_pack("{s:s, s:s}", "impl",
-						 peer_names[k], "metric", "wall"),
-				       p->wall[k], p->o.c.count);
-		snprintf(name, sizeof(name), "rss.%s", peer_names[k]);
-		r = result__add_series(doc, name, "kib", RESULT_LOWER,
-				       json_pack("{s:s, s:s}", "impl",
-						 peer_names[k], "metric",
-						 "peak_rss"),
-				       p->rss[k], p->o.c.count);
-		if (!w || !r) {
-			json_decref(ratios);
-			return -ENOMEM;
-		}
-		if (k == OURS) {
-			ours_wall = result__stat(w, "p50");
-			ours_rss = result__stat(r, "p50");
-			continue;
-		}
-		json_object_set_new(ratios, peer_names[k], json_pack(
-			"{s:f, s:f}", "wall_median", result__stat(w, "p50") /
-			ours_wall, "peak_rss_median", result__stat(r, "p50") /
-			ours_rss));
-	}
-	json_object_set_new(doc, "ratios", ratios);
-	return 0;
-}
-
-static void report(FILE *out, const json_t *doc)
-{
-	const json_t *series = json_object_get(doc, "series");
-	const json_t *ratios = json_object_get(doc, "ratios"), *r;
-	const char *key;
-
-	fprintf(out, "# coldstart peers benchmark\n\nA guest that exits at "
-		"once, whole process from spawn to exit, %" JSON_INTEGER_FORMAT
-		" interleaved runs each.\n\n| implementation | median ms | "
-		"p90 ms | min ms | peak RSS MiB (median) |\n|---|--:|--:|--:|"
-		"--:|\n", json_integer_value(json_object_get(
-			json_object_get(doc, "config"), "count")));
-	for (size_t i = 0; i + 1 < json_array_size(series); i += 2) {
-		const json_t *w = json_array_get(series, i);
-		const json_t *m = json_array_get(series, i + 1);
-
-		fprintf(out, "| %s | %.3f | %.3f | %.3f | %.1f |\n",
-			json_string_value(json_object_get(w, "name")),
-			result__stat(w, "p50") / 1e6,
-			result__stat(w, "p90") / 1e6,
-			result__stat(w, "min") / 1e6,
-			result__stat(m, "p50") / 1024);
-	}
-	fputc('\n', out);
-	json_object_foreach((json_t *)ratios, key, r)
-		fprintf(out, "%s / coldstart: %.1fx the median wall time, "
-			"%.1fx the peak RSS\n", key,
-			json_number_value(json_object_get(r, "wall_median")),
-			json_number_value(json_object_get(r, "peak_rss_median")));
-	result__print_skipped(out, doc, true);
-	result__md_warnings(out, doc);
-}
-
 static json_t *config_json(const struct peers *p)
 {
 	json_t *qemu = json_array();
@@ -271,33 +140,14 @@ static json_t *config_json(const struct peers *p)
 			 (json_int_t)p->o.c.warmup);
 }
 
-static int alloc_samples(struct peers *p)
-{
-	for (int k = 0; k < NR_PEERS; k++) {
-		p->wall[k] = calloc(p->o.c.count, sizeof(double));
-		p->rss[k] = calloc(p->o.c.count, sizeof(double));
-		if (!p->wall[k] || !p->rss[k])
-			return err__set(ENOMEM, "allocating samples");
-	}
-	return 0;
-}
-
 static int measure_all(struct peers *p)
 {
 	const char *exe = cli__self_exe();
-	json_t *doc;
 	int ret;
 
 	if (!exe)
 		return err__set(ENOENT, "cannot find the coldstart binary");
-	ret = find_qemu(p);
-	/* QEMU named with --qemu must be there; one looked up may not be */
-	if (ret == -ENOTSUP && !p->o.qemu) {
-		leave_out(p, QEMU, err__last());
-		ret = 0;
-	}
-	if (ret == 0)
-		ret = alloc_samples(p);
+	ret = peers__prepare(p, false);
 	if (ret == 0)
 		ret = write_bios(p);
 	if (ret < 0)
@@ -307,24 +157,18 @@ static int measure_all(struct peers *p)
 	unlink(p->bios);
 	if (ret < 0)
 		return ret;
-	doc = result__new("peers", config_json(p));
-	if (!doc)
-		return -ENOMEM;
-	ret = add_series(doc, p);
-	if (ret == 0)
-		ret = result__emit(doc, p->o.c.json, p->o.c.out_dir, report);
-	json_decref(doc);
-	return ret < 0 ? -EIO : 0;
+	return peers__emit(p, config_json(p), "");
 }
 
 static int run(void *opts)
 {
 	struct peers *p = opts;
-	int ret = measure_all(p);
+	int ret = p->o.c.kernel ? peers_linux__run(p) : measure_all(p);
 
 	for (int k = 0; k < NR_PEERS; k++) {
 		free(p->wall[k]);
 		free(p->rss[k]);
+		free(p->read[k]);
 	}
 	return ret;
 }
@@ -336,6 +180,9 @@ static void init(void *opts)
 	p->o.c = (struct bench_common){ .count = 20, .warmup = 3,
 					.count_max = 100000,
 					.warmup_max = 100000 };
+	p->o.timeout_ns = 300ull * 1000000000ull;
+	p->o.vcpus = 1;
+	p->o.read_bytes = 64ull << 20;
 }
 
 static int set_qemu(void *opts, const char *arg)
@@ -344,16 +191,85 @@ static int set_qemu(void *opts, const char *arg)
 	return 0;
 }
 
+static int set_rootfs(void *opts, const char *arg)
+{
+	((struct peers *)opts)->o.rootfs = arg;
+	return 0;
+}
+
+static int set_read(void *opts, const char *arg)
+{
+	struct peers_opts *o = &((struct peers *)opts)->o;
+
+	o->read_given = true;
+	return args__size("--read", arg, &o->read_bytes);
+}
+
+static int set_timeout(void *opts, const char *arg)
+{
+	struct peers_opts *o = &((struct peers *)opts)->o;
+
+	o->timeout_given = true;
+	return args__duration("--timeout", arg, &o->timeout_ns);
+}
+
+/* The option given that only the Linux guest takes, or NULL. */
+static const char *linux_only(const struct peers_opts *o)
+{
+	return o->rootfs	  ? "rootfs"
+	       : o->c.initrd	  ? "initrd"
+	       : o->c.mem	  ? "mem"
+	       : o->c.vcpus	  ? "vcpus"
+	       : o->c.allow_pvm	  ? "allow-pvm"
+	       : o->timeout_given ? "timeout"
+	       : o->read_given	  ? "read"
+				  : NULL;
+}
+
+static int check(void *opts)
+{
+	struct peers_opts *o = &((struct peers *)opts)->o;
+	int ret;
+
+	if (!o->c.kernel)
+		return linux_only(o) ? err__set(EINVAL, "--%s needs --kernel",
+						linux_only(o))
+				     : 0;
+	if (!o->c.initrd || !o->rootfs)
+		return err__set(EINVAL, "--kernel needs --initrd and --rootfs "
+				"(the guest's init runs the command on its "
+				"root disk)");
+	if (o->read_bytes % (1u << 20))
+		return err__set(EINVAL, "--read: a whole number of MiB");
+	if (o->timeout_ns < 1000000000ull)
+		return err__set(EINVAL, "--timeout: at least 1s");
+	ret = args__size("--mem", o->c.mem ? o->c.mem : "256M", &o->mem);
+	if (ret == 0 && (o->mem == 0 || o->mem % (2ull << 20)))
+		ret = err__set(EINVAL, "--mem %s: not a multiple of 2 MiB",
+			       o->c.mem);
+	if (ret == 0 && o->c.vcpus)
+		ret = args__u64("--vcpus", o->c.vcpus, 1, 64, &o->vcpus);
+	return ret;
+}
+
 static const struct opt table[] = {
 	{ "qemu", 0, "PATH", false, "the QEMU binary (default: "
 	  "qemu-system-x86_64 in PATH)", set_qemu, NULL },
+	{ "rootfs", 0, "PATH", false, "with --kernel and --initrd: the "
+	  "guest's root disk, an ext4\nimage (`coldstart image build "
+	  "--rootfs`'s), read-only to both", set_rootfs, NULL },
+	{ "read", 0, "SIZE", false, "with --kernel: the guest's command "
+	  "reads SIZE of its disk\n(whole MiB; default 64M; 0: it runs "
+	  "/bin/true instead)", set_read, NULL },
+	{ "timeout", 0, "DUR", false, "with --kernel: kill a run after DUR "
+	  "(default 300s)", set_timeout, NULL },
 	OPT_END,
 };
 
 const struct bench_driver peers_driver = {
 	.name = "peers",
-	.summary = "the trivial-guest lifecycle under QEMU microvm beside "
-		   "ours, as ratios",
+	.summary = "QEMU microvm beside coldstart, as ratios: an instant "
+		   "guest, or Linux on a root disk",
 	.usage = "Usage: coldstart bench peers [OPTIONS]\n"
 		 "Whole-process wall time and peak RSS of a guest that exits "
 		 "at once, under\nQEMU (-M microvm -enable-kvm, our 64 KiB "
@@ -362,13 +278,21 @@ const struct bench_driver peers_driver = {
 		 "QEMU/coldstart ratios of the medians. Without QEMU in PATH "
 		 "(or one that cannot use KVM\nhere) coldstart runs alone and "
 		 "the results say QEMU was left out. A sample is\none run of "
-		 "each; --kvm is coldstart's device.\n",
+		 "each; --kvm is coldstart's device.\n"
+		 "With --kernel K --initrd I --rootfs R: the same Linux guest "
+		 "on both, its root\nthe read-only disk R (virtio-mmio), "
+		 "running one command and rebooting:\nwall time and peak RSS "
+		 "of the whole run, and the command's sequential O_DIRECT\n"
+		 "read of the disk's first --read bytes in MiB/s "
+		 "(docs/commands.md).\n",
 	.common = BENCH_COUNT | BENCH_WARMUP | BENCH_JSON | BENCH_OUT |
-		  BENCH_KVM,
+		  BENCH_KVM | BENCH_KERNEL | BENCH_INITRD | BENCH_MEM |
+		  BENCH_VCPUS | BENCH_ALLOW_PVM,
 	.opts = table,
 	.size = sizeof(struct peers),
 	.common_at = offsetof(struct peers, o.c),
 	.init = init,
+	.check = check,
 	.run = run,
 	.suite = { .quick = "-n 10 -w 2", .smoke = "-n 2 -w 1" },
 };

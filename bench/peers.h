@@ -1,5 +1,6 @@
-/* `coldstart bench peers`: the trivial-guest lifecycle under QEMU microvm
- * beside coldstart's, in one interleaved run, as ratios. */
+/* `coldstart bench peers`: the trivial-guest lifecycle, or a Linux guest
+ * on its root disk, under QEMU microvm beside coldstart, in one
+ * interleaved run, as ratios. */
 #ifndef COLDSTART_PEERS_H
 #define COLDSTART_PEERS_H
 

@@ -124,7 +124,8 @@ const char *result__unit_for(const char *unit, double ref, double *div,
 {
 	static const struct {
 		const char *unit, *shown;
-	} plain[] = { { "vms_per_s", "VMs/s" }, { "vms_per_gib", "VMs/GiB" } };
+	} plain[] = { { "vms_per_s", "VMs/s" }, { "vms_per_gib", "VMs/GiB" },
+		      { "mib_per_s", "MiB/s" } };
 	const char *u;
 
 	if (!strcmp(unit, "ns")) {

@@ -2,8 +2,10 @@
 # Smoke runs of the boot, rate, density and peers drivers with tiny
 # parameters: exit codes, the result schema, --out files; and their
 # option errors. Needs /dev/kvm (exit 77 without).
+# Usage: test_cli_drivers.sh COLDSTART TESTKERNEL_ELF
 . "$(dirname "$0")/lib.sh"
 COLDSTART=$1
+TESTKERNEL=$2
 scratch
 
 # Option errors need no KVM.
@@ -20,6 +22,17 @@ expect 2 "multiples of 4 KiB" bench density --init 5000
 expect 2 "--mem needs --kernel" bench density --mem 32M
 expect 2 "unexpected argument" bench peers extra
 expect 77 "is not an executable file" bench peers --qemu /nonexistent/qemu
+# peers' Linux guest: its options need --kernel, which needs the
+# initramfs and the root disk; missing files fail before KVM is asked.
+expect 2 "--rootfs needs --kernel" bench peers --rootfs /x
+expect 2 "--read needs --kernel" bench peers --read 16M
+expect 2 "--timeout needs --kernel" bench peers --timeout 10s
+expect 2 "--initrd needs --kernel" bench peers --initrd /x
+expect 2 "--kernel needs --initrd and --rootfs" bench peers --kernel /x --initrd /y
+expect 2 "--read: a whole number of MiB" bench peers --kernel /x --initrd /y --rootfs /z --read 3k
+expect 1 "bench peers: kernel $tmp/none: No such file" bench peers --kernel "$tmp/none" --initrd /y --rootfs /z
+echo initrd >"$tmp/initrd"
+expect 1 "bench peers: --rootfs $tmp/none: No such file" bench peers --kernel "$TESTKERNEL" --initrd "$tmp/initrd" --rootfs "$tmp/none"
 
 [ -e /dev/kvm ] || { echo "no /dev/kvm: skipping the runs"; finish; exit 77; }
 

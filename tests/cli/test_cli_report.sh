@@ -649,4 +649,25 @@ echo '{"schema": 1, "bench": "boot", oops' >"$dir/hosts/broken/boot.json"
 expect 2 "report: $dir/hosts/broken: $dir/hosts/broken/boot.json is not JSON: .* \\(line 1, column [0-9]+\\)$" \
 	report "$dir/hosts/broken" --out "$dir/hosts/z"
 [ ! -e "$dir/hosts/z/report.md" ] && ok || fail "a report was written past a broken document"
+# peers' Linux guest on its root disk: its own series names, and the read
+# throughput ratio beside wall time and RSS in the Summary and section.
+mkdir -p "$dir/rootfs"
+python3 - "$dir/rootfs/peers.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1].replace("rootfs/peers.json", "peers.json")))
+def s(name, unit, v):
+    return {"name": name, "unit": unit, ("samples_ns" if unit == "ns" else "samples"): [v] * 5}
+d["config"] = {"guest": "Linux, root on a read-only virtio-mmio disk: boot, one command, reboot"}
+d["series"] = [s("rootfs.coldstart", "ns", 4e9), s("rss.rootfs.coldstart", "kib", 90000.0),
+               s("read_mib_s.coldstart", "mib_per_s", 20.0), s("rootfs.qemu.microvm", "ns", 8e9),
+               s("rss.rootfs.qemu.microvm", "kib", 180000.0), s("read_mib_s.qemu.microvm", "mib_per_s", 16.0)]
+d["ratios"] = {"rootfs.qemu.microvm": {"wall_median": 2.0, "peak_rss_median": 2.0, "read_mib_s_median": 0.8}}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect 0 "report written" report "$dir/rootfs/peers.json" --out "$dir/rootfs/r"
+grep -qF -- "rootfs.qemu.microvm / coldstart 2.00x the wall-time median, 2.00x the peak-RSS median, 0.80x the read-throughput median" "$dir/rootfs/r/report.md" &&
+	grep -qF -- "- rootfs.qemu.microvm / coldstart: 2.00x the wall-time median, 2.00x the peak-RSS median, 0.80x the read-throughput median" "$dir/rootfs/r/report.md" &&
+	grep -q "^| read_mib_s.qemu.microvm | 5 | 16.00 |" "$dir/rootfs/r/report.md" &&
+	grep -q "| series | n | median MiB/s |" "$dir/rootfs/r/report.md" &&
+	ok || fail "the report lacks the rootfs guest's read-throughput ratio"
 finish

@@ -288,6 +288,50 @@ assert x["status"] == 7 and x["stdout"] == "data\n" and x["stderr"] == "e\n", x
 assert 0 < t["agent_ready"] <= t["command_sent"] <= t["first_output"] <= t["command_exit"], t' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
 	[ "$(md5sum <$L2/rootfs.ext4)" = "$sum" ] || no "the base image changed"
+	# a read-only disk (,ro) is mounted read-only: the kernel refuses
+	# it read-write, and the init once gave up there
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--rootfs $L2/rootfs.ext4,ro --timeout 100s \
+		--exec "grep -c '^/dev/vda / ext4 ro[, ]' /proc/mounts"
+	[ "$(cat /tmp/$CUR.out)" = 1 ] ||
+		no "the ro disk is not the read-only root: '$(head -c 200 /tmp/$CUR.out)'"
+	case_end
+}
+
+# bench peers on the rootfs guest: coldstart and QEMU's microvm (on this
+# host's KVM, as coldstart) boot the same kernel, initramfs and read-only
+# disk; each guest's init reads the disk with dd and reboots. Both peers'
+# series and ratios, or coldstart's alone with QEMU named in skipped when
+# QEMU cannot run here.
+rootfs_peers() {
+	case_start rootfs_peers
+	if [ ! -s $L2/rootfs.ext4 ]; then
+		no "the image has no rootfs.ext4 (image build --rootfs)"
+		case_end
+		return
+	fi
+	RUN_TIMEOUT=600 run 0 bench peers --kernel $L2/vmlinuz \
+		--initrd $L2/initramfs.cpio.gz --rootfs $L2/rootfs.ext4 \
+		-n 2 -w 0 --read 16M --json
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+names = [s["name"] for s in d["series"]]
+med = {s["name"]: s["summary"]["p50"] for s in d["series"]}
+ours = ["rootfs.coldstart", "rss.rootfs.coldstart", "read_mib_s.coldstart"]
+assert all(s["summary"]["n"] == 2 and med[s["name"]] > 0 for s in d["series"]), med
+assert d["config"]["read_bytes"] == 16 << 20 and "count=16" in d["config"]["command"], d["config"]
+if d["skipped"]:
+    assert names == ours and d["ratios"] == {}, names
+    assert [x["what"] for x in d["skipped"]] == ["qemu.microvm"], d["skipped"]
+    print("E2E-TIME rootfs_peers coldstart alone (QEMU skipped: %s)" % d["skipped"][0]["why"])
+else:
+    assert names == ours + [n.replace("coldstart", "qemu.microvm") for n in ours], names
+    r = d["ratios"]["rootfs.qemu.microvm"]
+    assert r["wall_median"] > 0 and r["peak_rss_median"] > 0 and r["read_mib_s_median"] > 0, r
+    print("E2E-TIME rootfs_peers wall_ms coldstart=%.0f qemu=%.0f read_mib_s coldstart=%.1f qemu=%.1f (functional only: nested emulation)" % (
+        med["rootfs.coldstart"] / 1e6, med["rootfs.qemu.microvm"] / 1e6,
+        med["read_mib_s.coldstart"], med["read_mib_s.qemu.microvm"]))' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
 	case_end
 }
 
@@ -358,6 +402,7 @@ neg_initrd_too_large
 probes_61
 attempt rootfs_exec
 attempt rootfs_density
+attempt rootfs_peers
 snapshot_cases
 rootfs_snapshot_cases
 echo "E2E-SUMMARY failed=$FAILED flakes=$FLAKES total_ms=$(now_ms) (functional timing, emulated CPU)"

@@ -247,6 +247,33 @@ static void release_kills_a_stuck_child(void **state)
 	assert_int_equal(errno, ECHILD);
 }
 
+/* A child past its timeout is killed and reaped; one that ends in time
+ * gives its status and rusage, at once (peers' wall time includes it). */
+static void run_timeout_kills_a_late_child(void **state)
+{
+	char *late[] = { "/bin/sh", "-c", "exec sleep 60", NULL };
+	char *quick[] = { "/bin/sh", "-c", "echo oops >&2; exit 3", NULL };
+	char err[] = "/tmp/coldstart-unit-XXXXXX", text[16] = "";
+	struct rusage ru;
+	int status = 0, fd = mkstemp(err);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(child__run_timeout(quick, err, 5000, &status, &ru), 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	assert_true(ru.ru_maxrss > 0);
+	/* stderr went to the file */
+	assert_int_equal(read(fd, text, sizeof(text) - 1), 5);
+	assert_string_equal(text, "oops\n");
+	close(fd);
+	unlink(err);
+	assert_int_equal(child__run_timeout(late, "/dev/null", 100, &status,
+					    &ru), -ETIMEDOUT);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(waitpid(-1, &status, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
 /* What a driver leaves out is listed once per part and reason. */
 static void result_skip_lists_each_once(void **state)
 {
@@ -431,6 +458,7 @@ int main(void)
 		cmocka_unit_test(ksm_run_text),
 		cmocka_unit_test(await_release_after_eintr),
 		cmocka_unit_test(release_kills_a_stuck_child),
+		cmocka_unit_test(run_timeout_kills_a_late_child),
 		cmocka_unit_test(result_skip_lists_each_once),
 		cmocka_unit_test(result_md_says_emulated),
 		cmocka_unit_test(soak_kvm_slab_sums_kvm_caches),

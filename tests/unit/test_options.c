@@ -60,7 +60,7 @@ static const struct {
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
 static const struct {
-	const char *driver, *opt, *with[4];
+	const char *driver, *opt, *with[6];
 } needs[] = {
 	{ NULL, "initrd", { "--kernel", "k" } },
 	{ NULL, "rootfs", { "--kernel", "k" } },
@@ -99,6 +99,16 @@ static const struct {
 	{ "pool", "initrd", { "--kernel", "k" } },
 	{ "pool", "cmdline", { "--kernel", "k" } },
 	{ "pool", "mem", { "--kernel", "k" } },
+	{ "peers", "kernel", { "--initrd", "i", "--rootfs", "r" } },
+	{ "peers", "initrd", { "--kernel", "k", "--rootfs", "r" } },
+	{ "peers", "rootfs", { "--kernel", "k", "--initrd", "i" } },
+#define PEERS_LINUX { "--kernel", "k", "--initrd", "i", "--rootfs", "r" }
+	{ "peers", "read", PEERS_LINUX },
+	{ "peers", "timeout", PEERS_LINUX },
+	{ "peers", "mem", PEERS_LINUX },
+	{ "peers", "vcpus", PEERS_LINUX },
+	{ "peers", "allow-pvm", PEERS_LINUX },
+#undef PEERS_LINUX
 };
 
 /* Rows whose valid value is more than a unit test makes (a snapshot):
@@ -148,7 +158,7 @@ static int make_argv(const char *driver, const struct opt *o, char **argv,
 		if ((!needs[i].driver == !driver) &&
 		    (!driver || !strcmp(needs[i].driver, driver)) &&
 		    !strcmp(needs[i].opt, o->name)) {
-			for (size_t w = 0; w < 4 && needs[i].with[w]; w++)
+			for (size_t w = 0; w < 6 && needs[i].with[w]; w++)
 				argv[n++] = (char *)needs[i].with[w];
 		}
 	if (operand)
@@ -189,7 +199,7 @@ static char *driver_help(const struct bench_driver *d)
 static void check_row(const struct bench_driver *d, const struct opt *o,
 		      const char *help)
 {
-	char *argv[8], buf[128];
+	char *argv[10], buf[128];
 	void *opts = calloc(1, d->size);
 	int argc = make_argv(d->name, o, argv, buf, sizeof(buf), d->operands);
 	size_t nr;

@@ -77,6 +77,8 @@ static void value_text_units(void **state)
 	assert_string_equal(buf, "1762 VMs/s");
 	result__value_text(buf, sizeof(buf), "vms_per_gib", 2896.1, 234.4);
 	assert_string_equal(buf, "2896.1 VMs/GiB");
+	result__value_text(buf, sizeof(buf), "mib_per_s", 36.03, 36.03);
+	assert_string_equal(buf, "36.03 MiB/s");
 	result__value_text(buf, sizeof(buf), "ops", 12345678.9, 12345678.9);
 	assert_string_equal(buf, "12345679 ops");
 	/* a rate in a summary line or table cell: never 0 for a slow one

@@ -48,8 +48,11 @@ struct init_config {
  *   coldstart.touch=SIZE[:seq|random][:read|write]
  *                                       SIZE is bytes with K, M or G suffix
  *   coldstart.root=DEV                  load the virtio modules, mount DEV
- *                                       (ext4) and switch root to it, then
- *                                       run the guest agent as PID 1
+ *                                       (ext4; read-only if the disk is) and
+ *                                       switch root to it, then run the
+ *                                       guest agent as PID 1; with
+ *                                       coldstart.run, run CMD with the
+ *                                       disk's /bin/sh instead and reboot
  *   coldstart.agent=PORT                the agent's vsock port (1024)
  *   coldstart.init=PATH                 run PATH of the root instead of
  *                                       the agent (a user's own)

@@ -2,7 +2,8 @@
  * pseudo file systems, signals boot complete to the VMM, runs the workload
  * named on the kernel command line, signals done and reboots, so the VM
  * exits (reboot=k); or switches root to a disk and becomes the guest agent
- * there (rootfs.c). Every line it prints starts with "coldstart-init: ". */
+ * there (rootfs.c), or runs coldstart.run there and reboots. Every line it
+ * prints starts with "coldstart-init: ". */
 #include "cmdline.h"
 #include "rootfs.h"
 #include "work.h"
@@ -156,7 +157,9 @@ static int wait_for(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
-static void run_command(const char *cmd)
+/* `shell` is busybox's in the initramfs, the disk's own /bin/sh after a
+ * switch to it. */
+static void run_command(const char *shell, const char *cmd)
 {
 	char *envp[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/",
 			 "TERM=linux", NULL };
@@ -166,8 +169,8 @@ static void run_command(const char *cmd)
 	say("output begin");
 	pid = fork();
 	if (pid == 0) {
-		execle("/bin/busybox", "sh", "-c", cmd, (char *)NULL, envp);
-		say("error: exec /bin/busybox: %s", strerror(errno));
+		execle(shell, "sh", "-c", cmd, (char *)NULL, envp);
+		say("error: exec %s: %s", shell, strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0) {
@@ -217,14 +220,15 @@ static unsigned run_workload(void)
 		/* the agent signals boot complete once it listens; a failure
 		 * ends the VM, which the host waiting for the agent sees */
 		say("switching root to %s", cfg.root);
-		init_rootfs__switch(&cfg);
-		say("error: %s", err__last());
-		return 0;
+		if (init_rootfs__switch(&cfg) < 0 || !cfg.has_run) {
+			say("error: %s", err__last());
+			return 0;
+		}
 	}
 	signal_boot(cfg.signal);
 	say("nr_cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
 	if (cfg.has_run)
-		run_command(cfg.run);
+		run_command(cfg.root[0] ? "/bin/sh" : "/bin/busybox", cfg.run);
 	if (cfg.has_touch)
 		touch(&cfg.touch);
 	return cfg.done;

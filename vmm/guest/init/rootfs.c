@@ -1,6 +1,7 @@
 /* coldstart.root: loads the virtio modules the image packed, mounts the
  * disk, moves the pseudo file systems over, frees the initramfs and makes
- * the disk the root, then becomes the guest agent (or the user's init). */
+ * the disk the root, then becomes the guest agent (or the user's init),
+ * or returns to run coldstart.run there. */
 #include "rootfs.h"
 
 #include "err.h"
@@ -125,6 +126,18 @@ static int make_root(void)
 	return 0;
 }
 
+/* A disk the VMM offers read-only (EROFS, or EACCES when the kernel
+ * refuses to open it for writing) is mounted read-only. */
+static int mount_root(const char *dev)
+{
+	if (mount(dev, NEWROOT, "ext4", 0, NULL) == 0)
+		return 0;
+	if ((errno == EROFS || errno == EACCES) &&
+	    mount(dev, NEWROOT, "ext4", MS_RDONLY, NULL) == 0)
+		return 0;
+	return err__sys(errno, "mounting %s (ext4) on %s", dev, NEWROOT);
+}
+
 int init_rootfs__switch(const struct init_config *cfg)
 {
 	char port[16];
@@ -138,18 +151,18 @@ int init_rootfs__switch(const struct init_config *cfg)
 	int agent = open(INIT_AGENT_PATH, O_RDONLY | O_CLOEXEC), ret;
 	char why[256];
 
-	if (agent < 0 && !cfg->init[0])
+	if (agent < 0 && !cfg->init[0] && !cfg->has_run)
 		return err__sys(errno, "opening %s", INIT_AGENT_PATH);
 	load_modules(why, sizeof(why));
 	ret = wait_for_device(cfg->root, why);
 	if (ret == 0 && mkdir(NEWROOT, 0755) < 0 && errno != EEXIST)
 		ret = err__sys(errno, "creating %s", NEWROOT);
-	if (ret == 0 && mount(cfg->root, NEWROOT, "ext4", 0, NULL) < 0)
-		ret = err__sys(errno, "mounting %s (ext4) on %s", cfg->root,
-			       NEWROOT);
+	if (ret == 0)
+		ret = mount_root(cfg->root);
 	if (ret == 0)
 		ret = make_root();
-	if (ret < 0)
+	/* coldstart.run: PID 1 stays ours, to run it and end the VM */
+	if (ret < 0 || cfg->has_run)
 		goto out;
 	snprintf(port, sizeof(port), "%u", cfg->agent_port);
 	if (cfg->init[0]) {
