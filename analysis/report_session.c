@@ -1,6 +1,7 @@
 /* The session driver in the report: turns, resume drift, bytes and merges
- * in the Summary, the per-turn table, which merge policy kept resume
- * flattest, session.csv and its plot; all from the document's "turns". */
+ * in the Summary, the per-turn table, which merge policy tune session's
+ * rule picks, session.csv and its plot; all from the document's "turns". */
+#include "merge_pick.h"
 #include "report_driver.h"
 #include "report_int.h"
 #include "units.h"
@@ -188,22 +189,29 @@ static size_t session_inputs(const struct report *r, size_t *idx)
 	return n;
 }
 
-/* Rounded as shown, so a tie at the shown precision goes to bytes. */
-static double flatness(const json_t *turns)
+/* The candidate a session document is for merge_pick: its drift and
+ * the bytes it wrote per turn. */
+static struct merge_score score_of(const json_t *turns)
 {
-	double ratio = drift_of(turns).ratio;
+	size_t n = json_array_size(turns);
 
-	return isnan(ratio) ? INFINITY : round(fabs(ratio - 1) * 100) / 100;
+	return (struct merge_score){
+		.drift = drift_of(turns).ratio,
+		.bytes = n ? written_bytes(turns) / (double)n : NAN,
+	};
 }
 
 /* After the last session document: when the inputs hold several merge
- * policies, the one whose resume stayed flattest. */
+ * policies, the one merge_pick names, by the rule tune session uses. */
 static void md_which_policy(struct report *r, const struct input *in)
 {
-	size_t *idx = calloc(r->n, sizeof(*idx)), n, best = 0, policies = 0;
+	size_t *idx = calloc(r->n, sizeof(*idx)), n, policies = 0;
+	struct merge_score *sc = calloc(r->n ? r->n : 1, sizeof(*sc));
+	bool met = false;
+	long best;
 
-	if (!idx)
-		return;
+	if (!idx || !sc)
+		goto out;
 	n = session_inputs(r, idx);
 	if (!n || &r->in[idx[n - 1]] != in)
 		goto out;
@@ -211,33 +219,34 @@ static void md_which_policy(struct report *r, const struct input *in)
 		const char *p = str_or(get(r->in[idx[k]].root, "config"), "merge",
 				       "?");
 		size_t j = 0;
-		const json_t *tk = turns_of(&r->in[idx[k]]);
-		const json_t *tb = turns_of(&r->in[idx[best]]);
 
 		while (j < k && strcmp(p, str_or(get(r->in[idx[j]].root,
 						     "config"), "merge", "?")))
 			j++;
 		policies += j == k;
-		if (flatness(tk) < flatness(tb) ||
-		    (flatness(tk) == flatness(tb) &&
-		     written_bytes(tk) < written_bytes(tb)))
-			best = k;
+		sc[k] = score_of(turns_of(&r->in[idx[k]]));
 	}
-	if (policies > 1 && !isinf(flatness(turns_of(&r->in[idx[best]])))) {
+	best = merge_pick__choose(sc, n, MERGE_PICK_TARGET, &met);
+	if (policies > 1 && best >= 0 && isfinite(sc[best].drift)) {
 		const struct input *b = &r->in[idx[best]];
 		const json_t *bt = turns_of(b);
 
 		fprintf(r->md, "\nWhich policy: of these runs only, merge "
-			"policy %s (%s) kept resume to first output flattest: "
-			"its last three turns over its first three %.2fx, "
-			"%.1f MiB written in all (snapshots and merges)%s; "
-			"ties go to the fewest bytes written.\n",
+			"policy %s (%s) %s: its last three turns over its "
+			"first three %.2fx, %.1f MiB written in all (snapshots "
+			"and merges)%s; the rule, as tune session's: %s.\n",
 			str_or(get(b->root, "config"), "merge", "?"), b->label,
-			drift_of(bt).ratio, written_bytes(bt) / MiB,
+			met ? "kept resume to first output within 1.20x of its "
+			      "first turns' writing the fewest bytes per turn"
+			    : "kept resume to first output flattest (none kept "
+			      "it within 1.20x)",
+			sc[best].drift, written_bytes(bt) / MiB,
 			json_array_size(bt) < 6 ? ", though with fewer than six "
-			"turns its first and last three overlap" : "");
+			"turns its first and last three overlap" : "",
+			merge_pick__rule);
 	}
 out:
+	free(sc);
 	free(idx);
 }
 

@@ -258,20 +258,34 @@ static int run_turns(struct session *s)
 }
 
 /* The user's snapshot: one of a guest with an agent (a rootfs guest). */
+static int check_dir(const char *command, const char *dir, bool allow_pvm,
+		     struct restore_snap *info)
+{
+	int code = restore__check_snapshot(command, dir, allow_pvm, info);
+
+	if (code == CLI_OK && !info->agent)
+		code = cli__error(CLI_USAGE, "%s: %s holds no guest with an "
+				  "agent; make one with `snapshot create DIR "
+				  "--kernel K --initrd I --rootfs R`", command,
+				  dir);
+	if (code == CLI_OK && info->compressed)
+		code = cli__error(CLI_USAGE, "%s: %s is compressed; diffs need "
+				  "a raw base", command, dir);
+	return code;
+}
+
 static int check_snapshot(struct session *s)
 {
-	int code = restore__check_snapshot("bench session", s->o->snapshot,
-					   s->o->c.allow_pvm, &s->info);
+	return check_dir("bench session", s->o->snapshot, s->o->c.allow_pvm,
+			 &s->info);
+}
 
-	if (code == CLI_OK && !s->info.agent)
-		code = cli__error(CLI_USAGE, "bench session: %s holds no guest "
-				  "with an agent; make one with `snapshot "
-				  "create DIR --kernel K --initrd I --rootfs "
-				  "R`", s->o->snapshot);
-	if (code == CLI_OK && s->info.compressed)
-		code = cli__error(CLI_USAGE, "bench session: %s is compressed; "
-				  "diffs need a raw base", s->o->snapshot);
-	return code;
+int session__check_snapshot(const char *command, const char *dir,
+			    bool allow_pvm)
+{
+	struct restore_snap info;
+
+	return check_dir(command, dir, allow_pvm, &info);
 }
 
 static int setup(struct session *s)
@@ -360,6 +374,47 @@ static int run(void *opts)
 	if (code < 0)
 		return code;
 	return ret < 0 ? CLI_FAIL : CLI_OK;
+}
+
+static void init(void *opts);
+static int check(void *opts);
+
+int session__measure(const struct session_spec *sp, json_t **doc)
+{
+	struct session_opts o;
+	struct session s = { .o = &o };
+	int ret;
+
+	init(&o);
+	o.snapshot = sp->snapshot;
+	o.exec = sp->exec ? sp->exec : o.exec;
+	o.work_dir = sp->work_dir;
+	o.c.kvm_path = sp->kvm_path;
+	o.c.allow_pvm = sp->allow_pvm;
+	o.strategy = sp->strategy ? sp->strategy : o.strategy;
+	o.turns = sp->turns;
+	o.baseline = 0;
+	o.merge_text = sp->merge;
+	o.merge_given = true;
+	ret = session__parse_merge(sp->merge, &o.merge);
+	if (ret == 0)
+		ret = check(&o);
+	if (ret < 0)
+		return ret;
+	ret = check_dir(sp->command, o.snapshot, o.c.allow_pvm, &s.info);
+	if (ret != CLI_OK)
+		return ret;
+	ret = setup(&s);
+	if (ret == 0) {
+		ret = run_turns(&s);
+		kvm__close(&s.kvm);
+	}
+	cleanup(&s);
+	if (ret == 0 && !(*doc = session__result(&s)))
+		ret = err__set(ENOMEM, "the result document");
+	free(s.t);
+	free(s.boot_ns);
+	return ret;
 }
 
 /* ---- options ---- */

@@ -11,6 +11,7 @@
 
 #include "driver.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,5 +50,28 @@ char *session__command(const char *cmd, uint64_t k);
  * such line. */
 int session__check(const char *out, uint64_t k, uint64_t *sectors,
 		   char *what, size_t size);
+
+struct guest_mem_ops;
+
+/* One session run as a library (tune session): what bench session's
+ * options would say, without fresh boots. */
+struct session_spec {
+	const char *command; /* for error messages: "tune session" */
+	const char *snapshot, *exec, *merge, *work_dir, *kvm_path;
+	const struct guest_mem_ops *strategy; /* NULL: mmap */
+	uint64_t turns;
+	bool allow_pvm;
+};
+
+/* Whether `dir` is a snapshot a session can run on (a guest with an
+ * agent, raw): CLI_OK, or the exit code with its message printed. */
+int session__check_snapshot(const char *command, const char *dir,
+			    bool allow_pvm);
+
+/* Runs the turns, with progress on stderr, and gives bench session's
+ * result document in *doc. 0, an exit code > 0 (printed) for the
+ * snapshot, or -errno with err__last() (no document: a session that
+ * stops early is no candidate). */
+int session__measure(const struct session_spec *sp, json_t **doc);
 
 #endif

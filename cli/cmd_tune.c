@@ -12,6 +12,8 @@ static const struct command tuners[] = {
 		  "cheapest (simulated, no KVM)", cmd_tune_pool },
 	{ "restore", "which memory-restore strategy to use for a snapshot "
 		     "(--mem-restore NAME)", cmd_tune_restore },
+	{ "session", "which merge policy keeps a session's resume flat "
+		     "cheapest (--merge POLICY)", cmd_tune_session },
 };
 
 #define NR_TUNERS (sizeof(tuners) / sizeof(tuners[0]))

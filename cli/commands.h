@@ -27,6 +27,7 @@ int cmd_image(int argc, char **argv);
 int cmd_emulate(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_tune_restore(int argc, char **argv);
+int cmd_tune_session(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* The pool's commands. */

@@ -144,6 +144,8 @@ expect 1 'runs commands through its agent: give --exec CMD, or --vsock PATH' \
 expect 1 'without a vsock device' snapshot restore "$tmp/s" --allow-pvm --exec true
 expect 2 'holds no guest with an agent' bench session --snapshot "$tmp/s" \
 	--allow-pvm
+expect 2 'tune session: .* holds no guest with an agent' tune session \
+	--snapshot "$tmp/s" --allow-pvm --turns 2
 # the image's contents decide, not its mtime
 touch "$tmp/disk.img"
 expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"

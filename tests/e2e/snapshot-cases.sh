@@ -168,6 +168,24 @@ assert d["resume_over_boot"] > 0, d.get("resume_over_boot")' \
 	has /tmp/$CUR.err 'turn 2: state of earlier turns is lost: turn 2: file turn-1' \
 		"a lost file was not reported"
 	case_end
+	# tune session: two policies of four turns each, side by side; the
+	# document holds both candidates' turns and names one of them
+	case_start tune_session
+	RUN_TIMEOUT=600 run 0 tune session --snapshot /tmp/rsnap --turns 4 \
+		--policies never,every:2 --exec 'echo turn' --json
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["candidates"]
+assert [x["merge"] for x in c] == ["never", "every:2"], c
+assert all(len(x["turns"]) == 4 for x in c), c
+assert [x["chain_length"] for x in c[0]["turns"]] == [2, 3, 4, 5], c[0]
+assert sum(x["merged"] for x in c[1]["turns"]) == 2, c[1]
+assert all(x["bytes_written_per_turn"] > 0 for x in c), c
+assert d["recommendation"]["merge"] in ("never", "every:2"), d["recommendation"]' \
+		/tmp/$CUR.out 2>/tmp/$CUR.py || no "tune session: $(tail -n 1 /tmp/$CUR.py)"
+	has /tmp/$CUR.err 'tune session: policy every:2 \(2/2\)' \
+		"no progress naming the policy"
+	case_end
 	# kills at random points of turns and merges (short form; the full
 	# one: session_kills.sh ... 100)
 	case_start session_kills
