@@ -127,7 +127,8 @@ static void discover_tune(struct report *r, const char *input)
 {
 	static const char *const names[] = { "tune-pool.json",
 					     "tune-restore.json",
-					     "tune-host.json" };
+					     "tune-host.json",
+					     "tune-session.json" };
 	char copy[PATH_MAX], path[PATH_MAX + 32];
 	const char *dir;
 

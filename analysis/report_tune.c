@@ -1,10 +1,12 @@
 /* The tuners' part of report.md: a summary line and a "Tuning" section
- * for each tune-pool.json, tune-restore.json and tune-host.json, from the
+ * for each tune-pool.json, tune-restore.json, tune-host.json and
+ * tune-session.json, from the
  * documents alone, so a results directory's report carries its
  * recommendations. */
 #include "report_tune.h"
 
 #include "result.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,9 +26,10 @@ static double num_of(const json_t *o, const char *key)
 
 const char *report_tune__file(const char *bench)
 {
-	return !strcmp(bench, "tune-pool")   ? "tune-pool.md"
-	       : !strcmp(bench, "tune-host") ? "tune-host.md"
-					     : "tune-restore.md";
+	return !strcmp(bench, "tune-pool")      ? "tune-pool.md"
+	       : !strcmp(bench, "tune-host")    ? "tune-host.md"
+	       : !strcmp(bench, "tune-session") ? "tune-session.md"
+						: "tune-restore.md";
 }
 
 /* ---- tune pool ---- */
@@ -146,7 +149,7 @@ static void pool_section(FILE *md, const json_t *doc)
 			str_of(app, "pool_command", ""));
 	if (json_is_object(budget))
 		fprintf(md, "\nIn %.0f MiB: %.0f warm VMs, or %.0f such pools "
-			"at their peak.\n", num_of(budget, "bytes") / 1048576.0,
+			"at their peak.\n", num_of(budget, "bytes") / MiB,
 			num_of(budget, "warm_vms"), num_of(budget, "pools"));
 }
 
@@ -280,6 +283,89 @@ static void host_section(FILE *md, const json_t *doc)
 	fputs(".\n", md);
 }
 
+/* ---- tune session ---- */
+
+/* The recommended candidate, or NULL. */
+static const json_t *session_pick(const json_t *doc)
+{
+	const char *pick = str_of(json_object_get(doc, "recommendation"),
+				  "merge", NULL);
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "candidates"), i, c)
+		if (pick && !strcmp(str_of(c, "merge", ""), pick))
+			return c;
+	return NULL;
+}
+
+static void session_summary(FILE *md, const json_t *doc)
+{
+	const json_t *c = session_pick(doc);
+
+	fprintf(md, "- tune session (%" JSON_INTEGER_FORMAT " turns per "
+		"policy, %zu policies): ", json_integer_value(json_object_get(
+		json_object_get(doc, "config"), "turns")),
+		json_array_size(json_object_get(doc, "candidates")));
+	if (!c) {
+		fputs("no recommendation\n", md);
+		return;
+	}
+	fprintf(md, "--merge %s, drift %.2fx, %.2f MiB written per turn%s\n",
+		str_of(c, "merge", "?"), num_of(c, "resume_drift"),
+		num_of(c, "bytes_written_per_turn") / MiB,
+		json_is_true(json_object_get(json_object_get(doc,
+			"recommendation"), "met_target"))
+			? "" : " (none kept the drift target: the flattest)");
+}
+
+/* A number with `prec` decimals and a suffix, "-" when null. */
+static void num_cell(FILE *md, const json_t *c, const char *key,
+		     double scale, int prec, const char *suffix)
+{
+	const json_t *v = json_object_get(c, key);
+
+	if (json_is_number(v))
+		fprintf(md, " %.*f%s |", prec, json_number_value(v) / scale,
+			suffix);
+	else
+		fputs(" - |", md);
+}
+
+static void session_section(FILE *md, const json_t *doc)
+{
+	const json_t *cfg = json_object_get(doc, "config");
+	const json_t *rec = json_object_get(doc, "recommendation"), *c;
+	size_t i;
+
+	fprintf(md, "\n### Session merge policy\n\nA session of %"
+		JSON_INTEGER_FORMAT " turns per candidate `bench session "
+		"--merge` policy on snapshot `%s`. Rule: %s.\n\n| policy | "
+		"resume drift | resume median ms | written MiB / turn | merges "
+		"| merge ms total | within %.2fx |\n|---|--:|--:|--:|--:|--:|"
+		"---|\n", json_integer_value(json_object_get(cfg, "turns")),
+		str_of(cfg, "snapshot", "?"), str_of(rec, "rule", "?"),
+		num_of(rec, "target_drift"));
+	json_array_foreach(json_object_get(doc, "candidates"), i, c) {
+		fprintf(md, "| %s |", str_of(c, "merge", "?"));
+		num_cell(md, c, "resume_drift", 1, 2, "x");
+		num_cell(md, c, "resume_median_ns", 1e6, 1, "");
+		num_cell(md, c, "bytes_written_per_turn", MiB, 2, "");
+		num_cell(md, c, "merges", 1, 0, "");
+		num_cell(md, c, "merge_ns_total", 1e6, 1, "");
+		fprintf(md, " %s |\n", json_is_true(json_object_get(
+			c, "within_target")) ? "yes" : "no");
+	}
+	if (!session_pick(doc)) {
+		fputs("\nNo recommendation.\n", md);
+		return;
+	}
+	fprintf(md, "\nRecommended: `--merge %s`%s.\n", str_of(rec, "merge",
+		"?"), json_is_true(json_object_get(rec, "met_target"))
+		? "" : " (no policy kept resume within the target; this is "
+		       "the flattest)");
+}
+
 /* ---- every tuner ---- */
 
 void report_tune__summary(FILE *md, const json_t *doc)
@@ -288,6 +374,8 @@ void report_tune__summary(FILE *md, const json_t *doc)
 		pool_summary(md, doc);
 	else if (!strcmp(str_of(doc, "bench", ""), "tune-host"))
 		host_summary(md, doc);
+	else if (!strcmp(str_of(doc, "bench", ""), "tune-session"))
+		session_summary(md, doc);
 	else
 		restore_summary(md, doc);
 }
@@ -302,6 +390,8 @@ void report_tune__section(FILE *md, const json_t *doc, const char *name,
 		pool_section(md, doc);
 	else if (!strcmp(bench, "tune-host"))
 		host_section(md, doc);
+	else if (!strcmp(bench, "tune-session"))
+		session_section(md, doc);
 	else
 		restore_section(md, doc);
 	if (note)

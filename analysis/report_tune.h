@@ -1,5 +1,5 @@
 /* The tuners' documents (tune-pool.json, tune-restore.json,
- * tune-host.json) in report.md:
+ * tune-host.json, tune-session.json) in report.md:
  * they carry recommendations, not series to summarize, so the report
  * renders them apart from the drivers' documents. */
 #ifndef COLDSTART_REPORT_TUNE_H

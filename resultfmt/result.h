@@ -203,8 +203,8 @@ const struct result_series *result__find(const struct result_doc *doc,
 					 const char *name);
 
 /* Whether a document's "bench" is one of the tuners' (tune-pool,
- * tune-restore, tune-host): recommendations rather than series to
- * compare. */
+ * tune-restore, tune-host, tune-session): recommendations rather than
+ * series to compare. */
 bool result__is_tune(const char *bench);
 
 /* The emulated-host label of a sysinfo object as documents store it

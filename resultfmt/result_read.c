@@ -223,7 +223,7 @@ const struct result_series *result__find(const struct result_doc *doc,
 bool result__is_tune(const char *bench)
 {
 	return !strcmp(bench, "tune-pool") || !strcmp(bench, "tune-restore") ||
-	       !strcmp(bench, "tune-host");
+	       !strcmp(bench, "tune-host") || !strcmp(bench, "tune-session");
 }
 
 const char *result__sysinfo_emulated(const json_t *sysinfo)

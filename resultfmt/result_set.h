@@ -28,8 +28,9 @@ struct result_set {
 
 /* Reads one result document. -errno with a message naming the file and
  * the problem (unreadable, not JSON, not a result); -ENOMSG for a
- * tuner's document (tune-pool.json, tune-restore.json, tune-host.json),
- * which is JSON of another kind rather than a malformed result. */
+ * tuner's document (tune-pool.json, tune-restore.json, tune-host.json,
+ * tune-session.json), which is JSON of another kind rather than a
+ * malformed result. */
 int result__load_file(const char *path, struct result_doc *doc);
 
 /* Reads `path`: a result file, or a directory whose *.json files must all

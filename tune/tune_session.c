@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "err.h"
 #include "merge_pick.h"
+#include "report.h"
 #include "result.h"
 #include "result_new.h"
 #include "session.h"
@@ -95,22 +96,30 @@ static json_t *candidate(const char *policy, const json_t *doc)
 			 merge_ns, "turns", turns);
 }
 
+/* "POLICY/resume_to_first_output": one name per policy, as a document's
+ * series names must be (a reader refuses a name twice). */
 static int add_series(json_t *doc, const char *policy, const json_t *turns)
 {
 	size_t n = json_array_size(turns), i;
 	double *v = calloc(n ? n : 1, sizeof(*v));
+	char *name = NULL;
 	const json_t *t;
 	json_t *js;
 
-	if (!v)
+	if (v && asprintf(&name, "%s/resume_to_first_output", policy) < 0)
+		name = NULL;
+	if (!v || !name) {
+		free(v);
 		return -ENOMEM;
+	}
 	json_array_foreach(turns, i, t)
 		v[i] = num(t, "resume_to_first_output_ns");
-	js = result__add_series(doc, "resume_to_first_output", "ns",
+	js = result__add_series(doc, name, "ns",
 				RESULT_LOWER, json_pack("{s:s, s:s}", "merge",
 							policy, "per", "turn"),
 				v, n);
 	free(v);
+	free(name);
 	return js ? 0 : -ENOMEM;
 }
 
@@ -252,6 +261,8 @@ int tune_session__run(const struct tune_session_opts *o)
 		ret = recommend(doc);
 	if (ret == 0)
 		ret = result__emit(doc, o->json, o->out_dir, report);
+	if (ret == 0 && o->out_dir)
+		report__join("tune session", o->out_dir, o->json);
 	json_decref(doc);
 	return ret;
 }

@@ -181,7 +181,9 @@ assert all(len(x["turns"]) == 4 for x in c), c
 assert [x["chain_length"] for x in c[0]["turns"]] == [2, 3, 4, 5], c[0]
 assert sum(x["merged"] for x in c[1]["turns"]) == 2, c[1]
 assert all(x["bytes_written_per_turn"] > 0 for x in c), c
-assert d["recommendation"]["merge"] in ("never", "every:2"), d["recommendation"]' \
+assert d["recommendation"]["merge"] in ("never", "every:2"), d["recommendation"]
+assert [s["name"] for s in d["series"]] == ["never/resume_to_first_output",
+    "every:2/resume_to_first_output"], [s["name"] for s in d["series"]]' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "tune session: $(tail -n 1 /tmp/$CUR.py)"
 	has /tmp/$CUR.err 'tune session: policy every:2 \(2/2\)' \
 		"no progress naming the policy"
