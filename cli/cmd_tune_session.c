@@ -10,16 +10,25 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* The list parted in one copy of it (freed by cmd_tune_session), so no
+ * policy's text is lost on any way out. */
 static int set_policies(void *ctx, const char *arg)
 {
 	struct tune_session_opts *o = ctx;
-	const char *p = arg;
+	char *p;
 
+	free(o->policies_text);
+	o->policies_text = p = strdup(arg);
+	if (!p)
+		return err__set(ENOMEM, "--policies");
 	o->nr_policies = 0;
 	for (;;) {
 		size_t n = strcspn(p, ",");
+		bool last = !p[n];
 
 		if (n == 0)
 			return err__set(EINVAL, "--policies '%s': an empty "
@@ -27,10 +36,9 @@ static int set_policies(void *ctx, const char *arg)
 		if (o->nr_policies == TUNE_SESSION_MAX)
 			return err__set(EINVAL, "--policies: at most %d",
 					TUNE_SESSION_MAX);
-		o->policies[o->nr_policies] = strndup(p, n);
-		if (!o->policies[o->nr_policies++])
-			return err__set(ENOMEM, "--policies");
-		if (!p[n])
+		p[n] = '\0';
+		o->policies[o->nr_policies++] = p;
+		if (last)
 			return 0;
 		p += n + 1;
 	}
@@ -168,10 +176,12 @@ int cmd_tune_session(int argc, char **argv)
 	int ret = parse(argc, argv, &o);
 
 	if (ret != 0)
-		return cli__parsed(ret, "tune session", usage);
-	ret = tune_session__run(&o);
+		ret = cli__parsed(ret, "tune session", usage);
+	else
+		ret = tune_session__run(&o);
 	if (ret < 0)
-		return cli__error(cli__exit_for(ret), "tune session: %s",
-				  err__last());
+		ret = cli__error(cli__exit_for(ret), "tune session: %s",
+				 err__last());
+	free(o.policies_text);
 	return ret;
 }

@@ -18,6 +18,7 @@ struct tune_session_opts {
 	const char *snapshot, *exec, *out_dir, *work_dir, *kvm_path;
 	const char *policies[TUNE_SESSION_MAX];
 	size_t nr_policies;
+	char *policies_text; /* --policies' copy, policies point into it */
 	const struct guest_mem_ops *strategy; /* NULL: bench session's */
 	uint64_t turns;
 	bool json, allow_pvm;
