@@ -104,11 +104,6 @@ static uint32_t wanted(const struct vsock *v, const struct vsock_conn *c)
 	return ev;
 }
 
-/* A socket that is waited for on nothing is taken out of the epoll set:
- * epoll reports a hang-up whatever the mask, so a host end closed while
- * its end waits for the guest (a connection not yet accepted, the end
- * already told, no buffers) would wake every wait until the guest acts,
- * which a paused guest never does: the thread spun. */
 void vsock__interest(struct vsock *v)
 {
 	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++) {
@@ -118,19 +113,12 @@ void vsock__interest(struct vsock *v)
 
 		if (c->state == VSOCK_FREE)
 			continue;
-		want = wanted(v, c);
-		if (want)
-			want |= EPOLLRDHUP;
+		want = wanted(v, c) | EPOLLRDHUP;
 		if (want == c->ep)
 			continue;
 		e.events = want;
-		if (!want && epoll_ctl(v->epoll_fd, EPOLL_CTL_DEL, c->fd,
-				       NULL) == 0)
-			c->ep = 0;
-		else if (want &&
-			 epoll_ctl(v->epoll_fd, c->ep ? EPOLL_CTL_MOD
-						      : EPOLL_CTL_ADD,
-				   c->fd, &e) == 0)
+		if (epoll_ctl(v->epoll_fd, c->ep ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+			      c->fd, &e) == 0)
 			c->ep = want;
 	}
 }
