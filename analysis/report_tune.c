@@ -24,14 +24,6 @@ static double num_of(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
-const char *report_tune__file(const char *bench)
-{
-	return !strcmp(bench, "tune-pool")      ? "tune-pool.md"
-	       : !strcmp(bench, "tune-host")    ? "tune-host.md"
-	       : !strcmp(bench, "tune-session") ? "tune-session.md"
-						: "tune-restore.md";
-}
-
 /* ---- tune pool ---- */
 
 static double p99_ms(const json_t *cand)
@@ -368,16 +360,38 @@ static void session_section(FILE *md, const json_t *doc)
 
 /* ---- every tuner ---- */
 
+/* Each tuner's bench, its own Markdown report, its summary line and its
+ * section; the last row (tune restore) also takes any other bench. */
+static const struct tuner {
+	const char *bench, *file;
+	void (*summary)(FILE *md, const json_t *doc);
+	void (*section)(FILE *md, const json_t *doc);
+} tuners[] = {
+	{ "tune-pool", "tune-pool.md", pool_summary, pool_section },
+	{ "tune-host", "tune-host.md", host_summary, host_section },
+	{ "tune-session", "tune-session.md", session_summary,
+	  session_section },
+	{ "tune-restore", "tune-restore.md", restore_summary,
+	  restore_section },
+};
+
+static const struct tuner *tuner_of(const char *bench)
+{
+	size_t i = 0, last = sizeof(tuners) / sizeof(tuners[0]) - 1;
+
+	while (i < last && strcmp(bench, tuners[i].bench))
+		i++;
+	return &tuners[i];
+}
+
+const char *report_tune__file(const char *bench)
+{
+	return tuner_of(bench)->file;
+}
+
 void report_tune__summary(FILE *md, const json_t *doc)
 {
-	if (!strcmp(str_of(doc, "bench", ""), "tune-pool"))
-		pool_summary(md, doc);
-	else if (!strcmp(str_of(doc, "bench", ""), "tune-host"))
-		host_summary(md, doc);
-	else if (!strcmp(str_of(doc, "bench", ""), "tune-session"))
-		session_summary(md, doc);
-	else
-		restore_summary(md, doc);
+	tuner_of(str_of(doc, "bench", ""))->summary(md, doc);
 }
 
 void report_tune__section(FILE *md, const json_t *doc, const char *name,
@@ -386,14 +400,7 @@ void report_tune__section(FILE *md, const json_t *doc, const char *name,
 	const char *bench = str_of(doc, "bench", "");
 	const char *note = result__emulated_note(doc);
 
-	if (!strcmp(bench, "tune-pool"))
-		pool_section(md, doc);
-	else if (!strcmp(bench, "tune-host"))
-		host_section(md, doc);
-	else if (!strcmp(bench, "tune-session"))
-		session_section(md, doc);
-	else
-		restore_section(md, doc);
+	tuner_of(bench)->section(md, doc);
 	if (note)
 		fprintf(md, "\n> %s\n", note);
 	if (json_array_size(json_object_get(doc, "warnings"))) {
