@@ -38,9 +38,13 @@ for i in range(1, n + 1):
     except Exception as e:
         bad.append(f"VM {i}: no result ({open(f'{work}/err{i}').read()[-200:]})")
         continue
-    out = d["exec"].get("stdout")
+    out = d.get("exec", {}).get("stdout")
     if out != f"{i}\n":
         bad.append(f"VM {i} read {out!r}, not only its own {i}")
+    if "saved" not in d:
+        bad.append(f"VM {i}: not saved (outcome {d.get('outcome')}, "
+                   f"{d.get('reason')!r}; {open(f'{work}/err{i}').read()[-200:]!r})")
+        continue
     disk.append(d["saved"]["disk_bytes"])
 for b in bad:
     print("FAIL:", b)
