@@ -579,9 +579,9 @@ const struct bench_driver session_driver = {
 	.init = init,
 	.check = check,
 	.run = run,
-	/* the user's guest alone (bench suite --kernel K --rootfs R takes
-	 * its snapshot); no probe-guest level */
-	.suite = { .linux_full = "--turns 10",
-		   .linux_quick = "--turns 3 --merge every:2",
-		   .linux_smoke = "--turns 2" },
+	/* the user's guest on its root disk alone (bench suite --kernel K
+	 * --rootfs R takes its snapshot); no probe-guest level */
+	.suite = { .root_full = "--turns 10",
+		   .root_quick = "--turns 3 --merge every:2",
+		   .root_smoke = "--turns 2" },
 };
