@@ -16,10 +16,14 @@
  * at the full level for the probe guest. quick NULL: the suite does not
  * run the driver. The linux_* are for the user's own guest (--kernel);
  * linux_full NULL: the driver measures only the built-in probe guest and
- * is not run with --kernel. */
+ * is not run with --kernel. The root_* are for that guest on its root
+ * disk (--rootfs: slower, as its agent runs a command), NULL: the
+ * linux_* ones; a driver with root_* and no linux_* measures the user's
+ * guest only with --rootfs. */
 struct suite_args {
 	const char *quick, *smoke;
 	const char *linux_full, *linux_quick, *linux_smoke;
+	const char *root_full, *root_quick, *root_smoke;
 };
 
 #define BENCH_FORWARD_MAX 56

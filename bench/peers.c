@@ -294,5 +294,9 @@ const struct bench_driver peers_driver = {
 	.init = init,
 	.check = check,
 	.run = run,
-	.suite = { .quick = "-n 10 -w 2", .smoke = "-n 2 -w 1" },
+	/* the user's guest only on its root disk: a sample is two whole
+	 * Linux runs, each reading --read of the disk */
+	.suite = { .quick = "-n 10 -w 2", .smoke = "-n 2 -w 1",
+		   .root_full = "-n 10 -w 2", .root_quick = "-n 4 -w 1",
+		   .root_smoke = "-n 2 -w 0 --read 16M" },
 };

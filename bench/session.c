@@ -235,6 +235,19 @@ static int boots(struct session *s)
 	return ret;
 }
 
+/* The turn after those done, with its progress line. */
+static int next_turn(struct session *s)
+{
+	uint64_t k = s->done + 1;
+	int ret = one_turn(s, k);
+
+	if (ret == 0) {
+		s->done = k;
+		progress(s, k);
+	}
+	return ret;
+}
+
 static int run_turns(struct session *s)
 {
 	int ret = 0;
@@ -248,11 +261,7 @@ static int run_turns(struct session *s)
 
 			nanosleep(&ts, NULL);
 		}
-		ret = one_turn(s, k);
-		if (ret == 0) {
-			s->done = k;
-			progress(s, k);
-		}
+		ret = next_turn(s);
 	}
 	return ret;
 }
@@ -379,41 +388,73 @@ static int run(void *opts)
 static void init(void *opts);
 static int check(void *opts);
 
-int session__measure(const struct session_spec *sp, json_t **doc)
-{
+/* A session of the library's: its options live with it. */
+struct session_run {
 	struct session_opts o;
-	struct session s = { .o = &o };
+	struct session s;
+	bool kvm_open;
+};
+
+int session__start(const struct session_spec *sp, struct session_run **run)
+{
+	struct session_run *r = calloc(1, sizeof(*r));
+	struct session_opts *o = r ? &r->o : NULL;
 	int ret;
 
-	init(&o);
-	o.snapshot = sp->snapshot;
-	o.exec = sp->exec ? sp->exec : o.exec;
-	o.work_dir = sp->work_dir;
-	o.c.kvm_path = sp->kvm_path;
-	o.c.allow_pvm = sp->allow_pvm;
-	o.strategy = sp->strategy ? sp->strategy : o.strategy;
-	o.turns = sp->turns;
-	o.baseline = 0;
-	o.merge_text = sp->merge;
-	o.merge_given = true;
-	ret = session__parse_merge(sp->merge, &o.merge);
+	*run = NULL;
+	if (!r)
+		return err__set(ENOMEM, "a session");
+	r->s.o = o;
+	init(o);
+	o->snapshot = sp->snapshot;
+	o->exec = sp->exec ? sp->exec : o->exec;
+	o->work_dir = sp->work_dir;
+	o->c.kvm_path = sp->kvm_path;
+	o->c.allow_pvm = sp->allow_pvm;
+	o->strategy = sp->strategy ? sp->strategy : o->strategy;
+	o->turns = sp->turns;
+	o->baseline = 0;
+	o->merge_text = sp->merge;
+	o->merge_given = true;
+	ret = session__parse_merge(sp->merge, &o->merge);
 	if (ret == 0)
-		ret = check(&o);
-	if (ret < 0)
+		ret = check(o);
+	if (ret == 0)
+		ret = check_dir(sp->command, o->snapshot, o->c.allow_pvm,
+				&r->s.info);
+	if (ret == 0)
+		ret = setup(&r->s);
+	r->kvm_open = ret == 0;
+	if (ret != 0) {
+		session__finish(r, NULL);
 		return ret;
-	ret = check_dir(sp->command, o.snapshot, o.c.allow_pvm, &s.info);
-	if (ret != CLI_OK)
-		return ret;
-	ret = setup(&s);
-	if (ret == 0) {
-		ret = run_turns(&s);
-		kvm__close(&s.kvm);
 	}
-	cleanup(&s);
-	if (ret == 0 && !(*doc = session__result(&s)))
+	*run = r;
+	return 0;
+}
+
+int session__next_turn(struct session_run *run)
+{
+	if (run->s.done >= run->o.turns)
+		return err__set(EINVAL, "the session's %" PRIu64 " turns are "
+				"done", run->o.turns);
+	return next_turn(&run->s);
+}
+
+int session__finish(struct session_run *run, json_t **doc)
+{
+	int ret = 0;
+
+	if (!run)
+		return 0;
+	if (run->kvm_open)
+		kvm__close(&run->s.kvm);
+	cleanup(&run->s);
+	if (doc && !(*doc = session__result(&run->s)))
 		ret = err__set(ENOMEM, "the result document");
-	free(s.t);
-	free(s.boot_ns);
+	free(run->s.t);
+	free(run->s.boot_ns);
+	free(run);
 	return ret;
 }
 
@@ -579,9 +620,9 @@ const struct bench_driver session_driver = {
 	.init = init,
 	.check = check,
 	.run = run,
-	/* the user's guest alone (bench suite --kernel K --rootfs R takes
-	 * its snapshot); no probe-guest level */
-	.suite = { .linux_full = "--turns 10",
-		   .linux_quick = "--turns 3 --merge every:2",
-		   .linux_smoke = "--turns 2" },
+	/* the user's guest on its root disk alone (bench suite --kernel K
+	 * --rootfs R takes its snapshot); no probe-guest level */
+	.suite = { .root_full = "--turns 10",
+		   .root_quick = "--turns 3 --merge every:2",
+		   .root_smoke = "--turns 2" },
 };

@@ -68,10 +68,23 @@ struct session_spec {
 int session__check_snapshot(const char *command, const char *dir,
 			    bool allow_pvm);
 
-/* Runs the turns, with progress on stderr, and gives bench session's
- * result document in *doc. 0, an exit code > 0 (printed) for the
- * snapshot, or -errno with err__last() (no document: a session that
- * stops early is no candidate). */
-int session__measure(const struct session_spec *sp, json_t **doc);
+/* A session run as a library, turn by turn (tune session interleaves
+ * several): session__start, session__next_turn for each turn in order,
+ * then session__finish. */
+struct session_run;
+
+/* Checks the options and the snapshot, makes the session's work
+ * directory and opens KVM: 0 with *run, an exit code > 0 (printed) for
+ * the snapshot, or -errno with err__last(). */
+int session__start(const struct session_spec *sp, struct session_run **run);
+
+/* Runs the session's next turn, with its progress line on stderr: 0, or
+ * -errno with err__last() (the session goes on no further). */
+int session__next_turn(struct session_run *run);
+
+/* Ends the session (its work directory removed) and frees it; with
+ * `doc`, first bench session's result document of the turns done into
+ * *doc. 0, or -ENOMEM for the document. NULL run: nothing. */
+int session__finish(struct session_run *run, json_t **doc);
 
 #endif

@@ -70,15 +70,17 @@ struct run {
 	double wall_s;
 };
 
-/* Drivers that need the guest's agent: --rootfs. */
-static bool needs_rootfs(const char *driver)
+/* Drivers that measure the user's guest only on its root disk (session's
+ * turns through its agent, peers' command under both VMMs). */
+static bool needs_rootfs(const struct suite_args *p)
 {
-	return !strcmp(driver, "session");
+	return !p->linux_full && p->root_full;
 }
 
-static bool takes_guest(const struct suite_args *p)
+/* Peers boots QEMU's guest too, whose init mounts the root disk. */
+static bool needs_initrd(const char *driver)
 {
-	return p->linux_full != NULL;
+	return !strcmp(driver, "peers");
 }
 
 /* The suite's arguments of driver d (its descriptor's), or NULL when
@@ -87,8 +89,23 @@ static const struct suite_args *args_of(const struct bench_driver *d)
 {
 	/* in the suite: with probe-guest levels, or for the user's guest
 	 * alone (session) */
-	return d && (d->suite.quick || d->suite.linux_full) ? &d->suite
-							    : NULL;
+	return d && (d->suite.quick || d->suite.linux_full ||
+		     d->suite.root_full) ? &d->suite : NULL;
+}
+
+/* Why driver d (with the suite's arguments p) does not measure the user's
+ * guest g, or NULL when it does. */
+static const char *why_not_guest(const struct bench_driver *d,
+				 const struct suite_args *p,
+				 const struct suite_guest *g)
+{
+	if (needs_rootfs(p) && (!g->rootfs ||
+				(needs_initrd(d->name) && !g->initrd)))
+		return "it needs a guest on its root disk: --kernel K "
+		       "--initrd I --rootfs R";
+	if (!p->linux_full && !p->root_full)
+		return "it measures only the built-in probe guest";
+	return NULL;
 }
 
 /* The driver named `name` among the suite's, or NULL. */
@@ -144,19 +161,21 @@ static int check_only(const struct suite_opts *o)
 
 	snprintf(buf, sizeof(buf), "%s", o->only);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct suite_args *p = args_of(driver_named(o, t));
+		const struct bench_driver *d = driver_named(o, t);
+		const struct suite_args *p = args_of(d);
 
 		if (!p)
 			return err__set(EINVAL, "--only: '%s' is not a driver of "
 					"the suite", t);
-		if (o->guest.kernel && (!p || !takes_guest(p)))
-			return err__set(EINVAL, "--only: %s measures only the "
-					"built-in probe guest, not the guest of "
-					"--kernel", t);
-		if (needs_rootfs(t) && !o->guest.rootfs)
-			return err__set(EINVAL, "--only: %s needs a guest with "
-					"an agent: --kernel K --initrd I "
-					"--rootfs R", t);
+		if (!o->guest.kernel && p->quick)
+			continue; /* the probe guest's */
+		if (!why_not_guest(d, p, &o->guest))
+			continue;
+		return err__set(EINVAL, "--only: %s %s", t, needs_rootfs(p)
+				? "needs a guest on its root disk: --kernel K "
+				  "--initrd I --rootfs R"
+				: "measures only the built-in probe guest, not "
+				  "the guest of --kernel");
 	}
 	return 0;
 }
@@ -200,13 +219,16 @@ static bool in_list(const char *list, const char *name)
 }
 
 static const char *level_args(const struct bench_driver *d,
-			      enum level level, bool linux_guest)
+			      enum level level, const struct suite_guest *g)
 {
 	const struct suite_args *p = args_of(d);
 
 	if (!p)
 		return "";
-	if (linux_guest)
+	if (g->kernel && g->rootfs && p->root_full)
+		return level == LEVEL_QUICK ? p->root_quick
+		       : level == LEVEL_SMOKE ? p->root_smoke : p->root_full;
+	if (g->kernel)
 		return level == LEVEL_QUICK ? p->linux_quick
 		       : level == LEVEL_SMOKE ? p->linux_smoke : p->linux_full;
 	return level == LEVEL_QUICK ? p->quick
@@ -238,30 +260,41 @@ static bool takes_snapshot(const char *driver)
 }
 
 
+/* Whether `driver` takes the root disk (and, but for the snapshot and
+ * peers, runs the agent's command there): the snapshot is of the rootfs
+ * guest, boot times the command's first output, density holds VMs
+ * that ran it, peers boots the disk under both VMMs. */
+static bool takes_rootfs(const char *driver, bool *exec)
+{
+	*exec = !strcmp(driver, "boot") || !strcmp(driver, "density");
+	return *exec || !strcmp(driver, "snapshot") ||
+	       !strcmp(driver, "peers");
+}
+
 /* The options that name the user's guest to `driver`: a Linux guest's
- * files for boot, rate and density, the snapshot of it for restore and
- * pool. */
+ * files for boot, rate, density and peers, the snapshot of it for
+ * restore and pool. */
 static void add_guest_args(const struct suite_guest *g, const char *driver,
 			   char **argv, int *argc, char *text, size_t len)
 {
+	/* peers makes both VMMs' command lines itself */
+	const char *cmdline = strcmp(driver, "peers") ? g->cmdline : NULL;
 	const char *const pairs[][2] = {
 		{ "--kernel", g->kernel }, { "--initrd", g->initrd },
-		{ "--cmdline", g->cmdline }, { "--mem", g->mem },
+		{ "--cmdline", cmdline }, { "--mem", g->mem },
 		{ "--vcpus", g->vcpus },
 	};
+	bool exec;
 
 	if (takes_snapshot(driver)) {
 		add_arg(argv, argc, text, len, "--snapshot");
 		add_arg(argv, argc, text, len, g->snap);
 	} else {
-		/* the snapshot is of the rootfs guest; boot times it to
-		 * the first output of a command through its agent */
-		if (g->rootfs && (!strcmp(driver, "snapshot") ||
-				  !strcmp(driver, "boot"))) {
+		if (g->rootfs && takes_rootfs(driver, &exec)) {
 			add_arg(argv, argc, text, len, "--rootfs");
 			add_arg(argv, argc, text, len, g->rootfs);
 		}
-		if (g->rootfs && !strcmp(driver, "boot")) {
+		if (g->rootfs && takes_rootfs(driver, &exec) && exec) {
 			add_arg(argv, argc, text, len, "--exec");
 			add_arg(argv, argc, text, len, AGENT_DEFAULT_EXEC);
 		}
@@ -289,6 +322,24 @@ static int spawn_wait(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
 }
 
+/* Driver d's arguments after `coldstart bench NAME`, its level's (split
+ * in `buf`, which must outlive argv) and the guest's, into argv from
+ * argc on and into `text` as recorded. */
+static void driver_args(const struct bench_driver *d,
+			const struct suite_opts *o, char *buf, size_t buf_len,
+			char **argv, int *argc, char *text, size_t len)
+{
+	char *save = NULL;
+
+	snprintf(buf, buf_len, "%s", level_args(d, o->level, &o->guest));
+	text[0] = 0;
+	for (char *t = strtok_r(buf, " ", &save); t && *argc < 32;
+	     t = strtok_r(NULL, " ", &save))
+		add_arg(argv, argc, text, len, t);
+	if (o->guest.kernel)
+		add_guest_args(&o->guest, d->name, argv, argc, text, len);
+}
+
 /* Runs one driver as a child process (`coldstart bench NAME ARGS...
  * --out DIR`), so no driver inherits another's memory high-water mark,
  * descriptors or state. Returns its exit code. */
@@ -297,25 +348,18 @@ static int run_driver(const struct bench_driver *d,
 		      struct run *r)
 {
 	const char *exe = cli__self_exe();
-	const char *level = level_args(d, o->level, o->guest.kernel);
-	char buf[256], *argv[RUN_MAX_ARGS], *save = NULL;
+	char buf[256], *argv[RUN_MAX_ARGS];
 	int argc = 0;
 	uint64_t t0;
 
 	if (!exe)
 		return r->exit = cli__error(CLI_FAIL, "bench suite: cannot "
 					    "find the coldstart binary");
-	snprintf(buf, sizeof(buf), "%s", level);
 	argv[argc++] = (char *)exe;
 	argv[argc++] = "bench";
 	argv[argc++] = (char *)d->name;
-	r->args[0] = 0;
-	for (char *t = strtok_r(buf, " ", &save); t && argc < 32;
-	     t = strtok_r(NULL, " ", &save))
-		add_arg(argv, &argc, r->args, sizeof(r->args), t);
-	if (o->guest.kernel)
-		add_guest_args(&o->guest, d->name, argv, &argc, r->args,
-			       sizeof(r->args));
+	driver_args(d, o, buf, sizeof(buf), argv, &argc, r->args,
+		    sizeof(r->args));
 	argv[argc++] = "--out";
 	argv[argc++] = (char *)o->out_dir;
 	argv[argc] = NULL;
@@ -464,11 +508,23 @@ static bool will_run(const struct suite_opts *o,
 
 	if (!p || (o->only && !in_list(o->only, d->name)))
 		return false;
-	if (needs_rootfs(d->name) && !o->guest.rootfs)
+	if (!o->guest.kernel) /* the probe guest's, if it has levels */
+		return p->quick != NULL;
+	return why_not_guest(d, p, &o->guest) == NULL;
+}
+
+bool suite__driver_args(const void *opts, const char *name, char *text,
+			size_t len)
+{
+	const struct suite_opts *o = opts;
+	const struct bench_driver *d = driver_named(o, name);
+	char buf[256], *argv[RUN_MAX_ARGS];
+	int argc = 0;
+
+	if (!d || !will_run(o, d))
 		return false;
-	if (!o->guest.kernel && !p->quick) /* the user's guest alone */
-		return false;
-	return !o->guest.kernel || (p && takes_guest(p));
+	driver_args(d, o, buf, sizeof(buf), argv, &argc, text, len);
+	return true;
 }
 
 static int run_suite(struct suite_opts *o, int *failed)
@@ -486,14 +542,10 @@ static int run_suite(struct suite_opts *o, int *failed)
 	harness_overhead(per, empty);
 	for (size_t i = 0; i < nd && n < 32; i++) {
 		if (!will_run(o, d[i])) {
-			if (o->guest.kernel && args_of(d[i]) &&
-			    !o->only)
+			if (o->guest.kernel && args_of(d[i]) && !o->only)
 				fprintf(stderr, "==> bench %s: not run (%s)\n",
-					d[i]->name, needs_rootfs(d[i]->name)
-					? "it needs a guest with an agent: "
-					  "--rootfs"
-					: "it measures only the built-in "
-					  "probe guest");
+					d[i]->name, why_not_guest(d[i],
+						args_of(d[i]), &o->guest));
 			continue;
 		}
 		runs[n] = (struct run){ .name = d[i]->name };
@@ -662,11 +714,14 @@ static const struct opt table[] = {
 	OPT_HEADING("Your own guest instead of the built-in probe guest:"),
 	{ "kernel", 0, "FILE", false, "a Linux bzImage or vmlinux: boot, rate "
 	  "and density boot it,\nrestore and pool restore a snapshot of it "
-	  "taken at boot\ncomplete; lifecycle and peers measure only the "
-	  "probe guest\nand are not run", set_kernel, NULL },
+	  "taken at boot\ncomplete; lifecycle measures only the probe guest "
+	  "and is\nnot run, peers and session run only with --rootfs",
+	  set_kernel, NULL },
 	{ "rootfs", 0, "FILE", false, "the guest's root disk (image build "
 	  "--rootfs): boot times\na python3 through its agent to first "
-	  "output, restore and\npool its snapshot, session runs turns on it",
+	  "output, density holds\nVMs that ran it, each on its own overlay, "
+	  "restore and pool\nrestore its snapshot, session runs turns on "
+	  "it, peers boots\nit under QEMU microvm too (with --initrd)",
 	  set_rootfs, NULL },
 	OPT_END,
 };

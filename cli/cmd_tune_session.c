@@ -138,11 +138,12 @@ static void usage(FILE *out)
 	fputs("Usage: coldstart tune session --snapshot DIR [OPTIONS]\n"
 	      "Runs a session of --turns turns of the same command (as bench "
 	      "session) once per\ncandidate merge policy, each in its own "
-	      "work directory, one after another on\nthis host. Per policy: "
-	      "resume drift (median resume -> first output of the\nlast three "
+	      "work directory, interleaved turn by\nturn on this host (round "
+	      "k: turn k of every policy, the order rotating).\nPer policy: "
+	      "resume drift (median resume -> first output of the last three\n"
 	      "turns over the first three), median resume, bytes written per "
-	      "turn\n(snapshots and merges), merge time. Recommends, among "
-	      "the policies whose drift\nis at most 1.20x, the one writing "
+	      "turn (snapshots\nand merges), merge time. Recommends, among "
+	      "the policies whose drift is at most\n1.20x, the one writing "
 	      "the fewest bytes; if none is, the flattest.\n\n", out);
 	opt__help(out, &set, 1);
 	fputs("Exit codes: 0 done, 1 a turn failed, 2 usage or not a snapshot "

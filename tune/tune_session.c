@@ -1,5 +1,6 @@
 /* `coldstart tune session` (tune_session.h): one session per candidate
- * merge policy, their drift and bytes, the pick and its document. */
+ * merge policy, interleaved turn by turn, their drift and bytes, the pick
+ * and its document. */
 #include "tune_session.h"
 
 #include "cli.h"
@@ -171,8 +172,10 @@ static json_t *config_json(const struct tune_session_opts *o)
 		"per turn: the turn's snapshot (memory and disk) plus any "
 		"merge's output, all the disk traffic the policy costs",
 		"measured_as",
-		"one session of --turns turns per policy, one after another on "
-		"this host, each in its own work directory");
+		"one session of --turns turns per policy on this host, "
+		"interleaved turn by turn (round k runs turn k of every policy, "
+		"the order rotating each round), each in its own work "
+		"directory");
 }
 
 static void report(FILE *out, const json_t *doc)
@@ -183,7 +186,7 @@ static void report(FILE *out, const json_t *doc)
 	size_t i;
 
 	fprintf(out, "# coldstart tune session\n\n%d turns per merge policy "
-		"on %s.\n\n| policy | resume drift | resume median ms | "
+		"on %s, interleaved turn by turn.\n\n| policy | resume drift | resume median ms | "
 		"written MiB / turn | merges | merge ms total | within 1.20x "
 		"|\n|---|---|---|---|---|---|---|\n",
 		(int)json_integer_value(json_object_get(cfg, "turns")),
@@ -208,12 +211,17 @@ static void report(FILE *out, const json_t *doc)
 		      "overlap: the drift says little.\n", out);
 }
 
-static int measure(const struct tune_session_opts *o, json_t *doc)
+size_t tune_session__order(uint64_t round, size_t j, size_t n)
 {
-	json_t *cands = json_array();
-	int ret = cands ? 0 : -ENOMEM;
+	return (size_t)((j + round) % n);
+}
 
-	json_object_set_new(doc, "candidates", cands);
+/* Every policy's session started, each in its own work directory. */
+static int start_all(const struct tune_session_opts *o,
+		     struct session_run **runs)
+{
+	int ret = 0;
+
 	for (size_t i = 0; ret == 0 && i < o->nr_policies; i++) {
 		struct session_spec sp = {
 			.command = "tune session", .snapshot = o->snapshot,
@@ -221,25 +229,77 @@ static int measure(const struct tune_session_opts *o, json_t *doc)
 			.work_dir = o->work_dir, .kvm_path = o->kvm_path,
 			.strategy = o->strategy, .turns = o->turns,
 			.allow_pvm = o->allow_pvm };
+
+		ret = session__start(&sp, &runs[i]);
+		if (ret < 0)
+			ret = err__set(-ret, "policy %s: %s", o->policies[i],
+				       err__last());
+	}
+	return ret;
+}
+
+/* Round k runs turn k of every policy, the order rotating each round
+ * (as tune restore's rounds): a load swing on the host hits all alike,
+ * and no policy always runs first, on a host the others just left. */
+static int interleave(const struct tune_session_opts *o,
+		      struct session_run **runs)
+{
+	size_t n = o->nr_policies;
+	int ret = 0;
+
+	for (uint64_t k = 0; ret == 0 && k < o->turns; k++)
+		for (size_t j = 0; ret == 0 && j < n; j++) {
+			size_t i = tune_session__order(k, j, n);
+
+			fprintf(stderr, "coldstart: tune session: round %llu/"
+				"%llu: policy %s (%zu/%zu)\n",
+				(unsigned long long)k + 1,
+				(unsigned long long)o->turns, o->policies[i],
+				i + 1, n);
+			ret = session__next_turn(runs[i]);
+			if (ret < 0)
+				ret = err__set(-ret, "policy %s: %s",
+					       o->policies[i], err__last());
+		}
+	return ret;
+}
+
+/* Each policy's session ended and, when all turns ran, its candidate
+ * and series into the document, in the order the policies were given. */
+static int finish_all(const struct tune_session_opts *o,
+		      struct session_run **runs, int ret, json_t *doc)
+{
+	json_t *cands = json_array();
+
+	if (!cands && ret == 0)
+		ret = err__set(ENOMEM, "the result document");
+	json_object_set_new(doc, "candidates", cands);
+	for (size_t i = 0; i < o->nr_policies; i++) {
 		json_t *one = NULL, *c;
 
-		fprintf(stderr, "coldstart: tune session: policy %s (%zu/%zu)"
-			", %llu turns\n", o->policies[i], i + 1,
-			o->nr_policies, (unsigned long long)o->turns);
-		ret = session__measure(&sp, &one);
-		if (ret < 0)
-			return err__set(-ret, "policy %s: %s", o->policies[i],
-					err__last());
-		if (ret > 0)
-			return ret;
-		c = candidate(o->policies[i], one);
-		if (!c || json_array_append_new(cands, c) ||
-		    add_series(doc, o->policies[i],
-			       json_object_get(one, "turns")))
+		if (ret != 0) { /* a session that stopped is no candidate */
+			session__finish(runs[i], NULL);
+			continue;
+		}
+		ret = session__finish(runs[i], &one);
+		c = ret == 0 ? candidate(o->policies[i], one) : NULL;
+		if (ret == 0 && (!c || json_array_append_new(cands, c) ||
+				 add_series(doc, o->policies[i],
+					    json_object_get(one, "turns"))))
 			ret = err__set(ENOMEM, "the result document");
 		json_decref(one);
 	}
 	return ret;
+}
+
+static int measure(const struct tune_session_opts *o, json_t *doc)
+{
+	struct session_run *runs[TUNE_SESSION_MAX] = { 0 };
+	int ret = start_all(o, runs);
+
+	if (ret == 0)
+		ret = interleave(o, runs);
+	return finish_all(o, runs, ret, doc);
 }
 
 int tune_session__run(const struct tune_session_opts *o)

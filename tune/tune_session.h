@@ -1,7 +1,7 @@
 /* `coldstart tune session --snapshot DIR`: which merge policy a
  * multi-turn session of one turn command should use. Each candidate
  * policy runs a session of the same turns (bench session's code, each in
- * its own work directory) on this host; the pick is merge_pick's pure
+ * its own work directory) on this host, interleaved turn by turn; the pick is merge_pick's pure
  * rule over their resume drifts and bytes written. */
 #ifndef COLDSTART_TUNE_SESSION_H
 #define COLDSTART_TUNE_SESSION_H
@@ -30,6 +30,10 @@ void tune_session__defaults(struct tune_session_opts *o);
 /* -EINVAL with a message when a policy is no policy, named twice, or
  * `never` with more turns than a chain may hold. */
 int tune_session__check(const struct tune_session_opts *o);
+
+/* Which policy (an index into policies) runs j-th (from 0) of `n` in
+ * round `round` (from 0): the order rotates one place each round. */
+size_t tune_session__order(uint64_t round, size_t j, size_t n);
 
 /* Measures every candidate and writes the pick: an exit code (2 for the
  * snapshot, printed), or -errno with err__last(). */

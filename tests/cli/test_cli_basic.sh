@@ -37,6 +37,10 @@ expect 2 "bench suite: initrd /nonexistent/initrd: No such file" bench suite --k
 expect 2 "bench suite: --only: lifecycle measures only the built-in probe guest" bench suite --kernel "$COLDSTART" --only boot,lifecycle
 expect 2 "bench suite: --mem: '3X' is not a size" bench suite --kernel "$COLDSTART" --mem 3X
 expect 0 "^  --kernel FILE .*boot, rate and density boot it" bench suite --help
+# peers and session measure the user's guest only on its root disk
+expect 2 "bench suite: --only: peers needs a guest on its root disk: --kernel K --initrd I --rootfs R" bench suite --kernel "$COLDSTART" --only peers
+expect 2 "bench suite: --only: peers needs a guest on its root disk" bench suite --kernel "$COLDSTART" --rootfs "$COLDSTART" --only density,peers
+expect 0 "peers and session run only with --rootfs" bench suite --help
 expect 0 'Usage: coldstart snapshot create' help snapshot
 # snapshot's usage errors: one line saying what is wrong, then where help
 # is, not the whole help; a mistyped DIR is "no such snapshot" (checked

@@ -93,7 +93,8 @@ grep -q "^## Summary" "$dir/s/report.md" && grep -q "^- lifecycle (probe \`[0-9a
 	ok || fail "report.md lacks the summary"
 # The suite over the user's own guest (the ring-0 test kernel): boot,
 # rate and density boot it, restore and pool restore a snapshot of it
-# that the suite made and removed; the probe-only drivers are not run.
+# that the suite made and removed; the probe-only drivers are not run,
+# nor those that need a root disk.
 export TMPDIR=$dir/tmp
 mkdir "$TMPDIR"
 sum=$(sha256sum "$TK_ELF" | cut -d' ' -f1)
@@ -102,6 +103,9 @@ EXPECT_TIMEOUT=300 expect 0 "suite: results and report" bench suite --smoke \
 	--out "$dir/k"
 grep -q "bench lifecycle: not run (it measures only the built-in probe guest)" "$err" &&
 	ok || fail "the suite does not say lifecycle was not run"
+# peers measures the user's guest only on its root disk (--rootfs)
+grep -q "bench peers: not run (it needs a guest on its root disk: --kernel K --initrd I --rootfs R)" "$err" &&
+	ok || fail "the suite does not say peers needs --rootfs"
 K=$dir/k/suite.json
 json_check "[x['name'] for x in d['drivers']] == ['boot', 'density', 'restore', 'rate', 'pool'] and all(x['status'] == 'ok' for x in d['drivers'])" "$K"
 json_check "'--snapshot' in [x for x in d['drivers'] if x['name'] == 'pool'][0]['args'] and '--kernel' not in [x for x in d['drivers'] if x['name'] == 'pool'][0]['args']" "$K"

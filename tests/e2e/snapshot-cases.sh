@@ -173,8 +173,9 @@ assert d["resume_over_boot"] > 0, d.get("resume_over_boot")' \
 	has /tmp/$CUR.err 'turn 2: state of earlier turns is lost: turn 2: file turn-1' \
 		"a lost file was not reported"
 	case_end
-	# tune session: two policies of four turns each, side by side; the
-	# document holds both candidates' turns and names one of them
+	# tune session: two policies of four turns each, interleaved turn
+	# by turn; the document holds both candidates' turns and names one
+	# of them
 	case_start tune_session
 	RUN_TIMEOUT=600 run 0 tune session --snapshot /tmp/rsnap --turns 4 \
 		--policies never,every:2 --exec 'echo turn' --json
@@ -187,11 +188,16 @@ assert [x["chain_length"] for x in c[0]["turns"]] == [2, 3, 4, 5], c[0]
 assert sum(x["merged"] for x in c[1]["turns"]) == 2, c[1]
 assert all(x["bytes_written_per_turn"] > 0 for x in c), c
 assert d["recommendation"]["merge"] in ("never", "every:2"), d["recommendation"]
+assert "interleaved turn by turn" in d["config"]["measured_as"], d["config"]
 assert [s["name"] for s in d["series"]] == ["never/resume_to_first_output",
     "every:2/resume_to_first_output"], [s["name"] for s in d["series"]]' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "tune session: $(tail -n 1 /tmp/$CUR.py)"
-	has /tmp/$CUR.err 'tune session: policy every:2 \(2/2\)' \
-		"no progress naming the policy"
+	# interleaved: round 2 rotates the order, every:2 first
+	has /tmp/$CUR.err 'tune session: round 4/4: policy every:2 \(2/2\)' \
+		"no progress naming the round and the policy"
+	order=$(grep -o 'round [0-9]/4: policy [^ ]*' /tmp/$CUR.err | tr '\n' ' ')
+	[ "$order" = "round 1/4: policy never round 1/4: policy every:2 round 2/4: policy every:2 round 2/4: policy never round 3/4: policy never round 3/4: policy every:2 round 4/4: policy every:2 round 4/4: policy never " ] ||
+		no "the policies' turns are not interleaved, rotating: $order"
 	case_end
 	# kills at random points of turns and merges (short form; the full
 	# one: session_kills.sh ... 100)

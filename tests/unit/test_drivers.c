@@ -414,9 +414,10 @@ static void report_descriptors_match_drivers(void **state)
 }
 
 /* The suite's arguments are the drivers' own: a driver in the suite has
- * quick and smoke arguments, all three Linux ones or none, or (one that
- * measures the user's guest alone) the three Linux ones only; a driver
- * out of it none at all; the suite never runs itself. */
+ * quick and smoke arguments, all three Linux ones or none, all three
+ * root-disk ones or none, or (one that measures the user's guest alone)
+ * the Linux or root-disk ones only; a driver out of it none at all; the
+ * suite never runs itself. */
 static void suite_args_in_descriptors(void **state)
 {
 	size_t n, in_suite = 0;
@@ -426,7 +427,10 @@ static void suite_args_in_descriptors(void **state)
 	for (size_t i = 0; i < n; i++) {
 		const struct suite_args *a = &d[i]->suite;
 		bool linux_guest = a->linux_full != NULL;
+		bool root = a->root_full != NULL;
 
+		assert_true(root == (a->root_quick != NULL) &&
+			    root == (a->root_smoke != NULL));
 		if (!a->quick) {
 			assert_null(a->smoke);
 			assert_true(linux_guest == (a->linux_quick != NULL) &&
