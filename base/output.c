@@ -358,3 +358,20 @@ int output__pathf(char *buf, size_t size, const char *fmt, ...)
 		return err__set(ENAMETOOLONG, "path too long: %.64s...", buf);
 	return 0;
 }
+
+void output__shell_word(FILE *f, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_./:=,@+-") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}

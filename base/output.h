@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* snprintf for paths: -ENAMETOOLONG with a message instead of a cut
@@ -94,6 +95,11 @@ json_t *output__json_load(const char *path, json_error_t *e);
  * string from a file): each byte that is not part of a valid sequence
  * becomes U+FFFD. NULL only when out of memory. */
 json_t *output__json_string(const char *s);
+
+/* `s` as one word for a POSIX shell, so that a command coldstart prints
+ * or records can be pasted back: as it is when it holds only characters
+ * no shell treats specially, else in single quotes (a ' inside as '\''). */
+void output__shell_word(FILE *f, const char *s);
 
 /* Progress on stderr, only when stderr is a terminal: "\rwhat: i/n". */
 void output__progress(const char *what, unsigned long i, unsigned long n);

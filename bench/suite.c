@@ -235,21 +235,26 @@ static const char *level_args(const struct bench_driver *d,
 	       : level == LEVEL_SMOKE ? p->smoke : "";
 }
 
-/* Appends one argument to argv (and, quoted when it has a space, to the
- * recorded text). */
+/* Appends one argument to argv and, as a shell word (a recorded command
+ * can be pasted back), to the recorded text. */
 static void add_arg(char **argv, int *argc, char *text, size_t len,
 		    const char *arg)
 {
 	size_t used = strlen(text);
-	bool quote = strchr(arg, ' ') != NULL;
+	/* a recorded text cut short stays a readable record: the stream
+	 * writes no more than fits before the buffer's last byte */
+	FILE *f = len - used > 1 ? fmemopen(text + used, len - used - 1, "w")
+				 : NULL;
 
 	if (*argc < RUN_MAX_ARGS - 1)
 		argv[(*argc)++] = (char *)arg;
-	/* a recorded text cut short stays a readable record */
-	if (snprintf(text + used, len - used, "%s%s%s%s", used ? " " : "",
-		     quote ? "'" : "", arg, quote ? "'" : "") >=
-	    (int)(len - used))
-		text[len - 1] = 0;
+	if (!f)
+		return;
+	if (used)
+		fputc(' ', f);
+	output__shell_word(f, arg);
+	fclose(f);
+	text[len - 1] = 0;
 }
 
 /* Whether `driver` measures the user's guest from a snapshot of it. */

@@ -84,15 +84,6 @@ static int add_text(struct cpio *c, const char *name, const char *text)
 	return cpio__file(c, name, 0644, text, strlen(text));
 }
 
-/* `s` in single quotes, for sh. */
-static void put_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++)
-		fputs(*s == '\'' ? "'\\''" : (char[]){ *s, 0 }, f);
-	fputc('\'', f);
-}
-
 static bool shell_name(const char *s, size_t n)
 {
 	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
@@ -119,7 +110,7 @@ static int command_script(char *const *argv, char **out)
 	if (ret < 0)
 		return ret;
 	fputs("cd ", t.f);
-	put_quoted(t.f, cwd);
+	output__shell_word(t.f, cwd);
 	fputs(" || exit 127\n", t.f);
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -127,13 +118,13 @@ static int command_script(char *const *argv, char **out)
 		if (!eq || !shell_name(*e, (size_t)(eq - *e)))
 			continue;
 		fprintf(t.f, "export %.*s=", (int)(eq - *e), *e);
-		put_quoted(t.f, eq + 1);
+		output__shell_word(t.f, eq + 1);
 		fputc('\n', t.f);
 	}
 	fputs("exec", t.f);
 	for (char *const *a = argv; *a; a++) {
 		fputc(' ', t.f);
-		put_quoted(t.f, *a);
+		output__shell_word(t.f, *a);
 	}
 	fputc('\n', t.f);
 	ret = output__text_close(&t, "the emulated command's script");

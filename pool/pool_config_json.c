@@ -5,6 +5,7 @@
 #include "pool_config.h"
 
 #include "err.h"
+#include "output.h"
 #include "units.h"
 
 #include <errno.h>
@@ -372,20 +373,8 @@ static void append_option(FILE *f, const char *option, const char *value)
 	fprintf(f, " --%s", option);
 	if (!value)
 		return;
-	if (*value && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-			     "OPQRSTUVWXYZ0123456789_./:=,@+-") ==
-			      strlen(value)) {
-		fprintf(f, " %s", value);
-		return;
-	}
-	fputs(" '", f);
-	for (; *value; value++) {
-		if (*value == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*value, f);
-	}
-	fputc('\'', f);
+	fputc(' ', f);
+	output__shell_word(f, value);
 }
 
 static void append_keys(FILE *f, const json_t *obj,

@@ -6,6 +6,7 @@
 #include "tune_pool_int.h"
 
 #include "err.h"
+#include "output.h"
 #include "pool_config.h"
 
 #include <errno.h>
@@ -55,24 +56,6 @@ void tune_pool__pool_config(const struct costs *c, const struct cand *x,
 	pc->params = p->pool.params;
 }
 
-/* `path` for a POSIX shell: as it is, or in single quotes. */
-static void shell_word(FILE *f, const char *path)
-{
-	if (*path && strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQR"
-			    "STUVWXYZ0123456789_./:=,@+-") == strlen(path)) {
-		fputs(path, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *path; path++) {
-		if (*path == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*path, f);
-	}
-	fputc('\'', f);
-}
-
 char *tune_pool__command(const struct costs *c, const struct cand *x,
 			 const char *dir)
 {
@@ -88,9 +71,9 @@ char *tune_pool__command(const struct costs *c, const struct cand *x,
 		return NULL;
 	if (dir) {
 		fputs("coldstart pool serve --config ", f);
-		shell_word(f, dir);
+		output__shell_word(f, dir);
 		fputs("/tune-pool.json --socket ", f);
-		shell_word(f, dir);
+		output__shell_word(f, dir);
 		fputs("/pool.sock", f);
 	} else {
 		tune_pool__pool_config(c, x, &pc);

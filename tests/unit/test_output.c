@@ -196,6 +196,30 @@ static void test_mkdtemp_mode(void **state)
 	assert_int_equal(output__mkdtemp(tmpl), -EINVAL);
 }
 
+/* A word a shell reads back as the same one argument. */
+static void test_shell_word(void **state)
+{
+	const char *const cases[][2] = {
+		{ "plain/path_1.0:x=y,z@h+-", "plain/path_1.0:x=y,z@h+-" },
+		{ "", "''" },
+		{ "two words", "'two words'" },
+		{ "python3 -c 'print(6*7)'",
+		  "'python3 -c '\\''print(6*7)'\\'''" },
+		{ "$HOME;rm -rf `x`", "'$HOME;rm -rf `x`'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128] = "";
+		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+		assert_non_null(f);
+		output__shell_word(f, cases[i][0]);
+		fclose(f);
+		assert_string_equal(buf, cases[i][1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +233,7 @@ int main(void)
 						make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_mkdtemp_mode,
 						make_dir, remove_dir),
+		cmocka_unit_test(test_shell_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
