@@ -169,6 +169,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
 	ARG(M | R, "fcntl", 1, F_GETFL, "regfile__open clears O_NONBLOCK (a snapshot's wset)"),
 	ARG(M | R, "fcntl", 1, F_SETFL, "the same"),
+	ARG(M | R, "fcntl", 1, F_DUPFD_CLOEXEC, "jailed: a drive's image or disk layer, "
+	    "kept open from before the jail (jail__open)"),
 	ARG(M | R, "seccomp", 0, SECCOMP_SET_MODE_FILTER, "new vCPU and uffd threads load "
 	  "their own filter"),
 	ARG(M | R, "ioctl", 1, USERFAULTFD_IOC_NEW, "USERFAULTFD_IOC_NEW: a uffd through /dev/userfaultfd"),
@@ -242,10 +244,9 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M, "getsockopt", 2, SO_PEERPIDFD, "pool serve, jailed: a client outside its "
 	    "PID namespace, told apart by its pidfd"),
 	ANY(M, "fstatfs", "pool serve, jailed: is a client's pidfd one of pidfs"),
-	ARG(M, "socket", 0, AF_UNIX, "run --exec: the guest agent, through the vsock "
-	    "device's Unix socket"),
-	ANY(M, "connect", "the same"),
-	ANY(M, "rmdir", "run --exec: the socket's private directory, at the end"),
+	ARG(M, "socketpair", 0, AF_UNIX, "run --exec, snapshot restore --exec, a pool's "
+	    "requests: the guest agent, through the VM's own vsock device (no socket "
+	    "file, which a jailed VMM could not reach)"),
 	ANY(M, "shutdown", "pool serve: end a connection"),
 	ANY(M, "wait4", "reap a child"),
 	ANY(M, "uname", "host metadata in results"),
