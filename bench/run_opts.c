@@ -385,7 +385,8 @@ static const struct opt run_table[] = {
 	{ "vsock", 0, "PATH", false, "a virtio-vsock device, PATH[,cid=N] "
 	  "(guest CID N,\ndefault 3): the host connects to the Unix socket "
 	  "PATH\nand writes \"CONNECT <port>\\n\"; a guest's connection "
-	  "to\nhost port P reaches PATH_P", set_vsock, NULL },
+	  "to\nhost port P reaches PATH_P (jailed: refused)", set_vsock,
+	  NULL },
 	{ "rootfs", 0, "PATH", false, "the root file system, PATH[,MODE] (an "
 	  "ext4 image,\ne.g. `coldstart image build --rootfs`'s): the first "
 	  "disk,\n/dev/vda; the initramfs's init switches to it and "
