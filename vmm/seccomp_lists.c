@@ -122,9 +122,9 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(IO, "epoll_pwait", "the same as glibc may issue it"),
 	ANY(IO, "epoll_ctl", "vsock: which events each socket waits for"),
 	ANY(IO, "accept4", "vsock: the host connects to PATH"),
-	ARG(D | R, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, "
-	    "PATH_P; a restored guest's device listens on PATH (Unix-domain "
-	    "sockets only)"),
+	ARG(D, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, "
+	    "PATH_P (Unix-domain sockets only; never jailed, nor in a pool's "
+	    "VMs, whose devices have no PATH)"),
 	ANY(IO, "connect", "the same"),
 	ANY(IO, "recvfrom", "vsock: the host's bytes"),
 	ANY(IO, "sendto", "vsock: the guest's bytes"),
@@ -141,11 +141,7 @@ const struct seccomp_rule seccomp_rules[] = {
 	  "never made, truncated or appended to"),
 	ANY(V | M | R, "lseek", "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush"),
 	ANY(M | R, "memfd_create", "memfd guest memory"),
-	ANY(M | R, "bind", "a restored guest's vsock device listens on its Unix socket "
-	    "(the pool's: in its private directory)"),
-	ANY(M | R, "listen", "the same"),
 	ANY(M | R, "epoll_create1", "a vsock device's I/O thread waits on its sockets"),
-	ANY(R, "unlink", "a vsock device's socket, removed with its VM"),
 	ANY(M | R, "ftruncate", "size a memfd"),
 	ANY(M | R, "fallocate", "populate or punch guest memory files"),
 	ANY(M | R, "eventfd2", "the uffd handler's stop event"),
