@@ -42,6 +42,8 @@ static int fill_from(struct snapshot *snap,
 						   &h->tl,
 						   linux_machine__restore_setup,
 						   &lr);
+	/* the drives have their layers open (the restore's, or none) */
+	guestdev__restore_free(&h->devs);
 	h->machine_made = lr.made;
 	h->filled = ret == 0;
 	return ret;
