@@ -1,5 +1,5 @@
-/* `coldstart run --exec`: a private socket for the vsock device, the
- * agent waited for, one command run through it, the VM ended after. */
+/* `coldstart run --exec`: the agent waited for through the VM's vsock
+ * device, one command run through it, the VM ended after. */
 #include "run_exec.h"
 
 #include "agent_client.h"
@@ -23,54 +23,31 @@ int run_exec__init(struct run_exec *x, const char *cmd, const char *vsock,
 	*x = (struct run_exec){ .cmd = cmd, .port = port,
 				.timeout_ns = timeout_ns, .json = json };
 	x->captured[0].max = x->captured[1].max = CAPTURE_MAX;
-	if (vsock) {
-		if (strlen(vsock) >= sizeof(x->vsock))
-			return err__set(ENAMETOOLONG, "vsock socket path %s is "
-					"too long", vsock);
-		memcpy(x->vsock, vsock, strlen(vsock) + 1);
+	if (!vsock)
 		return 0;
-	}
-	snprintf(x->dir, sizeof(x->dir), "/tmp/coldstart-exec-XXXXXX");
-	if (!mkdtemp(x->dir)) {
-		x->dir[0] = '\0';
-		return err__sys(errno, "creating a directory for the agent's "
-				"socket in /tmp");
-	}
-	snprintf(x->vsock, sizeof(x->vsock), "%s/vsock", x->dir);
+	if (strlen(vsock) >= sizeof(x->vsock))
+		return err__set(ENAMETOOLONG, "vsock socket path %s is too "
+				"long", vsock);
+	memcpy(x->vsock, vsock, strlen(vsock) + 1);
 	return 0;
 }
 
 int run_exec__prepare(struct run_cli *o, struct run_exec *x)
 {
-	int ret;
-
 	memset(x, 0, sizeof(*x));
 	if (!o->exec)
 		return 0;
-	ret = run_exec__init(x, o->exec, o->vsock[0] ? o->vsock : NULL,
-			     (uint32_t)o->agent_port, o->cfg.timeout_ns,
-			     o->json);
-	if (ret == 0 && !o->vsock[0]) {
-		snprintf(o->vsock, sizeof(o->vsock), "%s", x->vsock);
-		o->vsock_cid = 3; /* --vsock's default */
-	}
-	return ret;
+	return run_exec__init(x, o->exec, o->vsock[0] ? o->vsock : NULL,
+			      (uint32_t)o->agent_port, o->cfg.timeout_ns,
+			      o->json);
 }
 
 void run_exec__cleanup(struct run_exec *x)
 {
-	char path[96];
-
 	for (int i = 0; i < 2; i++) {
 		free(x->captured[i].buf);
 		x->captured[i] = (struct agent_capture){ .max = CAPTURE_MAX };
 	}
-	if (!x->dir[0])
-		return;
-	snprintf(path, sizeof(path), "%s/vsock", x->dir);
-	unlink(path);
-	rmdir(x->dir);
-	x->dir[0] = '\0';
 }
 
 void run_exec__session(struct vm *vm, struct timeline *tl,
@@ -82,8 +59,13 @@ void run_exec__session(struct vm *vm, struct timeline *tl,
 	struct agent_times t;
 	int fd, ret;
 
-	fd = agent__connect(x->vsock, x->port, false, deadline, agent__vm_gone,
-			    vm);
+	struct device *dev = vm__find_device(vm, "virtio-vsock");
+
+	/* through the device itself, not its socket file: that is out of
+	 * a jailed VMM's reach, and there is none without --vsock */
+	fd = dev ? agent__connect_dev(dev->dev, x->port, deadline,
+				      agent__vm_gone, vm)
+		 : err__set(ENODEV, "the guest has no vsock device");
 	if (fd < 0) {
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return;

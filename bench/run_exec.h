@@ -20,7 +20,6 @@ struct run_exec {
 	uint64_t timeout_ns;
 	bool json;
 	bool keep; /* leave the VM running after the command (to save it) */
-	char dir[64];     /* a private directory for the vsock socket, or "" */
 	bool ran;         /* the status below is the command's */
 	int status;       /* its exit code, or 128 + its signal */
 	/* with --json: the output captured, up to a bound */
@@ -28,14 +27,14 @@ struct run_exec {
 };
 
 /* A request for `cmd` (NULL: none, only the socket) through the agent
- * on `port` of the vsock device on Unix socket `vsock`, or with `vsock`
- * NULL on a socket in a new private directory; run_exec__cleanup removes
- * both. 0, or -errno with a message. */
+ * on `port` of the VM's vsock device, whose Unix socket is `vsock` (NULL:
+ * it has none; the agent is reached through the device either way).
+ * 0, or -errno with a message. */
 int run_exec__init(struct run_exec *x, const char *cmd, const char *vsock,
 		   uint32_t port, uint64_t timeout_ns, bool json);
 
-/* run_exec__init for o's --exec: with no --vsock, o->vsock is set to
- * the private socket. Nothing is made without --exec. */
+/* run_exec__init for o's --exec (with no --vsock, the guest's vsock
+ * device has no socket file). Nothing is made without --exec. */
 int run_exec__prepare(struct run_cli *o, struct run_exec *x);
 void run_exec__cleanup(struct run_exec *x);
 

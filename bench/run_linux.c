@@ -152,15 +152,16 @@ static int add_virtio(const struct run_cli *o, struct vm *vm,
 			.own = o->drives[i].own[0] ? o->drives[i].own : NULL
 		};
 	ret = linux_machine__add_drives(m, vm, d, o->nr_drives);
-	if (ret == 0 && o->vsock[0])
-		ret = linux_machine__add_vsock(m, vm, o->vsock_cid, o->vsock);
+	if (ret == 0 && o->has_vsock)
+		ret = linux_machine__add_vsock(m, vm, o->vsock_cid,
+					       o->vsock[0] ? o->vsock : NULL);
 	return ret;
 }
 
 int run_linux__plan(struct linux_boot *b, const struct linux_kernel *k,
 		    const struct run_cli *o, const char *base, char **cmdline)
 {
-	struct linux_virtio v = { o->nr_drives, o->vsock[0] != '\0' };
+	struct linux_virtio v = { o->nr_drives, o->has_vsock };
 
 	size_t len;
 	int n, ret;

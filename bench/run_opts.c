@@ -167,6 +167,7 @@ static int set_vsock(void *ctx, const char *arg)
 
 	note(&o->linux_opt, "vsock");
 	o->vsock_cid = 3;
+	o->has_vsock = true;
 	if (cid && args__u64("--vsock cid", cid + 5, 3, UINT32_MAX - 1,
 			     &o->vsock_cid) < 0)
 		return -EINVAL;
@@ -384,7 +385,8 @@ static const struct opt run_table[] = {
 	{ "vsock", 0, "PATH", false, "a virtio-vsock device, PATH[,cid=N] "
 	  "(guest CID N,\ndefault 3): the host connects to the Unix socket "
 	  "PATH\nand writes \"CONNECT <port>\\n\"; a guest's connection "
-	  "to\nhost port P reaches PATH_P", set_vsock, NULL },
+	  "to\nhost port P reaches PATH_P (jailed: refused)", set_vsock,
+	  NULL },
 	{ "rootfs", 0, "PATH", false, "the root file system, PATH[,MODE] (an "
 	  "ext4 image,\ne.g. `coldstart image build --rootfs`'s): the first "
 	  "disk,\n/dev/vda; the initramfs's init switches to it and "
@@ -518,8 +520,8 @@ static int check_probe(struct run_cli *o)
 	return check_sizes(o);
 }
 
-/* --rootfs becomes the first drive; --exec needs it and a process of
- * its own (no jail, no stop at boot). */
+/* --rootfs becomes the first drive; --exec needs it (and runs to the
+ * command's end: no stop at boot). */
 static int check_rootfs(struct run_cli *o)
 {
 	if (o->exec && !o->has_rootfs)
@@ -528,9 +530,10 @@ static int check_rootfs(struct run_cli *o)
 	if (o->exec && o->stop_at_boot)
 		return err__set(EINVAL, "--exec and --stop-at boot exclude "
 				"each other");
-	if (o->exec && o->jail.dir)
-		return err__set(EINVAL, "--exec does not work with --jail yet "
-				"(the agent's socket is outside the jail)");
+	if (o->exec && !o->has_vsock) { /* the agent's channel */
+		o->has_vsock = true;
+		o->vsock_cid = 3;
+	}
 	if (!o->agent_port)
 		o->agent_port = AGENT_PORT;
 	if (!o->has_rootfs)
@@ -575,11 +578,6 @@ int run_opts__parse(int argc, char **argv, struct run_cli *o)
 	if (o->json && o->quiet)
 		return err__set(EINVAL, "--json and --quiet exclude each other");
 	ret = o->kernel ? check_linux(o) : check_probe(o);
-	if (ret == 0 && o->jail.dir && (o->nr_drives || o->vsock[0]))
-		return err__set(EINVAL, "--jail does not work with --drive, "
-				"--rootfs or --vsock yet: a virtio device's "
-				"I/O thread starts before the VMM enters the "
-				"jail, so it would stay outside it");
 	if (ret == 0 && o->probes && o->jail.dir)
 		return err__set(EINVAL, "--probes and --jail exclude each other "
 				"(the probes' readers need the host's view)");

@@ -35,6 +35,9 @@ struct run_cli {
 	} drives[LINUX_MAX_DRIVES];
 	unsigned int nr_drives;
 	char vsock[108];     /* its Unix socket; "": none */
+	/* a vsock device: --vsock's, or (vsock "") one without a socket
+	 * file, which --exec and a root disk's snapshot reach from inside */
+	bool has_vsock;
 	uint64_t vsock_cid;  /* default 3 */
 	/* --rootfs PATH[,MODE]: drive 0 (vda), the root the guest's init
 	 * switches to; --exec CMD: run there by the guest agent, listening on

@@ -126,14 +126,13 @@ static const char *create_cmdline(const struct run_cli *o)
 int snap_linux__create(const struct run_cli *given, const char *dir,
 		       unsigned int flags)
 {
-	static struct run_cli o; /* with the agent's socket path */
+	static struct run_cli o; /* with the agent's vsock device */
 	struct timeline tl = { .t[TL_PROCESS_START] = cli_process_start };
 	struct snap_guest_rec rec;
 	struct snapshot_stats st;
 	struct linux_kernel k;
 	struct linux_boot b = { .initrd_fd = -1 };
 	struct kvm_host kvm;
-	struct run_exec x = { 0 };
 	FILE *console = NULL;
 	char *cmdline = NULL;
 	int code = CLI_OK, ret;
@@ -144,12 +143,10 @@ int snap_linux__create(const struct run_cli *given, const char *dir,
 		ret = err__set(EINVAL, "--exec: a snapshot is taken when the "
 			       "guest's agent is ready, before any command; "
 			       "give --exec to `snapshot restore`");
-	/* a root disk's guest is reached through its agent: a vsock device
-	 * on a private socket unless --vsock names one */
-	if (ret == 0 && o.has_rootfs && !o.vsock[0]) {
-		ret = run_exec__init(&x, NULL, NULL, (uint32_t)o.agent_port, 0,
-				     false);
-		snprintf(o.vsock, sizeof(o.vsock), "%s", x.vsock);
+	/* a root disk's guest is reached through its agent: a vsock device,
+	 * without a socket file unless --vsock names one */
+	if (ret == 0 && o.has_rootfs && !o.has_vsock) {
+		o.has_vsock = true;
 		o.vsock_cid = 3;
 	}
 	if (ret == 0)
@@ -183,7 +180,6 @@ int snap_linux__create(const struct run_cli *given, const char *dir,
 	linux__plan_free(&b);
 	free(cmdline);
 	linux__close_kernel(&k);
-	run_exec__cleanup(&x);
 	return code;
 }
 
@@ -316,10 +312,11 @@ static int parse(int argc, char **argv, struct restore_opts *o)
 		ret = err__set(EINVAL, "--diff and --force go with --save");
 	if (ret == 0 && o->save && o->save[0] == '\0')
 		ret = err__set(EINVAL, "--save: empty directory name");
-	if (ret == 0 && (o->exec || o->vsock) && o->jail.dir)
-		ret = err__set(EINVAL, "--exec and --vsock do not work with "
-			       "--jail yet (the agent's socket is outside the "
-			       "jail)");
+	if (ret == 0 && o->save && o->jail.dir)
+		ret = err__set(EINVAL, "--save and --jail exclude each other: "
+			       "the new snapshot is written after the guest "
+			       "ran, when the jailed VMM no longer sees the "
+			       "host's directories");
 	return ret;
 }
 
@@ -404,8 +401,12 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		ret = err__set(EINVAL, "--exec and --vsock: %s holds a guest "
 			       "without a vsock device (snapshot a --rootfs "
 			       "guest, or one given --vsock)", o->dir);
+	/* a fault handler's thread enters a jail before the drives open */
+	if (ret == 0 && jail__pending())
+		ret = guestdev__keep_files(&snap);
 	if (ret == 0)
-		ret = guestdev__restore(&snap, &devs, r->x.vsock, &lr);
+		ret = guestdev__restore(&snap, &devs,
+					r->x.vsock[0] ? r->x.vsock : NULL, &lr);
 	if (ret == 0 && !r->x.port) /* the port the guest was booted with */
 		r->x.port = guestdev__agent_port(&snap);
 	if (ret < 0) {
@@ -560,6 +561,8 @@ static int restore_checked(const struct restore_opts *o, struct restored *r)
 		return cli__error(CLI_SKIP, "snapshot restore of %s: %s",
 				  o->dir, run_linux__pvm_refusal());
 	/* jailed, the VMM is a child that enters the jail once set up */
+	if (o->vsock)
+		jail__remove_after(o->vsock);
 	ret = jail__start(&o->jail, &code);
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "snapshot restore: %s", err__last());
@@ -589,24 +592,28 @@ static int restore_checked(const struct restore_opts *o, struct restored *r)
 	return exit_code(o, r);
 }
 
-/* A snapshot with virtio devices cannot be restored jailed, as run
- * --jail refuses them (run_opts.c): their I/O threads would start
- * outside the jail. 0, or -EINVAL (-errno when it does not open). */
-static int jail_devices(const char *dir)
+/* A jailed restore binds --vsock's socket on the host's filesystem at
+ * the VM's setup; a userfaultfd strategy starts its handler thread, and
+ * so enters the jail, when memory is filled, which comes first (the
+ * drives' files are kept open from before it). 0, or -EINVAL (-errno
+ * when it does not open). */
+static int jail_devices(const struct restore_opts *o)
 {
 	struct snapshot s;
-	bool devices;
-	int ret = snapshot__open(&s, dir);
+	bool vsock;
+	int ret = snapshot__open(&s, o->dir);
 
 	if (ret < 0)
 		return ret == -EINVAL ? -EIO : ret;
-	devices = s.virtio.nr_drives || s.virtio.vsock;
+	vsock = s.virtio.vsock;
 	snapshot__close(&s);
-	if (devices)
-		return err__set(EINVAL, "--jail: %s holds a guest with drives "
-				"or a vsock device, whose I/O threads would "
-				"start outside the jail; restore it without "
-				"--jail", dir);
+	if (vsock && o->vsock && o->strategy->settle)
+		return err__set(EINVAL, "--jail, --vsock and --mem-restore %s: "
+				"the socket would be made after the "
+				"strategy's fault handler entered the jail; "
+				"use a strategy without one (mmap, the "
+				"default; eager; populate), or --exec alone",
+				o->strategy->name);
 	return 0;
 }
 
@@ -620,7 +627,7 @@ int snap_linux__restore(int argc, char **argv)
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
 	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
-	if (ret == 0 && o.jail.dir && (ret = jail_devices(o.dir)) == -EINVAL)
+	if (ret == 0 && o.jail.dir && (ret = jail_devices(&o)) == -EINVAL)
 		return cli__error(CLI_USAGE, "snapshot restore: %s",
 				  err__last());
 	if (ret == 0 && o.save) /* what a killed --save left there */

@@ -212,13 +212,6 @@ static int parse(int argc, char **argv, struct pool_cmd *o)
 		ret = pool_config__finish(&o->pc);
 	/* a server is jailed unless told otherwise: in a private DIR */
 	o->jail.private_dir = o->serve && !o->jail.off && !o->jail.dir;
-	/* each VM opens its drives' images and binds its vsock socket, on
-	 * the host's filesystem, which a jail hides */
-	if (ret == 0 && o->pc.snap_devices && !o->jail.off &&
-	    (o->serve || o->jail.dir))
-		ret = err__set(EINVAL, "--jail: the snapshot's guest has "
-			       "drives or an agent, whose files are outside "
-			       "the jail; give --jail off");
 	if (ret == 0)
 		ret = jail__check(&o->jail);
 	return ret;
@@ -449,6 +442,7 @@ static int serve_pool(struct pool_cmd *o)
 				  : cli__exit_for(ret), "pool: %s", err__last());
 	}
 	ret = pool__wait_filled(p, o->fill_timeout_ns);
+	jail__selftest_threads(); /* the test hook: its VMs' threads too */
 	if (ret == 0 && o->serve) {
 		fprintf(stderr, "coldstart pool: serving %u %s VMs on %s\n",
 			o->pc.size, pool__hold_name(o->pc.hold),

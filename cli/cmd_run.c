@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "err.h"
+#include "jail.h"
 #include "kvm.h"
 #include "output.h"
 #include "run_linux.h"
@@ -153,6 +154,8 @@ int cmd_run(int argc, char **argv)
 		return CLI_OK;
 	}
 	/* jailed, the VMM is a child that enters the jail once set up */
+	if (o.vsock[0])
+		jail__remove_after(o.vsock);
 	ret = jail__start(&o.jail, &code);
 	if (ret < 0)
 		return cli__error(CLI_FAIL, "run: %s", err__last());

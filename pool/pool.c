@@ -244,8 +244,7 @@ static void *refill(void *arg)
 
 /* ---- the interface ---- */
 
-/* A snapshot's guest with drives or vsock: its images checked once, and
- * a private directory for its VMs' vsock sockets. */
+/* A snapshot's guest with drives or vsock: its images checked once. */
 static int open_devices(struct pool *p)
 {
 	const struct snapshot *s = &p->snap;
@@ -270,12 +269,6 @@ static int open_devices(struct pool *p)
 				"commands through its agent: no command "
 				"(exec) given");
 	p->agent_port = guestdev__agent_port(s);
-	snprintf(p->sock_dir, sizeof(p->sock_dir), "/tmp/coldstart-pool-XXXXXX");
-	if (!mkdtemp(p->sock_dir)) {
-		p->sock_dir[0] = '\0';
-		return err__sys(errno, "creating a directory for the VMs' "
-				"vsock sockets in /tmp");
-	}
 	return 0;
 }
 
@@ -285,8 +278,6 @@ static void free_pool(struct pool *p)
 		held__destroy(p->held[i]);
 	if (p->snap_open)
 		snapshot__close(&p->snap);
-	if (p->sock_dir[0]) /* each VM's device removed its socket */
-		rmdir(p->sock_dir);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->ready);
@@ -344,8 +335,12 @@ int pool__start(const struct pool_config *cfg, struct pool **out)
 	/* what the THP strategies ask of /sys, read before a jail hides it
 	 * (their refusal, where THP is off, comes with the first VM) */
 	mem_source__thp_available();
-	/* the snapshot is open: a jail comes before the refill workers */
-	ret = jail__enter_pending();
+	/* the snapshot is open: a jail comes before the refill workers,
+	 * whose restores find its drives' files kept open from before */
+	ret = p->devices && jail__pending() ? guestdev__keep_files(&p->snap)
+					    : 0;
+	if (ret == 0)
+		ret = jail__enter_pending();
 	if (ret < 0) {
 		free_pool(p);
 		return ret;

@@ -479,7 +479,6 @@ static int inspect_snapshot(struct pool_config *c)
 	if (ret < 0)
 		return ret;
 	c->snap_linux = s.cfg.guest == SNAP_GUEST_LINUX;
-	c->snap_devices = s.virtio.nr_drives || s.virtio.vsock;
 	c->snap_agent = s.virtio.vsock;
 	if (c->snap_linux)
 		c->snap_guest = s.guest;

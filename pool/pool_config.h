@@ -92,8 +92,8 @@ struct pool_config {
 	 * files, which the JSON names */
 	bool snap_linux;
 	struct snap_guest_rec snap_guest;
-	/* its guest has drives or vsock (vm.virtio); vsock: an agent */
-	bool snap_devices, snap_agent;
+	/* its guest has vsock (vm.virtio): an agent */
+	bool snap_agent;
 	/* --kernel's files opened and planned (pool_config__open_guest) */
 	struct linux_kernel lk;
 	struct linux_boot lb;

@@ -31,10 +31,10 @@ struct held {
 	 * the boot: it must outlive the VM */
 	struct linux_machine machine;
 	bool machine_made;
-	/* a snapshot with drives or vsock: the devices of its restore, and
-	 * the vsock device's Unix socket in the pool's private directory */
+	/* a snapshot with drives or vsock: the devices of its restore (the
+	 * vsock device without a socket file: the pool reaches its agent
+	 * from inside, as it must once jailed) */
 	struct guestdev_restore devs;
-	char vsock[108];
 	struct timeline tl;   /* the VM's timeline */
 	bool filled;          /* memory and state restored (or booted) */
 };
@@ -52,12 +52,9 @@ struct pool {
 	bool snap_open;
 	bool linux_guest;  /* a Linux guest: from the snapshot or booted */
 	uint64_t expected; /* the probe's checksum a correct run reports */
-	/* a snapshot's guest with drives or an agent (vm.virtio): its VMs'
-	 * vsock sockets in sock_dir (made at start, removed at the end),
-	 * named by sock_seq; its agent's port */
+	/* a snapshot's guest with drives or an agent (vm.virtio); its
+	 * agent's port */
 	bool devices, agent;
-	char sock_dir[64];
-	uint64_t sock_seq;
 	uint32_t agent_port;
 
 	pthread_mutex_t lock;

@@ -20,7 +20,8 @@
 /* ---- making and running one VM ---- */
 
 /* Restores the snapshot into the held shell, in h's timeline; a guest
- * with drives or vsock gets them anew (the vsock device on h->vsock). */
+ * with drives or vsock gets them anew (the vsock device without a
+ * socket file). */
 static int fill_from(struct snapshot *snap,
 		     const struct guest_mem_ops *strategy, struct held *h)
 {
@@ -30,8 +31,7 @@ static int fill_from(struct snapshot *snap,
 	int ret = 0;
 
 	if (snap->virtio.nr_drives || snap->virtio.vsock)
-		ret = guestdev__restore(snap, &h->devs,
-					h->vsock[0] ? h->vsock : NULL, &lr);
+		ret = guestdev__restore(snap, &h->devs, NULL, &lr);
 	if (ret < 0)
 		return ret;
 	if (snap->cfg.guest == SNAP_GUEST_PROBE)
@@ -42,25 +42,19 @@ static int fill_from(struct snapshot *snap,
 						   &h->tl,
 						   linux_machine__restore_setup,
 						   &lr);
+	/* the drives have their layers open (the restore's, or none) */
+	guestdev__restore_free(&h->devs);
 	h->machine_made = lr.made;
 	h->filled = ret == 0;
 	return ret;
 }
 
-/* The same for a pool's VM: its timeline starts here; a guest with an
- * agent gets a socket of its own in the pool's directory. It is parked
+/* The same for a pool's VM: its timeline starts here. It is parked
  * before its guest handles the vsock transport reset, which the request
  * then waits for: running it to the reset first made refills slower and
  * hits no faster in the emulated host (docs/commands.md). */
 static int fill(struct pool *p, struct held *h)
 {
-	if (p->agent) {
-		uint64_t n = __atomic_fetch_add(&p->sock_seq, 1,
-						__ATOMIC_RELAXED);
-
-		snprintf(h->vsock, sizeof(h->vsock), "%s/vsock.%llu",
-			 p->sock_dir, (unsigned long long)n);
-	}
 	memset(&h->tl, 0, sizeof(h->tl));
 	timeline__mark(&h->tl, TL_RESTORE_START);
 	return fill_from(&p->snap, p->cfg.strategy, h);
@@ -225,8 +219,8 @@ static void exec_request(struct pool *p, struct held *h,
 
 	pool__request_release(req);
 	req->ran = false;
-	fd = agent__connect(h->vsock, p->agent_port, false, deadline, agent__vm_gone,
-			    h->vm);
+	fd = agent__connect_dev(h->machine.vsock, p->agent_port, deadline,
+				agent__vm_gone, h->vm);
 	if (fd < 0) {
 		vm__end(h->vm, VM_FAILED, "the guest's agent did not answer: "
 			"%s", err__last());

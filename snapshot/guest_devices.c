@@ -4,6 +4,7 @@
 #include "blk_overlay.h"
 #include "err.h"
 #include "guest/agent_abi.h"
+#include "jail.h"
 #include "virtio_blk.h"
 #include "virtio_vsock.h"
 
@@ -112,9 +113,6 @@ int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 	memset(d, 0, sizeof(*d));
 	if (n > LINUX_MAX_DRIVES)
 		return guestdev__check(s);
-	if (s->virtio.vsock && !vsock_path)
-		return err__set(EINVAL, "the snapshot's guest has a vsock "
-				"device: its restore needs a socket path for it");
 	d->layer = calloc((size_t)per * (n ? n : 1), sizeof(*d->layer));
 	d->lower = calloc((size_t)per * (n ? n : 1), sizeof(*d->lower));
 	if (!d->layer || !d->lower)
@@ -135,9 +133,32 @@ int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 	}
 	lr->drives = d->drive;
 	lr->nr_drives = n;
+	lr->vsock = s->virtio.vsock;
 	lr->vsock_path = s->virtio.vsock ? vsock_path : NULL;
 	lr->vsock_cid = s->virtio.vsock_cid;
 	return 0;
+}
+
+int guestdev__keep_files(const struct snapshot *s)
+{
+	char name[32], path[PATH_MAX];
+	int ret = 0;
+
+	for (unsigned int i = 0; ret == 0 && i < s->virtio.nr_drives; i++) {
+		const struct snap_drive_rec *r = &s->virtio.drive[i];
+
+		ret = jail__keep_file(r->path, VBLK_IMAGE_RO_FLAGS);
+		snprintf(name, sizeof(name), SNAPSHOT_DISK_FILE_FMT, i);
+		for (unsigned int l = 0; ret == 0 && r->mode ==
+		     SNAP_DRIVE_OVERLAY && l <= s->chain_len; l++) {
+			ret = snapshot__join(path, l < s->chain_len
+					     ? s->chain[l] : s->dir, name);
+			if (ret == 0)
+				ret = jail__keep_file(path,
+						      BLK_OVERLAY_LAYER_FLAGS);
+		}
+	}
+	return ret;
 }
 
 void guestdev__restore_free(struct guestdev_restore *d)

@@ -47,13 +47,18 @@ int guestdev__check(const struct snapshot *s);
 
 /* Fills `d` and lr's drives and vsock device from `s`: each overlay
  * drive on its image with its disk.N layers under a new unnamed overlay,
- * the vsock device (if `s` had one) on the Unix socket `vsock_path`,
- * which must then be given: -EINVAL otherwise. `d` borrows `s`; free it
+ * the vsock device (if `s` had one) on the Unix socket `vsock_path`
+ * (NULL: none; the VMM reaches it through vsock__connect_local). `d` borrows `s`; free it
  * with guestdev__restore_free (also after a failure) once the drives
  * are open. */
 int guestdev__restore(const struct snapshot *s, struct guestdev_restore *d,
 		      const char *vsock_path, struct linux_restore *lr);
 void guestdev__restore_free(struct guestdev_restore *d);
+
+/* Before a jail: keeps open (jail__keep_file) every file the restores
+ * of `s` open by path, its drives' images and disk layers, so that
+ * restores made inside the jail reach them. -errno with a message. */
+int guestdev__keep_files(const struct snapshot *s);
 
 /* A merge's disks: for each overlay drive of `rec`, the blocks of its
  * disk.N in each of `dirs` (lowest first, later ones winning) into

@@ -3,6 +3,7 @@
 #include "agent_client.h"
 
 #include "err.h"
+#include "virtio_vsock.h"
 #include "vm.h"
 #include "guest/agent_abi.h"
 #include "output.h"
@@ -145,13 +146,11 @@ static int read_answer(int fd, char *line, size_t size, uint64_t deadline_ns,
 	return strncmp(line, "OK ", 3) ? -EPROTO : 0;
 }
 
-static int try_connect(const char *uds, uint32_t port, bool direct,
-		       uint64_t deadline_ns, bool (*gone)(void *arg),
-		       void *arg)
+/* A connection to the Unix socket `uds`: a descriptor, -EAGAIN while
+ * nobody listens there, or -errno. */
+static int dial_path(const char *uds)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	char line[64];
-	size_t n = 0;
 	int fd, ret;
 
 	if (strlen(uds) >= sizeof(a.sun_path))
@@ -163,9 +162,28 @@ static int try_connect(const char *uds, uint32_t port, bool direct,
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		ret = errno == ENOENT || errno == ECONNREFUSED ? -EAGAIN
 							       : -errno;
-		goto fail;
+		close(fd);
+		return ret;
 	}
-	if (direct)
+	return fd;
+}
+
+/* Where one try connects: a Unix socket's path, or a vsock device. */
+struct dial {
+	const char *uds;
+	struct vsock *dev;
+};
+
+static int try_connect(const struct dial *to, uint32_t port, bool direct,
+		       uint64_t deadline_ns, bool (*gone)(void *arg),
+		       void *arg)
+{
+	char line[64];
+	size_t n = 0;
+	int fd, ret;
+
+	fd = to->dev ? vsock__connect_local(to->dev) : dial_path(to->uds);
+	if (fd < 0 || direct)
 		return fd;
 	n = (size_t)snprintf(line, sizeof(line), "CONNECT %u\n", port);
 	ret = io_full(fd, line, n, true, deadline_ns);
@@ -177,25 +195,26 @@ static int try_connect(const char *uds, uint32_t port, bool direct,
 		ret = -EAGAIN;
 	if (ret == 0)
 		return fd;
-fail:
 	close(fd);
 	return ret;
 }
 
-int agent__connect(const char *uds, uint32_t port, bool direct,
-		   uint64_t deadline_ns, bool (*gone)(void *arg), void *arg)
+static int connect_to(const struct dial *to, uint32_t port, bool direct,
+		      uint64_t deadline_ns, bool (*gone)(void *arg), void *arg)
 {
 	uint64_t pause_ns = 500 * NS_PER_US;
 
 	for (;;) {
-		int fd = try_connect(uds, port, direct, deadline_ns, gone, arg);
+		int fd = try_connect(to, port, direct, deadline_ns, gone, arg);
 
 		if (fd >= 0 || (fd != -EAGAIN && fd != -ETIMEDOUT &&
 				fd != -ECANCELED))
 			return fd >= 0 || fd == -ENAMETOOLONG
 				       ? fd
 				       : err__set(-fd, "connecting to the guest "
-						  "agent through %s: %s", uds,
+						  "agent through %s: %s",
+						  to->dev ? "its vsock device"
+							  : to->uds,
 						  strerror(-fd));
 		if (gone && gone(arg))
 			return err__set(ECANCELED, "the VM ended before its "
@@ -208,6 +227,20 @@ int agent__connect(const char *uds, uint32_t port, bool direct,
 		if (pause_ns < 20 * NS_PER_MS)
 			pause_ns *= 2;
 	}
+}
+
+int agent__connect(const char *uds, uint32_t port, bool direct,
+		   uint64_t deadline_ns, bool (*gone)(void *arg), void *arg)
+{
+	return connect_to(&(struct dial){ .uds = uds }, port, direct,
+			  deadline_ns, gone, arg);
+}
+
+int agent__connect_dev(struct vsock *dev, uint32_t port, uint64_t deadline_ns,
+		       bool (*gone)(void *arg), void *arg)
+{
+	return connect_to(&(struct dial){ .dev = dev }, port, false,
+			  deadline_ns, gone, arg);
 }
 
 static int write_out(int fd, const uint8_t *p, uint32_t len, const char *what)

@@ -25,6 +25,12 @@ struct agent_times {
 int agent__connect(const char *uds, uint32_t port, bool direct,
 		   uint64_t deadline_ns, bool (*gone)(void *arg), void *arg);
 
+/* The same through the VMM's own vsock device `dev`
+ * (vsock__connect_local): no socket file, so it works jailed. */
+struct vsock;
+int agent__connect_dev(struct vsock *dev, uint32_t port, uint64_t deadline_ns,
+		       bool (*gone)(void *arg), void *arg);
+
 /* Where a command's output goes as it comes: `stream` 1 is stdout, 2
  * stderr. Returns 0, or -errno to stop. */
 typedef int (*agent_sink)(void *ctx, int stream, const uint8_t *p,

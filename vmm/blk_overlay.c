@@ -2,6 +2,7 @@
 #include "blk_overlay.h"
 
 #include "err.h"
+#include "jail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,6 +119,14 @@ static int open_file(struct blk_overlay *o, const char **path, bool *fresh)
 	const char *dir = getenv("TMPDIR");
 
 	*fresh = true;
+	if (!*path && jail__dir()) {
+		/* jailed (a pool's VMs, a restore whose fault handler came
+		 * first): TMPDIR is out of reach, the writes go to memory */
+		*path = "memory (memfd)";
+		o->file = memfd_create("coldstart-overlay", MFD_CLOEXEC);
+		return o->file < 0 ? err__sys(errno, "an unnamed overlay in "
+					      "memory (memfd_create)") : 0;
+	}
 	if (!*path) {
 		*path = dir && *dir ? dir : "/tmp";
 		o->file = open(*path, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
@@ -214,7 +224,7 @@ int blk_overlay__add_lower(struct blk_overlay *o, const char *path)
 		if (!o->lower)
 			return err__set(ENOMEM, "overlay layer %s", path);
 	}
-	l.fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	l.fd = jail__open(path, BLK_OVERLAY_LAYER_FLAGS);
 	if (l.fd < 0)
 		return err__sys(errno, "overlay layer %s%s", path,
 				errno == ELOOP ? " (a symbolic link)" : "");

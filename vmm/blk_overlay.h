@@ -9,6 +9,7 @@
 #ifndef COLDSTART_BLK_OVERLAY_H
 #define COLDSTART_BLK_OVERLAY_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,6 +22,9 @@ struct blk_layer {
 };
 
 #define BLK_OVERLAY_MAX_LOWER 64
+/* How a lower layer (a snapshot's disk.N) is opened (jail__open: kept
+ * open from before a jail). */
+#define BLK_OVERLAY_LAYER_FLAGS (O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
 
 struct blk_overlay {
 	int base;        /* the image, read-only */

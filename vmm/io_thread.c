@@ -4,6 +4,7 @@
 #include "io_thread.h"
 
 #include "err.h"
+#include "jail.h"
 #include "seccomp.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 struct io_worker {
 	pthread_t thread;
+	bool made;     /* the thread exists (not yet: it waits for a jail) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool loaded;   /* the filter's load ended */
@@ -50,21 +52,42 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* 0 or the error number of pthread_create. */
-static int worker_new(struct io_worker **out)
+static struct io_worker *worker_alloc(void)
 {
 	struct io_worker *w = calloc(1, sizeof(*w));
-	int ret;
 
 	if (!w)
-		return ENOMEM;
+		return NULL;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	return w;
+}
+
+static void worker_free(struct io_worker *w)
+{
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+/* 0 or the error number of pthread_create. */
+static int worker_run(struct io_worker *w)
+{
+	int ret = pthread_create(&w->thread, NULL, worker_main, w);
+
+	w->made = ret == 0;
+	return ret;
+}
+
+/* 0 or the error number of pthread_create (ENOMEM). */
+static int worker_new(struct io_worker **out)
+{
+	struct io_worker *w = worker_alloc();
+	int ret = w ? worker_run(w) : ENOMEM;
+
 	if (ret) {
-		pthread_cond_destroy(&w->cond);
-		pthread_mutex_destroy(&w->lock);
-		free(w);
+		if (w)
+			worker_free(w);
 		return ret;
 	}
 	*out = w;
@@ -83,10 +106,9 @@ static void hand(struct io_worker *w, void (*fn)(void *arg), void *arg)
 
 static void worker_end(struct io_worker *w)
 {
-	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->lock);
-	free(w);
+	if (w->made)
+		pthread_join(w->thread, NULL);
+	worker_free(w);
 }
 
 int io_thread__prestart(unsigned int n)
@@ -131,7 +153,14 @@ int io_thread__start(struct io_thread *t, const char *what,
 	if (w)
 		spares = w->next;
 	pthread_mutex_unlock(&spares_lock);
-	if (!w) {
+	/* a jail not entered yet: the thread would stay outside it (its
+	 * namespaces, root and capabilities are its own), so it is made
+	 * by io_thread__ready, which vm__start calls after the jail */
+	if (!w && jail__pending()) {
+		w = worker_alloc();
+		if (!w)
+			return err__sys(ENOMEM, "%s: its I/O thread", what);
+	} else if (!w) {
 		ret = worker_new(&w);
 		if (ret)
 			return err__sys(ret, "%s: starting its I/O thread",
@@ -146,8 +175,10 @@ int io_thread__start(struct io_thread *t, const char *what,
 int io_thread__ready(struct io_thread *t)
 {
 	struct io_worker *w = t->w;
-	int ret;
+	int ret = w->made ? 0 : worker_run(w);
 
+	if (ret)
+		return err__sys(ret, "%s: starting its I/O thread", t->what);
 	pthread_mutex_lock(&w->lock);
 	while (!w->loaded)
 		pthread_cond_wait(&w->cond, &w->lock);

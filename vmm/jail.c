@@ -31,101 +31,22 @@ static bool is_pending;
 static bool entered; /* jail__enter_pending() succeeded */
 static char cg_paths[2][PATH_MAX]; /* v2: [0]; v1: cpu, memory */
 static int uffd_dev = -1;
+static int selftest_fd = -1; /* the hook's file, for the threads' lines */
 static int private_parent = -1; /* the parent of a private DIR */
 static volatile pid_t child_pid;
+/* Socket files the child binds on the host's filesystem before the jail,
+ * which it cannot remove once jailed: the parent does, after it. */
+static struct {
+	char path[108];
+	bool existed; /* before the child: not its own, never removed */
+} sockets[2];
+static unsigned int nr_sockets;
 static const int ended_by[] = { SIGINT, SIGTERM, SIGHUP }; /* forwarded */
 
 void jail__init(struct jail_opts *o)
 {
 	*o = (struct jail_opts){ .uid = JAIL_DEFAULT_ID,
 				 .gid = JAIL_DEFAULT_ID, .dir_fd = -1 };
-}
-
-/* A decimal number and nothing else: no sign, no leading or trailing
- * space, which strtoul() and strtod() would take. */
-static bool all_digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return n > 0;
-}
-
-static int parse_id(const char *what, const char *arg, uid_t *id)
-{
-	unsigned long v;
-
-	errno = 0;
-	v = all_digits(arg, strlen(arg)) ? strtoul(arg, NULL, 10) : ULONG_MAX;
-	if (errno || v >= 65535 * 65536ul)
-		return err__set(EINVAL, "%s: '%s' is not a numeric id", what,
-				arg);
-	*id = (uid_t)v;
-	return 0;
-}
-
-/* SIZE: bytes, or with a K, M or G suffix (either case), at most 1 PiB. */
-static int parse_size(const char *arg, uint64_t *out)
-{
-	static const char units[] = "KMG";
-	size_t n = strlen(arg), digits = strspn(arg, "0123456789");
-	/* memchr, not strchr: that one finds the terminator too */
-	const char *u = n == digits + 1
-		? memchr(units, arg[digits] & ~0x20, sizeof(units) - 1) : NULL;
-	int shift = u ? 10 * (int)(u - units + 1) : 0;
-	unsigned long long v = 0;
-
-	errno = 0;
-	if (all_digits(arg, digits) && (n == digits || u))
-		v = strtoull(arg, NULL, 10);
-	if (errno || v == 0 || v > (1ull << (50 - shift)))
-		return err__set(EINVAL, "--memory: '%s' is not a size such as "
-				"512M or 2G", arg);
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-/* N CPUs: a decimal number (digits, and digits after a point) in
- * 0.01..4096. */
-static int parse_cpus(const char *arg, double *out)
-{
-	size_t whole = strspn(arg, "0123456789"), frac = 0;
-	double v = 0;
-
-	if (arg[whole] == '.')
-		frac = strspn(arg + whole + 1, "0123456789");
-	if ((frac || (whole && !arg[whole])) &&
-	    whole + !!frac + frac == strlen(arg))
-		v = strtod(arg, NULL);
-	if (!(v >= 0.01 && v <= 4096))
-		return err__set(EINVAL, "--cpus: '%s' is not a number of CPUs "
-				"between 0.01 and 4096", arg);
-	*out = v;
-	return 0;
-}
-
-int jail__parse_option(struct jail_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case JAIL_OPT_DIR:
-		o->off = !strcmp(arg, "off");
-		o->dir = o->off ? NULL : arg;
-		return 0;
-	case JAIL_OPT_UID:
-		o->id_given = true;
-		return parse_id("--uid", arg, &o->uid);
-	case JAIL_OPT_GID:
-		o->id_given = true;
-		return parse_id("--gid", arg, &o->gid);
-	case JAIL_OPT_CPUS:
-		o->limit_given = true;
-		return parse_cpus(arg, &o->cpus);
-	case JAIL_OPT_MEMORY:
-		o->limit_given = true;
-		return parse_size(arg, &o->memory);
-	default:
-		return 1;
-	}
 }
 
 /* Who may change `st` (DIR, or its parent when `parent`): root or this
@@ -537,6 +458,28 @@ static void remove_private(void)
 	private_parent = -1;
 }
 
+void jail__remove_after(const char *path)
+{
+	struct stat st;
+
+	if (nr_sockets == sizeof(sockets) / sizeof(*sockets) ||
+	    strlen(path) >= sizeof(sockets[0].path))
+		return;
+	snprintf(sockets[nr_sockets].path, sizeof(sockets[0].path), "%s",
+		 path);
+	sockets[nr_sockets++].existed = lstat(path, &st) == 0;
+}
+
+static void remove_sockets(void)
+{
+	struct stat st;
+
+	for (unsigned int i = 0; i < nr_sockets; i++)
+		if (!sockets[i].existed && lstat(sockets[i].path, &st) == 0 &&
+		    S_ISSOCK(st.st_mode))
+			unlink(sockets[i].path);
+}
+
 /* The parent's side: waits, passes the status through, cleans up. */
 static int wait_child(pid_t pid)
 {
@@ -547,6 +490,7 @@ static int wait_child(pid_t pid)
 		signal(ended_by[i], on_signal);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	remove_sockets();
 	cgroup_remove();
 	/* the child's mount point, its mount gone with it */
 	unlinkat(pending.dir_fd, "proc", AT_REMOVEDIR);
@@ -740,11 +684,21 @@ int jail__enter(const struct jail_opts *o)
 	close(o->dir_fd);
 	if (ret == 0)
 		ret = drop_privileges(o);
-	if (fd >= 0 && ret == 0)
+	if (fd >= 0 && ret == 0) {
 		jail__selftest(fd);
-	else if (fd >= 0)
+		selftest_fd = fd;
+	} else if (fd >= 0) {
 		close(fd);
+	}
 	return ret;
+}
+
+void jail__selftest_threads(void)
+{
+	if (selftest_fd < 0 || gettid() != getpid())
+		return;
+	jail__selftest_tasks(selftest_fd);
+	selftest_fd = -1;
 }
 
 int jail__enter_pending(void)

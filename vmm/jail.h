@@ -82,6 +82,24 @@ int jail__check(struct jail_opts *o);
  * when a step fails. */
 int jail__start(const struct jail_opts *o, int *exit_code);
 
+/* Before jail__start: `path` is a Unix socket the VMM will bind before
+ * the jail (a vsock device's); once jailed it cannot reach it, so the
+ * parent removes it after the child exits, if it is a socket there and
+ * nothing was there before. At most two. */
+void jail__remove_after(const char *path);
+
+/* Files opened read-only before the jail, for what opens them by path
+ * after it (a pool's VMs' drive images and snapshot disk layers, made
+ * by its refill workers once the pool is jailed): jail__keep_file()
+ * opens `path` with `flags` (read-only, no O_CREAT) and keeps it;
+ * jail__open() of that path with those flags then returns a duplicate
+ * of it (sharing its file offset: readers use pread), and is open()
+ * for anything else. 0, or -errno with a message; at most
+ * JAIL_MAX_FILES (jail_files.c). */
+#define JAIL_MAX_FILES 256
+int jail__keep_file(const char *path, int flags);
+int jail__open(const char *path, int flags);
+
 /* Enters the jail (the calling process must be single-threaded): new
  * mount, network, IPC and UTS namespaces, cgroup join, pivot_root into
  * DIR (o->dir_fd, which it closes: it would reach the host's tree), a
@@ -104,8 +122,18 @@ const char *jail__dir(void);
 
 /* Test hook (jail_selftest.c): writes to `fd` what the process sees:
  * uid, gid, pid, capabilities, network interfaces, whether a host file
- * (/etc/passwd) opens, /proc/self, its cgroup, no_new_privs. Closes fd. */
+ * (/etc/passwd) opens, /proc/self, its cgroup, no_new_privs. */
 void jail__selftest(int fd);
+
+/* Test hook: writes to `fd` each thread of the process (/proc/self/task)
+ * against the calling one: its uid, capabilities, no_new_privs, root
+ * and namespaces, and how many differ (threads_outside=N). Closes fd. */
+void jail__selftest_tasks(int fd);
+
+/* With the hook on, once a jail was entered: jail__selftest_tasks() on
+ * the file jail__enter wrote, once, from the process's first thread (a
+ * VM's start calls it when its threads are made; other threads: no-op). */
+void jail__selftest_threads(void);
 
 /* /dev/userfaultfd opened before the jail (uffds for VMs made later, by
  * USERFAULTFD_IOC_NEW), or -1. */

@@ -371,7 +371,7 @@ int linux_machine__restore_setup(struct vm *vm, void *ctx)
 	if (ret == 0 && r->nr_drives)
 		ret = linux_machine__add_drives(r->m, vm, r->drives,
 						r->nr_drives);
-	if (ret == 0 && r->vsock_path)
+	if (ret == 0 && r->vsock)
 		ret = linux_machine__add_vsock(r->m, vm, r->vsock_cid,
 					       r->vsock_path);
 	if (ret == 0 && r->track_writes)

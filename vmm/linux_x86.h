@@ -188,10 +188,11 @@ struct linux_restore {
 	enum boottimer_action at_done;
 	bool made;
 	/* The snapshot's virtio devices, made again: its drives (with
-	 * their saved layers) and, when vsock_path is not NULL, the vsock
-	 * device on that socket. */
+	 * their saved layers) and, with `vsock`, the vsock device on the
+	 * socket vsock_path (NULL: without one). */
 	const struct linux_drive *drives;
 	unsigned int nr_drives;
+	bool vsock;
 	const char *vsock_path;
 	uint64_t vsock_cid;
 	/* Track the pages the guest and its devices write from here on

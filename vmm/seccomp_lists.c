@@ -122,9 +122,9 @@ const struct seccomp_rule seccomp_rules[] = {
 	ANY(IO, "epoll_pwait", "the same as glibc may issue it"),
 	ANY(IO, "epoll_ctl", "vsock: which events each socket waits for"),
 	ANY(IO, "accept4", "vsock: the host connects to PATH"),
-	ARG(D | R, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, "
-	    "PATH_P; a restored guest's device listens on PATH (Unix-domain "
-	    "sockets only)"),
+	ARG(D, "socket", 0, AF_UNIX, "vsock: a guest connects to host port P, "
+	    "PATH_P (Unix-domain sockets only; never jailed, nor in a pool's "
+	    "VMs, whose devices have no PATH)"),
 	ANY(IO, "connect", "the same"),
 	ANY(IO, "recvfrom", "vsock: the host's bytes"),
 	ANY(IO, "sendto", "vsock: the guest's bytes"),
@@ -141,11 +141,7 @@ const struct seccomp_rule seccomp_rules[] = {
 	  "never made, truncated or appended to"),
 	ANY(V | M | R, "lseek", "memory files' data extents (SEEK_DATA); stdio's console stream seeks on flush"),
 	ANY(M | R, "memfd_create", "memfd guest memory"),
-	ANY(M | R, "bind", "a restored guest's vsock device listens on its Unix socket "
-	    "(the pool's: in its private directory)"),
-	ANY(M | R, "listen", "the same"),
 	ANY(M | R, "epoll_create1", "a vsock device's I/O thread waits on its sockets"),
-	ANY(R, "unlink", "a vsock device's socket, removed with its VM"),
 	ANY(M | R, "ftruncate", "size a memfd"),
 	ANY(M | R, "fallocate", "populate or punch guest memory files"),
 	ANY(M | R, "eventfd2", "the uffd handler's stop event"),
@@ -169,6 +165,8 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M | R, "prctl", 0, PR_SET_VMA, "name guest memory [anon:coldstart-guest]"),
 	ARG(M | R, "fcntl", 1, F_GETFL, "regfile__open clears O_NONBLOCK (a snapshot's wset)"),
 	ARG(M | R, "fcntl", 1, F_SETFL, "the same"),
+	ARG(M | R, "fcntl", 1, F_DUPFD_CLOEXEC, "jailed: a drive's image or disk layer, "
+	    "kept open from before the jail (jail__open)"),
 	ARG(M | R, "seccomp", 0, SECCOMP_SET_MODE_FILTER, "new vCPU and uffd threads load "
 	  "their own filter"),
 	ARG(M | R, "ioctl", 1, USERFAULTFD_IOC_NEW, "USERFAULTFD_IOC_NEW: a uffd through /dev/userfaultfd"),
@@ -242,10 +240,9 @@ const struct seccomp_rule seccomp_rules[] = {
 	ARG(M, "getsockopt", 2, SO_PEERPIDFD, "pool serve, jailed: a client outside its "
 	    "PID namespace, told apart by its pidfd"),
 	ANY(M, "fstatfs", "pool serve, jailed: is a client's pidfd one of pidfs"),
-	ARG(M, "socket", 0, AF_UNIX, "run --exec: the guest agent, through the vsock "
-	    "device's Unix socket"),
-	ANY(M, "connect", "the same"),
-	ANY(M, "rmdir", "run --exec: the socket's private directory, at the end"),
+	ARG(M, "socketpair", 0, AF_UNIX, "run --exec, snapshot restore --exec, a pool's "
+	    "requests: the guest agent, through the VM's own vsock device (no socket "
+	    "file, which a jailed VMM could not reach)"),
 	ANY(M, "shutdown", "pool serve: end a connection"),
 	ANY(M, "wait4", "reap a child"),
 	ANY(M, "uname", "host metadata in results"),

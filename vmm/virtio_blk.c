@@ -6,6 +6,7 @@
 
 #include "err.h"
 #include "io_thread.h"
+#include "jail.h"
 #include "kvm.h"
 #include "vm.h"
 
@@ -338,10 +339,11 @@ static int reflink(struct vblk *b, const char *path, const char *own)
 
 static int open_image(struct vblk *b, const char *path, const char *own)
 {
-	int flags = b->mode == VBLK_RW ? O_RDWR : O_RDONLY;
+	int flags = b->mode == VBLK_RW ? O_RDWR | O_CLOEXEC
+				       : VBLK_IMAGE_RO_FLAGS;
 	int ret;
 
-	b->fd = open(path, flags | O_CLOEXEC);
+	b->fd = jail__open(path, flags);
 	if (b->fd < 0)
 		return err__sys(errno, "drive %s", path);
 	ret = disk_size(b->fd, path, &b->bytes);

@@ -11,6 +11,7 @@
 #include "io_thread.h"
 #include "virtio_mmio.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,10 @@ enum {
 #define VIRTIO_BLK_F_SEG_MAX (1ull << 2)
 #define VIRTIO_BLK_F_RO (1ull << 5)
 #define VIRTIO_BLK_F_FLUSH (1ull << 9)
+
+/* How an image the guest cannot write into is opened (jail__open:
+ * kept open from before a jail). */
+#define VBLK_IMAGE_RO_FLAGS (O_RDONLY | O_CLOEXEC)
 
 /* How the guest's writes reach the image. */
 enum vblk_mode {

@@ -6,9 +6,11 @@
 
 #include "err.h"
 #include "io_thread.h"
+#include "jail.h"
 #include "vm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -203,6 +205,17 @@ static int listen_on(struct vsock *v, const char *path)
 	return 0;
 }
 
+/* The listening socket closed and its file removed (by its path: a
+ * jailed VMM cannot reach it, and its parent removes it). */
+static void unlisten(struct vsock *v)
+{
+	if (v->listen_fd < 0)
+		return;
+	close(v->listen_fd);
+	if (!jail__dir())
+		unlink(v->path);
+}
+
 static int watch(int epfd, int fd, uint64_t tag)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.u64 = tag };
@@ -218,7 +231,8 @@ static int start(struct vsock *v)
 	v->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (v->epoll_fd < 0 || v->kick < 0 ||
 	    watch(v->epoll_fd, v->kick, EP_KICK) < 0 ||
-	    watch(v->epoll_fd, v->listen_fd, EP_LISTEN) < 0)
+	    (v->listen_fd >= 0 &&
+	     watch(v->epoll_fd, v->listen_fd, EP_LISTEN) < 0))
 		return err__sys(errno, "vsock: epoll");
 	pthread_mutex_init(&v->serving, NULL);
 	ret = io_thread__start(&v->io, "virtio-vsock", io_main, v);
@@ -234,7 +248,7 @@ int vsock__open(struct vsock *v, uint64_t cid, const char *path,
 	int ret;
 
 	memset(v, 0, sizeof(*v));
-	v->epoll_fd = v->kick = -1;
+	v->epoll_fd = v->kick = v->listen_fd = -1;
 	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++)
 		v->conns[i].fd = -1;
 	if (cid < 3 || cid > UINT32_MAX - 1)
@@ -253,7 +267,10 @@ int vsock__open(struct vsock *v, uint64_t cid, const char *path,
 				raise_ctx);
 	if (ret < 0)
 		return ret;
-	ret = listen_on(v, path);
+	/* jailed, the host's paths are out of reach: a guest's connection
+	 * to host port P is refused rather than looked up inside the jail */
+	v->no_host_ports = !path || jail__pending() || jail__dir();
+	ret = path ? listen_on(v, path) : 0;
 	if (ret < 0)
 		goto err_transport;
 	ret = start(v);
@@ -263,8 +280,7 @@ int vsock__open(struct vsock *v, uint64_t cid, const char *path,
 		close(v->kick);
 	if (v->epoll_fd >= 0)
 		close(v->epoll_fd);
-	close(v->listen_fd);
-	unlink(v->path);
+	unlisten(v);
 err_transport:
 	virtio_mmio__destroy(&v->t);
 	return ret;
@@ -279,9 +295,30 @@ void vsock__close(struct vsock *v)
 	pthread_mutex_destroy(&v->serving);
 	close(v->kick);
 	close(v->epoll_fd);
-	close(v->listen_fd);
-	unlink(v->path);
+	unlisten(v);
 	virtio_mmio__destroy(&v->t);
+}
+
+int vsock__connect_local(struct vsock *v)
+{
+	int sv[2], ret = 0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return err__sys(errno, "vsock: socketpair");
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) < 0)
+		ret = err__sys(errno, "vsock: O_NONBLOCK");
+	pthread_mutex_lock(&v->serving);
+	/* no driver: nobody to connect to, as for the listening socket */
+	if (ret == 0 && (!v->active || !vsock__adopt(v, sv[0])))
+		ret = -EAGAIN;
+	pthread_mutex_unlock(&v->serving);
+	if (ret < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
+	kick(v);
+	return sv[1];
 }
 
 static size_t state_size(const void *dev)

@@ -5,7 +5,10 @@
  *   the stream is the guest's;
  * - a guest's connection to host port P is a connection to the Unix
  *   socket "PATH_P" (refused, the guest sees a reset, if nothing listens
- *   there).
+ *   there, if the device has no PATH, or if the VMM is jailed: the
+ *   host's paths are not looked up inside the jail);
+ * - the VMM itself connects through vsock__connect_local(), without a
+ *   path, as it must once jailed.
  * One I/O thread serves the queues and every socket; it never blocks on
  * a socket, and holds the guest to the credit it advertised and itself to
  * the guest's. After a restore, the host's connections are gone: the
@@ -76,7 +79,8 @@ struct vsock {
 	struct virtio_dev_ops ops;
 	uint64_t guest_cid;
 	char path[100]; /* the host's Unix socket; PATH_P for guest ports */
-	int listen_fd, epoll_fd, kick;
+	int listen_fd, epoll_fd, kick; /* listen_fd: -1 without a path */
+	bool no_host_ports; /* guests' connections refused (jailed, no path) */
 	struct io_thread io;
 	pthread_mutex_t serving; /* held while the thread works */
 	bool active, stop;
@@ -102,8 +106,9 @@ struct vsock {
 
 /* The device at guest-physical `base` with interrupt `irq` for a guest
  * with context ID `cid` (3 or more), listening on the Unix socket `path`
- * (made new: an existing file there is an error, never removed), with
- * its I/O thread started idle. -errno with a message. */
+ * (made new: an existing file there is an error, never removed; NULL:
+ * none, the host connects through vsock__connect_local only), with its
+ * I/O thread started idle. -errno with a message. */
 int vsock__open(struct vsock *v, uint64_t cid, const char *path,
 		const struct guest_mem *mem, uint64_t base, uint32_t irq,
 		void (*raise)(void *ctx, uint32_t irq), void *raise_ctx);
@@ -117,7 +122,15 @@ int vsock__attach(struct vsock *v, struct vm *vm);
  * resets every connected socket then: one made before would be lost). */
 void vsock__transport_reset(struct vsock *v);
 
-/* Stops the thread, closes every socket and removes `path`. */
+/* A host connection made inside the VMM, as if a client had connected
+ * to PATH: the returned end (a blocking Unix stream socket) writes
+ * "CONNECT <port>\n" and reads "OK ..." as such a client would. -EAGAIN
+ * while the guest's driver has not started the device or every
+ * connection slot is taken; -errno with a message otherwise. */
+int vsock__connect_local(struct vsock *v);
+
+/* Stops the thread, closes every socket and removes `path` (not when
+ * jailed: the jail's parent does). */
 void vsock__close(struct vsock *v);
 
 struct vsock_state {

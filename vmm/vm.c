@@ -485,14 +485,11 @@ int vm__start(struct vm *vm)
 		return err__set(EINVAL, "the VM has no guest memory (a shell "
 				"not filled yet; request a pause to start its "
 				"threads parked)");
-	ret = devices_ready(vm);
-	if (ret < 0) {
-		vm__end(vm, VM_FAILED, "%s", err__last());
-		return ret;
-	}
-	/* setup is done: a jail comes before the first vCPU thread (and
-	 * before the filters, which forbid what it does) */
+	/* setup is done: a jail comes before the first vCPU and device
+	 * thread (and before the filters, which forbid what it does) */
 	ret = jail__enter_pending();
+	if (ret == 0)
+		ret = devices_ready(vm);
 	if (ret < 0) {
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return ret;
@@ -514,6 +511,7 @@ int vm__start(struct vm *vm)
 		vm__end(vm, VM_FAILED, "%s", err__last());
 		return ret;
 	}
+	jail__selftest_threads(); /* the test hook: every thread is made */
 	/* the control thread's setup ends with its first VM started */
 	ret = seccomp__enter_main();
 	if (ret < 0)

@@ -102,8 +102,9 @@ static void guest_connects(struct vsock *v, const struct virtio_vsock_hdr *h)
 	struct vsock_conn *c = slot(v);
 	int fd;
 
-	if (!c || snprintf(sa.sun_path, sizeof(sa.sun_path), "%s_%u", v->path,
-			   h->dst_port) >= (int)sizeof(sa.sun_path)) {
+	if (!c || v->no_host_ports ||
+	    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s_%u", v->path,
+		     h->dst_port) >= (int)sizeof(sa.sun_path)) {
 		owe_rst(v, h->dst_port, h->src_port);
 		return;
 	}
@@ -386,20 +387,22 @@ static void read_line(struct vsock *v, struct vsock_conn *c)
 	c->readable = false;
 }
 
+bool vsock__adopt(struct vsock *v, int fd)
+{
+	struct vsock_conn *c = slot(v);
+
+	if (c)
+		*c = (struct vsock_conn){ .state = VSOCK_AWAIT_LINE, .fd = fd };
+	return c != NULL;
+}
+
 void vsock__accept(struct vsock *v)
 {
 	int fd = accept4(v->listen_fd, NULL, NULL,
 			 SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct vsock_conn *c;
 
-	if (fd < 0)
-		return;
-	c = slot(v);
-	if (!c) {
+	if (fd >= 0 && !vsock__adopt(v, fd))
 		close(fd); /* every slot taken: the host sees it closed */
-		return;
-	}
-	*c = (struct vsock_conn){ .state = VSOCK_AWAIT_LINE, .fd = fd };
 }
 
 static void send_event(struct vsock *v)

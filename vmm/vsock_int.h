@@ -17,6 +17,10 @@ void vsock__serve(struct vsock *v);
 /* A new host connection from the listening socket. */
 void vsock__accept(struct vsock *v);
 
+/* Host connection `fd` (non-blocking) waits for its CONNECT line in a
+ * free slot; false when every slot is taken. With the serving lock. */
+bool vsock__adopt(struct vsock *v, int fd);
+
 /* Closes a connection's socket and frees its slot. */
 void vsock__drop(struct vsock *v, struct vsock_conn *c);
 

@@ -284,12 +284,6 @@ grep -q "^- rate (linux \`${sum:0:8}\`), sustained: peak [0-9.]* VMs/s process" 
 # the default seccomp filters (the devices' I/O threads have their own).
 expect 2 'run: --drive needs --kernel' run --drive "$tmp/disk.img"
 expect 2 "run: --drive ',ro': no path" run --kernel "$TK_ELF" --drive ,ro
-mkdir -m 755 "$tmp/jail"
-for dev in "--drive $tmp/disk.img" "--rootfs $tmp/disk.img" "--vsock $tmp/jail.sock"; do
-	expect 2 'run: --jail does not work with --drive, --rootfs or --vsock yet: a virtio device.s I/O thread starts before the VMM enters the jail' \
-		run --kernel "$TK_ELF" --allow-pvm --mem 32M --cmdline tk.signal=port \
-		$dev --jail "$tmp/jail" --seccomp off
-done
 expect 2 'run: --drive: at most 4 drives' run --kernel "$TK_ELF" \
 	--drive a --drive b --drive c --drive d --drive e
 expect 2 'run: --vsock cid: 2 is outside 3..4294967294' run --kernel "$TK_ELF" \

@@ -149,24 +149,37 @@ expect 2 'tune session: .* holds no guest with an agent' tune session \
 # the image's contents decide, not its mtime
 touch "$tmp/disk.img"
 expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock"
-# a pool of it: its VMs open the images and bind sockets on the host's
-# filesystem, which a jail hides
-expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
-	pool serve --socket "$tmp/ps.sock" --snapshot "$tmp/d" --allow-pvm
 mkdir -m 755 "$tmp/jail"
-expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
-	pool serve --socket "$tmp/ps.sock" --snapshot "$tmp/d" --allow-pvm --jail "$tmp/jail"
-expect 2 'has drives or an agent, whose files are outside the jail; give --jail off' \
-	pool run --snapshot "$tmp/d" --allow-pvm -n 1 --jail "$tmp/jail"
-# nor restored jailed: a device's I/O thread would start outside the
-# jail (the VMM was killed by its filter, or without one the thread kept
-# the host's mounts and network)
+# a guest with a drive, restored and pooled jailed: its image and disk
+# layer are opened before the jail (kept open for a fault handler's
+# restore, whose thread enters it before the drives open, and for the
+# pool's refill workers, inside it), the I/O threads start inside, and
+# the hook sees every thread in the jail
 expect 0 '' snapshot create "$tmp/dj" --kernel "$TK_ELF" --allow-pvm --mem 32M \
 	--drive "$tmp/disk.img" --quiet --cmdline "console=ttyS0 tk.signal=port"
-for dir in "$tmp/dj" "$tmp/d"; do
-	expect 2 "snapshot restore: --jail: $dir holds a guest with drives or a vsock device, whose I/O threads would start outside the jail" \
-		snapshot restore "$dir" --allow-pvm --jail "$tmp/jail" --seccomp off
+for st in mmap uffd; do
+	rm -f "$tmp/see"
+	COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 'outcome: completed' \
+		snapshot restore "$tmp/dj" --allow-pvm --jail "$tmp/jail" --mem-restore $st
+	grep -qx 'threads_outside=0' "$tmp/see" && grep -qx 'uid=65534' "$tmp/see" && ok ||
+		fail "restore --mem-restore $st: not every thread jailed: $(cat "$tmp/see")"
 done
+rm -f "$tmp/see"
+COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run --snapshot "$tmp/dj" --allow-pvm \
+	-n 3 --size 2 --jail "$tmp/jail" --json
+json_check 'd["served"] == 3 and d["failed"] == 0' "$out"
+grep -qx 'threads_outside=0' "$tmp/see" && [ "$(grep -c '^thread=' "$tmp/see")" -ge 5 ] && ok ||
+	fail "pool run: not every thread of its VMs jailed: $(cat "$tmp/see")"
+[ -z "$(ls -A "$tmp/jail")" ] && ok || fail "the jail's directory is not left empty"
+# with vsock, restored jailed: --vsock's socket is bound before the jail
+# (and removed after by the jail's parent); with a fault handler, which
+# enters the jail before the devices are made, it is refused
+expect 0 'guest exit' snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock" --jail "$tmp/jail"
+[ -e "$tmp/r.sock" ] && fail "a jailed restore left its vsock socket behind"
+expect 2 'snapshot restore: --jail, --vsock and --mem-restore uffd: the socket would be made after the strategy.s fault handler entered the jail' \
+	snapshot restore "$tmp/d" --allow-pvm --vsock "$tmp/r.sock" --jail "$tmp/jail" --mem-restore uffd
+expect 2 'snapshot restore: --save and --jail exclude each other' \
+	snapshot restore "$tmp/d" --allow-pvm --exec true --save "$tmp/saved" --jail "$tmp/jail"
 printf x | dd of="$tmp/disk.img" bs=1 seek=100 conv=notrunc status=none
 # the pool checks the images once, when it opens the snapshot
 expect 2 "drive 0, $tmp/disk.img, changed since the snapshot was taken" \

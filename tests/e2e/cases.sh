@@ -295,6 +295,15 @@ assert 0 < t["agent_ready"] <= t["command_sent"] <= t["first_output"] <= t["comm
 		--exec "grep -c '^/dev/vda / ext4 ro[, ]' /proc/mounts"
 	[ "$(cat /tmp/$CUR.out)" = 1 ] ||
 		no "the ro disk is not the read-only root: '$(head -c 200 /tmp/$CUR.out)'"
+	# jailed: the devices' I/O threads start inside the jail, and the
+	# agent is reached through the vsock device (no socket file)
+	jail=$(mktemp -d /dev/shm/$CUR.jail.XXXXXX) && chmod 711 $jail
+	run 0 run --kernel $L2/vmlinuz --initrd $L2/initramfs.cpio.gz \
+		--rootfs $L2/rootfs.ext4 --timeout 100s --jail $jail \
+		--exec "python3 -c 'print(6*7)'"
+	[ "$(cat /tmp/$CUR.out)" = 42 ] ||
+		no "jailed: stdout is '$(head -c 200 /tmp/$CUR.out)', not 42"
+	rmdir $jail || no "the jail's directory is not left empty"
 	case_end
 }
 

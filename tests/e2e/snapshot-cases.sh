@@ -128,6 +128,18 @@ assert d["stats"]["hits"] >= 1, d["stats"]' /tmp/$CUR.out 2>/tmp/$CUR.py ||
 	left=$(ls -d /tmp/coldstart-pool-* 2>/dev/null |
 		grep -vxF -f /tmp/$CUR.before)
 	[ -z "$left" ] || no "the pool left its socket directory $left"
+	# jailed: each VM is restored inside the jail (the image and disk.0
+	# kept open from before it, the overlays in memory)
+	jail=$(mktemp -d /dev/shm/$CUR.jail.XXXXXX) && chmod 711 $jail
+	run 0 pool run --snapshot /tmp/rsnap --size 1 -n 2 --timeout 100s \
+		--fill-timeout 300s --json --jail $jail \
+		--exec "python3 -c 'print(6*7)'"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["served"] == 2 and d["failed"] == 0, d
+assert d["commands"]["stdout_first"] == "42\n", d["commands"]' /tmp/$CUR.out \
+		2>/tmp/$CUR.py || no "jailed pool run: $(tail -n 1 /tmp/$CUR.py)"
+	rmdir $jail || no "the jail's directory is not left empty"
 	case_end
 	# an image changed since the snapshot: refused, naming the drive
 	case_start snap_rootfs_changed

@@ -582,6 +582,67 @@ static void refused_at_open(void **state)
 	free(v);
 }
 
+/* The VMM's own connection (vsock__connect_local): a host connection
+ * like one to PATH, with its CONNECT line and OK answer. */
+static void a_connection_from_inside(void **state)
+{
+	char buf[64], want[32];
+	struct virtio_vsock_hdr h;
+	int fd;
+
+	(void)state;
+	fd = vsock__connect_local(&vs);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "CONNECT 52\n", 11), 11);
+	h = recv_pkt(NULL);
+	assert_int_equal(h.op, VIRTIO_VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 52);
+	send_pkt(hdr(52, h.src_port, VIRTIO_VSOCK_OP_RESPONSE, 0), NULL, 0);
+	snprintf(want, sizeof(want), "OK %u\n", h.src_port);
+	host_read(fd, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	close(fd);
+}
+
+static int setup_unnamed(void **state)
+{
+	(void)state;
+	assert_int_equal(vsock__open(&vs, CID, NULL, &mem, 0xd0004000, 7,
+				     raise_irq, NULL), 0);
+	return 0;
+}
+
+static int teardown_unnamed(void **state)
+{
+	(void)state;
+	vsock__close(&vs);
+	return 0;
+}
+
+/* A device without a socket file (--exec without --vsock, a pool's
+ * VMs): reached from inside only once the driver started it, and a
+ * guest's connection to a host port is refused with a reset. */
+static void a_device_without_a_path(void **state)
+{
+	struct virtio_vsock_hdr h;
+	int fd;
+
+	(void)state;
+	assert_int_equal(vs.listen_fd, -1);
+	assert_int_equal(vsock__connect_local(&vs), -EAGAIN);
+	start();
+	give_rx(8);
+	send_pkt(hdr(5000, 1234, VIRTIO_VSOCK_OP_REQUEST, 0), NULL, 0);
+	h = recv_pkt(NULL);
+	assert_int_equal(h.op, VIRTIO_VSOCK_OP_RST);
+	assert_int_equal(h.dst_port, 5000);
+	fd = vsock__connect_local(&vs);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "CONNECT 7\n", 10), 10);
+	assert_int_equal(recv_pkt(NULL).op, VIRTIO_VSOCK_OP_REQUEST);
+	close(fd);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -594,6 +655,9 @@ int main(void)
 		T(a_restore_resets_the_transport),
 		T(connects_wait_for_the_reset_to_be_handled),
 		T(refused_at_open),
+		T(a_connection_from_inside),
+		cmocka_unit_test_setup_teardown(a_device_without_a_path,
+						setup_unnamed, teardown_unnamed),
 		cmocka_unit_test_setup_teardown(close_while_a_pass_waits, setup,
 						teardown_closed),
 	};
