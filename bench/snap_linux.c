@@ -383,6 +383,7 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	struct guestdev_restore devs;
 	struct snapshot snap;
 	struct vm *vm = NULL;
+	bool started;
 	int ret;
 
 	if (s)
@@ -425,7 +426,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	}
 	r->x.keep = o->save != NULL;
 	ret = vm__start(vm);
-	if (ret == 0) {
+	started = ret == 0;
+	if (started) {
 		if (o->exec)
 			run_exec__session(vm, &r->tl, &r->x);
 		if (o->save && r->x.ran) {
@@ -437,6 +439,14 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 				vm__end(vm, VM_FAILED, "%s", err__last());
 		}
 		vm__wait(vm, o->timeout_ns);
+	}
+	vm__stop(vm);
+	/* Before mem__settle: a device's thread still writes guest memory
+	 * once the vCPUs are gone (the end of a host's connection told to
+	 * the guest, a disk request completed), and a page it touches after
+	 * a uffd handler stopped is never served: its join waited forever. */
+	linux_machine__close_virtio(&m);
+	if (started) {
 		if (s)
 			ret = restore__finish(vm, o->sample_flags, s);
 		r->outcome = vm->outcome;
@@ -446,8 +456,6 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 		mem__settle(&vm->mem);
 		r->mem = vm->mem.stats;
 	}
-	vm__stop(vm);
-	linux_machine__close_virtio(&m);
 	vm__destroy(vm);
 	linux_machine__destroy(&m);
 	snapshot__close(&snap); /* lazy strategies read it until here */

@@ -438,9 +438,20 @@ static int uffd_huge_map(struct guest_mem *m)
 	return ret < 0 ? ret : uffd_map_mem(m, true);
 }
 
+/* With the handler gone, a page still missing would hold whatever
+ * thread touches it forever (a device's, once its VM ended: the restore
+ * waited on its join): the range is given up, and such a touch gets a
+ * zero page instead. */
 static void uffd_settle(struct guest_mem *m)
 {
-	stop_handler(m->priv);
+	struct uffd_state *u = m->priv;
+	struct uffdio_range r = { (uintptr_t)m->host, m->size };
+
+	if (!u->running)
+		return;
+	stop_handler(u);
+	if (!u->gave_up)
+		ioctl(u->uffd, UFFDIO_UNREGISTER, &r);
 }
 
 static void uffd_unmap(struct guest_mem *m)

@@ -101,8 +101,10 @@ void mem__on_failure(struct guest_mem *m, void (*fail)(void *, const char *),
 void mem__destroy(struct guest_mem *m);
 
 /* Makes m->stats final (a handler thread may still be accounting the last
- * fault it served): call once every vCPU has stopped, before reading
- * them. No guest access may follow. */
+ * fault it served): call once every vCPU and every device's I/O thread
+ * has stopped, before reading them. No guest access may follow: one that
+ * does is not left waiting for a handler, but may read zeros where the
+ * snapshot had data. */
 void mem__settle(struct guest_mem *m);
 
 /* -ENOTSUP with a message naming `what` and how to reserve pages, unless

@@ -106,21 +106,43 @@ static uint32_t wanted(const struct vsock *v, const struct vsock_conn *c)
 	return ev;
 }
 
+/* A socket is in the epoll set exactly while wanted() is not 0: epoll
+ * reports a hang-up (EPOLLHUP) whatever the mask, so a host end closed
+ * while its connection waits for the guest (not yet accepted, the end
+ * already told, no buffers, no credit) would end every wait at once until
+ * the guest acts, which a paused guest never does: the thread spun.
+ * No wake-up is lost by leaving the set:
+ * - a socket's readiness is a level kept by the kernel, not an edge:
+ *   EPOLL_CTL_ADD reports at once what is pending (data, the end);
+ * - wanted() reads only the connection's state, readable, host_done,
+ *   out_len and rx_starved; they change only in this thread's passes
+ *   (under `serving`), each of which ends here, or in drop_all by
+ *   another thread, which kicks for such a pass;
+ * - out of the set means nothing would act on the socket now: readable
+ *   is set already (or the end was told: host_done), the guest has not
+ *   accepted (its answer is a packet: a kick, then a pass), or it gave
+ *   no buffer to receive into (its next one is a kick, then a pass that
+ *   clears rx_starved and adds the socket back).
+ * EPOLLIN alone sees the host's end too (end of file is readable);
+ * EPOLLRDHUP is not asked for: a half-closed end would wake every wait
+ * while only EPOLLOUT is wanted. */
 void vsock__interest(struct vsock *v)
 {
 	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++) {
 		struct vsock_conn *c = &v->conns[i];
 		struct epoll_event e = { .data.u64 = EP_CONN + i };
 		uint32_t want;
+		int op;
 
 		if (c->state == VSOCK_FREE)
 			continue;
-		want = wanted(v, c) | EPOLLRDHUP;
+		want = wanted(v, c);
 		if (want == c->ep)
 			continue;
 		e.events = want;
-		if (epoll_ctl(v->epoll_fd, c->ep ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
-			      c->fd, &e) == 0)
+		op = !want ? EPOLL_CTL_DEL : c->ep ? EPOLL_CTL_MOD
+						   : EPOLL_CTL_ADD;
+		if (epoll_ctl(v->epoll_fd, op, c->fd, &e) == 0)
 			c->ep = want;
 	}
 }

@@ -66,7 +66,7 @@ struct vsock_conn {
 	uint32_t out_len;
 	char line[40];
 	uint8_t line_len;
-	uint32_t ep; /* the events fd is registered for; 0: not yet */
+	uint32_t ep; /* the events fd is registered for; 0: not in the set */
 };
 
 /* A reset the device owes a guest port that has no connection. */
