@@ -131,14 +131,21 @@ truncate -s 1M "$tmp/disk.img"
 printf 'coldstart disk!\0' | dd of="$tmp/disk.img" conv=notrunc status=none
 python3 - "$tmp/v.sock" >"$tmp/host.out" 2>&1 <<'PY' &
 import socket, sys, time
+# a connection made before the guest's driver is up is closed at once
+# (nobody to connect to): a client tries again until OK comes
 for _ in range(1200):
     try:
-        h = socket.socket(socket.AF_UNIX); h.connect(sys.argv[1]); break
+        h = socket.socket(socket.AF_UNIX); h.connect(sys.argv[1])
+        h.settimeout(60)
+        h.sendall(b"CONNECT 5000\n")
+        line = h.recv(100).decode().strip()
+        if line:
+            break
     except OSError:
-        time.sleep(0.05)
-h.settimeout(60)
-h.sendall(b"CONNECT 5000\n")
-print("ok line", h.recv(100).decode().strip())
+        pass
+    h.close()
+    time.sleep(0.05)
+print("ok line", line)
 h.sendall(b"ping")
 print("answer", h.recv(100).decode())
 PY
