@@ -386,8 +386,9 @@ int session__kills(struct session *s)
 	stats__rng_seed(&kl.rng, s->o->seed);
 	/* in the work directory, where a killed turn's socket is seen and
 	 * removed, when the path fits a socket's (with "_PORT") */
-	if (strlen(s->work) + sizeof("/agent.sock") <= sizeof(s->vsock))
-		snprintf(s->vsock, sizeof(s->vsock), "%s/agent.sock", s->work);
+	if (snprintf(s->vsock, sizeof(s->vsock), "%s/agent.sock", s->work) >=
+	    (int)sizeof(s->vsock))
+		s->vsock[0] = '\0';
 	fprintf(stderr, "coldstart: session: %" PRIu64 " kills, seed %" PRIu64
 		"\n", s->o->kills, s->o->seed);
 	ret = loop(s, &kl);
