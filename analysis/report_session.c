@@ -250,6 +250,36 @@ out:
 	free(idx);
 }
 
+/* bench session --kills: how many kills the session survived, or where
+ * its state was lost or torn. */
+static void md_kills(FILE *md, const json_t *k)
+{
+	const json_t *f = get(k, "failure");
+	char tmp[48];
+
+	if (!json_is_object(k))
+		return;
+	if (json_is_object(f)) {
+		fprintf(md, "\nCrash consistency (--kills, seed %.0f): the "
+			"session's state was %s at kill %.0f of %.0f (%s %.0f): "
+			"%s.\n", num(k, "seed"), str_or(f, "verdict", "?"),
+			num(f, "kill"), num(k, "requested"), str_or(f, "of", "?"),
+			num(f, "turn"), str_or(f, "what", "?"));
+		return;
+	}
+	fprintf(md, "\nCrash consistency (--kills, seed %.0f): the session "
+		"survived %.0f SIGKILLs of its turns and merges (%.0f finished "
+		"first): %.0f turns and %.0f merges completed despite them, %s "
+		"temporaries of killed writers; turn %.0f found every earlier "
+		"turn's state.\n", num(k, "seed"), num(k, "made"),
+		num(k, "finished_first"), num(k, "turns_completed"),
+		num(k, "merges_completed"),
+		fmt_or_dash(tmp, sizeof(tmp), 0,
+			    num(k, "temporaries_removed_by_next_writer") +
+				    num(k, "temporaries_left")),
+		num(k, "last_turn"));
+}
+
 static void md_session(struct report *r, const struct input *in)
 {
 	const json_t *turns = turns_of(in), *t;
@@ -260,6 +290,7 @@ static void md_session(struct report *r, const struct input *in)
 		"%s.\n", str_or(get(in->root, "config"), "exec", "?"),
 		str_or(get(in->root, "config"), "snapshots", "?"),
 		str_or(get(in->root, "config"), "merge", "?"));
+	md_kills(r->md, get(in->root, "kills"));
 	if (!turns) {
 		fputs("\nThe document has no turns table.\n", r->md);
 		md_which_policy(r, in);

@@ -29,80 +29,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TURN_TIMEOUT_NS (300ull * 1000000000ull)
 #define DEFAULT_EXEC                                                      \
 	"python3 -c 'import json, os, time; "                             \
 	"open(\"/root/work.json\", \"w\").write(json.dumps({\"t\": "     \
 	"time.time()})); open(\"/root/turns.log\", \"a\").write("         \
 	"\"turn\\n\"); print(\"turn done\")'"
 
-/* A link in the work directory (not the user's snapshot, even one in a
- * directory whose name starts as the work directory's does). */
-static bool ours(const struct session *s, const char *dir)
-{
-	size_t n = strlen(s->work);
-
-	return strncmp(dir, s->work, n) == 0 && dir[n] == '/';
-}
-
 /* Folds the chain into one full snapshot at its newest link, then drops
  * the older links of ours (the user's snapshot stays). */
 static int merge_chain(struct session *s, struct turn *t)
 {
-	char *diffs[SNAPDIFF_MAX_CHAIN];
-	const char *top = s->links[s->nr_links - 1];
-	struct snapshot_stats st;
-	uint64_t t0 = now_ns();
-	int ret;
-
-	for (unsigned int i = 1; i < s->nr_links; i++)
-		diffs[i - 1] = s->links[i];
-	ret = snapshot__merge(s->links[0], diffs, s->nr_links - 1, top,
-			      SNAPSHOT_REPLACE, &st);
-	if (ret < 0)
-		return ret;
-	t->merged = true;
-	t->merge_ns = (double)(now_ns() - t0);
-	t->merged_bytes = st.mem_data_bytes + st.disk_bytes;
-	for (unsigned int i = 0; i + 1 < s->nr_links; i++)
-		if (ours(s, s->links[i]))
-			snapshot__abort_dir(s->links[i]);
-	memmove(s->links[0], top, PATH_MAX);
-	s->nr_links = 1;
-	s->diff_bytes = 0;
-	return 0;
-}
-
-/* The chain after turn k saved `next`: a diff on top, or a full
- * snapshot alone (the older links of ours dropped). */
-static void advance(struct session *s, const char *next)
-{
-	if (s->o->full) {
-		for (unsigned int i = 0; i < s->nr_links; i++)
-			if (ours(s, s->links[i]))
-				snapshot__abort_dir(s->links[i]);
-		s->nr_links = 0;
-	}
-	snprintf(s->links[s->nr_links++], PATH_MAX, "%s", next);
-}
-
-static int check_turn(struct session *s, uint64_t k,
-		      const struct snap_turn_result *r, struct turn *t)
-{
-	char what[512];
-	uint64_t sectors = 0;
-	int ret = session__check(r->out, k, &sectors, what, sizeof(what));
+	int ret = session__merge_write(s, t);
 
 	if (ret == 0)
-		return err__set(EIO, "turn %" PRIu64 ": state of earlier turns "
-				"is lost: %s", k, what);
-	if (ret < 0)
-		return err__set(EIO, "turn %" PRIu64 ": %s (the command's "
-				"stderr: %.200s)", k, err__last(), r->err);
-	t->changed_bytes = r->dirty_pages * 4096 +
-			   (sectors - s->sectors) * 512;
-	s->sectors = sectors;
-	return 0;
+		session__merged(s);
+	return ret;
 }
 
 static int one_turn(struct session *s, uint64_t k)
@@ -110,39 +51,17 @@ static int one_turn(struct session *s, uint64_t k)
 	struct session_opts *o = s->o;
 	struct turn *t = &s->t[k - 1];
 	char next[PATH_MAX];
-	struct snap_turn_result r;
-	char *cmd = session__command(o->exec, k);
-	struct snap_turn turn = { .dir = s->links[s->nr_links - 1],
-				  .exec = cmd, .save = next, .diff = !o->full,
-				  .strategy = o->strategy,
-				  .timeout_ns = TURN_TIMEOUT_NS };
-	int ret;
+	bool lost;
+	int ret = session__turn_path(s, k, next);
 
-	if (!cmd)
-		return err__set(ENOMEM, "turn %" PRIu64, k);
-	if (snprintf(next, sizeof(next), "%s/turn-%04" PRIu64, s->work, k) >=
-	    (int)sizeof(next)) {
-		free(cmd);
-		return err__set(ENAMETOOLONG, "the work directory's path is "
-				"too long");
-	}
-	ret = snap_linux__turn(&s->kvm, &turn, &r);
-	free(cmd);
 	if (ret < 0)
-		return err__set(-ret, "turn %" PRIu64 ": %s", k, err__last());
-	ret = check_turn(s, k, &r, t);
-	t->resume_ns = timeline__span_ns(&r.tl, TL_RESTORE_START, TL_FIRST_OUTPUT);
-	t->command_ns = timeline__span_ns(&r.tl, TL_COMMAND_SENT, TL_COMMAND_EXIT);
-	t->pause_ns = timeline__span_ns(&r.tl, TL_COMMAND_EXIT, TL_PAUSED);
-	t->save_ns = (double)r.saved.ns;
-	t->mem_bytes = r.saved.mem_data_bytes;
-	t->disk_bytes = r.saved.disk_bytes;
-	snap_linux__turn_free(&r);
+		return ret;
+	ret = session__turn(s, &s->kvm, k, next, t, &lost);
 	if (ret < 0) { /* saved, but not a turn the session goes on from */
 		snapshot__abort_dir(next);
 		return ret;
 	}
-	advance(s, next);
+	session__advance(s, next);
 	s->diff_bytes += o->full ? 0 : t->mem_bytes + t->disk_bytes;
 	if (!o->full && session__should_merge(&o->merge, k, s->nr_links - 1,
 					      s->diff_bytes))
@@ -321,7 +240,7 @@ static void cleanup(struct session *s)
 {
 	if (s->work[0] && !s->o->keep) {
 		for (unsigned int i = 0; i < s->nr_links; i++)
-			if (ours(s, s->links[i]))
+			if (session__ours(s, s->links[i]))
 				snapshot__abort_dir(s->links[i]);
 		if (rmdir(s->work) < 0)
 			fprintf(stderr, "coldstart: bench session: %s is left "
@@ -357,17 +276,20 @@ static int run(void *opts)
 	code = check_snapshot(&s);
 	if (code != CLI_OK)
 		return code;
+	if (s.o->kills) /* at most one recorded turn per kill, two unkilled */
+		s.o->turns = s.o->kills + 2;
 	ret = setup(&s);
-	if (ret == 0)
+	if (ret == 0 && !s.o->kills)
 		ret = boots(&s);
 	if (ret == 0) {
-		ret = run_turns(&s);
+		ret = s.o->kills ? session__kills(&s) : run_turns(&s);
 		kvm__close(&s.kvm);
 	}
 	cleanup(&s);
 	if (ret < 0 && !s.done) {
 		free(s.t);
 		free(s.boot_ns);
+		json_decref(s.kills);
 		return ret;
 	}
 	if (ret < 0) /* the turns done are a result: kept, then the error */
@@ -375,6 +297,7 @@ static int run(void *opts)
 	doc = session__result(&s);
 	free(s.t);
 	free(s.boot_ns);
+	json_decref(s.kills);
 	if (!doc)
 		return err__set(ENOMEM, "the result document");
 	code = result__emit(doc, s.o->c.json, s.o->c.out_dir,
@@ -382,7 +305,7 @@ static int run(void *opts)
 	json_decref(doc);
 	if (code < 0)
 		return code;
-	return ret < 0 ? CLI_FAIL : CLI_OK;
+	return ret < 0 || s.kill_failed ? CLI_FAIL : CLI_OK;
 }
 
 static void init(void *opts);
@@ -539,6 +462,20 @@ static int set_baseline(void *opts, const char *arg)
 			 &((struct session_opts *)opts)->baseline);
 }
 
+static int set_kills(void *opts, const char *arg)
+{
+	return args__u64("--kills", arg, 1, 100000,
+			 &((struct session_opts *)opts)->kills);
+}
+
+static int set_seed(void *opts, const char *arg)
+{
+	struct session_opts *o = opts;
+
+	o->seed_given = true;
+	return args__u64("--seed", arg, 0, UINT64_MAX, &o->seed);
+}
+
 static int set_turn_command(void *opts, const char *arg)
 {
 	return args__u64("--turn-command", arg, 1, 100000,
@@ -558,6 +495,9 @@ static int check(void *opts)
 				"resume reads at most %u: at most %u turns "
 				"(or merge)", SNAPDIFF_MAX_CHAIN,
 				SNAPDIFF_MAX_CHAIN);
+	if (o->seed_given && !o->kills)
+		return err__set(EINVAL, "--seed goes with --kills (it picks "
+				"the kill points)");
 	if (o->full && o->merge.kind != MERGE_NEVER &&
 	    o->merge_given)
 		return err__set(EINVAL, "--merge goes with --snapshots diff "
@@ -591,6 +531,14 @@ static const struct opt table[] = {
 	{ "baseline", 0, "N", false, "fresh boots of the same guest running "
 	  "the turn's command\nfirst (default 1; 0: none): resume against "
 	  "boot to first\noutput", set_baseline, NULL },
+	{ "kills", 0, "N", false, "crash consistency instead of timings: "
+	  "each turn and merge\nin a child process, SIGKILLed at a random "
+	  "point (N kills,\nthen one turn unkilled); every link must be "
+	  "absent or\ncomplete, and the session go on from its last "
+	  "complete turn\nwith all its state (exit 1 otherwise)", set_kills,
+	  NULL },
+	{ "seed", 0, "S", false, "the kill points' seed (default: from the "
+	  "clock; printed\nand recorded)", set_seed, NULL },
 	{ "turn-command", 0, "K", false, "print the shell text turn K runs "
 	  "(--exec, then the\ncontinuity check) and exit: for turns run by "
 	  "hand with\n`snapshot restore DIR --exec TEXT --save NEW --diff`",

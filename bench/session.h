@@ -51,6 +51,49 @@ char *session__command(const char *cmd, uint64_t k);
 int session__check(const char *out, uint64_t k, uint64_t *sectors,
 		   char *what, size_t size);
 
+/* --kills: the point a turn's or a merge's child is SIGKILLed at, in
+ * ns: uniform over [0, 1.2 x measured_ns] (an unkilled one's time), so
+ * about one in six finishes first. Drawn from `rng`. */
+struct stats_rng;
+uint64_t session__kill_point(struct stats_rng *rng, uint64_t measured_ns);
+
+/* A link after its writer's child ended: absent, there but no snapshot
+ * (torn), a complete diff, a complete full snapshot. */
+enum session_link {
+	SESSION_LINK_ABSENT,
+	SESSION_LINK_TORN,
+	SESSION_LINK_DIFF,
+	SESSION_LINK_FULL,
+};
+
+/* How a turn's or merge's child ended, and what it left. */
+struct session_kill_end {
+	bool merge;    /* a merge of the chain into its top link */
+	bool killed;   /* died of our SIGKILL (not finished before it) */
+	bool reported; /* its report arrived: ok and lost are its */
+	bool ok;
+	bool lost;     /* its continuity check found earlier state missing */
+	enum session_link link; /* the turn's new link, the merge's top */
+};
+
+enum session_kill_verdict {
+	SESSION_KILL_DONE,   /* the link is complete: the session goes on */
+	SESSION_KILL_UNDONE, /* killed before its link: retried later */
+	SESSION_KILL_LOST,   /* an earlier turn's state is missing */
+	SESSION_KILL_TORN,   /* a link half-written or gone */
+	SESSION_KILL_FAILED, /* failed on its own, unkilled */
+};
+
+/* The verdict on one child's end: lost state first, then a torn link;
+ * a turn is done when its link is complete (and it reported no error),
+ * a merge when the top link became a full snapshot (a top that is gone
+ * is torn); a child that ended on its own without doing it failed. */
+enum session_kill_verdict session__kill_verdict(
+	const struct session_kill_end *e);
+
+/* Its name in the document and on stderr ("done", "undone", ...). */
+const char *session__verdict_name(enum session_kill_verdict v);
+
 struct guest_mem_ops;
 
 /* One session run as a library (tune session): what bench session's

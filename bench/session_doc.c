@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A per-turn series: sample i is turn i + 1. */
+/* A per-turn series: sample i is the i-th turn recorded (turn i + 1,
+ * but under --kills a turn whose child was killed after its save goes
+ * unrecorded). */
 static int add_series(json_t *doc, const struct session *s,
 		      const char *name, const char *unit,
 		      double (*get)(const struct turn *))
@@ -51,7 +53,7 @@ static json_t *turns_json(const struct session *s)
 
 		json_array_append_new(a, json_pack(
 			"{s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:i, "
-			"s:b, s:f, s:I}", "turn", (json_int_t)(i + 1),
+			"s:b, s:f, s:I}", "turn", (json_int_t)t->no,
 			"resume_to_first_output_ns", t->resume_ns,
 			"command_ns", t->command_ns, "pause_ns", t->pause_ns,
 			"save_ns", t->save_ns, "mem_bytes",
@@ -139,6 +141,8 @@ json_t *session__result(const struct session *s)
 	if (s->boots)
 		json_object_set_new(doc, "resume_over_boot",
 				    json_real(resume_over_boot(s)));
+	if (s->kills)
+		json_object_set(doc, "kills", s->kills);
 	return doc;
 }
 
@@ -174,8 +178,9 @@ void session__report(FILE *out, const json_t *doc)
 			snprintf(merge, sizeof(merge), "%.1f",
 				 json_real_value(json_object_get(t, "merge_ns")) /
 					 1e6);
-		fprintf(out, "| %zu | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f "
-			"| %d | %s |\n", i + 1,
+		fprintf(out, "| %d | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f "
+			"| %d | %s |\n",
+			(int)json_integer_value(json_object_get(t, "turn")),
 			json_real_value(json_object_get(t,
 				"resume_to_first_output_ns")) / 1e6,
 			json_real_value(json_object_get(t, "command_ns")) / 1e6,

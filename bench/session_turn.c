@@ -1,9 +1,11 @@
 /* A session's turn as text (session.h): the command and the continuity
- * check after it, the check's answer read back, and the merge policy. */
+ * check after it, the check's answer read back, the merge policy, and
+ * --kills' kill points and verdicts. */
 #include "session.h"
 
 #include "args.h"
 #include "err.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -133,4 +135,40 @@ int session__check(const char *out, uint64_t k, uint64_t *sectors,
 		return err__set(EINVAL, "the turn's check line is \"%.*s\"",
 				(int)strcspn(line, "\n"), line);
 	return 1;
+}
+
+uint64_t session__kill_point(struct stats_rng *rng, uint64_t measured_ns)
+{
+	return stats__rng_below(rng, measured_ns / 5 * 6 + 1);
+}
+
+enum session_kill_verdict session__kill_verdict(
+	const struct session_kill_end *e)
+{
+	bool complete = e->link == SESSION_LINK_DIFF ||
+			e->link == SESSION_LINK_FULL;
+
+	if (e->reported && e->lost)
+		return SESSION_KILL_LOST;
+	if (e->link == SESSION_LINK_TORN)
+		return SESSION_KILL_TORN;
+	if (e->merge) {
+		if (e->link == SESSION_LINK_FULL)
+			return SESSION_KILL_DONE;
+		if (e->link == SESSION_LINK_ABSENT)
+			return SESSION_KILL_TORN;
+		return e->killed ? SESSION_KILL_UNDONE : SESSION_KILL_FAILED;
+	}
+	if (complete)
+		return e->reported && !e->ok ? SESSION_KILL_FAILED
+					     : SESSION_KILL_DONE;
+	return e->killed ? SESSION_KILL_UNDONE : SESSION_KILL_FAILED;
+}
+
+const char *session__verdict_name(enum session_kill_verdict v)
+{
+	static const char *const names[] = { "done", "undone", "lost", "torn",
+					     "failed" };
+
+	return (unsigned int)v < 5 ? names[v] : "?";
 }

@@ -719,7 +719,7 @@ int snap_linux__turn(struct kvm_host *kvm, const struct snap_turn *t,
 	if (!r)
 		return err__set(ENOMEM, "a session's turn");
 	/* the port is the snapshot's, read by restore_run */
-	ret = run_exec__init(&r->x, t->exec, NULL, 0, t->timeout_ns, true);
+	ret = run_exec__init(&r->x, t->exec, t->vsock, 0, t->timeout_ns, true);
 	if (ret == 0)
 		ret = restore_run(kvm, &o, NULL, r, NULL);
 	if (ret == 0 && (r->outcome != VM_COMPLETED || !r->x.ran))

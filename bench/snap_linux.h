@@ -46,6 +46,7 @@ int snap_linux__restore_once(struct kvm_host *kvm, const char *dir,
  * as a diff against `dir` with `diff`. */
 struct snap_turn {
 	const char *dir, *exec, *save;
+	const char *vsock; /* the agent's socket; NULL: a private one */
 	bool diff;
 	const struct guest_mem_ops *strategy;
 	uint64_t timeout_ns;

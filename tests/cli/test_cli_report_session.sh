@@ -107,4 +107,23 @@ grep -qxF '| 2 | - | - | - | - | - | - | - | - |' "$tmp/out-types/report.md" &&
 	fail "session.csv: a row per turn, even a broken one"
 expect 0 '' report "$tmp/h-types.json" "$tmp/h-missing.json" "$tmp/full.json" \
 	--out "$tmp/out-mixed" --format md -q
+# bench session --kills (fixtures/session/kills.json: a real run, 10
+# kills, every:2): one line on the kills survived; and, in a copy whose
+# "failure" says a turn's state was lost, that line instead
+grep -q '^Crash consistency' "$tmp/one/report.md" && fail "a line on kills without --kills"
+cp "$fix/kills.json" "$tmp/kills.json"
+expect 0 '' report "$tmp/kills.json" --out "$tmp/out-kills" --format md -q
+grep -qxF "Crash consistency (--kills, seed 938357455904): the session survived 10 SIGKILLs of its turns and merges (5 finished first): 4 turns and 1 merges completed despite them, 0 temporaries of killed writers; turn 6 found every earlier turn's state." \
+	"$tmp/out-kills/report.md" && ok || fail "report.md's line on the kills survived"
+python3 - "$tmp/kills.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["kills"]["ok"] = False
+d["kills"]["failure"] = {"kill": 7, "of": "turn", "turn": 6, "link": "/w/turn-0006",
+                         "verdict": "lost", "what": "turn 6: the counter process counts 1; 6 expected"}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect 0 '' report "$tmp/kills.json" --out "$tmp/out-lost" --format md -q
+grep -qxF "Crash consistency (--kills, seed 938357455904): the session's state was lost at kill 7 of 10 (turn 6): turn 6: the counter process counts 1; 6 expected." \
+	"$tmp/out-lost/report.md" && ok || fail "report.md's line on the state lost"
 finish

@@ -56,6 +56,7 @@ static const struct {
 	{ "ab", "format", NULL, "junit" },
 	{ "session", "snapshots", NULL, "full" },
 	{ "session", "merge", NULL, "every:3" },
+	{ "session", "seed", NULL, "7" },
 };
 
 /* What an option needs beside it (NULL driver: `coldstart run`). */
@@ -99,6 +100,7 @@ static const struct {
 	{ "pool", "initrd", { "--kernel", "k" } },
 	{ "pool", "cmdline", { "--kernel", "k" } },
 	{ "pool", "mem", { "--kernel", "k" } },
+	{ "session", "seed", { "--kills", "2" } },
 	{ "peers", "kernel", { "--initrd", "i", "--rootfs", "r" } },
 	{ "peers", "initrd", { "--kernel", "k", "--rootfs", "r" } },
 	{ "peers", "rootfs", { "--kernel", "k", "--initrd", "i" } },
