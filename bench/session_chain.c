@@ -107,7 +107,6 @@ int session__turn(struct session *s, struct kvm_host *kvm, uint64_t k,
 	char *cmd = session__command(o->exec, k);
 	struct snap_turn turn = { .dir = s->links[s->nr_links - 1],
 				  .exec = cmd, .save = next, .diff = !o->full,
-				  .vsock = s->vsock[0] ? s->vsock : NULL,
 				  .strategy = o->strategy,
 				  .timeout_ns = TURN_TIMEOUT_NS };
 	int ret;

@@ -60,8 +60,6 @@ struct session {
 	uint64_t done;
 	double *boot_ns; /* process start -> first output, fresh boots */
 	uint64_t boots;
-	char vsock[96];  /* --kills: the turns' agent socket, in the work
-			  * directory (empty: a private one in /tmp) */
 	json_t *kills;   /* --kills: what the kills did (session_kills.c) */
 	bool kill_failed; /* --kills: state was lost or torn */
 };

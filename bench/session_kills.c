@@ -53,7 +53,6 @@ struct kills {
 	struct stats_rng rng;
 	uint64_t made, finished, turns_done, merges_done;
 	uint64_t tmp_removed;
-	uint64_t sockets; /* agent sockets killed turns left */
 	uint64_t turn_ns, merge_ns; /* an unkilled run's wall time */
 	uint64_t k;                 /* the next turn */
 	bool merge_due;
@@ -176,9 +175,6 @@ static int run_child(struct session *s, struct kills *kl,
 				(ssize_t)sizeof(run->r);
 	close(fds[0]);
 	run->link = link_state(link, run->why, sizeof(run->why));
-	/* a killed turn's VM never closed its agent's socket */
-	if (s->vsock[0] && unlink(s->vsock) == 0)
-		kl->sockets++;
 	return ret;
 }
 
@@ -385,18 +381,13 @@ int session__kills(struct session *s)
 	if (!s->o->seed_given) /* printed and recorded: a run can be redone */
 		s->o->seed = now_ns() ^ ((uint64_t)getpid() << 32);
 	stats__rng_seed(&kl.rng, s->o->seed);
-	/* in the work directory, where a killed turn's socket is seen and
-	 * removed, when the path fits a socket's (with "_PORT") */
-	if (snprintf(s->vsock, sizeof(s->vsock), "%s/agent.sock", s->work) >=
-	    (int)sizeof(s->vsock))
-		s->vsock[0] = '\0';
 	fprintf(stderr, "coldstart: session: %" PRIu64 " kills, seed %" PRIu64
 		"\n", s->o->kills, s->o->seed);
 	ret = loop(s, &kl);
 	left = sweep_temporaries(s);
 	s->o->turns = kl.k - 1;
 	s->kills = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			     "s:I, s:f, s:f, s:f, s:b, s:o, s:o}", "seed",
+			     "s:f, s:f, s:f, s:b, s:o, s:o}", "seed",
 			     (json_int_t)s->o->seed, "requested",
 			     (json_int_t)s->o->kills, "made",
 			     (json_int_t)kl.made, "last_turn",
@@ -406,8 +397,7 @@ int session__kills(struct session *s)
 			     (json_int_t)kl.merges_done,
 			     "temporaries_removed_by_next_writer",
 			     (json_int_t)kl.tmp_removed, "temporaries_left",
-			     (json_int_t)left, "agent_sockets_left",
-			     (json_int_t)kl.sockets, "turn_ms",
+			     (json_int_t)left, "turn_ms",
 			     (double)kl.turn_ns / 1e6, "merge_ms",
 			     (double)kl.merge_ns / 1e6, "wall_s",
 			     (double)(now_ns() - t0) / 1e9, "ok",
@@ -418,10 +408,9 @@ int session__kills(struct session *s)
 	fprintf(stderr, "coldstart: session: %" PRIu64 " kills (%" PRIu64
 		" finished first); %" PRIu64 " turns and %" PRIu64 " merges "
 		"completed despite them; %" PRIu64 " temporaries of killed "
-		"writers removed by the next, %" PRIu64 " left, %" PRIu64
-		" agent sockets of killed turns; %s\n", kl.made, kl.finished,
-		kl.turns_done, kl.merges_done, kl.tmp_removed, left,
-		kl.sockets, s->kill_failed ? "state was lost or torn"
+		"writers removed by the next, %" PRIu64 " left; %s\n",
+		kl.made, kl.finished, kl.turns_done, kl.merges_done,
+		kl.tmp_removed, left, s->kill_failed ? "state was lost or torn"
 				     : "no state lost or torn");
 	return ret;
 }
