@@ -258,8 +258,10 @@ static int open_devices(struct pool *p)
 				   : 0;
 	ret = guestdev__check(s);
 	/* refill workers may not create named files: the overlays must
-	 * be O_TMPFILE ones (before any worker dies of SIGSYS trying) */
-	for (uint32_t i = 0; ret == 0 && i < s->virtio.nr_drives; i++)
+	 * be O_TMPFILE ones (before any worker dies of SIGSYS trying);
+	 * jailed, they are in memory (memfd) and TMPDIR plays no part */
+	for (uint32_t i = 0; ret == 0 && !jail__pending() &&
+			     i < s->virtio.nr_drives; i++)
 		if (s->virtio.drive[i].mode == SNAP_DRIVE_OVERLAY)
 			ret = blk_overlay__check_unnamed();
 	if (ret < 0 || !p->agent)

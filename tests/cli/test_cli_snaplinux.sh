@@ -165,7 +165,12 @@ for st in mmap uffd; do
 		fail "restore --mem-restore $st: not every thread jailed: $(cat "$tmp/see")"
 done
 rm -f "$tmp/see"
-COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run --snapshot "$tmp/dj" --allow-pvm \
+# unjailed, a pool's overlays are unnamed files in TMPDIR, which must
+# take them; jailed they are in memory, so a TMPDIR that cannot (an
+# overlayfs /tmp, as in the emulated host) does not stop the pool
+TMPDIR=$tmp/none expect 2 "unnamed files in $tmp/none \\(O_TMPFILE\\)" \
+	pool run --snapshot "$tmp/dj" --allow-pvm -n 1
+TMPDIR=$tmp/none COLDSTART_JAIL_SELFTEST=$tmp/see expect 0 '' pool run --snapshot "$tmp/dj" --allow-pvm \
 	-n 3 --size 2 --jail "$tmp/jail" --json
 json_check 'd["served"] == 3 and d["failed"] == 0' "$out"
 grep -qx 'threads_outside=0' "$tmp/see" && [ "$(grep -c '^thread=' "$tmp/see")" -ge 5 ] && ok ||
