@@ -66,6 +66,13 @@ enum session_link {
 	SESSION_LINK_FULL,
 };
 
+/* What a child left at the link `dir`; *bytes: a complete link's data
+ * (memory pages and disk blocks, as its save counted them), which the
+ * size: policy adds up even when the child was killed before it
+ * reported; a torn link's reason in why. */
+enum session_link session__link_state(const char *dir, char *why, size_t n,
+				       uint64_t *bytes);
+
 /* How a turn's or merge's child ended, and what it left. */
 struct session_kill_end {
 	bool merge;    /* a merge of the chain into its top link */

@@ -46,6 +46,7 @@ struct kill_run {
 	bool reported;
 	struct kill_report r;
 	enum session_link link;
+	uint64_t link_bytes; /* a complete link's memory and disk data */
 	char why[256]; /* a torn link: what the snapshot code said */
 };
 
@@ -61,18 +62,24 @@ struct kills {
 	json_t *failure;
 };
 
-static enum session_link link_state(const char *dir, char *why, size_t n)
+enum session_link session__link_state(const char *dir, char *why, size_t n,
+				       uint64_t *bytes)
 {
 	struct snapshot snap;
 	struct snapdiff d;
 	struct stat st;
 	int ret;
 
+	*bytes = 0;
 	if (lstat(dir, &st) < 0 && errno == ENOENT)
 		return SESSION_LINK_ABSENT;
 	ret = snapshot__open_layer(&snap, dir);
 	if (ret == 0) {
 		ret = snapdiff__parse(&snap, &d);
+		*bytes = snap.mem.data_bytes;
+		for (uint32_t i = 0; i < snap.virtio.nr_drives &&
+				     i < SNAP_MAX_DRIVES; i++)
+			*bytes += snap.virtio.drive[i].layer_bytes;
 		snapshot__close(&snap);
 	}
 	if (ret < 0) {
@@ -174,7 +181,8 @@ static int run_child(struct session *s, struct kills *kl,
 		run->reported = read(fds[0], &run->r, sizeof(run->r)) ==
 				(ssize_t)sizeof(run->r);
 	close(fds[0]);
-	run->link = link_state(link, run->why, sizeof(run->why));
+	run->link = session__link_state(link, run->why, sizeof(run->why),
+					&run->link_bytes);
 	return ret;
 }
 
@@ -198,9 +206,11 @@ static void went_on(struct session *s, struct kills *kl,
 		return;
 	}
 	session__advance(s, kl->next);
+	/* the link's own count: a turn killed after its save and before
+	 * its report still adds its bytes (the size: policy's) */
+	s->diff_bytes += o->full ? 0 : run->link_bytes;
 	if (run->reported) {
 		s->sectors = run->r.sectors;
-		s->diff_bytes += o->full ? 0 : t->mem_bytes + t->disk_bytes;
 		s->t[s->done] = *t;
 		s->t[s->done++].chain = s->nr_links;
 	}

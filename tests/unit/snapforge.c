@@ -2,7 +2,8 @@
  * VM, for tests of the commands that read snapshots (inspect, merge,
  * restore's file checks) on hosts without KVM, and hostile variants of
  * it. Usage: snapforge DIR [--mem MIB] [--vendor HEX] [--compress]
- * [--diff-of BASE] [--zmem-bad oversize|overlap]. */
+ * [--diff-of BASE] [--data-bytes N] [--zmem-bad oversize|overlap].
+ * --data-bytes: what the memory record says its data is (default 0). */
 #include "diff.h"
 #include "err.h"
 #include "format.h"
@@ -24,6 +25,7 @@ struct forge {
 	uint64_t mem;
 	char vendor[16];
 	bool compress;
+	uint64_t data_bytes;
 	const char *diff_of, *zmem_bad;
 };
 
@@ -110,7 +112,8 @@ static int forge(const char *dir, const struct forge *f)
 	struct snap_vm_config cfg = { .mem_size = f->mem, .nr_vcpus = 1,
 				      .guest = SNAP_GUEST_PROBE };
 	struct snap_memory mem = { .size = f->mem, .page_size = PAGE,
-				   .compression = f->compress };
+				   .compression = f->compress,
+				   .data_bytes = f->data_bytes };
 	uint8_t probe[80 + 4 * PROBE_MAX_VCPUS] = { 0 }; /* all valid */
 	struct snap_writer w;
 	int ret;
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
 		{ "compress", no_argument, NULL, 'c' },
 		{ "diff-of", required_argument, NULL, 'd' },
 		{ "zmem-bad", required_argument, NULL, 'z' },
+		{ "data-bytes", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct forge f = { .mem = 2 * MiB, .vendor = "GenuineIntel" };
@@ -158,13 +162,15 @@ int main(int argc, char **argv)
 			f.diff_of = optarg;
 		else if (c == 'z')
 			f.zmem_bad = optarg;
+		else if (c == 'b')
+			f.data_bytes = strtoull(optarg, NULL, 10);
 		else
 			optind = argc + 1;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: snapforge DIR [--mem MIB] [--vendor HEX]"
-			" [--compress] [--diff-of BASE] [--zmem-bad "
-			"oversize|overlap]\n");
+			" [--compress] [--diff-of BASE] [--data-bytes N] "
+			"[--zmem-bad oversize|overlap]\n");
 		return 2;
 	}
 	ret = forge(argv[optind], &f);

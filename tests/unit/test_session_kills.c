@@ -1,5 +1,6 @@
-/* Unit tests for bench session --kills' pure logic (bench/session_turn.c):
- * where a child is killed, and the verdict on what it left. */
+/* Unit tests for bench session --kills' logic (bench/session_turn.c):
+ * where a child is killed, the verdict on what it left, and what a link
+ * it left holds (on directories written by snapforge, SNAPFORGE). */
 #include "session.h"
 #include "stats.h"
 
@@ -7,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -124,6 +129,53 @@ static void merge_verdicts(void **state)
 			    "undone");
 }
 
+static void forge(const char *dir, const char *args)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s", SNAPFORGE, args, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A complete link's bytes come from the link itself, so a turn killed
+ * after its save and before its report still counts them (the size:
+ * merge policy undercounted such turns). */
+static void link_bytes(void **state)
+{
+	char tmp[] = "/tmp/coldstart-sesskill-XXXXXX", d[128], base[128];
+	char why[256] = "";
+	uint64_t bytes = 1;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(base, sizeof(base), "%s/base", tmp);
+	snprintf(d, sizeof(d), "%s/none", tmp);
+	assert_int_equal(session__link_state(d, why, sizeof(why), &bytes),
+			 SESSION_LINK_ABSENT);
+	assert_int_equal(bytes, 0);
+	forge(base, "--mem 4 --data-bytes 1048576");
+	assert_int_equal(session__link_state(base, why, sizeof(why), &bytes),
+			 SESSION_LINK_FULL);
+	assert_int_equal(bytes, 1048576);
+	snprintf(d, sizeof(d), "%s/diff", tmp);
+	snprintf(why, sizeof(why), "--mem 4 --data-bytes 53248 --diff-of %s",
+		 base);
+	forge(d, why);
+	assert_int_equal(session__link_state(d, why, sizeof(why), &bytes),
+			 SESSION_LINK_DIFF);
+	assert_int_equal(bytes, 53248);
+	/* a link whose state file is cut short is torn, and counts nothing */
+	snprintf(why, sizeof(why), "truncate -s 100 %s/diff/state", tmp);
+	assert_int_equal(system(why), 0);
+	why[0] = 0;
+	assert_int_equal(session__link_state(d, why, sizeof(why), &bytes),
+			 SESSION_LINK_TORN);
+	assert_int_equal(bytes, 0);
+	assert_true(why[0] != 0);
+	snprintf(why, sizeof(why), "rm -rf %s", tmp);
+	assert_int_equal(system(why), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +184,7 @@ int main(void)
 		cmocka_unit_test(turn_verdicts),
 		cmocka_unit_test(lost_first),
 		cmocka_unit_test(merge_verdicts),
+		cmocka_unit_test(link_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
