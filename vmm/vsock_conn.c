@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -39,7 +40,10 @@ static struct vsock_conn *slot(struct vsock *v)
 
 void vsock__drop(struct vsock *v, struct vsock_conn *c)
 {
-	(void)v;
+	/* out of the epoll set first: a copy of the socket (a fork's) would
+	 * keep it there, waking the slot's next connection */
+	if (c->fd >= 0 && c->ep)
+		epoll_ctl(v->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->out);

@@ -604,6 +604,57 @@ static void a_connection_from_inside(void **state)
 	close(fd);
 }
 
+/* Whether the device's epoll set watches descriptor `fd` (its fdinfo's
+ * "tfd:" lines). */
+static bool epoll_watches(int fd)
+{
+	char name[64], line[256];
+	bool found = false;
+	FILE *f;
+	int tfd;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", vs.epoll_fd);
+	f = fopen(name, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		found |= sscanf(line, "tfd: %d", &tfd) == 1 && tfd == fd;
+	fclose(f);
+	return found;
+}
+
+/* A connection the guest resets leaves the epoll set even when its
+ * socket lives on in a copy (a fork's): else the copy's events would
+ * wake the slot's next connection. */
+static void a_dropped_connection_leaves_epoll(void **state)
+{
+	char buf[64];
+	struct virtio_vsock_hdr h;
+	int fd, conn = -1, copy;
+
+	(void)state;
+	fd = vsock__connect_local(&vs);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "CONNECT 52\n", 11), 11);
+	h = recv_pkt(NULL);
+	send_pkt(hdr(52, h.src_port, VIRTIO_VSOCK_OP_RESPONSE, 0), NULL, 0);
+	host_read(fd, buf, sizeof(buf));
+	for (unsigned int i = 0; i < VSOCK_MAX_CONNS; i++)
+		if (vs.conns[i].state != VSOCK_FREE)
+			conn = vs.conns[i].fd;
+	assert_true(conn >= 0);
+	for (int i = 0; i < 500 && !epoll_watches(conn); i++)
+		usleep(10000);
+	assert_true(epoll_watches(conn));
+	copy = dup(conn);
+	assert_true(copy >= 0);
+	send_pkt(hdr(52, h.src_port, VIRTIO_VSOCK_OP_RST, 0), NULL, 0);
+	for (int i = 0; i < 500 && epoll_watches(conn); i++)
+		usleep(10000);
+	assert_false(epoll_watches(conn));
+	close(copy);
+	close(fd);
+}
+
 static int setup_unnamed(void **state)
 {
 	(void)state;
@@ -656,6 +707,7 @@ int main(void)
 		T(connects_wait_for_the_reset_to_be_handled),
 		T(refused_at_open),
 		T(a_connection_from_inside),
+		T(a_dropped_connection_leaves_epoll),
 		cmocka_unit_test_setup_teardown(a_device_without_a_path,
 						setup_unnamed, teardown_unnamed),
 		cmocka_unit_test_setup_teardown(close_while_a_pass_waits, setup,
