@@ -299,20 +299,28 @@ static int full_pwrite(int fd, const void *buf, uint64_t len, uint64_t off)
 	return pwrite(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
 }
 
+int blk_overlay__source(const struct blk_overlay *o, uint64_t off,
+			uint64_t len, uint64_t *n)
+{
+	int fd = source(o, off / BLOCK);
+
+	*n = BLOCK - off % BLOCK;
+	while (*n < len && source(o, (off + *n) / BLOCK) == fd)
+		*n += BLOCK;
+	*n = *n < len ? *n : len;
+	return fd;
+}
+
 int blk_overlay__read(const struct blk_overlay *o, void *buf, uint64_t len,
 		      uint64_t off)
 {
 	uint8_t *p = buf;
 
 	while (len) {
-		uint64_t blk = off / BLOCK, n = BLOCK - off % BLOCK;
-		int fd;
-
+		uint64_t n;
 		/* a run of blocks from the same file in one read */
-		fd = source(o, blk);
-		while (n < len && source(o, (off + n) / BLOCK) == fd)
-			n += BLOCK;
-		n = n < len ? n : len;
+		int fd = blk_overlay__source(o, off, len, &n);
+
 		if (full_pread(fd, p, n, off) < 0)
 			return -EIO;
 		p += n;

@@ -69,6 +69,12 @@ int blk_overlay__add_lower(struct blk_overlay *o, const char *path);
 int blk_overlay__save(const struct blk_overlay *o, int fd, bool all,
 		      uint64_t *bytes);
 
+/* The file that holds the disk's bytes at `off` as a read sees them (the
+ * overlay, a lower layer or the base), and in *n how many of the next
+ * `len` (> 0, within the disk) it holds in a row: one read's worth. */
+int blk_overlay__source(const struct blk_overlay *o, uint64_t off,
+			uint64_t len, uint64_t *n);
+
 /* Reads or writes [off, off + len) of the disk (within it). 0, or -EIO
  * (a short or failed read or write of either file). */
 int blk_overlay__read(const struct blk_overlay *o, void *buf, uint64_t len,

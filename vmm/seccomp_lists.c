@@ -115,8 +115,10 @@ const struct seccomp_rule seccomp_rules[] = {
 	 * hold theirs too (IO). */
 #define IO (D | M | R)
 	ANY(D, "read", "the device's notification eventfd"),
-	ANY(D, "pread64", "a disk read request"),
-	ANY(IO, "pwrite64", "a disk write request"),
+	ANY(D, "preadv", "a disk read request, into its buffers"),
+	ANY(D, "pread64", "a block copied up into a disk's overlay"),
+	ANY(IO, "pwritev", "a disk write request, from its buffers"),
+	ANY(IO, "pwrite64", "a disk write request into an overlay"),
 	ANY(IO, "fdatasync", "a disk flush request"),
 	ANY(IO, "epoll_wait", "vsock: wait for the guest and the sockets"),
 	ANY(IO, "epoll_pwait", "the same as glibc may issue it"),

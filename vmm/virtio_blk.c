@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define HEADER 16
@@ -69,48 +70,109 @@ static void config_read(void *dev, uint32_t off, void *data, uint32_t len)
 	memcpy(data, cfg + off, len);
 }
 
-/* Moves n bytes between `host` and the disk at `disk`: 0, or -EIO. */
+/* Moves n bytes between `host` and the disk at `disk` where a request
+ * goes piece by piece: the memory view, an overlay's writes (which copy
+ * whole blocks up). 0, or -EIO. */
 static int move(struct vblk *b, bool to_disk, uint8_t *host, uint64_t n,
 		uint64_t disk)
 {
 	if (b->ovl)
-		return to_disk ? blk_overlay__write(b->ovl, host, n, disk) :
-				 blk_overlay__read(b->ovl, host, n, disk);
-	if (b->view) {
-		if (to_disk)
-			memcpy(b->view + disk, host, n);
-		else
-			memcpy(host, b->view + disk, n);
-		return 0;
-	}
-	return (to_disk ? pwrite(b->fd, host, n, (off_t)disk) :
-			  pread(b->fd, host, n, (off_t)disk)) == (ssize_t)n ?
-		       0 : -EIO;
+		return blk_overlay__write(b->ovl, host, n, disk);
+	if (to_disk)
+		memcpy(b->view + disk, host, n);
+	else
+		memcpy(host, b->view + disk, n);
+	return 0;
 }
 
-/* Moves `len` bytes between the chain's buffers of one kind, from byte
- * `at` of them on, and the disk at `disk`. 0, or -EIO. */
-static int transfer(struct vblk *b, const struct virtq_chain *c, bool to_disk,
-		    uint64_t at, uint64_t len, uint64_t disk)
+/* The chain's buffers of one kind (device-writable or not) from byte
+ * `at` of them on, `len` bytes' worth, as iovecs: their count, or -1
+ * when the chain holds fewer bytes. */
+static int slice(const struct virtq_chain *c, bool writable, uint64_t at,
+		 uint64_t len, struct iovec *iov)
 {
+	int cnt = 0;
+
 	for (unsigned int k = 0; k < c->n && len; k++) {
 		const struct virtq_buf *buf = &c->buf[k];
 		uint64_t n;
 
-		if (buf->write == to_disk)
-			continue; /* readable buffers go to the disk */
+		if (buf->write != writable)
+			continue;
 		if (at >= buf->len) {
 			at -= buf->len;
 			continue;
 		}
 		n = buf->len - at < len ? buf->len - at : len;
-		if (move(b, to_disk, buf->host + at, n, disk) < 0)
-			return -EIO;
-		disk += n;
+		iov[cnt++] = (struct iovec){ buf->host + at, n };
 		len -= n;
 		at = 0;
 	}
-	return len ? -EIO : 0;
+	return len ? -1 : cnt;
+}
+
+/* All `len` bytes of `iov` to or from `fd` at `off`: one preadv or
+ * pwritev for the whole request (Linux sends a read as one buffer a
+ * page, so one call each cost a system call a page). 0, or -EIO. */
+static int full_iov(int fd, bool to_disk, struct iovec *iov, int cnt,
+		    uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t got = to_disk ? pwritev(fd, iov, cnt, (off_t)off) :
+					preadv(fd, iov, cnt, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -EIO;
+		len -= (uint64_t)got;
+		off += (uint64_t)got;
+		while (cnt && (size_t)got >= iov->iov_len) {
+			got -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt) {
+			iov->iov_base = (uint8_t *)iov->iov_base + got;
+			iov->iov_len -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
+/* Moves `len` bytes between the chain's buffers of one kind, from byte
+ * `at` of them on, and the disk at `disk`: one vectored call a run of
+ * the disk held by one file. 0, or -EIO. */
+static int transfer(struct vblk *b, const struct virtq_chain *c, bool to_disk,
+		    uint64_t at, uint64_t len, uint64_t disk)
+{
+	struct iovec iov[QUEUE_MAX];
+
+	while (len) {
+		uint64_t n = len;
+		int fd = b->fd, cnt;
+
+		/* an overlay's write copies whole blocks up: block by block */
+		if (b->ovl && !to_disk)
+			fd = blk_overlay__source(b->ovl, disk, len, &n);
+		cnt = slice(c, !to_disk, at, n, iov);
+		if (cnt < 0)
+			return -EIO;
+		if (b->view || (b->ovl && to_disk)) {
+			uint64_t d = disk;
+
+			for (int k = 0; k < cnt; d += iov[k++].iov_len)
+				if (move(b, to_disk, iov[k].iov_base,
+					 iov[k].iov_len, d) < 0)
+					return -EIO;
+		} else if (full_iov(fd, to_disk, iov, cnt, n, disk) < 0) {
+			return -EIO;
+		}
+		at += n;
+		disk += n;
+		len -= n;
+	}
+	return 0;
 }
 
 /* Modes whose writes reach a file, where a flush must make them
