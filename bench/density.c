@@ -25,6 +25,7 @@
 #include "units.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -34,15 +35,11 @@
 
 #define MAX_VMS DENSITY_MAX_VMS
 #define HOLD_TIMEOUT_MS 30000
-/* A Linux child boots within `coldstart run`'s default timeout (60 s),
- * or restores and settles; beyond this it hangs. */
-#define LINUX_HOLD_TIMEOUT_MS 90000
-/* A rootfs guest's boot mounts its disk and starts the agent: inside the
- * emulated host, with VMs held beside it, more than `coldstart run`'s
- * 60 s; then the agent's answer and --exec's command (at most 120 s,
- * density_root.c). */
-#define ROOTFS_BOOT_TIMEOUT "--timeout=180s"
-#define ROOTFS_HOLD_TIMEOUT_MS ((180 + 120 + 30) * 1000)
+/* A Linux child boots within --timeout, or restores and settles; then a
+ * rootfs guest's agent answers and --exec's command runs (at most 120 s,
+ * density_root.c); beyond that and a margin it hangs. */
+#define LINUX_HOLD_MARGIN_MS 30000
+#define ROOTFS_AGENT_MS 120000
 #define MAX_ARGS 32
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
@@ -81,8 +78,6 @@ static void agent_args(struct density *d, bool clone, char **argv, int *n,
 {
 	snprintf(vsock, size, "--vsock=%s/v%u", d->tmp_dir, d->started++);
 	argv[(*n)++] = vsock;
-	if (!clone)
-		argv[(*n)++] = ROOTFS_BOOT_TIMEOUT;
 	if (!d->o.exec)
 		return;
 	if (clone) {
@@ -92,6 +87,24 @@ static void agent_args(struct density *d, bool clone, char **argv, int *n,
 		argv[(*n)++] = "--exec";
 		argv[(*n)++] = (char *)d->o.exec;
 	}
+}
+
+/* The Linux guest's boot limit, for `coldstart run`'s --timeout. */
+static char *timeout_arg(const struct density *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "--timeout=%" PRIu64 "ns", d->o.timeout_ns);
+	return buf;
+}
+
+/* How long a held child may take to announce itself. */
+static int hold_timeout_ms(const struct density *d)
+{
+	uint64_t ms = d->o.timeout_ns / 1000000 + LINUX_HOLD_MARGIN_MS;
+
+	if (!d->o.c.kernel)
+		return HOLD_TIMEOUT_MS;
+	ms += d->o.rootfs ? ROOTFS_AGENT_MS : d->o.settle_ns / 1000000;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
 }
 
 /* The error of VM `i` of a mode that did not start, naming it. */
@@ -105,7 +118,7 @@ static int vm_failed(int ret, const char *mode, size_t i)
 
 static int start_vm(struct density *d, bool clone, struct vmm *v)
 {
-	char init[32], ws[32], settle[48], mem[48], vcpus[48];
+	char init[32], ws[32], settle[48], mem[48], vcpus[48], timeout[48];
 	char rootfs[PATH_MAX + 16], vsock[PATH_MAX + 16], exec[8192];
 	char *argv[MAX_ARGS], line[160] = "";
 	int n = 0, ret;
@@ -126,6 +139,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 		argv[n++] = "--hold-fresh";
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
 				    rootfs, sizeof(rootfs));
+		argv[n++] = timeout_arg(d, timeout, sizeof(timeout));
 	} else {
 		argv[n++] = "--hold-fresh";
 		argv[n++] = init;
@@ -134,10 +148,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	if (d->o.rootfs)
 		agent_args(d, clone, argv, &n, vsock, exec, sizeof(exec));
 	argv[n] = NULL;
-	ret = child__hold(argv, d->o.rootfs ? ROOTFS_HOLD_TIMEOUT_MS
-			  : d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
-					  : HOLD_TIMEOUT_MS,
-			  &v->h, line, sizeof(line));
+	ret = child__hold(argv, hold_timeout_ms(d), &v->h, line, sizeof(line));
 	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s %d", &v->guest,
 			       v->at, &v->disk_fd) != 3) {
 		ret = err__set(EIO, "unexpected announcement '%s'", line);
@@ -484,10 +495,29 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	return ret;
 }
 
+/* The error of the clones' snapshot that failed: when it failed after
+ * --timeout (a Linux guest's snapshot is its boot, then a save), the
+ * limit its guest ran out of, and the option. */
+static int snapshot_failed(const struct density *d, int status,
+			   uint64_t since)
+{
+	char buf[32];
+
+	child__status_text(status, buf, sizeof(buf));
+	if (d->o.c.kernel && now_ns() - since >= d->o.timeout_ns)
+		return err__set(ETIMEDOUT, "the clones' snapshot: its guest "
+				"did not signal boot complete within --timeout "
+				"%.3f s ('coldstart snapshot create' %s); raise "
+				"--timeout", (double)d->o.timeout_ns / 1e9,
+				buf);
+	return err__set(EIO, "'coldstart snapshot create' %s", buf);
+}
+
 static int make_snapshot(struct density *d)
 {
 	char init[32], ws[32], mem[48], vcpus[48], *argv[MAX_ARGS];
-	char buf[32], rootfs[PATH_MAX + 16];
+	char rootfs[PATH_MAX + 16], timeout[48];
+	uint64_t since = now_ns();
 	int status, n = 0, ret;
 
 	ret = snapshot__join(d->snap_dir, d->tmp_dir, "snap");
@@ -503,6 +533,7 @@ static int make_snapshot(struct density *d)
 	if (d->o.c.kernel) {
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
 				    rootfs, sizeof(rootfs));
+		argv[n++] = timeout_arg(d, timeout, sizeof(timeout));
 	} else {
 		argv[n++] = init;
 		argv[n++] = ws;
@@ -510,8 +541,7 @@ static int make_snapshot(struct density *d)
 	argv[n] = NULL;
 	ret = child__run(argv, false, &status, NULL);
 	if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		ret = err__set(EIO, "'coldstart snapshot create' %s",
-			       child__status_text(status, buf, sizeof(buf)));
+		ret = snapshot_failed(d, status, since);
 	if (ret == 0 && d->o.rootfs) {
 		d->snap_disk = density__snapshot_disk_bytes(d->snap_dir);
 		if (d->snap_disk < 0)
