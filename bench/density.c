@@ -25,6 +25,7 @@
 #include "units.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -34,19 +35,14 @@
 
 #define MAX_VMS DENSITY_MAX_VMS
 #define HOLD_TIMEOUT_MS 30000
-/* A Linux child boots within `coldstart run`'s default timeout (60 s),
- * or restores and settles; beyond this it hangs. */
-#define LINUX_HOLD_TIMEOUT_MS 90000
-/* A rootfs guest's boot mounts its disk and starts the agent: inside the
- * emulated host, with VMs held beside it, more than `coldstart run`'s
- * 60 s; then the agent's answer and --exec's command (at most 120 s,
- * density_root.c). */
-#define ROOTFS_BOOT_TIMEOUT "--timeout=180s"
-#define ROOTFS_HOLD_TIMEOUT_MS ((180 + 120 + 30) * 1000)
+/* A Linux child boots within --timeout, or restores and settles; then a
+ * rootfs guest's agent answers and --exec's command runs (at most 120 s,
+ * density_root.c); beyond that and a margin it hangs. */
+#define LINUX_HOLD_MARGIN_MS 30000
+#define ROOTFS_AGENT_MS 120000
 #define MAX_ARGS 32
 /* A released VMM only tears its VM down; longer means it hangs. */
 #define RELEASE_TIMEOUT_MS 10000
-#define KiB_PER_GiB ((double)(GiB / KiB))
 
 static const char *const kernel_keys[] = { "KernelStack", "PageTables",
 					   "SecPageTables", "Slab", NULL };
@@ -72,35 +68,6 @@ struct density {
 	int64_t snap_disk;        /* the clones' snapshot's disk layer */
 };
 
-int density__fit(const double *x, const double *y, size_t n, double *slope,
-		 double *intercept)
-{
-	double mx = 0, my = 0, sxx = 0, sxy = 0;
-
-	if (n < 2)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		mx += x[i];
-		my += y[i];
-	}
-	mx /= (double)n;
-	my /= (double)n;
-	for (size_t i = 0; i < n; i++) {
-		sxx += (x[i] - mx) * (x[i] - mx);
-		sxy += (x[i] - mx) * (y[i] - my);
-	}
-	if (sxx == 0)
-		return -EINVAL;
-	*slope = sxy / sxx;
-	*intercept = my - *slope * mx;
-	return 0;
-}
-
-double density__vms_per_gib(double kib_per_vm)
-{
-	return kib_per_vm > 0 ? KiB_PER_GiB / kib_per_vm : 0;
-}
-
 /* ---- the driver ---- */
 
 static int release(struct vmm *v);
@@ -111,8 +78,6 @@ static void agent_args(struct density *d, bool clone, char **argv, int *n,
 {
 	snprintf(vsock, size, "--vsock=%s/v%u", d->tmp_dir, d->started++);
 	argv[(*n)++] = vsock;
-	if (!clone)
-		argv[(*n)++] = ROOTFS_BOOT_TIMEOUT;
 	if (!d->o.exec)
 		return;
 	if (clone) {
@@ -122,6 +87,24 @@ static void agent_args(struct density *d, bool clone, char **argv, int *n,
 		argv[(*n)++] = "--exec";
 		argv[(*n)++] = (char *)d->o.exec;
 	}
+}
+
+/* The Linux guest's boot limit, for `coldstart run`'s --timeout. */
+static char *timeout_arg(const struct density *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "--timeout=%" PRIu64 "ns", d->o.timeout_ns);
+	return buf;
+}
+
+/* How long a held child may take to announce itself. */
+static int hold_timeout_ms(const struct density *d)
+{
+	uint64_t ms = d->o.timeout_ns / 1000000 + LINUX_HOLD_MARGIN_MS;
+
+	if (!d->o.c.kernel)
+		return HOLD_TIMEOUT_MS;
+	ms += d->o.rootfs ? ROOTFS_AGENT_MS : d->o.settle_ns / 1000000;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
 }
 
 /* The error of VM `i` of a mode that did not start, naming it. */
@@ -135,7 +118,7 @@ static int vm_failed(int ret, const char *mode, size_t i)
 
 static int start_vm(struct density *d, bool clone, struct vmm *v)
 {
-	char init[32], ws[32], settle[48], mem[48], vcpus[48];
+	char init[32], ws[32], settle[48], mem[48], vcpus[48], timeout[48];
 	char rootfs[PATH_MAX + 16], vsock[PATH_MAX + 16], exec[8192];
 	char *argv[MAX_ARGS], line[160] = "";
 	int n = 0, ret;
@@ -156,6 +139,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 		argv[n++] = "--hold-fresh";
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
 				    rootfs, sizeof(rootfs));
+		argv[n++] = timeout_arg(d, timeout, sizeof(timeout));
 	} else {
 		argv[n++] = "--hold-fresh";
 		argv[n++] = init;
@@ -164,10 +148,7 @@ static int start_vm(struct density *d, bool clone, struct vmm *v)
 	if (d->o.rootfs)
 		agent_args(d, clone, argv, &n, vsock, exec, sizeof(exec));
 	argv[n] = NULL;
-	ret = child__hold(argv, d->o.rootfs ? ROOTFS_HOLD_TIMEOUT_MS
-			  : d->o.c.kernel ? LINUX_HOLD_TIMEOUT_MS
-					  : HOLD_TIMEOUT_MS,
-			  &v->h, line, sizeof(line));
+	ret = child__hold(argv, hold_timeout_ms(d), &v->h, line, sizeof(line));
 	if (ret == 0 && sscanf(line, "held %" SCNxPTR " %15s %d", &v->guest,
 			       v->at, &v->disk_fd) != 3) {
 		ret = err__set(EIO, "unexpected announcement '%s'", line);
@@ -376,15 +357,19 @@ static int add_mode_series(const struct density *d, json_t *doc,
 	return 0;
 }
 
-double density__predict_next(const double *vms, const double *cost,
-			     size_t n)
+/* Every VM is measured as the older ones are: after a later start. In
+ * the emulated host the VMM's binary and libraries are on virtiofs,
+ * whose page cache of a file is dropped, and unmapped from every
+ * process, when the file is opened: a VMM's start took its text out of
+ * the older, idle VMMs, so the newest alone held its text (about 6 MiB),
+ * and privately, counted in its USS. Opening its executable files as the
+ * next start would puts it in their state; elsewhere it changes
+ * nothing. */
+static int settle_newest(const struct density *d)
 {
-	double slope = cost[0], icpt;
+	int ret = memstat__open_text(d->vms[d->nr - 1].h.pid);
 
-	if (n >= 2 && density__fit(vms, cost, n, &slope, &icpt) < 0)
-		slope = cost[n - 1] - cost[n - 2];
-	/* Noise can tilt the fit down; one more VM never frees memory. */
-	return cost[n - 1] + (slope > 0 ? slope : 0);
+	return ret < 0 ? ret : 0;
 }
 
 /* Whether the budget forbids another VM: the cost predicted with one
@@ -441,7 +426,9 @@ static int grow(struct density *d, json_t *doc, const char *mode,
 		d->nr++;
 		output__progress(mode, (unsigned long)d->nr,
 				 (unsigned long)d->o.c.count);
-		ret = point(d, base, arr, c, per_vm);
+		ret = settle_newest(d);
+		if (ret == 0)
+			ret = point(d, base, arr, c, per_vm);
 		if (ret == 0 && d->o.budget &&
 		    c->cost[c->n - 1] * 1024 > (double)d->o.budget) {
 			warn_over_budget(d, doc, mode, c);
@@ -525,10 +512,29 @@ static int run_mode(struct density *d, json_t *doc, bool clone)
 	return ret;
 }
 
+/* The error of the clones' snapshot that failed: when it failed after
+ * --timeout (a Linux guest's snapshot is its boot, then a save), the
+ * limit its guest ran out of, and the option. */
+static int snapshot_failed(const struct density *d, int status,
+			   uint64_t since)
+{
+	char buf[32];
+
+	child__status_text(status, buf, sizeof(buf));
+	if (d->o.c.kernel && now_ns() - since >= d->o.timeout_ns)
+		return err__set(ETIMEDOUT, "the clones' snapshot: its guest "
+				"did not signal boot complete within --timeout "
+				"%.3f s ('coldstart snapshot create' %s); raise "
+				"--timeout", (double)d->o.timeout_ns / 1e9,
+				buf);
+	return err__set(EIO, "'coldstart snapshot create' %s", buf);
+}
+
 static int make_snapshot(struct density *d)
 {
 	char init[32], ws[32], mem[48], vcpus[48], *argv[MAX_ARGS];
-	char buf[32], rootfs[PATH_MAX + 16];
+	char rootfs[PATH_MAX + 16], timeout[48];
+	uint64_t since = now_ns();
 	int status, n = 0, ret;
 
 	ret = snapshot__join(d->snap_dir, d->tmp_dir, "snap");
@@ -544,6 +550,7 @@ static int make_snapshot(struct density *d)
 	if (d->o.c.kernel) {
 		density__linux_args(&d->o, argv, &n, mem, vcpus, sizeof(mem),
 				    rootfs, sizeof(rootfs));
+		argv[n++] = timeout_arg(d, timeout, sizeof(timeout));
 	} else {
 		argv[n++] = init;
 		argv[n++] = ws;
@@ -551,8 +558,7 @@ static int make_snapshot(struct density *d)
 	argv[n] = NULL;
 	ret = child__run(argv, false, &status, NULL);
 	if (ret == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		ret = err__set(EIO, "'coldstart snapshot create' %s",
-			       child__status_text(status, buf, sizeof(buf)));
+		ret = snapshot_failed(d, status, since);
 	if (ret == 0 && d->o.rootfs) {
 		d->snap_disk = density__snapshot_disk_bytes(d->snap_dir);
 		if (d->snap_disk < 0)

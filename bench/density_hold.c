@@ -69,8 +69,8 @@ static int hold_linux_fresh(struct kvm_host *kvm, const struct run_cli *o)
 	if (ret == 0)
 		ret = run_linux__plan(&b, &k, o, NULL, &cmdline);
 	if (ret == 0)
-		ret = run_linux__boot_paused(kvm, o, &b, NULL,
-					     "it is held there", &tl, &vm, &m);
+		ret = density__boot_paused(kvm, o, &b, "it is held there", &tl,
+					   &vm, &m);
 	if (ret == 0) {
 		hold(vm, "boot");
 		vm__end(vm, VM_STOPPED, "released");

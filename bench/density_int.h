@@ -16,6 +16,11 @@
 #define DENSITY_MAX_VMS 4096
 /* --exec's command, passed on to each held child */
 #define DENSITY_MAX_EXEC 4096
+/* --timeout's defaults: `coldstart run`'s; a rootfs guest's boot mounts
+ * its disk and starts the agent, which inside the emulated host, with
+ * VMs held beside it, took more than 60 s */
+#define DENSITY_BOOT_TIMEOUT_NS (60 * 1000000000ull)
+#define DENSITY_ROOTFS_BOOT_TIMEOUT_NS (180 * 1000000000ull)
 
 struct density_opts {
 	struct bench_common c; /* count: VMs to start */
@@ -24,11 +29,15 @@ struct density_opts {
 	/* A Linux guest (c.kernel...) instead of the probe guest: its
 	 * memory and vCPUs from c.mem and c.vcpus, and settle. */
 	uint64_t mem, vcpus, settle_ns;
+	/* --timeout: the longest a Linux guest may take to signal boot
+	 * complete, fresh or in the clones' snapshot (0 until checked:
+	 * DENSITY_BOOT_TIMEOUT_NS, or DENSITY_ROOTFS_BOOT_TIMEOUT_NS) */
+	uint64_t timeout_ns;
 	/* --rootfs: one image every VM's root disk shows through an overlay
 	 * of its own, the VMs held once their agent answers, after --exec
 	 * ran there (NULL: none). */
 	const char *rootfs, *exec;
-	bool settle_given;
+	bool settle_given, timeout_given;
 	const char *probe_opt, *linux_opt; /* the first given, for refusals */
 };
 
@@ -94,12 +103,22 @@ json_t *density__config_json(const struct density_opts *o);
 struct vm;
 void density__hold(struct vm *vm, const char *where, int disk_fd);
 
+/* run_linux__boot_paused for a held child, its console discarded; a
+ * guest out of time names --timeout (density_root.c). */
+struct kvm_host;
+struct run_cli;
+struct linux_boot;
+struct linux_machine;
+struct timeline;
+int density__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
+			 const struct linux_boot *b, const char *why,
+			 struct timeline *tl, struct vm **vm,
+			 struct linux_machine *m);
+
 /* The held children of a --rootfs guest (density_root.c): booted, or
  * restored from `snap` with the vsock device on `vsock`, then held
  * paused once the agent answered and `exec` (NULL: none) exited 0.
  * 0 once released, or -errno with a message. */
-struct kvm_host;
-struct run_cli;
 struct snapshot;
 int density__hold_root_fresh(struct kvm_host *kvm, const struct run_cli *o);
 int density__hold_root_clone(struct kvm_host *kvm, struct snapshot *snap,

@@ -37,6 +37,8 @@ static int check_linux(const struct density_opts *o)
 				"multiple of 2 MiB", o->mem);
 	if (o->settle_ns == 0)
 		return err__set(EINVAL, "--settle must be above 0");
+	if (o->timeout_given && o->timeout_ns == 0)
+		return err__set(EINVAL, "--timeout must be above 0");
 	if (o->exec && !o->rootfs)
 		return err__set(EINVAL, "--exec needs --rootfs (the guest "
 				"agent runs from the root disk)");
@@ -74,6 +76,9 @@ int density__check(void *opts)
 
 	if (guest_values(o) < 0)
 		return -EINVAL;
+	if (!o->timeout_given)
+		o->timeout_ns = o->rootfs ? DENSITY_ROOTFS_BOOT_TIMEOUT_NS
+					  : DENSITY_BOOT_TIMEOUT_NS;
 	return o->c.kernel ? check_linux(o) : check_probe(o);
 }
 
@@ -134,6 +139,15 @@ static int set_settle(void *opts, const char *arg)
 	return args__duration("--settle", arg, &o->settle_ns);
 }
 
+static int set_timeout(void *opts, const char *arg)
+{
+	struct density_opts *o = opts;
+
+	note(&o->linux_opt, "timeout");
+	o->timeout_given = true;
+	return args__duration("--timeout", arg, &o->timeout_ns);
+}
+
 static int set_rootfs(void *opts, const char *arg)
 {
 	struct density_opts *o = opts;
@@ -167,6 +181,9 @@ const struct opt density__options[] = {
 	  set_mode, NULL },
 	{ "settle", 0, "DUR", false, "with --kernel: longest a clone runs "
 	  "before it is held\n(default 1s)", set_settle, NULL },
+	{ "timeout", 0, "DUR", false, "with --kernel: longest a guest may "
+	  "take to signal boot\ncomplete, each fresh VM and the clones' "
+	  "snapshot\n(default 60s; with --rootfs 180s)", set_timeout, NULL },
 	{ "rootfs", 0, "PATH", false, "with --kernel: every VM's root disk, "
 	  "one ext4 image\nshared read-only, each VM writing to an unnamed "
 	  "overlay\nof its own; VMs are held once their agent answers",
@@ -246,12 +263,14 @@ json_t *density__config_json(const struct density_opts *o)
 			      (json_int_t)o->ws, "fresh_held_at", "done",
 			      "clone_held_at", "done");
 	else /* result__new names the kernel and initrd by sha256 */
-		g = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:s, s:s}",
+		g = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:I, s:s, "
+			      "s:s}",
 			      "kernel", o->c.kernel, "initrd", o->c.initrd,
 			      "cmdline", o->c.cmdline ? o->c.cmdline
 						    : LINUX_DEFAULT_CMDLINE,
 			      "mem_bytes", (json_int_t)o->mem, "vcpus",
-			      (json_int_t)o->vcpus, "settle_ns",
+			      (json_int_t)o->vcpus, "boot_timeout_ns",
+			      (json_int_t)o->timeout_ns, "settle_ns",
 			      (json_int_t)o->settle_ns, "fresh_held_at",
 			      "boot (paused at the boot-complete signal)",
 			      "clone_held_at", "done or settle (resumed until "

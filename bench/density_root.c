@@ -40,6 +40,21 @@ void density__hold(struct vm *vm, const char *where, int disk_fd)
 	child__await_release(STDIN_FILENO);
 }
 
+int density__boot_paused(struct kvm_host *kvm, const struct run_cli *o,
+			 const struct linux_boot *b, const char *why,
+			 struct timeline *tl, struct vm **vm,
+			 struct linux_machine *m)
+{
+	char text[512];
+	int ret = run_linux__boot_paused(kvm, o, b, NULL, why, tl, vm, m);
+
+	if (ret != -ETIMEDOUT)
+		return ret;
+	snprintf(text, sizeof(text), "%s", err__last());
+	return err__set(ETIMEDOUT, "%s; bench density's --timeout sets that "
+			"limit", text);
+}
+
 /* The root disk's overlay, whose allocation is the disk this VM wrote. */
 static int overlay_fd(const struct linux_machine *m)
 {
@@ -93,9 +108,9 @@ int density__hold_root_fresh(struct kvm_host *kvm, const struct run_cli *o)
 	if (ret == 0)
 		ret = run_linux__plan(&b, &k, o, NULL, &cmdline);
 	if (ret == 0)
-		ret = run_linux__boot_paused(kvm, o, &b, NULL,
-					     "its agent is asked there", &tl,
-					     &vm, &m);
+		ret = density__boot_paused(kvm, o, &b,
+					   "its agent is asked there", &tl, &vm,
+					   &m);
 	if (ret == 0) {
 		vm__resume(vm);
 		ret = agent_ready(vm, o->vsock, (uint32_t)o->agent_port,

@@ -3,9 +3,13 @@
 
 #include "err.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Whether the VmFlags list `flags` ("rd wr mr mw me ac sd") has `flag`. */
 static bool has_flag(const char *flags, const char *flag)
@@ -106,6 +110,52 @@ int memstat__pid(struct memstat *m, pid_t pid, uintptr_t guest)
 
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	return read_proc(m, proc, guest);
+}
+
+/* The path of an executable file mapping in a /proc/PID/maps line
+ * ("start-end r-xp offset dev inode   /path"), or NULL. */
+static const char *text_path(const char *line)
+{
+	char perms[8];
+	int at = 0;
+
+	if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) != 1 || !at ||
+	    perms[2] != 'x' || line[at] != '/')
+		return NULL;
+	return line + at;
+}
+
+int memstat__open_text(pid_t pid)
+{
+	char path[64], line[PATH_MAX + 128], last[PATH_MAX + 1] = "";
+	int opened = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return err__sys(errno, "opening %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		const char *file = text_path(line);
+		struct stat st;
+		int fd;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!file || !strcmp(file, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", file);
+		/* a file replaced since ("... (deleted)") is not there; only
+		 * a regular file is opened (no FIFO to block on, no device) */
+		if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0) {
+			close(fd);
+			opened++;
+		}
+	}
+	fclose(f);
+	return opened;
 }
 
 static uint64_t minus(uint64_t a, uint64_t b)

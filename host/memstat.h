@@ -43,6 +43,15 @@ int memstat__pid(struct memstat *m, pid_t pid, uintptr_t guest);
  * included). Other lines are ignored. */
 void memstat__add_line(struct memstat *m, const char *line, bool guest);
 
+/* Opens (and closes) every file process `pid` maps executable: its
+ * binary and libraries, as another start of the same program does. On a
+ * file system whose page cache of a file is dropped on each open (FUSE
+ * without keep_cache: the emulated host's virtiofs) that unmaps those
+ * pages from every process, as a later start does to the running ones;
+ * elsewhere it changes nothing. The number of files opened, or -errno
+ * with a message when the maps are unreadable. */
+int memstat__open_text(pid_t pid);
+
 /* RSS, PSS and USS beyond the guest mapping's Rss, Pss and private
  * pages. */
 void memstat__beyond_guest(const struct memstat *m, struct memstat_beyond *b);

@@ -84,6 +84,8 @@ expect 2 '--cmdline needs --kernel' bench density --cmdline x
 expect 2 '--ws is the probe guest.s workload' bench density --kernel "$TK_ELF" --ws 4M
 expect 2 '--init is the probe guest.s workload' bench density --kernel "$TK_ELF" --init 4M
 expect 2 '--settle must be above 0' bench density --kernel "$TK_ELF" --settle 0
+expect 2 '--timeout must be above 0' bench density --kernel "$TK_ELF" --timeout 0
+expect 2 '--timeout needs --kernel' bench density --timeout 10s
 expect 1 "kernel $tmp/none: No such file" bench density --kernel "$tmp/none"
 expect 1 "initrd $tmp/none: No such file" bench density --kernel "$TK_ELF" --initrd "$tmp/none"
 expect 1 'raise --mem' bench density --kernel "$TK_ELF" --mem 16M
@@ -265,6 +267,18 @@ done
 expect 1 'the guest ended before it signalled boot complete \(it is held there\): guest kernel panic' \
 	bench density --kernel "$TK_ELF" --allow-pvm --mem 32M -n 1 -w 0 \
 	--mode fresh --cmdline "tk.signal=none tk.exit=panic" --out "$tmp/density-panic"
+
+# --timeout is the boot limit of the clones' snapshot (it was a fixed
+# 60 s) and of each fresh VM: a guest that never signals boot complete
+# fails after it, the error naming the limit and the option.
+expect 1 "the clones' snapshot: its guest did not signal boot complete within --timeout 1.000 s .*raise --timeout" \
+	bench density --kernel "$TK_ELF" --allow-pvm --mem 32M -n 1 -w 0 \
+	--mode clone --cmdline "tk.signal=none tk.exit=hang" --timeout 1s
+grep -q 'snapshot create: the guest did not signal boot complete within 1.000 s' "$err" &&
+	ok || fail "the snapshot's child did not have --timeout's limit"
+expect 1 "within 1.000 s \(it is held there\).*bench density's --timeout sets that limit" \
+	bench density --kernel "$TK_ELF" --allow-pvm --mem 32M -n 1 -w 0 \
+	--mode fresh --cmdline "tk.signal=none tk.exit=hang" --timeout 1s
 
 # The rate driver over a Linux-style guest: one `coldstart run --kernel
 # --stop-at boot` process per VM; the result names the kernel by sha256,

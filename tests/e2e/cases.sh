@@ -346,7 +346,8 @@ else:
 
 # bench density on one shared rootfs: 3 fresh VMs and 3 clones held
 # once their agent ran a command that writes a file; memory and the
-# disk each VM's overlay holds are measured, the image stays unchanged.
+# disk each VM's overlay holds are measured, the image stays unchanged,
+# and the newest VM's USS beyond guest is the older ones'.
 rootfs_density() {
 	case_start rootfs_density
 	if [ ! -s $L2/rootfs.ext4 ]; then
@@ -371,7 +372,11 @@ for m in ("fresh", "clone"):
         assert 0 < p["disk_kib"] / p["vms"] < img["allocated_bytes"] / 1024, (m, p)
     assert 0 < r["disk_per_vm_kib"] < r["shared_disk_kib"], (m, r)
     s = [x for x in d["series"] if x["name"] == m + ".disk_per_vm"]
-    assert s and len(s[0]["samples"]) == 3 and min(s[0]["samples"]) > 0, s' \
+    assert s and len(s[0]["samples"]) == 3 and min(s[0]["samples"]) > 0, s
+    # every VM measured after a later start: the newest held its text
+    # (MiBs, on virtiofs) before, the older ones none
+    u = [x for x in d["series"] if x["name"] == m + ".uss_beyond_guest_per_vm"][0]["samples"]
+    assert u[-1] < min(u[:-1]) + 1024, (m, u)' \
 		/tmp/$CUR.out 2>/tmp/$CUR.py || no "JSON: $(tail -n 1 /tmp/$CUR.py)"
 	left=$(ls -d /tmp/coldstart-density-* 2>/dev/null |
 		grep -vxF -f /tmp/$CUR.before)

@@ -1,7 +1,8 @@
 /* Pure logic of the benchmark drivers: boot's phase order, rate's default
  * concurrency levels, density's line fit, VMs per GiB and budget
- * prediction, memstat's smaps arithmetic; and the held child's release
- * (end of file after EINTR, a child that ignores its release). */
+ * prediction, memstat's smaps arithmetic and text opening; and the held
+ * child's release (end of file after EINTR, a child that ignores its
+ * release). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,10 +22,12 @@
 #include "suite.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +180,34 @@ static void beyond_guest(void **state)
 	m.pss_kib = 6000;
 	memstat__beyond_guest(&m, &b);
 	assert_int_equal(b.pss_kib, 0);
+}
+
+/* density's newest VM is measured after its executable files were
+ * opened as a later start opens them: memstat__open_text opens the
+ * binary a process runs (seen here through inotify), once per file;
+ * a process that is gone is an error. */
+static void open_text_opens_the_binary(void **state)
+{
+	char exe[PATH_MAX], ev[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), opened;
+	pid_t gone = fork();
+
+	(void)state;
+	assert_true(n > 0 && fd >= 0 && gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	exe[n] = '\0';
+	assert_true(inotify_add_watch(fd, exe, IN_OPEN) >= 0);
+	opened = memstat__open_text(getpid());
+	/* the binary, libc, cmocka...: each once */
+	assert_true(opened >= 3);
+	n = read(fd, ev, sizeof(ev));
+	assert_int_equal(n, (ssize_t)sizeof(struct inotify_event));
+	assert_true(((struct inotify_event *)ev)->mask & IN_OPEN);
+	close(fd);
+	assert_int_equal(memstat__open_text(gone), -ENOENT);
 }
 
 /* A keyed number from a /proc-style file: the line must start with the
@@ -468,6 +499,7 @@ int main(void)
 		cmocka_unit_test(soak_kvm_slab_sums_kvm_caches),
 		cmocka_unit_test(report_descriptors_match_drivers),
 		cmocka_unit_test(suite_args_in_descriptors),
+		cmocka_unit_test(open_text_opens_the_binary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,6 +81,7 @@ static const struct {
 	{ "density", "mem", { "--kernel", "k" } },
 	{ "density", "vcpus", { "--kernel", "k" } },
 	{ "density", "settle", { "--kernel", "k" } },
+	{ "density", "timeout", { "--kernel", "k" } },
 	{ "density", "allow-pvm", { "--kernel", "k" } },
 	{ "density", "rootfs", { "--kernel", "k" } },
 	{ "density", "exec", { "--kernel", "k", "--rootfs", "r" } },
