@@ -121,7 +121,8 @@ struct restore_snap {
 	bool had_wset;  /* DIR/wset existed before this run */
 	uint64_t mem_size, data_bytes;
 	uint32_t vcpus;
-	bool agent; /* a Linux guest with a vsock device: run a command */
+	bool agent; /* a Linux guest with an agent: run a command */
+	bool vsock; /* a vsock device, with or without an agent */
 	char rootfs[SNAP_GUEST_PATH_MAX]; /* its drive 0's image, or "" */
 	struct snap_guest_rec guest; /* linux_guest: what it was booted from */
 	struct probe_params params;  /* the probe guest's */
@@ -160,7 +161,9 @@ restore_fn *restore__once_for(const struct restore_snap *info);
 
 /* The command a restore of `info`'s guest runs: `*exec` as given, the
  * default for a guest with an agent; CLI_USAGE (printed, naming `cmd`)
- * for a command given to a guest without one; else CLI_OK. */
+ * for a command given to a guest without one, and for a guest with a
+ * vsock device but no agent (its timed runs would be through one);
+ * else CLI_OK. */
 int restore__agent_exec(const char *cmd, const struct restore_snap *info,
 			const char **exec);
 

@@ -5,6 +5,7 @@
 #include "agent_client.h"
 #include "cli.h"
 #include "err.h"
+#include "guest_devices.h"
 #include "kvm.h"
 #include "run_linux.h"
 #include "snap_linux.h"
@@ -39,7 +40,8 @@ int restore__inspect(const char *dir, struct restore_snap *info)
 		.mem_size = s.cfg.mem_size, .data_bytes = s.mem.data_bytes,
 		.vcpus = s.cfg.nr_vcpus, .in_memory = restore__in_memory(dir),
 		.had_wset = restore__has_file(dir, SNAPSHOT_WSET_FILE),
-		.agent = s.virtio.vsock != 0,
+		.agent = guestdev__has_agent(&s),
+		.vsock = s.virtio.vsock != 0,
 	};
 	if (info->linux_guest)
 		info->guest = s.guest;
@@ -109,6 +111,11 @@ int restore__agent_exec(const char *cmd, const struct restore_snap *info,
 {
 	if (info->agent && !*exec)
 		*exec = AGENT_DEFAULT_EXEC;
+	if (!info->agent && info->vsock)
+		return cli__error(CLI_USAGE, "%s: the snapshot holds no guest "
+				  "with an agent, only a vsock device (its "
+				  "agent is recorded by `snapshot create "
+				  "--rootfs`)", cmd);
 	if (!info->agent && *exec)
 		return cli__error(CLI_USAGE, "%s: --exec needs a snapshot of a "
 				  "guest with an agent (snapshot create "

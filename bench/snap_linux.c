@@ -51,7 +51,8 @@ static int boot_and_save(struct kvm_host *kvm, const struct run_cli *o,
 		return ret;
 	for (unsigned int i = 0; i < o->nr_drives; i++)
 		paths[i] = o->drives[i].path;
-	ret = guestdev__describe(&g, &m, paths);
+	/* a root disk's guest pauses once its agent listens */
+	ret = guestdev__describe(&g, &m, paths, o->has_rootfs);
 	if (ret == 0)
 		ret = snapshot__save_guest(vm, rec,
 					   m.nr_blk || m.vsock ? &g.virtio
@@ -367,6 +368,31 @@ static int save_turn(struct vm *vm, struct linux_machine *m,
 	return ret;
 }
 
+/* --exec needs the guest's agent, --vsock its vsock device; a guest with
+ * an agent waits for a command (with neither, it would wait until
+ * --timeout). -EINVAL naming the mismatch. */
+static int check_agent(const struct snapshot *snap,
+		       const struct restore_opts *o)
+{
+	bool agent = guestdev__has_agent(snap);
+
+	if (agent && !o->exec && !o->vsock)
+		return err__set(EINVAL, "%s holds a guest that runs commands "
+				"through its agent: give --exec CMD, or "
+				"--vsock PATH to serve your own client until "
+				"--timeout", o->dir);
+	if (!snap->virtio.vsock && (o->exec || o->vsock))
+		return err__set(EINVAL, "--exec and --vsock: %s holds a guest "
+				"without a vsock device (snapshot a --rootfs "
+				"guest, or one given --vsock)", o->dir);
+	if (!agent && o->exec)
+		return err__set(EINVAL, "--exec: %s holds a guest with a vsock "
+				"device but no agent (snapshot create --rootfs "
+				"records one): nothing would run the command; "
+				"--vsock PATH serves your own client", o->dir);
+	return 0;
+}
+
 /* Restores and runs the guest to its exit, or with an agent, runs
  * --exec's command through it (or serves --vsock's clients until the
  * timeout); with `s` (not NULL), also measures it as restore__once does
@@ -393,15 +419,8 @@ static int restore_run(struct kvm_host *kvm, const struct restore_opts *o,
 	if (ret < 0)
 		return ret;
 	ret = guestdev__check(&snap);
-	if (ret == 0 && snap.virtio.vsock && !o->exec && !o->vsock)
-		ret = err__set(EINVAL, "%s holds a guest that runs commands "
-			       "through its agent: give --exec CMD, or --vsock "
-			       "PATH to serve your own client until --timeout",
-			       o->dir);
-	if (ret == 0 && !snap.virtio.vsock && (o->exec || o->vsock))
-		ret = err__set(EINVAL, "--exec and --vsock: %s holds a guest "
-			       "without a vsock device (snapshot a --rootfs "
-			       "guest, or one given --vsock)", o->dir);
+	if (ret == 0)
+		ret = check_agent(&snap, o);
 	/* a fault handler's thread enters a jail before the drives open */
 	if (ret == 0 && jail__pending())
 		ret = guestdev__keep_files(&snap);
@@ -600,22 +619,27 @@ static int restore_checked(const struct restore_opts *o, struct restored *r)
 	return exit_code(o, r);
 }
 
-/* A jailed restore binds --vsock's socket on the host's filesystem at
- * the VM's setup; a userfaultfd strategy starts its handler thread, and
- * so enters the jail, when memory is filled, which comes first (the
- * drives' files are kept open from before it). 0, or -EINVAL (-errno
- * when it does not open). */
-static int jail_devices(const struct restore_opts *o)
+/* The options against the snapshot's devices, before /dev/kvm: --exec
+ * and --vsock (check_agent). A jailed restore binds --vsock's socket on
+ * the host's filesystem at the VM's setup; a userfaultfd strategy starts
+ * its handler thread, and so enters the jail, when memory is filled,
+ * which comes first (the drives' files are kept open from before it).
+ * 0, or -EINVAL (-errno when it does not open). */
+static int check_devices(const struct restore_opts *o)
 {
 	struct snapshot s;
 	bool vsock;
-	int ret = snapshot__open(&s, o->dir);
+	/* its own records: a diff's devices are its base's */
+	int ret = snapshot__open_layer(&s, o->dir);
 
 	if (ret < 0)
 		return ret == -EINVAL ? -EIO : ret;
 	vsock = s.virtio.vsock;
+	ret = check_agent(&s, o);
 	snapshot__close(&s);
-	if (vsock && o->vsock && o->strategy->settle)
+	if (ret < 0)
+		return ret;
+	if (vsock && o->vsock && o->strategy->settle && o->jail.dir)
 		return err__set(EINVAL, "--jail, --vsock and --mem-restore %s: "
 				"the socket would be made after the "
 				"strategy's fault handler entered the jail; "
@@ -635,7 +659,7 @@ int snap_linux__restore(int argc, char **argv)
 	if (parse(argc, argv, &o) < 0)
 		return cli__parse_error("snapshot restore", "snapshot");
 	ret = snapshot__check(o.dir); /* before /dev/kvm: on any host */
-	if (ret == 0 && o.jail.dir && (ret = jail_devices(&o)) == -EINVAL)
+	if (ret == 0 && (ret = check_devices(&o)) == -EINVAL)
 		return cli__error(CLI_USAGE, "snapshot restore: %s",
 				  err__last());
 	if (ret == 0 && o.save) /* what a killed --save left there */

@@ -55,9 +55,11 @@ static json_t *virtio_json(const struct snap_virtio_rec *v)
 			"written_file", file[0] ? file : NULL, "written_bytes",
 			(json_int_t)d->layer_bytes));
 	}
-	return json_pack("{s:o, s:o}", "drives", drives, "vsock_cid",
+	return json_pack("{s:I, s:o, s:o, s:b}", "version",
+			 (json_int_t)v->version, "drives", drives, "vsock_cid",
 			 v->vsock ? json_integer((json_int_t)v->vsock_cid)
-				  : json_null());
+				  : json_null(), "agent",
+			 snapguest__has_agent(v));
 }
 
 /* Guest kind, irqchip, registered devices and, for an OS guest, what it
@@ -98,6 +100,18 @@ static int add_machine_json(json_t *doc, const struct snapshot *s)
 		virtio_json(&s->virtio)));
 }
 
+/* Whether commands can be sent to the guest, and how that is known. */
+static const char *agent_line(const struct snap_virtio_rec *v)
+{
+	if (v->version == SNAP_VIRTIO_VERSION_NOFLAGS)
+		return "assumed (an older record, which took every vsock "
+		       "device for an agent's)";
+	return snapguest__has_agent(v) ? "listened when the snapshot was "
+					 "taken"
+				       : "none recorded (a vsock device "
+					 "alone: --exec is refused)";
+}
+
 static void print_machine(const struct snapshot *s, json_t *doc)
 {
 	const struct snap_guest_rec *g = &s->guest;
@@ -124,8 +138,8 @@ static void print_machine(const struct snapshot *s, json_t *doc)
 				       i, (double)d->layer_bytes / 1024);
 		}
 		if (s->virtio.vsock)
-			printf("vsock: guest CID %" PRIu64 "\n",
-			       s->virtio.vsock_cid);
+			printf("vsock: guest CID %" PRIu64 "\nagent: %s\n",
+			       s->virtio.vsock_cid, agent_line(&s->virtio));
 	}
 	printf("machine: %s; devices:", s->cfg.irqchip
 	       ? "in-kernel irqchip (PICs, IOAPIC, LAPICs, PIT)"

@@ -251,7 +251,7 @@ static int open_devices(struct pool *p)
 	int ret;
 
 	p->devices = s->virtio.nr_drives || s->virtio.vsock;
-	p->agent = s->virtio.vsock;
+	p->agent = guestdev__has_agent(s);
 	if (!p->devices)
 		return p->cfg.exec ? err__set(EINVAL, "pool: a command (exec) "
 					      "needs a guest with an agent")

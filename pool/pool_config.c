@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "err.h"
+#include "guest_devices.h"
 #include "kvm.h"
 #include "mem_restore.h"
 #include "agent_client.h"
@@ -479,7 +480,7 @@ static int inspect_snapshot(struct pool_config *c)
 	if (ret < 0)
 		return ret;
 	c->snap_linux = s.cfg.guest == SNAP_GUEST_LINUX;
-	c->snap_agent = s.virtio.vsock;
+	c->snap_agent = guestdev__has_agent(&s);
 	if (c->snap_linux)
 		c->snap_guest = s.guest;
 	snapshot__close(&s);

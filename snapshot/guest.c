@@ -163,10 +163,18 @@ int snapguest__parse_virtio(const void *payload, size_t len,
 		return err__set(EINVAL, "section vm.virtio has %zu bytes, "
 				"expected %zu", len, sizeof(*out));
 	memcpy(out, payload, sizeof(*out));
-	if (out->version != SNAP_VIRTIO_VERSION)
+	if (out->version != SNAP_VIRTIO_VERSION &&
+	    out->version != SNAP_VIRTIO_VERSION_NOFLAGS)
 		return err__set(EINVAL, "section vm.virtio is version %u; this "
-				"coldstart reads %u", out->version,
-				SNAP_VIRTIO_VERSION);
+				"coldstart reads %u and %u", out->version,
+				SNAP_VIRTIO_VERSION_NOFLAGS, SNAP_VIRTIO_VERSION);
+	if (out->version == SNAP_VIRTIO_VERSION_NOFLAGS)
+		out->flags = 0; /* reserved then, and never read */
+	if (out->flags & ~SNAP_VIRTIO_AGENT ||
+	    (out->flags & SNAP_VIRTIO_AGENT && !out->vsock))
+		return err__set(EINVAL, "section vm.virtio has flags 0x%x "
+				"(known: 0x%x, the agent's, which needs a vsock "
+				"device)", out->flags, SNAP_VIRTIO_AGENT);
 	if (out->nr_drives > SNAP_MAX_DRIVES || out->vsock > 1)
 		return err__set(EINVAL, "section vm.virtio names %u drives and "
 				"vsock %u (at most %d drives, vsock 0 or 1)",
@@ -194,4 +202,12 @@ int snapguest__parse_virtio(const void *payload, size_t len,
 					(unsigned long long)d->layer_bytes);
 	}
 	return 0;
+}
+
+bool snapguest__has_agent(const struct snap_virtio_rec *v)
+{
+	if (!v->vsock)
+		return false;
+	return v->version == SNAP_VIRTIO_VERSION_NOFLAGS ||
+	       (v->flags & SNAP_VIRTIO_AGENT);
 }

@@ -4,6 +4,7 @@
 #ifndef COLDSTART_SNAPSHOT_GUEST_H
 #define COLDSTART_SNAPSHOT_GUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,7 +47,13 @@ int snapguest__parse(const void *payload, size_t len,
  * VM's own new overlay, so the image and the snapshot are never
  * written. */
 #define SNAP_MAX_DRIVES 8
-#define SNAP_VIRTIO_VERSION 1u
+/* Version 1 had no flags: a guest saved with a vsock device was taken to
+ * run an agent, which a guest given --vsock alone need not. */
+#define SNAP_VIRTIO_VERSION 2u
+#define SNAP_VIRTIO_VERSION_NOFLAGS 1u
+
+/* snap_virtio_rec.flags */
+#define SNAP_VIRTIO_AGENT 1u /* its agent listened when it was saved */
 
 enum snap_drive_mode {
 	SNAP_DRIVE_RO = 1,      /* read-only: nothing written */
@@ -66,7 +73,7 @@ struct snap_virtio_rec {
 	uint32_t version;
 	uint32_t nr_drives;
 	uint32_t vsock; /* 1: a vsock device */
-	uint32_t reserved;
+	uint32_t flags; /* SNAP_VIRTIO_*; version 1: unused */
 	uint64_t vsock_cid;
 	struct snap_drive_rec drive[SNAP_MAX_DRIVES];
 };
@@ -86,9 +93,15 @@ int snapguest__describe_drive(struct snap_drive_rec *d, const char *path,
 int snapguest__check_drive(const struct snap_drive_rec *d,
 			   unsigned int index);
 
-/* Copies and checks a vm.virtio payload: exact size, version, drive
- * count, modes and cid, terminated paths. -EINVAL naming the problem. */
+/* Copies and checks a vm.virtio payload: exact size, version (this one
+ * or version 1), drive count, modes, cid and flags, terminated paths.
+ * -EINVAL naming the problem. */
 int snapguest__parse_virtio(const void *payload, size_t len,
 			    struct snap_virtio_rec *out);
+
+/* Whether the guest of record `v` runs an agent: its flag, or for a
+ * version 1 record, its vsock device. A zeroed record (no vm.virtio)
+ * has none. */
+bool snapguest__has_agent(const struct snap_virtio_rec *v);
 
 #endif

@@ -24,7 +24,7 @@ static int save_disk(void *ctx, unsigned int i, int fd, bool all,
 }
 
 int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
-		       const char *const *paths)
+		       const char *const *paths, bool agent)
 {
 	struct snap_virtio_rec *r = &g->rec;
 
@@ -53,6 +53,7 @@ int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
 	if (m->vsock) {
 		r->vsock = 1;
 		r->vsock_cid = m->vsock->guest_cid;
+		r->flags = agent ? SNAP_VIRTIO_AGENT : 0;
 	}
 	g->virtio = (struct snap_guest_virtio){ r, save_disk, m };
 	return 0;
@@ -238,4 +239,10 @@ uint32_t guestdev__agent_port(const struct snapshot *s)
 	return port && port < UINT32_MAX && (*end == ' ' || !*end)
 		       ? (uint32_t)port
 		       : AGENT_PORT;
+}
+
+bool guestdev__has_agent(const struct snapshot *s)
+{
+	return s->cfg.guest == SNAP_GUEST_LINUX &&
+	       snapguest__has_agent(&s->virtio);
 }

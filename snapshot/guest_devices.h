@@ -10,6 +10,7 @@
 #include "snapshot.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What snapshot__save_guest needs of machine `m`'s devices. */
@@ -19,11 +20,12 @@ struct guestdev_save {
 };
 
 /* Describes `m`'s drives (opened from paths[i]; each image read once for
- * its CRC-32) and vsock device into `g`. Drives that write into the
+ * its CRC-32) and vsock device into `g`, with `agent` when the guest's
+ * agent listens on it (it was waited for). Drives that write into the
  * image, private memory or a reflinked copy cannot be kept: -EINVAL
  * naming the drive and the modes that can. -errno with a message. */
 int guestdev__describe(struct guestdev_save *g, struct linux_machine *m,
-		       const char *const *paths);
+		       const char *const *paths, bool agent);
 
 /* The same for a machine restored from a snapshot whose record is
  * `rec` (the images checked then, not read again). */
@@ -67,6 +69,11 @@ int guestdev__keep_files(const struct snapshot *s);
 int guestdev__merge_disks(struct snap_virtio_rec *rec,
 			  const char *const *dirs, unsigned int n,
 			  const char *tmp, uint64_t *bytes);
+
+/* Whether `s` holds a Linux guest that runs an agent, which commands
+ * can be sent to (snapguest__has_agent): a vsock device alone is not
+ * one. */
+bool guestdev__has_agent(const struct snapshot *s);
 
 /* The vsock port `s`'s guest agent listens on: the one it was booted
  * with (coldstart.agent=N on its command line), else AGENT_PORT. */

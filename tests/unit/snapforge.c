@@ -3,16 +3,23 @@
  * restore's file checks) on hosts without KVM, and hostile variants of
  * it. Usage: snapforge DIR [--mem MIB] [--vendor HEX] [--compress]
  * [--diff-of BASE] [--data-bytes N] [--zmem-bad oversize|overlap].
- * --data-bytes: what the memory record says its data is (default 0). */
+ * --data-bytes: what the memory record says its data is (default 0).
+ * snapforge DIR --virtio v1|agent|none rewrites instead the vm.virtio
+ * record of the Linux guest's snapshot in DIR: a version 1 record (no
+ * flags, as older coldstarts wrote), or version 2 with or without the
+ * agent's flag (which a test kernel's snapshot cannot get otherwise). */
 #include "diff.h"
 #include "err.h"
 #include "format.h"
+#include "guest.h"
 #include "snapshot.h"
 #include "units.h"
 #include "zmem.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +34,7 @@ struct forge {
 	bool compress;
 	uint64_t data_bytes;
 	const char *diff_of, *zmem_bad;
+	const char *virtio; /* v1, agent or none: DIR's record rewritten */
 };
 
 static int hex_vendor(const char *hex, char v[16])
@@ -137,6 +145,68 @@ static int forge(const char *dir, const struct forge *f)
 	return ret;
 }
 
+/* The state file `buf` again, its vm.virtio record as `how` says. */
+static int retag(const uint8_t *buf, size_t len, const char *how,
+		 struct snap_writer *w)
+{
+	struct snap_virtio_rec v;
+	struct snap_section sec;
+	struct snap_reader r;
+	const void *payload;
+	size_t cursor = 0;
+	int ret = snap__parse(&r, buf, len);
+
+	if (ret < 0)
+		return ret;
+	snap__begin(w, &r.hdr);
+	while (snap__next(&r, &cursor, &sec, &payload)) {
+		if (sec.type != SNAP_VM_VIRTIO || sec.len != sizeof(v)) {
+			snap__add(w, sec.type, sec.index, payload, sec.len);
+			continue;
+		}
+		memcpy(&v, payload, sizeof(v));
+		v.version = strcmp(how, "v1") ? SNAP_VIRTIO_VERSION
+					      : SNAP_VIRTIO_VERSION_NOFLAGS;
+		v.flags = strcmp(how, "agent") ? 0 : SNAP_VIRTIO_AGENT;
+		snap__add(w, sec.type, sec.index, &v, sizeof(v));
+	}
+	return snap__finish(w);
+}
+
+static int rewrite_virtio(const char *dir, const char *how)
+{
+	struct snap_writer w = { 0 };
+	char path[PATH_MAX];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = snapshot__join(path, dir, SNAPSHOT_STATE_FILE);
+
+	if (ret < 0)
+		return ret;
+	f = fopen(path, "rb");
+	if (!f)
+		return err__sys(errno, "opening %s", path);
+	if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > 0) {
+		len = (size_t)ftell(f);
+		buf = malloc(len);
+		rewind(f);
+		if (buf && fread(buf, 1, len, f) != len)
+			len = 0;
+	}
+	fclose(f);
+	ret = buf && len ? retag(buf, len, how, &w)
+			 : err__set(EIO, "reading %s", path);
+	if (ret == 0 && unlink(path) < 0)
+		ret = err__sys(errno, "removing %s", path);
+	if (ret == 0)
+		ret = snapshot__write_file(dir, SNAPSHOT_STATE_FILE, w.buf,
+					   w.len);
+	free(w.buf);
+	free(buf);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -146,6 +216,7 @@ int main(int argc, char **argv)
 		{ "diff-of", required_argument, NULL, 'd' },
 		{ "zmem-bad", required_argument, NULL, 'z' },
 		{ "data-bytes", required_argument, NULL, 'b' },
+		{ "virtio", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct forge f = { .mem = 2 * MiB, .vendor = "GenuineIntel" };
@@ -164,16 +235,22 @@ int main(int argc, char **argv)
 			f.zmem_bad = optarg;
 		else if (c == 'b')
 			f.data_bytes = strtoull(optarg, NULL, 10);
+		else if (c == 'V' && (!strcmp(optarg, "v1") ||
+				      !strcmp(optarg, "agent") ||
+				      !strcmp(optarg, "none")))
+			f.virtio = optarg;
 		else
 			optind = argc + 1;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: snapforge DIR [--mem MIB] [--vendor HEX]"
 			" [--compress] [--diff-of BASE] [--data-bytes N] "
-			"[--zmem-bad oversize|overlap]\n");
+			"[--zmem-bad oversize|overlap] | snapforge DIR --virtio "
+			"v1|agent|none\n");
 		return 2;
 	}
-	ret = forge(argv[optind], &f);
+	ret = f.virtio ? rewrite_virtio(argv[optind], f.virtio)
+		       : forge(argv[optind], &f);
 	if (ret < 0)
 		fprintf(stderr, "snapforge: %s (%s)\n", err__last(),
 			strerror(-ret));

@@ -2,7 +2,8 @@
  * refuses each malformed field and takes a valid record; a drive's image
  * is the one snapshotted when its size and mtime match, or its size and
  * CRC-32 after a touch; another image, changed, resized or gone, is
- * refused naming the drive. */
+ * refused naming the drive. Whether the guest has an agent: the record's
+ * flag, or for a version 1 record (no flags), its vsock device. */
 #include "err.h"
 #include "guest.h"
 
@@ -87,7 +88,7 @@ static void header_fields(void **state)
 	r = valid(), r.version = 0;
 	refused(&r, "version 0");
 	r = valid(), r.version = SNAP_VIRTIO_VERSION + 1;
-	refused(&r, "version 2");
+	refused(&r, "version 3");
 	r = valid(), r.nr_drives = SNAP_MAX_DRIVES + 1;
 	refused(&r, "names 9 drives");
 	r = valid(), r.nr_drives = UINT32_MAX;
@@ -100,6 +101,36 @@ static void header_fields(void **state)
 	}
 	r = valid(), r.vsock_cid = UINT32_MAX;
 	refused(&r, "CID 4294967295");
+}
+
+/* A vsock device alone is no agent; the flag says there is one; an
+ * older record, which has no flags, keeps taking the device for one. */
+static void agent_flag(void **state)
+{
+	struct snap_virtio_rec r = valid(), out, none = { 0 };
+
+	(void)state;
+	assert_int_equal(snapguest__parse_virtio(&r, sizeof(r), &out), 0);
+	assert_false(snapguest__has_agent(&out));
+	r.flags = SNAP_VIRTIO_AGENT;
+	assert_int_equal(snapguest__parse_virtio(&r, sizeof(r), &out), 0);
+	assert_true(snapguest__has_agent(&out));
+	r.version = SNAP_VIRTIO_VERSION_NOFLAGS;
+	r.flags = 0;
+	assert_int_equal(snapguest__parse_virtio(&r, sizeof(r), &out), 0);
+	assert_true(snapguest__has_agent(&out));
+	r.flags = 0xdead; /* reserved then: not read */
+	assert_int_equal(snapguest__parse_virtio(&r, sizeof(r), &out), 0);
+	assert_int_equal(out.flags, 0);
+	assert_true(snapguest__has_agent(&out));
+	r.vsock = 0, r.vsock_cid = 0;
+	assert_int_equal(snapguest__parse_virtio(&r, sizeof(r), &out), 0);
+	assert_false(snapguest__has_agent(&out));
+	assert_false(snapguest__has_agent(&none)); /* no vm.virtio */
+	r = valid(), r.flags = 2;
+	refused(&r, "flags 0x2");
+	r = valid(), r.flags = SNAP_VIRTIO_AGENT, r.vsock = 0, r.vsock_cid = 0;
+	refused(&r, "flags 0x1");
 }
 
 static void drive_fields(void **state)
@@ -246,6 +277,7 @@ int main(void)
 		cmocka_unit_test(a_valid_record),
 		cmocka_unit_test(wrong_size),
 		cmocka_unit_test(header_fields),
+		cmocka_unit_test(agent_flag),
 		cmocka_unit_test(drive_fields),
 		T(the_same_image_passes),
 		T(a_changed_image_is_refused),
