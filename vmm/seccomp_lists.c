@@ -115,7 +115,7 @@ const struct seccomp_rule seccomp_rules[] = {
 	 * hold theirs too (IO). */
 #define IO (D | M | R)
 	ANY(D, "read", "the device's notification eventfd"),
-	ANY(D, "preadv", "a disk read request, into its buffers"),
+	ANY(IO, "preadv", "a disk read request, into its buffers"),
 	ANY(D, "pread64", "a block copied up into a disk's overlay"),
 	ANY(IO, "pwritev", "a disk write request, from its buffers"),
 	ANY(IO, "pwrite64", "a disk write request into an overlay"),

@@ -10,7 +10,9 @@
  * tk.exit=reset|hang|shutdown|panic|poweroff (default reset through the
  * i8042; panic prints Linux's panic line first, then resets as panic=-1
  * does; poweroff writes ACPI S5 to PM1a control). A disk given as
- * virtio_mmio.device=SIZE@ADDR:IRQ is driven as virtio.c says. */
+ * virtio_mmio.device=SIZE@ADDR:IRQ is driven as virtio.c says, before
+ * the boot-complete signal, or after it with tk.late (so that a
+ * snapshot taken at that signal drives the disk once restored). */
 #include "tk.h"
 
 #include <asm/bootparam.h>
@@ -255,8 +257,11 @@ void tk_main(const struct boot_params *bp)
 	check_uart();
 	check_i8042();
 	check_rtc();
-	check_virtio(cmdline);
+	if (!has(cmdline, "tk.late"))
+		check_virtio(cmdline);
 	signal_boot(cmdline);
+	if (has(cmdline, "tk.late"))
+		check_virtio(cmdline);
 	puts_com1("workload done\n");
 	if (!has(cmdline, "tk.done=none"))
 		outb(BOOT_PORT, 124);
