@@ -76,10 +76,10 @@ enum session_link session__link_state(const char *dir, char *why, size_t n,
 	ret = snapshot__open_layer(&snap, dir);
 	if (ret == 0) {
 		ret = snapdiff__parse(&snap, &d);
-		*bytes = snap.mem.data_bytes;
-		for (uint32_t i = 0; i < snap.virtio.nr_drives &&
+		for (uint32_t i = 0; ret >= 0 && i < snap.virtio.nr_drives &&
 				     i < SNAP_MAX_DRIVES; i++)
 			*bytes += snap.virtio.drive[i].layer_bytes;
+		*bytes += ret >= 0 ? snap.mem.data_bytes : 0;
 		snapshot__close(&snap);
 	}
 	if (ret < 0) {
