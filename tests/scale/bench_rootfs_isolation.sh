@@ -19,6 +19,7 @@ fail() {
 	exit 1
 }
 sum=$(md5sum <"$rootfs")
+echo "snapshot of the rootfs guest..." >&2
 "$cs" snapshot create "$work/s" --kernel "$kernel" --initrd "$initrd" \
 	--rootfs "$rootfs" --timeout 300s --quiet || fail "snapshot create"
 t0=$(date +%s%N)
@@ -29,7 +30,11 @@ for i in $(seq 1 "$n"); do
 		--exec "cat /root/who 2>/dev/null; echo $i >/root/who; sleep 5; cat /root/who" \
 		>"$work/out$i" 2>"$work/err$i" &
 done
-wait
+# the restores take minutes in the emulated host: say how far they are
+for i in $(seq 1 "$n"); do
+	wait -n
+	echo "$i of $n VMs done after $((($(date +%s%N) - t0) / 1000000000)) s" >&2
+done
 t1=$(date +%s%N)
 python3 - "$work" "$n" "${ISO_KEEP:-}" <<'PY'
 import json, os, shutil, statistics, sys
